@@ -1,0 +1,138 @@
+# jitcache — build, test, demo and install.   `make help` lists the targets.
+#
+# Layout: shim/ (interposed entry points), cache/ (on-disk store), config/
+# (settings and logging).  Every .c file in those three folders goes into
+# build/libjitcache.so; cache/ and config/ also form build/libjccore.a, which
+# the unit tests and the admin tool link.
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+LIBDIR     ?= $(PREFIX)/lib
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/jitcache
+
+CC       ?= cc
+BUILD    ?= build
+SANITIZE ?=
+WERROR   ?= -Werror
+
+SONAME_MAJOR := 1
+LIBNAME      := libjitcache.so
+SONAME       := $(LIBNAME).$(SONAME_MAJOR)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wpointer-arith -Wcast-qual -Wwrite-strings -Wformat=2 \
+        -Wundef -Wvla -Wno-unused-parameter $(WERROR)
+
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
+              -D_GNU_SOURCE -I. -pthread
+LDLIBS_CORE := -linih -ldl -pthread
+
+ifneq ($(SANITIZE),)
+  ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS    += -fsanitize=$(SANITIZE)
+endif
+
+CORE_SRC := $(wildcard cache/*.c) $(wildcard config/*.c)
+SHIM_SRC := $(wildcard shim/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+SHIM_OBJ := $(SHIM_SRC:%.c=$(BUILD)/obj/%.o)
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HELP_SRC  := $(wildcard tests/helpers/*.c)
+HELP_BIN  := $(HELP_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
+EX_SRC    := $(wildcard examples/*.c)
+EX_BIN    := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
+ADMIN_BIN := $(BUILD)/jitcache-admin
+
+.PHONY: all lib help deps check unit integration demo bench install uninstall clean asan
+
+all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
+
+lib: $(BUILD)/$(LIBNAME) ## build build/libjitcache.so only
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
+	@echo "  variables: PREFIX=$(PREFIX) DESTDIR= SANITIZE=address,undefined WERROR= CC=$(CC)"
+
+$(BUILD)/obj/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libjccore.a: $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(CORE_OBJ) shim/exports.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=shim/exports.map \
+	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
+	ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
+
+$(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a
+	$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libjccore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
+
+# Helper programs for the integration tests: real OpenCL / Level Zero clients.
+$(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/lib/libze_loader.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
+	  -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib -lze_loader -lOpenCL -ldl -lm
+
+$(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libze_loader.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
+	  -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib -lze_loader -lOpenCL -ldl -lm
+
+# Debian has no Level Zero loader: Intel's driver exports the whole ze* API,
+# so a symlink under the loader's name lets programs link and run against it
+# (TESTBED.md).  On a machine with the real loader, its copy is used instead.
+ZE_DRIVER := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1 /usr/lib/*/libze_intel_gpu.so.1))
+$(BUILD)/lib/libze_loader.so.1:
+	@mkdir -p $(dir $@)
+	@test -n "$(ZE_DRIVER)" || { echo "libze_intel_gpu.so.1 not found: run 'make deps'"; exit 1; }
+	ln -sf $(ZE_DRIVER) $@
+	ln -sf libze_loader.so.1 $(BUILD)/lib/libze_loader.so
+
+deps: ## install the Debian packages needed to build, test and demo (uses sudo if not root)
+	@./tests/install-deps.sh
+
+unit: $(UNIT_BIN) ## run the C unit tests of cache/ and config/
+	@for t in $(UNIT_BIN); do $$t || exit 1; done
+
+check: deps ## install deps, build, and run every test (ends with "N passed, N failed")
+	$(MAKE) all $(HELP_BIN) $(UNIT_BIN)
+	BUILD=$(BUILD) ./tests/run.sh
+
+asan: ## build and run the tests under AddressSanitizer + UBSan
+	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check
+
+demo: deps ## the main job: a real program JIT-compiles cold, then loads warm from the cache
+	$(MAKE) all
+	BUILD=$(BUILD) ./examples/demo.sh
+
+bench: deps ## run the benchmarks and write bench/results.md
+	$(MAKE) all $(HELP_BIN)
+	BUILD=$(BUILD) ./bench/run.sh
+
+install: all ## install to $(DESTDIR)$(PREFIX)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
+	install -m 0755 $(BUILD)/$(LIBNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME)
+	install -m 0755 $(ADMIN_BIN) $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
+	sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(LIBNAME)|' \
+	    -e 's|^JITCACHE_ADMIN_DEFAULT=.*|JITCACHE_ADMIN_DEFAULT=$(LIBEXECDIR)/jitcache-admin|' \
+	    bin/jitcache > $(DESTDIR)$(BINDIR)/jitcache
+	chmod 0755 $(DESTDIR)$(BINDIR)/jitcache
+
+uninstall: ## remove what `make install` put in place
+	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME) \
+	      $(DESTDIR)$(BINDIR)/jitcache $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
+
+clean: ## remove build outputs
+	rm -rf build build-asan build-tsan

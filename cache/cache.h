@@ -1,0 +1,116 @@
+/*
+ * cache.h — jitcache's on-disk store: keys in, bytes out.
+ *
+ * A cache is a directory of entries, fanned out in 256 subdirectories by the
+ * first byte of the key.  An entry holds a magic number, a format version,
+ * its full 128-bit key, the payload size, a checksum, the compile time it
+ * saves, and the payload.  Entries are written to a temporary file in the
+ * same directory and renamed into place, so a reader sees a whole entry or
+ * none; every read validates the entry, and a bad one counts as corrupt, is
+ * removed and reported as a miss.  The store knows nothing of GPUs: the
+ * payload is opaque bytes.
+ *
+ * Calling sequence:
+ *
+ *   struct jc_cache *c = jc_cache_open(&opts);    // NULL: caching is off
+ *   struct jc_entry e;
+ *   if (jc_cache_get(c, &key, &e) == 0) { use(e.data, e.size); jc_entry_free(&e); }
+ *   else {
+ *       struct jc_cache_lock *l = jc_cache_lock_key(c, &key); // may wait
+ *       if (jc_cache_get(c, &key, &e) == 0) ...   // another process made it
+ *       else { compile(); jc_cache_put(c, &key, bin, size, compile_ns); }
+ *       jc_cache_unlock(l);                       // NULL is fine
+ *   }
+ *   jc_cache_close(c);
+ *
+ * Error convention: nothing here aborts or exits.  Functions that can fail
+ * return 0 on success and -1 on failure; failures of the file system are
+ * logged (config/log.h) at most once per kind of problem, and the caller
+ * simply carries on as on a miss.  The caller owns what it passes in; a
+ * successful jc_cache_get() hands over e.data, to be freed by jc_entry_free().
+ * All functions are safe to call from several threads and processes at once.
+ *
+ * Size cap: when stored bytes exceed max_size, least recently used entries
+ * are evicted (recency is the entry file's mtime, which jitcache itself
+ * bumps on every hit: no reliance on atime).  An entry larger than the cap
+ * is not stored.
+ */
+#ifndef JITCACHE_CACHE_H
+#define JITCACHE_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JC_KEY_BYTES 16
+
+struct jc_key {
+	uint8_t bytes[JC_KEY_BYTES];
+};
+
+/* Lower-case hex of the key, NUL-terminated. */
+void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1]);
+
+struct jc_cache_options {
+	const char *dir;       /* created (0700) if missing */
+	uint64_t max_size;     /* bytes; 0 means no cap */
+	int shared;            /* accept a directory owned/writable by others */
+	double lock_timeout;   /* seconds jc_cache_lock_key() waits at most */
+	int compress;          /* store payloads zstd-compressed */
+};
+
+struct jc_cache;
+
+/* Open (creating if needed) the cache directory.  Returns NULL, after one
+ * log line saying why, when the directory cannot be used. */
+struct jc_cache *jc_cache_open(const struct jc_cache_options *opts);
+void jc_cache_close(struct jc_cache *cache);
+const char *jc_cache_dir(const struct jc_cache *cache);
+
+struct jc_entry {
+	void *data;
+	size_t size;
+	uint64_t compile_ns; /* what compiling this cost when it was stored */
+};
+
+/* 0 and *out filled on a valid hit; -1 on a miss (including a corrupt entry,
+ * which is removed).  A hit refreshes the entry's recency. */
+int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
+void jc_entry_free(struct jc_entry *entry);
+
+/* Store atomically; an existing entry with the same key is replaced.  May
+ * evict older entries to stay under the cap.  0 on success. */
+int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
+		 const void *data, size_t size, uint64_t compile_ns);
+
+/* Remove an entry the driver rejected (counts as corrupt in the stats). */
+void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key);
+
+/* Compile-once coordination between threads and processes.  Takes an
+ * exclusive lock on the key (flock on a per-key lock file, released by the
+ * kernel if the holder dies), waiting at most lock_timeout seconds.  Returns
+ * NULL if the wait timed out or locking is impossible: the caller then
+ * compiles on its own. */
+struct jc_cache_lock;
+struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key);
+void jc_cache_unlock(struct jc_cache_lock *lock);
+
+/* Statistics.  The per-process counts are this process's; the shared ones
+ * are kept in the cache directory across processes. */
+struct jc_cache_stats {
+	uint64_t hits, misses, stores, evictions, corrupt, store_failures;
+	uint64_t bytes_stored;     /* payload bytes written by stores */
+	uint64_t saved_ns;         /* compile time of the entries that hit */
+	uint64_t entries, size;    /* current contents (shared stats only) */
+};
+void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
+int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
+
+/* Management, for the `jitcache` command. */
+int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
+int jc_cache_trim(struct jc_cache *cache, uint64_t max_size); /* evict LRU to size */
+/* Check every entry, remove bad ones; report counts (and names of bad ones
+ * when verbose) to out.  Returns the number of bad entries found. */
+long jc_cache_verify(struct jc_cache *cache, FILE *out);
+
+#endif

@@ -1,0 +1,271 @@
+#include "config/config.h"
+#include "config/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+int jc_config_parse_size(const char *text, uint64_t *out, const char **why)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno || !(v >= 0) || !isfinite(v)) {
+		*why = "expected a size such as 512M or 4G";
+		return -1;
+	}
+	while (*end == ' ')
+		end++;
+	double mult = 1;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': mult = 1024.0; end++; break;
+	case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (toupper((unsigned char)*end) == 'I')
+		end++;
+	if (toupper((unsigned char)*end) == 'B')
+		end++;
+	if (*end != '\0') {
+		*why = "expected a size such as 512M or 4G";
+		return -1;
+	}
+	if (v * mult > 1.8e19) {
+		*why = "size too large";
+		return -1;
+	}
+	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+int jc_config_parse_bool(const char *text, int *out, const char **why)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on" };
+	static const char *const no[] = { "0", "false", "no", "off", "" };
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+		if (strcasecmp(text, yes[i]) == 0)
+			return *out = 1, 0;
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+		if (strcasecmp(text, no[i]) == 0)
+			return *out = 0, 0;
+	*why = "expected 1/0, true/false, yes/no or on/off";
+	return -1;
+}
+
+static int parse_secs(const char *text, double *out, const char **why)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || *end != '\0' || errno || !(v >= 0) || !isfinite(v)) {
+		*why = "expected a number of seconds";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_level(const char *text, int *out, const char **why)
+{
+	int level = jc_log_parse_level(text);
+	if (level < 0) {
+		*why = "expected error, warn, info, debug or off";
+		return -1;
+	}
+	*out = level;
+	return 0;
+}
+
+/* "~/x" -> "$HOME/x"; anything else is copied. */
+static int parse_path(const char *text, char *out, const char **why)
+{
+	const char *home = getenv("HOME");
+	int n;
+	if (text[0] == '~' && (text[1] == '/' || text[1] == '\0') && home && *home)
+		n = snprintf(out, PATH_MAX, "%s%s", home, text + 1);
+	else
+		n = snprintf(out, PATH_MAX, "%s", text);
+	if (n < 0 || n >= PATH_MAX) {
+		*why = "path too long";
+		return -1;
+	}
+	return 0;
+}
+
+#define PARSE_PATH(text, field, why)  parse_path(text, field, why)
+#define PARSE_SIZE(text, field, why)  jc_config_parse_size(text, &(field), why)
+#define PARSE_BOOL(text, field, why)  jc_config_parse_bool(text, &(field), why)
+#define PARSE_SECS(text, field, why)  parse_secs(text, &(field), why)
+#define PARSE_LEVEL(text, field, why) parse_level(text, &(field), why)
+
+/* Set section.name from text; 1 if set, 0 if bad value (*why), -1 if unknown. */
+static int set_setting(struct jc_config *cfg, const char *section, const char *name,
+		       const char *text, const char *from, const char **why)
+{
+#define X(sec, nm, kind, field, def, env, help)                                   \
+	if (strcasecmp(section, #sec) == 0 && strcasecmp(name, #nm) == 0) {         \
+		if (PARSE_##kind(text, cfg->field, why) != 0)                       \
+			return 0;                                                   \
+		snprintf(cfg->field##_from, sizeof cfg->field##_from, "%s", from);  \
+		return 1;                                                           \
+	}
+	JC_SETTINGS(X)
+#undef X
+	return -1;
+}
+
+struct ini_reading {
+	struct jc_config *cfg;
+	FILE *file;
+	int line;
+};
+
+/* inih's reader, counting lines so that bad values can name theirs. */
+static char *read_line(char *buf, int size, void *stream)
+{
+	struct ini_reading *r = stream;
+	char *got = fgets(buf, size, r->file);
+	if (got)
+		r->line++;
+	return got;
+}
+
+static int on_ini_value(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_reading *r = user;
+	char from[PATH_MAX + 16];
+	const char *why = NULL;
+	snprintf(from, sizeof from, "%s:%d", r->cfg->file, r->line);
+	int rc = set_setting(r->cfg, section, name, value, from, &why);
+	if (rc < 0)
+		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
+	else if (rc == 0)
+		jc_log(JC_LOG_WARN, "%s: bad value '%s' for [%s] %s: %s; using %s",
+		       from, value, section, name, why,
+		       "the previous value");
+	return 1; /* keep going: one bad line does not spoil the rest */
+}
+
+static void read_ini(struct jc_config *cfg, const char *path)
+{
+	struct ini_reading r = { .cfg = cfg, .line = 0 };
+	r.file = fopen(path, "re");
+	if (!r.file) {
+		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults",
+		       path, strerror(errno));
+		return;
+	}
+	snprintf(cfg->file, sizeof cfg->file, "%s", path);
+	int err = ini_parse_stream(read_line, &r, on_ini_value, &r);
+	if (err > 0)
+		jc_log(JC_LOG_WARN, "%s:%d: syntax error (expected [section] or name = value); line ignored",
+		       path, err);
+	fclose(r.file);
+}
+
+static int readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The first config file that exists, or NULL.  $JITCACHE_CONFIG is taken even
+ * if missing, so that a typo in it is reported rather than silently skipped. */
+static const char *find_ini(char *buf, size_t size)
+{
+	const char *explicit_path = getenv("JITCACHE_CONFIG");
+	if (explicit_path && *explicit_path)
+		return explicit_path;
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(buf, size, "%s/jitcache/jitcache.ini", xdg);
+	else if (home && *home)
+		snprintf(buf, size, "%s/.config/jitcache/jitcache.ini", home);
+	else
+		buf[0] = '\0';
+	if (buf[0] && readable(buf))
+		return buf;
+	if (readable("/etc/jitcache.ini"))
+		return "/etc/jitcache.ini";
+	return NULL;
+}
+
+static void apply_env(struct jc_config *cfg)
+{
+	const char *why = NULL;
+	char from[64];
+#define X(sec, nm, kind, field, def, env, help)                                          \
+	{                                                                                \
+		const char *v = getenv(env);                                             \
+		snprintf(from, sizeof from, "env %s", env);                              \
+		if (v && *v && set_setting(cfg, #sec, #nm, v, from, &why) == 0)          \
+			jc_log(JC_LOG_WARN, "%s='%s' is not valid: %s; ignored", env, v, why); \
+	}
+	JC_SETTINGS(X)
+#undef X
+}
+
+static void default_cache_dir(struct jc_config *cfg)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/jitcache", xdg);
+	else if (home && *home)
+		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/.cache/jitcache", home);
+	else
+		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "/tmp/jitcache-%u",
+			 (unsigned)getuid());
+}
+
+void jc_config_load(struct jc_config *cfg)
+{
+	const char *why = NULL;
+	memset(cfg, 0, sizeof *cfg);
+#define X(sec, nm, kind, field, def, env, help) \
+	set_setting(cfg, #sec, #nm, def, "default", &why);
+	JC_SETTINGS(X)
+#undef X
+	/* The log level applies while the file itself is read. */
+	jc_log_set_level((enum jc_log_level)cfg->log_level);
+	const char *env_level = getenv("JITCACHE_LOG");
+	if (env_level && jc_log_parse_level(env_level) >= 0)
+		jc_log_set_level((enum jc_log_level)jc_log_parse_level(env_level));
+
+	char buf[PATH_MAX];
+	const char *ini = find_ini(buf, sizeof buf);
+	if (ini)
+		read_ini(cfg, ini);
+	apply_env(cfg);
+	if (cfg->cache_dir[0] == '\0')
+		default_cache_dir(cfg);
+	jc_log_set_level((enum jc_log_level)cfg->log_level);
+}
+
+static void show_value(FILE *out, const char *s)          { fprintf(out, "%s", s); }
+static void show_u64(FILE *out, uint64_t v)              { fprintf(out, "%llu", (unsigned long long)v); }
+static void show_int(FILE *out, int v)                   { fprintf(out, "%d", v); }
+static void show_double(FILE *out, double v)             { fprintf(out, "%g", v); }
+#define SHOW_PATH(out, v)  show_value(out, v)
+#define SHOW_SIZE(out, v)  show_u64(out, v)
+#define SHOW_BOOL(out, v)  show_int(out, v)
+#define SHOW_SECS(out, v)  show_double(out, v)
+#define SHOW_LEVEL(out, v) show_value(out, jc_log_level_name((enum jc_log_level)(v)))
+
+void jc_config_show(const struct jc_config *cfg, FILE *out)
+{
+#define X(sec, nm, kind, field, def, env, help)                             \
+	fprintf(out, "%-20s = ", #sec "." #nm);                             \
+	SHOW_##kind(out, cfg->field);                                       \
+	fprintf(out, "    (%s; override: %s)\n", cfg->field##_from, env);
+	JC_SETTINGS(X)
+#undef X
+	fprintf(out, "%-20s = %s\n", "config file", cfg->file[0] ? cfg->file : "(none)");
+}

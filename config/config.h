@@ -1,0 +1,79 @@
+/*
+ * config.h — jitcache's settings, from one table.
+ *
+ * Every setting is one line of JC_SETTINGS below: its ini section and name,
+ * its kind, its default and the environment variable that overrides it.  That
+ * one list generates the struct, the defaults, the ini handler, the
+ * environment overrides and jc_config_show().
+ *
+ * Precedence, lowest first: built-in default; the first ini file found of
+ * $JITCACHE_CONFIG, $XDG_CONFIG_HOME/jitcache/jitcache.ini (else
+ * ~/.config/jitcache/jitcache.ini), /etc/jitcache.ini; then the environment.
+ *
+ * Errors never stop anything: a bad file, line or value is reported in one
+ * line naming the file, line and problem, and that setting keeps its
+ * previous value.  jc_config_load() also sets the log level.
+ *
+ *   struct jc_config cfg;
+ *   jc_config_load(&cfg);          // reads files and environment
+ *   ... cfg.cache_dir, cfg.max_size ...
+ */
+#ifndef JITCACHE_CONFIG_H
+#define JITCACHE_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* X(section, name, kind, field, default, env, help) */
+#define JC_SETTINGS(X)                                                              \
+	X(cache, dir,          PATH,  cache_dir,    "",     "JITCACHE_DIR",                \
+	  "cache directory (default $XDG_CACHE_HOME/jitcache or ~/.cache/jitcache)")     \
+	X(cache, max_size,     SIZE,  max_size,     "4G",   "JITCACHE_MAX_SIZE",           \
+	  "size cap; least recently used entries are evicted (K/M/G suffixes)")         \
+	X(cache, disable,      BOOL,  disable,      "0",    "JITCACHE_DISABLE",            \
+	  "1 turns jitcache off: every call goes straight to the driver")              \
+	X(cache, shared,       BOOL,  shared,       "0",    "JITCACHE_SHARED",             \
+	  "1 accepts a cache directory owned or writable by others (see README)")       \
+	X(cache, lock_timeout, SECS,  lock_timeout, "120",  "JITCACHE_LOCK_TIMEOUT",       \
+	  "seconds to wait for another process compiling the same entry")              \
+	X(cache, compress,     BOOL,  compress,     "0",    "JITCACHE_COMPRESS",           \
+	  "1 stores entries zstd-compressed")                                          \
+	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
+	  "error, warn, info (adds a summary line at exit) or debug")
+
+/* Storage type of each kind. */
+#define JC_TYPE_PATH  char
+#define JC_DIM_PATH   [PATH_MAX]
+#define JC_TYPE_SIZE  uint64_t
+#define JC_DIM_SIZE
+#define JC_TYPE_BOOL  int
+#define JC_DIM_BOOL
+#define JC_TYPE_SECS  double
+#define JC_DIM_SECS
+#define JC_TYPE_LEVEL int
+#define JC_DIM_LEVEL
+
+struct jc_config {
+#define X(sec, name, kind, field, def, env, help) JC_TYPE_##kind field JC_DIM_##kind;
+	JC_SETTINGS(X)
+#undef X
+	/* Where each value came from: "default", "FILE:LINE" or "env NAME". */
+#define X(sec, name, kind, field, def, env, help) char field##_from[PATH_MAX + 16];
+	JC_SETTINGS(X)
+#undef X
+	char file[PATH_MAX]; /* the ini file read, or "" */
+};
+
+/* Fill *cfg from defaults, the ini file and the environment (see above). */
+void jc_config_load(struct jc_config *cfg);
+
+/* Parse one value of the given kind, as the ini file and env would.
+ * Return 0 on success, -1 (with *why set to a short reason) on a bad value. */
+int jc_config_parse_size(const char *text, uint64_t *out, const char **why);
+int jc_config_parse_bool(const char *text, int *out, const char **why);
+
+/* Print "section.name = value    (from)" for every setting. */
+void jc_config_show(const struct jc_config *cfg, FILE *out);
+
+#endif

@@ -1,0 +1,84 @@
+/* The per-process state behind shim.h: settings, the cache, the recursion
+ * guard and the exit summary. */
+#include "shim/shim.h"
+
+#include <pthread.h>
+#include <time.h>
+
+static struct jc_config config;
+static struct jc_cache *cache;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static __thread int inside;
+
+static void runtime_init(void)
+{
+	jc_config_load(&config);
+	if (config.disable) {
+		jc_log(JC_LOG_INFO, "disabled by configuration (%s)", config.disable_from);
+		return;
+	}
+	struct jc_cache_options opts = {
+		.dir = config.cache_dir,
+		.max_size = config.max_size,
+		.shared = config.shared,
+		.lock_timeout = config.lock_timeout,
+		.compress = config.compress,
+	};
+	cache = jc_cache_open(&opts);
+	/* jc_cache_open() said why if it failed; every call now passes through. */
+}
+
+/* Reading the settings early keeps the first intercepted call cheap and makes
+ * a bad ini file visible even in programs that never compile a kernel. */
+__attribute__((constructor)) static void runtime_constructor(void)
+{
+	pthread_once(&once, runtime_init);
+}
+
+const struct jc_config *jc_runtime_config(void)
+{
+	pthread_once(&once, runtime_init);
+	return &config;
+}
+
+struct jc_cache *jc_runtime_cache(void)
+{
+	pthread_once(&once, runtime_init);
+	return cache;
+}
+
+int jc_enter(void)
+{
+	if (inside)
+		return 0;
+	inside = 1;
+	return 1;
+}
+
+void jc_leave(void)
+{
+	inside = 0;
+}
+
+uint64_t jc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One summary line at exit, only when asked for (JITCACHE_LOG=info).  This
+ * prints; it frees and cleans nothing, so it is safe however the host exits. */
+__attribute__((destructor)) static void runtime_report(void)
+{
+	if (!cache || !jc_log_enabled(JC_LOG_INFO))
+		return;
+	struct jc_cache_stats s;
+	jc_cache_process_stats(cache, &s);
+	if (s.hits + s.misses + s.stores == 0)
+		return;
+	jc_log(JC_LOG_INFO,
+	       "%llu hits, %llu misses, %llu stores; %.2f s of JIT avoided (cache %s)",
+	       (unsigned long long)s.hits, (unsigned long long)s.misses,
+	       (unsigned long long)s.stores, (double)s.saved_ns / 1e9, jc_cache_dir(cache));
+}

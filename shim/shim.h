@@ -1,0 +1,52 @@
+/*
+ * shim.h — what every interposed entry point shares.
+ *
+ * The shim is the only part of jitcache that knows GPU APIs.  Each entry
+ * point (shim/ze.c for Level Zero, shim/cl.c for OpenCL) is thin: it unpacks
+ * the call, builds a key with shim/key.h, asks the cache, and calls the real
+ * function on a miss.  This header gives them:
+ *
+ *   - the runtime: settings and the cache, set up once per process
+ *     (jc_runtime_cache() returns NULL when caching is off or unusable, and
+ *     the entry point then passes the call straight through);
+ *   - the per-thread "inside jitcache" guard, so that a call arriving through
+ *     two doors (a loader wrapper calling a driver wrapper, or jitcache's own
+ *     calls into the driver) is looked up and stored once;
+ *   - the real dlsym, and the hook through which lookups on library handles
+ *     are answered with jitcache's wrappers (shim/dlsym.c);
+ *   - JC_EXPORT, the one way a symbol leaves the library (see exports.map).
+ */
+#ifndef JITCACHE_SHIM_H
+#define JITCACHE_SHIM_H
+
+#include <stdint.h>
+
+#include "cache/cache.h"
+#include "config/config.h"
+#include "config/log.h"
+
+#define JC_EXPORT __attribute__((visibility("default")))
+
+/* Settings and cache, initialised once (thread-safe, lazily). */
+const struct jc_config *jc_runtime_config(void);
+struct jc_cache *jc_runtime_cache(void);
+
+/* Returns 1 and marks this thread as inside jitcache if it was not already;
+ * returns 0 if it was (the caller must then pass straight through and must
+ * not call jc_leave()). */
+int jc_enter(void);
+void jc_leave(void);
+
+/* Monotonic clock in nanoseconds, for compile-time measurements. */
+uint64_t jc_now_ns(void);
+
+/* glibc's own dlsym, bypassing jitcache's interposed one. */
+void *jc_real_dlsym(void *handle, const char *name);
+
+/* Called by the interposed dlsym for every successful lookup on a handle:
+ * return the wrapper to hand out instead of `real`, or NULL to leave the
+ * lookup alone.  Each API file implements its own. */
+void *jc_ze_dlsym_hook(const char *name, void *real);
+void *jc_cl_dlsym_hook(const char *name, void *real);
+
+#endif

@@ -1,0 +1,71 @@
+# tests/lib.sh — sourced by every tests/integration/*.sh script.
+#
+#   . "$(dirname "$0")/../lib.sh"
+#   check "warm run hits the cache" grep -q hit "$T/log"   # command must succeed
+#   check_not "nothing stored" ls "$T/cache"/*/*           # command must fail
+#   skip "why"                                            # counts as skipped
+#   finish                                                # last line: N passed, N failed
+#
+# Each script gets its own temporary directory $T (removed at exit unless
+# KEEP=1), a private cache in $T/cache (JITCACHE_DIR), and no user config.
+# sim_dg2 exports the variables that make Intel's driver simulate an Arc
+# (DG2) GPU; run simulated programs with cwd inside $T (the driver writes
+# .aub files to the current directory).
+
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+LIB=$B/libjitcache.so
+JITCACHE=$ROOT/bin/jitcache
+export JITCACHE_LIB=$LIB JITCACHE_ADMIN=$B/jitcache-admin
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-test.XXXXXX")
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$T"' EXIT
+export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-config
+unset JITCACHE_MAX_SIZE JITCACHE_DISABLE JITCACHE_LOG JITCACHE_SHARED
+cd "$T" || exit 1
+
+PASSED=0 FAILED=0 SKIPPED=0
+NAME=$(basename "$0" .sh)
+
+check() {
+	local what=$1; shift
+	if "$@" >>"$T/check.log" 2>&1; then
+		PASSED=$((PASSED + 1)); echo "ok   $NAME: $what"
+	else
+		FAILED=$((FAILED + 1)); echo "FAIL $NAME: $what   [$*]"
+	fi
+}
+
+check_not() {
+	local what=$1; shift
+	if "$@" >>"$T/check.log" 2>&1; then
+		FAILED=$((FAILED + 1)); echo "FAIL $NAME: $what   [expected failure: $*]"
+	else
+		PASSED=$((PASSED + 1)); echo "ok   $NAME: $what"
+	fi
+}
+
+skip() {
+	SKIPPED=$((SKIPPED + 1)); echo "skip $NAME: $*"
+}
+
+sim_dg2() {
+	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2
+	export OverrideMaxWorkgroupSize=256
+}
+
+# Number of entries in the cache directory.
+entries() {
+	find "${1:-$JITCACHE_DIR}" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a-f][0-9a-f]/[0-9a-f]*' 2>/dev/null | wc -l
+}
+
+# Compare two floating-point numbers: ge A B  ->  A >= B
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+finish() {
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	[ "$FAILED" -eq 0 ]
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every test: the C unit tests, then each tests/integration/*.sh.
+# Each prints "N passed, N failed[, N skipped]" last; this adds them up and
+# ends with the totals in the same form.  Exit status: 0 only if none failed.
+#   tests/run.sh [PATTERN]    (PATTERN selects integration scripts by name)
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+pattern=${1:-}
+passed=0 failed=0 skipped=0 broken=""
+
+tally() { # $1: name, $2: output file, $3: exit status
+	local last p f s
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
+	if [ -z "$last" ]; then
+		failed=$((failed + 1)); broken="$broken $1"; return
+	fi
+	p=$(echo "$last" | awk '{print $1}'); f=$(echo "$last" | awk '{print $3}')
+	s=$(echo "$last" | sed -n 's/.*, \([0-9]*\) skipped.*/\1/p')
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		failed=$((failed + 1)); broken="$broken $1"
+	fi
+}
+
+out=$(mktemp); trap 'rm -f "$out"' EXIT
+if [ -z "$pattern" ]; then
+	for t in "$B"/tests/test_*; do
+		[ -x "$t" ] || continue
+		echo "== unit: $(basename "$t")"
+		"$t" 2>&1 | tee "$out"; tally "$(basename "$t")" "$out" "${PIPESTATUS[0]}"
+	done
+fi
+for t in "$ROOT"/tests/integration/*.sh; do
+	[ -n "$pattern" ] && case $(basename "$t") in *"$pattern"*) ;; *) continue ;; esac
+	echo "== integration: $(basename "$t")"
+	start=$(date +%s)
+	BUILD=$B bash "$t" 2>&1 | tee "$out"; tally "$(basename "$t")" "$out" "${PIPESTATUS[0]}"
+	echo "   ($(( $(date +%s) - start )) s)"
+done
+[ -n "$broken" ] && echo "scripts that failed outside their checks:$broken"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

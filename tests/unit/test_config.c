@@ -1,0 +1,234 @@
+/* Unit tests of config/: defaults, ini files, environment overrides, and the
+ * one-line messages for bad input. */
+#include "config/config.h"
+#include "config/log.h"
+#include "tests/unit/check.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/jitcache-config-test.XXXXXX";
+static char messages[8192];
+
+static const char *const our_env[] = {
+	"JITCACHE_CONFIG", "JITCACHE_DIR", "JITCACHE_MAX_SIZE", "JITCACHE_DISABLE",
+	"JITCACHE_LOG", "JITCACHE_SHARED", "JITCACHE_LOCK_TIMEOUT", "JITCACHE_COMPRESS",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+};
+
+static void clean_env(void)
+{
+	for (size_t i = 0; i < sizeof our_env / sizeof *our_env; i++)
+		unsetenv(our_env[i]);
+	setenv("HOME", dir, 1);
+	setenv("XDG_CONFIG_HOME", dir, 1); /* no jitcache/jitcache.ini there */
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Load the config with stderr captured into messages[]. */
+static void load(struct jc_config *cfg)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/stderr", dir);
+	fflush(stderr);
+	int saved = dup(2);
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	dup2(fd, 2);
+	close(fd);
+	jc_config_load(cfg);
+	dup2(saved, 2);
+	close(saved);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(messages, 1, sizeof messages - 1, f) : 0;
+	messages[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_defaults(void)
+{
+	struct jc_config cfg;
+	clean_env();
+	load(&cfg);
+	char want[512];
+	snprintf(want, sizeof want, "%s/.cache/jitcache", dir);
+	CHECK(strcmp(cfg.cache_dir, want) == 0, "default dir is ~/.cache/jitcache (%s)", cfg.cache_dir);
+	CHECK(cfg.max_size == 4ull << 30, "default max_size is 4G");
+	CHECK(cfg.disable == 0 && cfg.log_level == JC_LOG_WARN, "defaults: enabled, warn");
+	CHECK(strcmp(cfg.max_size_from, "default") == 0, "origin of a default is 'default'");
+	CHECK(messages[0] == '\0', "no messages without config (got: %s)", messages);
+
+	setenv("XDG_CACHE_HOME", "/var/tmp/xdg", 1);
+	load(&cfg);
+	CHECK(strcmp(cfg.cache_dir, "/var/tmp/xdg/jitcache") == 0, "XDG_CACHE_HOME is honoured");
+}
+
+static void test_ini_and_env(void)
+{
+	struct jc_config cfg;
+	char ini[256], xdg_ini[256];
+	clean_env();
+	snprintf(ini, sizeof ini, "%s/a.ini", dir);
+	write_file(ini, "; comment\n[cache]\ndir = ~/somewhere\nmax_size = 512M\n[log]\nlevel = debug\n");
+	setenv("JITCACHE_CONFIG", ini, 1);
+	load(&cfg);
+	char want[512];
+	snprintf(want, sizeof want, "%s/somewhere", dir);
+	CHECK(strcmp(cfg.cache_dir, want) == 0, "ini dir with ~ expanded (%s)", cfg.cache_dir);
+	CHECK(cfg.max_size == 512ull << 20, "ini max_size 512M");
+	CHECK(cfg.log_level == JC_LOG_DEBUG, "ini log level");
+	char from[300];
+	snprintf(from, sizeof from, "%s:4", ini);
+	CHECK(strcmp(cfg.max_size_from, from) == 0, "origin names file and line (%s)", cfg.max_size_from);
+
+	setenv("JITCACHE_MAX_SIZE", "2G", 1);
+	setenv("JITCACHE_DIR", "/x/y", 1);
+	setenv("JITCACHE_DISABLE", "1", 1);
+	setenv("JITCACHE_LOG", "error", 1);
+	load(&cfg);
+	CHECK(cfg.max_size == 2ull << 30 && strcmp(cfg.cache_dir, "/x/y") == 0 &&
+	      cfg.disable == 1 && cfg.log_level == JC_LOG_ERROR, "environment overrides the ini file");
+	CHECK(strcmp(cfg.max_size_from, "env JITCACHE_MAX_SIZE") == 0, "origin of an env value");
+
+	/* Without JITCACHE_CONFIG the XDG file is found. */
+	clean_env();
+	snprintf(xdg_ini, sizeof xdg_ini, "%s/jitcache", dir);
+	mkdir(xdg_ini, 0700);
+	snprintf(xdg_ini, sizeof xdg_ini, "%s/jitcache/jitcache.ini", dir);
+	write_file(xdg_ini, "[cache]\nmax_size = 100K\n");
+	load(&cfg);
+	CHECK(cfg.max_size == 100ull << 10 && strcmp(cfg.file, xdg_ini) == 0,
+	      "$XDG_CONFIG_HOME/jitcache/jitcache.ini is read");
+	setenv("JITCACHE_CONFIG", ini, 1);
+	load(&cfg);
+	CHECK(cfg.max_size == 512ull << 20, "$JITCACHE_CONFIG comes before the XDG file");
+	unlink(xdg_ini);
+}
+
+static void test_bad_input(void)
+{
+	struct jc_config cfg;
+	char ini[256];
+	clean_env();
+	snprintf(ini, sizeof ini, "%s/bad.ini", dir);
+	write_file(ini, "[cache]\nmax_size = lots\ncolour = blue\nthis line is broken\n"
+			"[log]\nlevel = verbose\n[cache]\ndir = /ok/dir\n");
+	setenv("JITCACHE_CONFIG", ini, 1);
+	load(&cfg);
+	CHECK(cfg.max_size == 4ull << 30, "bad size keeps the default");
+	CHECK(strcmp(cfg.cache_dir, "/ok/dir") == 0, "lines after errors still apply");
+	char want[300];
+	snprintf(want, sizeof want, "%s:2: bad value 'lots'", ini);
+	CHECK(strstr(messages, want) != NULL, "bad value names file and line 2");
+	snprintf(want, sizeof want, "%s:3: unknown setting [cache] colour", ini);
+	CHECK(strstr(messages, want) != NULL, "unknown key names file and line 3");
+	snprintf(want, sizeof want, "%s:4: syntax error", ini);
+	CHECK(strstr(messages, want) != NULL, "syntax error names line 4");
+	snprintf(want, sizeof want, "%s:6: bad value 'verbose'", ini);
+	CHECK(strstr(messages, want) != NULL, "bad log level names line 6");
+	CHECK(count_lines(messages) == 4, "one line per problem (%d lines)", count_lines(messages));
+
+	setenv("JITCACHE_CONFIG", "/nonexistent/jitcache.ini", 1);
+	load(&cfg);
+	CHECK(strstr(messages, "/nonexistent/jitcache.ini: cannot read config") != NULL &&
+	      count_lines(messages) == 1, "missing explicit config file: one line");
+
+	clean_env();
+	setenv("JITCACHE_MAX_SIZE", "-5G", 1);
+	setenv("JITCACHE_DISABLE", "maybe", 1);
+	load(&cfg);
+	CHECK(cfg.max_size == 4ull << 30 && cfg.disable == 0, "bad env values are ignored");
+	CHECK(strstr(messages, "JITCACHE_MAX_SIZE='-5G' is not valid") != NULL &&
+	      strstr(messages, "JITCACHE_DISABLE='maybe' is not valid") != NULL &&
+	      count_lines(messages) == 2, "each bad env value gets one line");
+
+	clean_env();
+	setenv("JITCACHE_LOG", "off", 1);
+	setenv("JITCACHE_MAX_SIZE", "-5G", 1);
+	load(&cfg);
+	CHECK(messages[0] == '\0', "JITCACHE_LOG=off silences warnings");
+}
+
+static void test_parsers(void)
+{
+	static const struct { const char *text; uint64_t want; } good[] = {
+		{ "0", 0 }, { "123", 123 }, { "1K", 1024 }, { "1.5M", 1572864 },
+		{ "4G", 4ull << 30 }, { "4GiB", 4ull << 30 }, { "2gb", 2ull << 30 }, { "1T", 1ull << 40 },
+	};
+	static const char *const bad[] = { "", "G", "-1", "1X", "1GG", "nan", "1e30" };
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		uint64_t v = 7;
+		const char *why = NULL;
+		CHECK(jc_config_parse_size(good[i].text, &v, &why) == 0 && v == good[i].want,
+		      "size '%s' = %llu", good[i].text, (unsigned long long)good[i].want);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		uint64_t v;
+		const char *why = NULL;
+		CHECK(jc_config_parse_size(bad[i], &v, &why) == -1 && why, "size '%s' rejected", bad[i]);
+	}
+	int b = -1;
+	const char *why;
+	CHECK(jc_config_parse_bool("yes", &b, &why) == 0 && b == 1, "bool yes");
+	CHECK(jc_config_parse_bool("OFF", &b, &why) == 0 && b == 0, "bool OFF");
+	CHECK(jc_config_parse_bool("2", &b, &why) == -1, "bool 2 rejected");
+}
+
+static void test_show(void)
+{
+	struct jc_config cfg;
+	char path[256];
+	clean_env();
+	setenv("JITCACHE_MAX_SIZE", "1G", 1);
+	load(&cfg);
+	snprintf(path, sizeof path, "%s/show", dir);
+	FILE *f = fopen(path, "w+");
+	jc_config_show(&cfg, f);
+	rewind(f);
+	char text[4096];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	CHECK(strstr(text, "cache.max_size       = 1073741824    (env JITCACHE_MAX_SIZE") != NULL,
+	      "show gives value and origin");
+	CHECK(strstr(text, "log.level            = warn    (default") != NULL, "show gives defaults");
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_defaults();
+	test_ini_and_env();
+	test_bad_input();
+	test_parsers();
+	test_show();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return check_summary();
+}
