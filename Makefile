@@ -45,9 +45,11 @@ HELP_SRC  := $(wildcard tests/helpers/*.c)
 HELP_BIN  := $(HELP_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 EX_SRC    := $(wildcard examples/*.c)
 EX_BIN    := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
 
-.PHONY: all lib help deps check unit integration demo bench install uninstall clean asan
+.PHONY: all lib help deps check unit demo bench install uninstall clean asan tsan fuzz
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -88,6 +90,13 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libze_loader.so.1
 	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
 	  -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib -lze_loader -lOpenCL -ldl -lm
 
+# Benchmark programs: GPU clients, plus the store and key for micro-figures.
+$(BUILD)/bench/%: bench/%.c $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a $(BUILD)/obj/shim/key.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
+	  $(BUILD)/obj/shim/key.o $(BUILD)/libjccore.a \
+	  -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib -lze_loader -lOpenCL $(LDLIBS_CORE) -lm
+
 # Debian has no Level Zero loader: Intel's driver exports the whole ze* API,
 # so a symlink under the loader's name lets programs link and run against it
 # (TESTBED.md).  On a machine with the real loader, its copy is used instead.
@@ -108,15 +117,34 @@ check: deps ## install deps, build, and run every test (ends with "N passed, N f
 	$(MAKE) all $(HELP_BIN) $(UNIT_BIN)
 	BUILD=$(BUILD) ./tests/run.sh
 
-asan: ## build and run the tests under AddressSanitizer + UBSan
-	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check
+asan: ## run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+	$(MAKE) BUILD=build-asan SANITIZE=address,undefined unit
+
+tsan: ## run the unit tests (threaded paths) under ThreadSanitizer
+	$(MAKE) BUILD=build-tsan SANITIZE=thread unit
+
+# Fuzz targets: each tests/fuzz/fuzz_NAME.c with clang's libFuzzer, run for
+# FUZZ_SECONDS from the seeds in tests/fuzz/corpus-NAME.
+FUZZ_SECONDS ?= 30
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
+	  -o $@ $< $(CORE_SRC) $(LDLIBS_CORE)
+fuzz: $(FUZZ_BIN) ## run each fuzz target for FUZZ_SECONDS (default 30)
+	@for f in $(FUZZ_BIN); do n=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+	  echo "== fuzz $$n ($(FUZZ_SECONDS) s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $(BUILD)/fuzz/corpus-$$n tests/fuzz/corpus-$$n \
+	    2>$(BUILD)/fuzz/$$n.log || { tail -n 40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
+	  grep -E '^#[0-9]+.*DONE' $(BUILD)/fuzz/$$n.log | tail -n 1; done
 
 demo: deps ## the main job: a real program JIT-compiles cold, then loads warm from the cache
 	$(MAKE) all
 	BUILD=$(BUILD) ./examples/demo.sh
 
 bench: deps ## run the benchmarks and write bench/results.md
-	$(MAKE) all $(HELP_BIN)
+	$(MAKE) all $(HELP_BIN) $(BENCH_BIN)
 	BUILD=$(BUILD) ./bench/run.sh
 
 install: all ## install to $(DESTDIR)$(PREFIX)
