@@ -49,7 +49,8 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
 
-.PHONY: all lib help deps check unit demo bench install uninstall clean asan tsan fuzz
+.PHONY: all lib help deps check unit demo bench install uninstall clean asan tsan fuzz \
+        sycl-env sycl-check sycl-bench
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -113,7 +114,7 @@ deps: ## install the Debian packages needed to build, test and demo (uses sudo i
 unit: $(UNIT_BIN) ## run the C unit tests of cache/ and config/
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
-check: deps ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) all $(HELP_BIN) $(UNIT_BIN)
 	BUILD=$(BUILD) ./tests/run.sh
 
@@ -146,6 +147,17 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 bench: deps ## run the benchmarks and write bench/results.md
 	$(MAKE) all $(HELP_BIN) $(BENCH_BIN)
 	BUILD=$(BUILD) ./bench/run.sh
+
+sycl-env: ## install Intel's SYCL runtime + dpctl/dpnp (pinned wheels) into .venv-sycl/
+	./examples/sycl/setup.sh
+
+sycl-check: deps sycl-env ## Intel's SYCL runtime, unmodified, under jitcache
+	$(MAKE) lib
+	BUILD=$(BUILD) ./tests/run.sh sycl
+
+sycl-bench: sycl-env ## SYCL workload cold vs warm: no cache, SYCL's cache, jitcache
+	$(MAKE) lib
+	./examples/sycl/bench.sh
 
 install: all ## install to $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)

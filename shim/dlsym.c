@@ -78,7 +78,7 @@ JC_EXPORT void *dlsym(void *handle, const char *name)
 		p = next_after(__builtin_return_address(0), name);
 	else
 		p = jc_real_dlsym(handle, name);
-	if (!p || !name || handle == RTLD_NEXT || !wrappable(name, p))
+	if (!p || handle == RTLD_NEXT || !wrappable(name, p))
 		return p;
 	void *wrapped = jc_ze_dlsym_hook(name, p);
 	if (!wrapped)

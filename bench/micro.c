@@ -1,0 +1,117 @@
+/*
+ * Micro-figures: key computation throughput and store/load time by entry
+ * size.  Prints one line per measurement:
+ *   hash  SIZE  GB/s
+ *   store SIZE  put_ms_median get_ms_median (compress=0|1)
+ * Usage: micro CACHE_DIR [--compress]
+ */
+#include "cache/cache.h"
+#include "shim/key.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Realistic-ish payload: compressible like GPU binaries, not all zeros. */
+static void fill(unsigned char *p, size_t n)
+{
+	uint32_t x = 12345;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		p[i] = (i % 16 < 10) ? (unsigned char)(x >> 24) : (unsigned char)(i & 0x0f);
+	}
+}
+
+static void bench_hash(const unsigned char *buf, size_t size)
+{
+	double best = 1e9;
+	for (int rep = 0; rep < 5; rep++) {
+		struct jc_key key;
+		double t0 = now();
+		struct jc_fp *fp = jc_fp_begin("bench");
+		jc_fp_bytes(fp, "input", buf, size);
+		jc_fp_end(fp, &key);
+		double t = now() - t0;
+		if (t < best)
+			best = t;
+	}
+	printf("hash  %10zu  %.2f GB/s\n", size, (double)size / best / 1e9);
+}
+
+static void bench_store(struct jc_cache *cache, const unsigned char *buf, size_t size, int compress)
+{
+	enum { N = 9 };
+	double put[N], get[N];
+	for (int i = 0; i < N; i++) {
+		struct jc_key key;
+		memset(&key, 0, sizeof key);
+		memcpy(key.bytes, &size, sizeof size);
+		key.bytes[15] = (uint8_t)i;
+		key.bytes[14] = (uint8_t)compress;
+		double t0 = now();
+		if (jc_cache_put(cache, &key, buf, size, 1000000) != 0) {
+			printf("store %10zu  put failed\n", size);
+			return;
+		}
+		put[i] = now() - t0;
+		struct jc_entry e;
+		t0 = now();
+		int rc = jc_cache_get(cache, &key, &e);
+		get[i] = now() - t0;
+		if (rc != 0 || e.size != size || memcmp(e.data, buf, size) != 0) {
+			printf("store %10zu  get failed\n", size);
+			return;
+		}
+		jc_entry_free(&e);
+	}
+	printf("store %10zu  put %.3f ms  get %.3f ms  (compress=%d)\n", size,
+	       median(put, N) * 1e3, median(get, N) * 1e3, compress);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: micro CACHE_DIR [--compress]\n");
+		return 2;
+	}
+	int compress = argc > 2 && strcmp(argv[2], "--compress") == 0;
+	size_t max = 32u << 20;
+	unsigned char *buf = malloc(max);
+	if (!buf)
+		return 1;
+	fill(buf, max);
+	static const size_t hash_sizes[] = { 4096, 1u << 20, 32u << 20 };
+	for (size_t i = 0; i < sizeof hash_sizes / sizeof *hash_sizes; i++)
+		bench_hash(buf, hash_sizes[i]);
+	struct jc_cache_options opts = { .dir = argv[1], .max_size = 1ull << 32,
+					 .lock_timeout = 10, .compress = compress };
+	struct jc_cache *cache = jc_cache_open(&opts);
+	if (!cache)
+		return 1;
+	static const size_t sizes[] = { 4096, 65536, 1u << 20, 8u << 20, 32u << 20 };
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+		bench_store(cache, buf, sizes[i], compress);
+	jc_cache_close(cache);
+	free(buf);
+	return 0;
+}

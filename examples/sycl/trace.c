@@ -1,0 +1,156 @@
+/* LD_PRELOAD tracer (a diagnostic, not part of jitcache): shows how a process
+ * reaches OpenCL / Level Zero program building — ordinary symbol binding
+ * ("symbol") or a pointer looked up with dlsym on a dlopen handle ("dlsym") —
+ * with the caller object, the build options, the Level Zero module descriptor
+ * (incl. a chained program_exp_desc) and the time each call took.  Also logs
+ * dlsym lookups of zeGet*ProcAddrTable / zel* / clGetExtension* names
+ * (TRACE_ALL_DLSYM=1: every cl* / ze* lookup).  Output: $TRACE_OUT or stderr.
+ *   cc -O1 -shared -fPIC -fvisibility=hidden -o /tmp/libtrace.so trace.c -ldl
+ *   TRACE_OUT=/tmp/t.log LD_PRELOAD=/tmp/libtrace.so examples/sycl/run.sh opencl:cpu
+ * Not to be combined with libjitcache.so in one process. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pthread.h>
+
+typedef int32_t cl_int; typedef uint32_t cl_uint;
+typedef void *cl_program, *cl_context, *cl_device_id;
+typedef void (*notify_fn)(cl_program, void *);
+
+static FILE *out;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+typedef void *(*dlsym_fn)(void *, const char *);
+static dlsym_fn real_dlsym_p;
+static void *rdlsym(void *h, const char *n)
+{
+	if (!real_dlsym_p) real_dlsym_p = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+	if (!real_dlsym_p) real_dlsym_p = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	return real_dlsym_p(h, n);
+}
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static const char *obj(const void *a)
+{
+	Dl_info i;
+	if (a && dladdr(a, &i) && i.dli_fname) { const char *s = strrchr(i.dli_fname, '/'); return s ? s + 1 : i.dli_fname; }
+	return "?";
+}
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	pthread_mutex_lock(&mu);
+	if (!out) { const char *p = getenv("TRACE_OUT"); out = p ? fopen(p, "a") : NULL; if (!out) out = stderr; }
+	va_list ap; va_start(ap, fmt); vfprintf(out, fmt, ap); va_end(ap); fflush(out);
+	pthread_mutex_unlock(&mu);
+}
+static const char *hname(void *h)
+{
+	if (h == RTLD_DEFAULT) return "RTLD_DEFAULT";
+	if (h == RTLD_NEXT) return "RTLD_NEXT";
+	struct link_map *m = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &m) == 0 && m && m->l_name) { const char *s = strrchr(m->l_name, '/'); return s ? s + 1 : (*m->l_name ? m->l_name : "main"); }
+	return "?";
+}
+
+/* The real definition, seen from the caller: LD_PRELOAD wins the caller's
+ * binding, but the API library may sit in a dlopen(RTLD_LOCAL) scope that
+ * dlsym(RTLD_NEXT) from here cannot see. */
+static void *resolve(const char *name, void *caller, void *self)
+{
+	Dl_info i; struct link_map *m = NULL; void *p = NULL;
+	if (!strstr(obj(caller), "jitcache") && dladdr1(caller, &i, (void **)&m, RTLD_DL_LINKMAP) && m)
+		p = rdlsym(m, name);
+	if (!p || p == self) p = rdlsym(RTLD_NEXT, name);
+	if (!p || p == self) {
+		void *h = dlopen(name[0] == 'c' ? "libOpenCL.so.1" : "libze_loader.so.1", RTLD_NOLOAD | RTLD_LAZY);
+		if (h) p = rdlsym(h, name);
+	}
+	say("[trace] resolved real %s for caller %s -> %s\n", name, obj(caller), p ? obj(p) : "NULL");
+	return p == self ? NULL : p;
+}
+
+/* For each traced function: real pointer for direct calls (RTLD_NEXT) and the
+ * pointer the last dlsym() returned (calls through that go via the _d entry). */
+#define FN(ret, name, params, args, pre, post)                                     \
+	static ret (*direct_##name) params; static ret (*looked_##name) params;   \
+	__attribute__((visibility("default"))) ret name params {                    \
+		void *caller = __builtin_return_address(0);                             \
+		if (!direct_##name) direct_##name = (__typeof__(direct_##name))resolve(#name, caller, (void *)name); \
+		const char *how = "symbol"; ret (*real) params = direct_##name;         \
+		pre; double t0 = now(); ret r = real args; double dt = now() - t0; post; return r; \
+	}                                                                           \
+	static ret d_##name params {                                                \
+		const char *how = "dlsym"; ret (*real) params = looked_##name;          \
+		void *caller = __builtin_return_address(0);                             \
+		pre; double t0 = now(); ret r = real args; double dt = now() - t0; post; return r; \
+	}
+
+FN(cl_program, clCreateProgramWithIL, (cl_context c, const void *il, size_t len, cl_int *e), (c, il, len, e),
+   (void)0, say("[trace] %-6s clCreateProgramWithIL len=%zu from %s -> %p (%.3fs)\n", how, len, obj(caller), r, dt))
+FN(cl_program, clCreateProgramWithSource, (cl_context c, cl_uint n, const char **s, const size_t *l, cl_int *e), (c, n, s, l, e),
+   (void)0, say("[trace] %-6s clCreateProgramWithSource n=%u len0=%zu from %s (%.3fs)\n", how, n, s && s[0] ? (l && l[0] ? l[0] : strlen(s[0])) : 0, obj(caller), dt))
+FN(cl_program, clCreateProgramWithBinary, (cl_context c, cl_uint n, const cl_device_id *d, const size_t *l, const unsigned char **b, cl_int *st, cl_int *e), (c, n, d, l, b, st, e),
+   (void)0, say("[trace] %-6s clCreateProgramWithBinary n=%u len0=%zu from %s (%.3fs)\n", how, n, l ? l[0] : 0, obj(caller), dt))
+FN(cl_int, clBuildProgram, (cl_program p, cl_uint n, const cl_device_id *d, const char *o, notify_fn f, void *u), (p, n, d, o, f, u),
+   (void)0, say("[trace] %-6s clBuildProgram %p ndev=%u opts='%s' notify=%s from %s -> %d (%.3fs)\n", how, p, n, o ? o : "(null)", f ? "yes" : "no", obj(caller), r, dt))
+FN(cl_int, clCompileProgram, (cl_program p, cl_uint n, const cl_device_id *d, const char *o, cl_uint nh, const cl_program *h, const char **hn, notify_fn f, void *u), (p, n, d, o, nh, h, hn, f, u),
+   (void)0, say("[trace] %-6s clCompileProgram %p opts='%s' headers=%u from %s -> %d (%.3fs)\n", how, p, o ? o : "(null)", nh, obj(caller), r, dt))
+FN(cl_program, clLinkProgram, (cl_context c, cl_uint n, const cl_device_id *d, const char *o, cl_uint ni, const cl_program *in, notify_fn f, void *u, cl_int *e), (c, n, d, o, ni, in, f, u, e),
+   (void)0, say("[trace] %-6s clLinkProgram inputs=%u opts='%s' from %s -> %p (%.3fs)\n", how, ni, o ? o : "(null)", obj(caller), r, dt))
+
+typedef struct { uint32_t stype; const void *pNext; } ze_base;
+typedef struct { uint32_t stype; const void *pNext; uint32_t format; size_t inputSize; const uint8_t *pInputModule; const char *pBuildFlags; const void *pConstants; } ze_module_desc;
+typedef struct { uint32_t stype; const void *pNext; uint32_t count; const size_t *inputSizes; const uint8_t **pInputModules; const char **pBuildFlags; const void **pConstants; } ze_prog_exp;
+static void ze_desc(char *buf, size_t n, const ze_module_desc *d)
+{
+	int k = snprintf(buf, n, "format=%u size=%zu flags='%s' consts=%s", d->format, d->inputSize,
+			 d->pBuildFlags && d->inputSize != 1 ? d->pBuildFlags : "?", d->pConstants ? "yes" : "no");
+	for (const ze_base *b = d->pNext; b && k < (int)n; b = b->pNext) {
+		if (b->stype == 0x00020002) {
+			const ze_prog_exp *p = (const void *)b;
+			k += snprintf(buf + k, n - k, " PROGRAM_EXP_DESC count=%u", p->count);
+			for (uint32_t i = 0; i < p->count && k < (int)n; i++)
+				k += snprintf(buf + k, n - k, " [%zu '%s' c=%s]", p->inputSizes[i], p->pBuildFlags && p->pBuildFlags[i] ? p->pBuildFlags[i] : "", p->pConstants && p->pConstants[i] ? "y" : "n");
+		} else
+			k += snprintf(buf + k, n - k, " pNext.stype=0x%x", b->stype);
+	}
+}
+FN(int, zeModuleCreate, (void *ctx, void *dev, const ze_module_desc *d, void **m, void **log), (ctx, dev, d, m, log),
+   char db[2048]; ze_desc(db, sizeof db, d),
+   say("[trace] %-6s zeModuleCreate %s from %s -> 0x%x (%.3fs)\n", how, db, obj(caller), r, dt))
+FN(int, zeModuleDynamicLink, (uint32_t n, void **mods, void **log), (n, mods, log),
+   (void)0, say("[trace] %-6s zeModuleDynamicLink n=%u from %s -> 0x%x (%.3fs)\n", how, n, obj(caller), r, dt))
+
+static const struct { const char *name; void *wrap; void **slot; } tab[] = {
+#define T(n) { #n, (void *)d_##n, (void **)&looked_##n }
+	T(clCreateProgramWithIL), T(clCreateProgramWithSource), T(clCreateProgramWithBinary), T(clBuildProgram),
+	T(clCompileProgram), T(clLinkProgram), T(zeModuleCreate), T(zeModuleDynamicLink),
+};
+
+static int interesting(const char *n)
+{
+	return !strncmp(n, "cl", 2) || !strncmp(n, "ze", 2) || !strncmp(n, "zel", 3);
+}
+
+__attribute__((visibility("default"))) void *dlsym(void *h, const char *name)
+{
+	void *p = rdlsym(h, name);
+	if (name && interesting(name) && h != RTLD_NEXT) {
+		static int quiet = -1;
+		if (quiet < 0) quiet = getenv("TRACE_ALL_DLSYM") ? 0 : 1;
+		int traced = 0;
+		for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+			if (!strcmp(name, tab[i].name) && p) { *tab[i].slot = p; traced = 1;
+				say("[trace] dlsym(%s, \"%s\") from %s -> %s (wrapped)\n", hname(h), name, obj(__builtin_return_address(0)), obj(p));
+				return tab[i].wrap; }
+		if (!quiet || !strncmp(name, "zeGet", 5) || !strncmp(name, "clGetExt", 8) || !strcmp(name, "zeInit") || !strncmp(name, "zel", 3) || !strncmp(name, "zeLoader", 8))
+			if (!traced) say("[trace] dlsym(%s, \"%s\") from %s -> %s\n", hname(h), name, obj(__builtin_return_address(0)), p ? obj(p) : "NULL");
+	}
+	return p;
+}
+
