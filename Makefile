@@ -26,8 +26,8 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
-              -D_GNU_SOURCE -I. -pthread
-LDLIBS_CORE := -linih -ldl -pthread
+              -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -pthread
+LDLIBS_CORE := -linih -lzstd -ldl -pthread
 
 ifneq ($(SANITIZE),)
   ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -76,32 +76,40 @@ $(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(CORE_OBJ) shim/exports.map
 $(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a
 	$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libjccore.a
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
-# Helper programs for the integration tests: real OpenCL / Level Zero clients.
-$(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/lib/libze_loader.so.1
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
-	  -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib -lze_loader -lOpenCL -ldl -lm
+# GPU client programs (test helpers, examples, benchmarks) link to the Level
+# Zero loader as real applications do.  Debian 12's libze1 is the real
+# loader; the tests also run the same programs straight on Intel's driver
+# through build/lib/libze_loader.so.1, a symlink to it under the loader's name
+# (LD_LIBRARY_PATH=build/lib), since the driver exports the whole ze* API.
+ZE_DRIVER := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1 /usr/lib/*/libze_intel_gpu.so.1))
+ZE_LOADER := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libze_loader.so.1 /usr/lib/*/libze_loader.so.1))
+ZE_LINK   := $(if $(ZE_LOADER),$(ZE_LOADER),-L$(BUILD)/lib -lze_loader)
+GPU_LIBS   = -Wl,-rpath-link,$(BUILD)/lib $(ZE_LINK) -lOpenCL -ldl -lm
+CLIENT_HDRS := $(wildcard tests/helpers/*.h) shim/ze_api.h
 
-$(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libze_loader.so.1
+$(BUILD)/tests/%: tests/helpers/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
-	  -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib -lze_loader -lOpenCL -ldl -lm
+	  $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
+
+# The SPIR-V scanner's unit test compiles shim/spirv.c itself.
+$(BUILD)/tests/test_spirv: shim/spirv.c shim/spirv.h tests/helpers/ze_spec_module.h
+
+$(BUILD)/examples/onednn_conv: EXTRA_LIBS = -ldnnl
+$(BUILD)/examples/%: examples/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< $(EXTRA_LIBS) $(GPU_LIBS)
 
 # Benchmark programs: GPU clients, plus the store and key for micro-figures.
-$(BUILD)/bench/%: bench/%.c $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a $(BUILD)/obj/shim/key.o
+$(BUILD)/bench/%: bench/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a $(BUILD)/obj/shim/key.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
-	  $(BUILD)/obj/shim/key.o $(BUILD)/libjccore.a \
-	  -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib -lze_loader -lOpenCL $(LDLIBS_CORE) -lm
+	  $(BUILD)/obj/shim/key.o $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
 
-# Debian has no Level Zero loader: Intel's driver exports the whole ze* API,
-# so a symlink under the loader's name lets programs link and run against it
-# (TESTBED.md).  On a machine with the real loader, its copy is used instead.
-ZE_DRIVER := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1 /usr/lib/*/libze_intel_gpu.so.1))
 $(BUILD)/lib/libze_loader.so.1:
 	@mkdir -p $(dir $@)
 	@test -n "$(ZE_DRIVER)" || { echo "libze_intel_gpu.so.1 not found: run 'make deps'"; exit 1; }
@@ -131,7 +139,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -fsanitize=fuzzer,address,undefined \
 	  -o $@ $< $(CORE_SRC) $(LDLIBS_CORE)
 fuzz: $(FUZZ_BIN) ## run each fuzz target for FUZZ_SECONDS (default 30)
 	@for f in $(FUZZ_BIN); do n=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/corpus-$$n; \

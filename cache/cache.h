@@ -17,7 +17,7 @@
  *   if (jc_cache_get(c, &key, &e) == 0) { use(e.data, e.size); jc_entry_free(&e); }
  *   else {
  *       struct jc_cache_lock *l = jc_cache_lock_key(c, &key); // may wait
- *       if (jc_cache_get(c, &key, &e) == 0) ...   // another process made it
+ *       if (jc_cache_recheck(c, &key, &e) == 0) ... // another process made it
  *       else { compile(); jc_cache_put(c, &key, bin, size, compile_ns); }
  *       jc_cache_unlock(l);                       // NULL is fine
  *   }
@@ -30,10 +30,28 @@
  * successful jc_cache_get() hands over e.data, to be freed by jc_entry_free().
  * All functions are safe to call from several threads and processes at once.
  *
- * Size cap: when stored bytes exceed max_size, least recently used entries
- * are evicted (recency is the entry file's mtime, which jitcache itself
- * bumps on every hit: no reliance on atime).  An entry larger than the cap
- * is not stored.
+ * Size cap: when stored bytes would exceed max_size, least recently used
+ * entries are evicted, down to about 90% of the cap (recency is the entry
+ * file's mtime, which jitcache itself bumps on every hit: no reliance on
+ * atime).  Size means the entry files' sizes (header + stored payload), not
+ * disk blocks.  Eviction is incremental: a store scans a few subdirectories
+ * at most, never the whole cache (cache/evict.c).  Stores write in parallel
+ * but finish ("make room, rename") one at a time, so that several writers
+ * together do not pass the cap.  An entry larger than the cap is not stored.
+ *
+ * Crash safety: a process killed at any point leaves whole entries or none,
+ * no lock held and a sound statistics file; at worst a temporary file (removed
+ * once it is an hour old) and a usage count off by one entry until its
+ * subdirectory is next rescanned.  Nothing is fsync'd (as in ccache): after a
+ * power cut, a damaged entry fails its checksum and is compiled again.
+ *
+ * Trust: jc_cache_open() refuses a directory owned by another user or
+ * writable by group or others, unless opts->shared, because whoever can write
+ * entries chooses the GPU code this user's programs run.  The configured path
+ * is used as given, symlinks included (a ~/.cache that links elsewhere
+ * works); below it, no file jitcache opens or creates (entries, temporary,
+ * lock and statistics files) is followed if it is a symlink.  The
+ * subdirectories "00".."ff" are trusted as their owner made them.
  */
 #ifndef JITCACHE_CACHE_H
 #define JITCACHE_CACHE_H
@@ -56,7 +74,8 @@ struct jc_cache_options {
 	uint64_t max_size;     /* bytes; 0 means no cap */
 	int shared;            /* accept a directory owned/writable by others */
 	double lock_timeout;   /* seconds jc_cache_lock_key() waits at most */
-	int compress;          /* store payloads zstd-compressed */
+	int compress;          /* store payloads zstd-compressed (builds with
+				  JC_HAVE_ZSTD; otherwise said once, ignored) */
 };
 
 struct jc_cache;
@@ -76,12 +95,20 @@ struct jc_entry {
 /* 0 and *out filled on a valid hit; -1 on a miss (including a corrupt entry,
  * which is removed).  A hit refreshes the entry's recency. */
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
+/* The same, for the second look after jc_cache_lock_key(): a miss there is
+ * not counted again, so that one compile counts as one miss. */
+int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
 void jc_entry_free(struct jc_entry *entry);
 
 /* Store atomically; an existing entry with the same key is replaced.  May
  * evict older entries to stay under the cap.  0 on success. */
 int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 		 const void *data, size_t size, uint64_t compile_ns);
+
+/* The driver rejected `entry`, just returned by a get for `key`: remove it,
+ * and count that lookup as a miss and a corrupt entry instead of a hit. */
+void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
+		     const struct jc_entry *entry);
 
 /* Remove an entry the driver rejected (counts as corrupt in the stats). */
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key);
@@ -99,7 +126,7 @@ void jc_cache_unlock(struct jc_cache_lock *lock);
  * are kept in the cache directory across processes. */
 struct jc_cache_stats {
 	uint64_t hits, misses, stores, evictions, corrupt, store_failures;
-	uint64_t bytes_stored;     /* payload bytes written by stores */
+	uint64_t bytes_stored;     /* payload bytes written by stores (compressed) */
 	uint64_t saved_ns;         /* compile time of the entries that hit */
 	uint64_t entries, size;    /* current contents (shared stats only) */
 };
@@ -109,8 +136,10 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
 /* Management, for the `jitcache` command. */
 int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
 int jc_cache_trim(struct jc_cache *cache, uint64_t max_size); /* evict LRU to size */
-/* Check every entry, remove bad ones; report counts (and names of bad ones
- * when verbose) to out.  Returns the number of bad entries found. */
+/* Check every entry, remove bad ones; write a line for each bad one and a
+ * summary to out (if not NULL).  Returns the number of bad entries found.
+ * trim, clear and verify visit every subdirectory; they also recount the
+ * usage records and remove leftover temporary files. */
 long jc_cache_verify(struct jc_cache *cache, FILE *out);
 
 #endif

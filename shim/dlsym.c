@@ -1,14 +1,18 @@
 /*
  * The dlsym door.  Programs that dlopen() a GPU API library and look its
  * functions up on the handle (Unified Runtime's Level Zero adapter, oneDNN,
- * ICD-style loaders) never see LD_PRELOAD'ed symbols, so jitcache also
- * interposes dlsym itself, as overlay tools such as MangoHud do.  Every lookup
- * goes to glibc's dlsym; only a successful lookup of a name that an API file
- * wraps (jc_ze_dlsym_hook, jc_cl_dlsym_hook) is answered with a wrapper.
+ * dpctl) never see LD_PRELOAD'ed symbols, so jitcache also interposes dlsym
+ * itself, as overlay tools such as MangoHud do.  Every lookup goes to glibc's
+ * dlsym; only a successful lookup of a name that an API file wraps
+ * (jc_ze_dlsym_hook, jc_cl_dlsym_hook) is answered with a wrapper.
  *
- * RTLD_NEXT is resolved by glibc relative to the *caller*, which would be
- * jitcache here, so such lookups are redone relative to the real caller by
- * walking the link maps that follow its object.
+ * dlsym(RTLD_NEXT, ...) is resolved by glibc relative to the object that
+ * called it, found from the return address.  So on x86-64 the exported
+ * dlsym is a two-instruction stub that *jumps* (not calls) to glibc's dlsym
+ * for RTLD_NEXT: glibc then sees the original caller, exactly as without
+ * jitcache (sanitizer runtimes and other interposers rely on this, very
+ * early in start-up).  Other architectures fall back to a walk of the link
+ * maps that follow the caller's object.
  */
 #include "shim/shim.h"
 
@@ -45,6 +49,79 @@ static struct link_map *object_of(const void *address)
 	return map;
 }
 
+void *jc_real_for_caller(const void *caller, const char *name)
+{
+	void *p = jc_real_dlsym(RTLD_NEXT, name);
+	if (p)
+		return p;
+	Dl_info info;
+	if (!dladdr(caller, &info) || !info.dli_fname)
+		return NULL;
+	void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	if (!handle)
+		return NULL;
+	p = jc_real_dlsym(handle, name); /* the caller's object and its dependencies */
+	dlclose(handle);                 /* NOLOAD only took a reference */
+	if (p && object_of(p) == object_of((const void *)jc_real_for_caller))
+		return NULL;
+	return p;
+}
+
+/* Only ze* and cl* names are ever wrapped, and never when the lookup already
+ * found jitcache's own export (RTLD_DEFAULT, or the main program's handle). */
+static int wrappable(const char *name, void *p)
+{
+	if (!((name[0] == 'z' && name[1] == 'e') || (name[0] == 'c' && name[1] == 'l')))
+		return 0;
+	return object_of(p) != object_of((const void *)wrappable);
+}
+
+/* dlsym for every handle but RTLD_NEXT. */
+__attribute__((used)) static void *jc_dlsym_handle(void *handle, const char *name)
+{
+	void *p = jc_real_dlsym(handle, name);
+	if (!p || !wrappable(name, p))
+		return p;
+	void *wrapped = jc_ze_dlsym_hook(name, p);
+	if (!wrapped)
+		wrapped = jc_cl_dlsym_hook(name, p);
+	return wrapped ? wrapped : p;
+}
+
+#if defined(__x86_64__)
+
+/* glibc's dlsym, resolved on first use; called from the stub below with the
+ * stack aligned and the arguments saved. */
+__attribute__((used)) static dlsym_fn jc_dlsym_real_for_stub(void)
+{
+	pthread_once(&dlsym_once, find_real_dlsym);
+	return real_dlsym;
+}
+
+/* dlsym(handle, name):  handle == RTLD_NEXT ((void *)-1) -> tail-jump to
+ * glibc's dlsym with the caller's return address intact; else -> the C code. */
+__asm__(".text\n"
+	".globl dlsym\n"
+	".type dlsym, @function\n"
+	"dlsym:\n"
+	"	cmpq $-1, %rdi\n"
+	"	jne jc_dlsym_handle\n"
+	"	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	subq $8, %rsp\n"
+	"	call jc_dlsym_real_for_stub\n"
+	"	addq $8, %rsp\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"	testq %rax, %rax\n"
+	"	jz 1f\n"
+	"	jmp *%rax\n"
+	"1:	xorl %eax, %eax\n"
+	"	ret\n"
+	".size dlsym, .-dlsym\n");
+
+#else
+
 /* dlsym(RTLD_NEXT, name) as seen from the object that contains caller. */
 static void *next_after(const void *caller, const char *name)
 {
@@ -62,26 +139,11 @@ static void *next_after(const void *caller, const char *name)
 	return NULL;
 }
 
-/* Only ze* and cl* names are ever wrapped, and never when the lookup already
- * found jitcache's own export (RTLD_DEFAULT, or the main program's handle). */
-static int wrappable(const char *name, void *p)
-{
-	if (!((name[0] == 'z' && name[1] == 'e') || (name[0] == 'c' && name[1] == 'l')))
-		return 0;
-	return object_of(p) != object_of((const void *)wrappable);
-}
-
 JC_EXPORT void *dlsym(void *handle, const char *name)
 {
-	void *p;
 	if (handle == RTLD_NEXT)
-		p = next_after(__builtin_return_address(0), name);
-	else
-		p = jc_real_dlsym(handle, name);
-	if (!p || handle == RTLD_NEXT || !wrappable(name, p))
-		return p;
-	void *wrapped = jc_ze_dlsym_hook(name, p);
-	if (!wrapped)
-		wrapped = jc_cl_dlsym_hook(name, p);
-	return wrapped ? wrapped : p;
+		return next_after(__builtin_return_address(0), name);
+	return jc_dlsym_handle(handle, name);
 }
+
+#endif

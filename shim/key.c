@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -206,7 +207,7 @@ static void hash_file_identity(struct jc_fp *fp, const char *name, const char *p
 
 struct find_loaded {
 	const char *name;
-	char path[4096];
+	char path[PATH_MAX];
 };
 
 static int match_loaded(struct dl_phdr_info *info, size_t size, void *data)
@@ -221,19 +222,30 @@ static int match_loaded(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* Path of `name`: where it is loaded, else in `dir` (may be empty). */
-static int locate(const char *name, const char *dir, char *out, size_t cap)
+/* Where `name` is loaded, as a real path; 0 if it is not loaded. */
+static int loaded_path(const char *name, char *out)
 {
 	struct find_loaded f = { .name = name };
-	if (dl_iterate_phdr(match_loaded, &f)) {
-		snprintf(out, cap, "%s", f.path);
-		return 1;
+	return dl_iterate_phdr(match_loaded, &f) && realpath(f.path, out) != NULL;
+}
+
+/* The directory of the first library of the list that is loaded, where the
+ * others are looked for when they are not (yet) loaded: a driver dlopens its
+ * compiler on first use, and the key must not depend on whether it has. */
+static void library_dir(const char *const *names, char *dir)
+{
+	dir[0] = '\0';
+	for (const char *const *n = names; *n; n++) {
+		char path[PATH_MAX];
+		if (loaded_path(*n, path)) {
+			char *slash = strrchr(path, '/');
+			if (slash) {
+				*slash = '\0';
+				strcpy(dir, path);
+			}
+			return;
+		}
 	}
-	if (dir[0]) {
-		snprintf(out, cap, "%s/%s", dir, name);
-		return access(out, R_OK) == 0;
-	}
-	return 0;
 }
 
 /* A small memo: the identity of each list of names, computed once. */
@@ -247,19 +259,16 @@ static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 static void identify(const char *const *names, struct jc_key *out)
 {
 	struct jc_fp *fp = jc_fp_begin("libraries");
-	char dir[4096] = "";
+	char dir[PATH_MAX];
+	library_dir(names, dir);
 	for (const char *const *n = names; *n; n++) {
-		char path[4096];
-		int found = locate(*n, dir, path, sizeof path);
-		hash_file_identity(fp, *n, found ? path : NULL);
-		if (found && !dir[0]) {
-			snprintf(dir, sizeof dir, "%s", path);
-			char *slash = strrchr(dir, '/');
-			if (slash)
-				*slash = '\0';
-			else
-				dir[0] = '\0';
+		char path[PATH_MAX + 256];
+		int found = loaded_path(*n, path);
+		if (!found && dir[0]) {
+			snprintf(path, sizeof path, "%s/%s", dir, *n);
+			found = access(path, R_OK) == 0;
 		}
+		hash_file_identity(fp, *n, found ? path : NULL);
 	}
 	jc_fp_end(fp, out);
 }

@@ -40,10 +40,12 @@ void jc_fp_end(struct jc_fp *fp, struct jc_key *out);
 void jc_fp_environment(struct jc_fp *fp);
 
 /* The identity of driver and compiler libraries, given by file name
- * ("libigc.so.1").  A library is found where the process has it loaded, else
- * beside the first one found loaded.  Its identity is its GNU build-id, or
- * size + mtime + inode when it has none; a library found nowhere is hashed
- * as absent.  Results are memoized per process. */
+ * ("libigc.so.1").  A library is found where the process has it loaded,
+ * else in the directory of the first library of the list that is loaded (a
+ * driver loads its compiler only on first use; the key must not depend on
+ * whether it has yet).  Its identity is its GNU build-id, or size + mtime +
+ * inode when it has none; one found nowhere is hashed as absent.  Memoized
+ * per process and per list. */
 void jc_fp_libraries(struct jc_fp *fp, const char *const *names);
 
 #endif

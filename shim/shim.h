@@ -43,6 +43,14 @@ uint64_t jc_now_ns(void);
 /* glibc's own dlsym, bypassing jitcache's interposed one. */
 void *jc_real_dlsym(void *handle, const char *name);
 
+/* The definition of `name` that a call from address `caller` would have
+ * reached without jitcache: the next one after jitcache in the global scope,
+ * else the one in the caller's own scope.  The latter matters because a
+ * library dlopen()ed with RTLD_LOCAL (a loader calling its own exports, a
+ * runtime adapter linked to a privately loaded loader) still has its calls
+ * bound to jitcache's global exports.  NULL if there is none. */
+void *jc_real_for_caller(const void *caller, const char *name);
+
 /* Called by the interposed dlsym for every successful lookup on a handle:
  * return the wrapper to hand out instead of `real`, or NULL to leave the
  * lookup alone.  Each API file implements its own. */

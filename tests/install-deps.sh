@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential clang pkg-config libxxhash-dev libinih-dev libzstd-dev
       ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
-      intel-opencl-icd pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
+      intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
       clblast-utils gnuplot-nox"
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""bench/report.py OUTDIR RESULTS.md — turns bench/run.sh's raw figures
+(OUTDIR/machine.txt, spirv.txt, ze.txt, cl.txt, concurrency.txt,
+micro-*.txt, nvidia-results.md) into results.md, and writes OUTDIR/ze.dat
+for bench/plot.gp.  Every figure is a median with its min-max spread; the
+goals of issue 5 are checked here."""
+import os
+import re
+import sys
+
+OUT, RESULTS = sys.argv[1], sys.argv[2]
+
+
+def read(name):
+    try:
+        with open(os.path.join(OUT, name)) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def fmt_t(s):
+    """A time in seconds, in the unit that reads best."""
+    if s >= 1:
+        return "%.2f s" % s
+    if s >= 0.1:
+        return "%.0f ms" % (s * 1e3)
+    if s >= 0.01:
+        return "%.1f ms" % (s * 1e3)
+    return "%.2f ms" % (s * 1e3)
+
+
+def fmt_stat(v):
+    """median (min-max, n)"""
+    if not v:
+        return "—"
+    if len(v) == 1:
+        return "%s (n=1)" % fmt_t(v[0])
+    return "%s (%s–%s, n=%d)" % (fmt_t(median(v)), fmt_t(min(v)), fmt_t(max(v)), len(v))
+
+
+def fmt_bytes(n):
+    if n >= 1 << 20:
+        return "%.2f MB" % (n / (1 << 20))
+    return "%.1f KB" % (n / 1024)
+
+
+# ---- machine ---------------------------------------------------------------
+machine = {}
+pkgs = []
+for line in (read("machine.txt") or "").splitlines():
+    k, _, v = line.partition(" ")
+    if k == "pkg":
+        pkgs.append(v)
+    else:
+        machine[k] = v
+quick = machine.get("quick") == "1"
+
+# ---- Level Zero --------------------------------------------------------------
+spirv = {}  # name -> (bytes, kernels)
+for line in (read("spirv.txt") or "").splitlines():
+    f = line.split()
+    if len(f) == 3:
+        spirv[f[0]] = (int(f[1]), int(f[2]))
+ze = {}  # name -> kind -> list
+overhead = {}  # name -> list of in-process miss overheads (s)
+native = {}
+for line in (read("ze.txt") or "").splitlines():
+    f = line.split()
+    if len(f) < 4 or f[0] != "ze":
+        continue
+    name, kind = f[1], f[2]
+    if kind == "native_bytes":
+        native[name] = int(f[3])
+        continue
+    t = float(f[4])
+    ze.setdefault(name, {}).setdefault(kind, []).append(t)
+    if kind == "miss" and len(f) > 5:
+        overhead.setdefault(name, []).append(t - float(f[5]))
+
+SIZE_ORDER = ["xs", "s", "m", "l"]
+ze_rows = []  # dicts for the summary and the chart
+goals = []  # (goal, met, detail)
+for name in SIZE_ORDER:
+    d = ze.get(name)
+    if not d or not all(k in d for k in ("cold", "miss", "hit", "floor")):
+        continue
+    cold, miss, hit, floor = (median(d[k]) for k in ("cold", "miss", "hit", "floor"))
+    limit = 1.05 * floor + 1e-3
+    ov = median(overhead[name]) if name in overhead else None
+    row = dict(name=name, d=d, cold=cold, miss=miss, hit=hit, floor=floor, limit=limit,
+               ov=ov, spv=spirv.get(name, (0, 0)), native=native.get(name, 0))
+    ze_rows.append(row)
+    label = "Level Zero %s (%s SPIR-V)" % (name, fmt_bytes(row["spv"][0]))
+    goals.append(("%s: hit ≤ 1.05 × floor + 1 ms" % label, hit <= limit,
+                  "hit %s vs limit %s (floor %s): hit/floor %.2fx, hit − floor %+.2f ms"
+                  % (fmt_t(hit), fmt_t(limit), fmt_t(floor), hit / floor,
+                     (hit - floor) * 1e3)))
+    if ov is not None:
+        goals.append(("%s: miss overhead < 2%% of cold" % label, ov < 0.02 * cold,
+                      "in-process overhead %.1f ms = %.3f%% of cold %s (wall-clock miss/cold "
+                      "%.3fx, noisy)" % (ov * 1e3, 100 * ov / cold, fmt_t(cold), miss / cold)))
+
+with open(os.path.join(OUT, "ze.dat"), "w") as f:
+    f.write("# spirv_kb name cold(med min max) miss(med min max) hit(med min max) "
+            "floor(med min max), milliseconds\n")
+    for r in ze_rows:
+        cols = ["%.1f" % (r["spv"][0] / 1024), '"%s"' % r["name"]]
+        for k in ("cold", "miss", "hit", "floor"):
+            v = r["d"][k]
+            cols += ["%.4f" % (x * 1e3) for x in (median(v), min(v), max(v))]
+        f.write(" ".join(cols) + "\n")
+
+# ---- OpenCL (bench/cl_driver_caches.sh) ------------------------------------
+# It prints a markdown table, one row per workload:
+#   | label | driver, no cache | jitcache cold | jitcache warm | driver's cache warm |
+# each cell "WALL" or "WALL (INNER)" in median seconds (INNER: the time the
+# program itself reports for its compilations, e.g. oneDNN's primitive
+# creation), "-" when not measured.  The whole output is also kept verbatim.
+cl_text = read("cl.txt")
+cl_rows = []
+
+
+def cl_cell(c):
+    m = re.match(r"\s*([0-9.]+)(?:\s*\(([0-9.]+)\))?", c)
+    if not m:
+        return None
+    return (float(m.group(1)), float(m.group(2)) if m.group(2) else None)
+
+
+def cl_fmt(v):
+    if not v:
+        return "—"
+    return fmt_t(v[0]) + (" (%s)" % fmt_t(v[1]) if v[1] is not None else "")
+
+
+def cl_ratio(a, b):
+    """a/b on the inner figures when both have one, else on the walls."""
+    if not a or not b:
+        return None, ""
+    if a[1] is not None and b[1] is not None and b[1] > 0:
+        return a[1] / b[1], "inner"
+    return a[0] / b[0], "wall"
+
+
+for line in (cl_text or "").splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if not line.startswith("|") or len(cells) != 5 or cells[0] == "workload" \
+            or cells[1].startswith("---"):
+        continue
+    row = dict(label=cells[0], cold=cl_cell(cells[1]), miss=cl_cell(cells[2]),
+               warm=cl_cell(cells[3]), ref=cl_cell(cells[4]))
+    cl_rows.append(row)
+    ratio, on = cl_ratio(row["warm"], row["ref"])
+    if ratio is not None and "onednn" in row["label"].lower():
+        goals.append(("OpenCL oneDNN, simulated Arc: jitcache warm no slower than the "
+                      "driver's cl_cache warm", ratio <= 1.0,
+                      "jitcache warm %s vs cl_cache warm %s: %.2fx (%s time)"
+                      % (cl_fmt(row["warm"]), cl_fmt(row["ref"]), ratio, on)))
+
+# ---- concurrency ---------------------------------------------------------------
+conc = {}
+conc_info = ""
+for line in (read("concurrency.txt") or "").splitlines():
+    f = line.split()
+    if len(f) == 7 and f[0] == "conc":
+        conc.setdefault(f[1], []).append(dict(wall=float(f[3]), comp=int(f[4]),
+                                              hits=int(f[5]), create=float(f[6])))
+    elif f and f[0] == "conc_summary":
+        conc_info = dict(x.split("=", 1) for x in f[1:])
+if "single" in conc and "many" in conc:
+    comps = sorted(set(r["comp"] for r in conc["many"]))
+    goals.append(("Concurrency: %s processes cold at once compile once"
+                  % conc_info.get("procs", "N"), comps == [1],
+                  "compilations per run: %s; wall %s vs one process alone %s"
+                  % (", ".join(str(r["comp"]) for r in conc["many"]),
+                     fmt_t(median([r["wall"] for r in conc["many"]])),
+                     fmt_t(median([r["wall"] for r in conc["single"]])))))
+
+# ---- write results.md -----------------------------------------------------------------
+o = []
+w = o.append
+w("# jitcache benchmarks")
+w("")
+w("Written by `make bench` (bench/run.sh, bench/report.py): do not edit by hand.%s"
+  % (" **Quick smoke run (BENCH_QUICK=1): not results.**" if quick else ""))
+w("")
+w("- date: %s; whole run %s s" % (machine.get("date", "?"), machine.get("elapsed_s", "?")))
+w("- machine: %s cores, %s, %s; %s" % (machine.get("nproc", "?"), machine.get("cpu", "?"),
+                                     machine.get("memory", "?"), machine.get("os", "?")))
+w("- drivers: %s" % "; ".join(pkgs))
+w("- jitcache: %s; Level Zero programs run %s" % (machine.get("jitcache", "?"),
+                                                  machine.get("ze_path", "?")))
+w("- GPU: none; Intel's real driver and compiler simulate an Arc A-series (DG2) GPU "
+  "(NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2): the JIT is real.")
+w("- each cell: median (min–max, n runs), each run a fresh process; compared runs are "
+  "interleaved. Shared, noisy 2-core machine: read the ratios.")
+if machine.get("failed", "none") != "none":
+    w("- **failed: %s**" % machine["failed"])
+w("")
+w("<!-- summary -->")
+w("| workload | cold (no jitcache) | jitcache miss | jitcache warm | reference warm "
+  "| warm / reference | cold / warm |")
+w("|---|---|---|---|---|---|---|")
+for r in ze_rows:
+    w("| Level Zero %s: %s SPIR-V, %d kernels | %s | %s | %s | floor %s | %.2fx | %.0fx |"
+      % (r["name"], fmt_bytes(r["spv"][0]), r["spv"][1], fmt_t(r["cold"]),
+         fmt_t(r["miss"]) + (" (+%.1f ms in-process)" % (r["ov"] * 1e3)
+                             if r["ov"] is not None else ""),
+         fmt_t(r["hit"]), fmt_t(r["floor"]), r["hit"] / r["floor"], r["cold"] / r["hit"]))
+for r in cl_rows:
+    ratio, on = cl_ratio(r["warm"], r["ref"])
+    speed, _ = cl_ratio(r["cold"], r["warm"])
+    w("| OpenCL %s | %s | %s | %s | driver's cache %s | %s | %s |"
+      % (r["label"], cl_fmt(r["cold"]), cl_fmt(r["miss"]), cl_fmt(r["warm"]),
+         cl_fmt(r["ref"]), "%.2fx (%s)" % (ratio, on) if ratio else "—",
+         "%.0fx" % speed if speed else "—"))
+if not cl_rows:
+    w("| OpenCL oneDNN (simulated Arc), PoCL | (bench/cl_driver_caches.sh gave no figures) "
+      "| | | | | |")
+if "single" in conc and "many" in conc:
+    one = median([r["wall"] for r in conc["single"]])
+    many = median([r["wall"] for r in conc["many"]])
+    w("| Concurrency: %s processes cold at once, Level Zero %s | 1 process alone %s, 1 compile "
+      "| | %s processes: %s wall, %s compile(s) | without jitcache: %s wall, %s compiles "
+      "| %.2fx of one process | |"
+      % (conc_info.get("procs", "N"), conc_info.get("module", "?"), fmt_t(one),
+         conc_info.get("procs", "N"), fmt_t(many),
+         "/".join(str(c) for c in sorted(set(r["comp"] for r in conc["many"]))),
+         fmt_t(median([r["wall"] for r in conc["nocache"]])) if "nocache" in conc else "—",
+         conc_info.get("procs", "N"), many / one))
+w("<!-- end summary -->")
+w("")
+w("Level Zero: times are the first zeModuleCreate of a fresh process; *floor* is "
+  "zeModuleCreate(ZE_MODULE_FORMAT_NATIVE) of the same native binary jitcache stores, "
+  "already in memory, without jitcache. NEO 22.43 has no Level Zero cache of its own.")
+w("")
+w("![zeModuleCreate by module size](chart.svg)")
+w("")
+w("## Goals")
+w("")
+w("| goal | met | measured |")
+w("|---|---|---|")
+for g, met, detail in goals:
+    w("| %s | %s | %s |" % (g, "**yes**" if met else "**no**", detail))
+w("")
+
+w("## 1. Level Zero, simulated Arc (DG2): details")
+w("")
+w("| module | SPIR-V | native | kernels | cold | jitcache miss | miss overhead in-process "
+  "| jitcache hit | floor | hit/floor | limit 1.05×floor+1 ms |")
+w("|---|---|---|---|---|---|---|---|---|---|---|")
+for r in ze_rows:
+    ov = overhead.get(r["name"], [])
+    w("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %.2fx | %s |"
+      % (r["name"], fmt_bytes(r["spv"][0]), fmt_bytes(r["native"]), r["spv"][1],
+         fmt_stat(r["d"]["cold"]), fmt_stat(r["d"]["miss"]),
+         ("%.1f ms (%.1f–%.1f) = %.3f%% of cold"
+          % (median(ov) * 1e3, min(ov) * 1e3, max(ov) * 1e3, 100 * median(ov) / r["cold"]))
+         if ov else "—",
+         fmt_stat(r["d"]["hit"]), fmt_stat(r["d"]["floor"]), r["hit"] / r["floor"],
+         fmt_t(r["limit"])))
+w("")
+w("*Miss overhead in-process*: the miss run's zeModuleCreate time minus the driver's "
+  "compile time inside it, which the shim logs at JITCACHE_LOG=debug (\"miss, compiled in "
+  "X s\", 1 ms resolution, so ±0.5 ms): key, lookup, lock, zeModuleGetNativeBinary and the "
+  "store. The wall-clock *jitcache miss* column compares two noisy runs of a JIT and cannot "
+  "resolve 2%.")
+w("")
+w("Modules (bench/make_spirv.sh, from examples/kernels/*.cl with ocloc): xs = 3 reduction/scan "
+  "kernels; s = gemm.cl; m = conv, gemm, gemm_reg, norm, reduce; l = 7 renamed variants of "
+  "conv, gemm, norm, reduce.")
+w("")
+
+w("## 2, 3. OpenCL: oneDNN on the simulated Arc, PoCL on the CPU")
+w("")
+w("Medians over the runs bench/cl_driver_caches.sh makes (it prints medians only); "
+  "times are the whole process's wall time, in parentheses the time the program reports "
+  "for its own compilations where it does (oneDNN: creating its primitives).")
+w("")
+if cl_text:
+    w("Output of bench/cl_driver_caches.sh:")
+    w("")
+    w("```")
+    w(cl_text.rstrip())
+    w("```")
+else:
+    w("bench/cl_driver_caches.sh did not run or printed nothing.")
+w("")
+
+w("## 4. NVIDIA OpenCL")
+w("")
+nv = read("nvidia-results.md")
+if nv:
+    w(nv.rstrip())
+else:
+    w("Not measured in this run: bench/nvidia.sh runs on the lent GPU machine and writes "
+      "bench/nvidia-results.md, which `make bench` then includes here.")
+w("")
+
+w("## 5. Concurrency")
+w("")
+if conc:
+    w("%s processes start cold at once on the same module (Level Zero %s, %s bytes of SPIR-V) "
+      "with an empty cache, against one process alone; *without jitcache* each of them "
+      "compiles. Wall time: first start to last exit. Compilations: the stores in the "
+      "processes' JITCACHE_LOG=info summary lines, checked against `jitcache stats --json`."
+      % (conc_info.get("procs", "N"), conc_info.get("module", "?"),
+         conc_info.get("module_bytes", "?")))
+    w("")
+    w("| mode | wall | compilations | hits | slowest process's zeModuleCreate |")
+    w("|---|---|---|---|---|")
+    names = {"single": "1 process, jitcache", "many": "%s at once, jitcache"
+             % conc_info.get("procs", "N"), "nocache": "%s at once, no jitcache"
+             % conc_info.get("procs", "N")}
+    for mode in ("single", "many", "nocache"):
+        rs = conc.get(mode)
+        if not rs:
+            continue
+        w("| %s | %s | %s | %s | %s |"
+          % (names[mode], fmt_stat([r["wall"] for r in rs]),
+             ", ".join(str(r["comp"]) for r in rs), ", ".join(str(r["hits"]) for r in rs),
+             fmt_stat([r["create"] for r in rs])))
+else:
+    w("Not run.")
+w("")
+
+w("## 6. Micro-figures (build/bench/micro)")
+w("")
+w("Key hashing (XXH3-128 over the input, best of 5) and the store's put/get by entry size "
+  "(median of 9, page cache warm, payload compressible like GPU binaries).")
+w("")
+any_micro = False
+for m in ("plain", "compress"):
+    t = read("micro-%s.txt" % m)
+    if t:
+        any_micro = True
+        w("%s:" % ("uncompressed store" if m == "plain" else "zstd-compressed store (--compress)"))
+        w("")
+        w("```")
+        w(t.rstrip())
+        w("```")
+        w("")
+if not any_micro:
+    w("Not run.")
+    w("")
+elif read("micro-compress.txt") is None:
+    w("No --compress figures: this build of the store has no zstd (JC_HAVE_ZSTD).")
+    w("")
+
+with open(RESULTS, "w") as f:
+    f.write("\n".join(o) + "\n")

@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# bench/run.sh — jitcache's benchmarks, run by `make bench` (after `make all`
+# and the bench programs are built).  Writes bench/results.md and
+# bench/chart.svg, prints the summary table, and keeps every raw figure in
+# $BUILD/bench/run/.  Bounded: about 10 minutes on the project's 2-core
+# machine (the total is measured and written into results.md).
+#
+# What it measures, each in fresh processes, side by side in one run (the
+# machines are shared and noisy: ratios matter more than absolute times;
+# each figure is a median with its min-max spread over N runs, and the runs
+# being compared are interleaved so that drift hits both alike):
+#
+#  1. Level Zero on Intel's real driver and compiler (NEO + IGC) simulating an
+#     Arc (DG2) GPU: SPIR-V modules of ~10 KB, ~100 KB, ~500 KB and >2 MB made
+#     by bench/make_spirv.sh from the kernels in examples/kernels/.  For each,
+#     the FIRST zeModuleCreate of a fresh process (bench/ze_bench.c):
+#       cold   SPIR-V, no jitcache: the driver's JIT;
+#       miss   SPIR-V under `jitcache run` with an empty cache (JIT + key +
+#              store).  Its overhead is also measured inside the process:
+#              zeModuleCreate's time minus the driver's compile time that the
+#              shim logs at JITCACHE_LOG=debug ("miss, compiled in X s", 1 ms
+#              resolution); two noisy cold runs of seconds cannot show 2%;
+#       hit    SPIR-V under `jitcache run`, cache filled by the miss;
+#       floor  ZE_MODULE_FORMAT_NATIVE from the native binary already in
+#              memory, no jitcache: what no cache can beat.
+#     Goals (issue 5): hit <= 1.05 x floor + 1 ms; miss overhead < 2% of cold.
+#     This driver version (NEO 22.43) has no cache of its own for Level Zero.
+#  2. OpenCL on the simulated Arc (oneDNN convolutions: cold, jitcache warm,
+#     the driver's cl_cache warm) and 3. PoCL on the CPU (a many-kernel
+#     CLBlast tuner: cold with POCL_KERNEL_CACHE=0, jitcache warm, PoCL's
+#     cache warm): bench/cl_driver_caches.sh, whose output is kept as is.
+#  4. NVIDIA: bench/nvidia.sh runs on a GPU machine and its results file
+#     bench/nvidia-results.md, if present, is included.
+#  5. Concurrency: bench/concurrency.sh, 4 processes starting cold at once
+#     on the ~500 KB module under jitcache, against one process alone.
+#  6. Micro-figures: build/bench/micro (key hashing GB/s, store/load time by
+#     entry size), with --compress too when the store is built with zstd.
+#
+# Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
+# smoke test, not for results); BENCH_SKIP="cl concurrency" skips sections
+# (ze cl concurrency micro); BENCH_REPS_HIT (default 11) sets the hit/floor
+# repetitions.  Exit status: 0 unless a benchmark failed.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+ZB=$B/bench/ze_bench
+OUT=$B/bench/run
+QUICK=${BENCH_QUICK:-0}
+SKIP=" ${BENCH_SKIP:-} "
+REPS_HIT=${BENCH_REPS_HIT:-11}
+# Cold and miss repetitions per module size: the big ones cost seconds each.
+declare -A REPS_COLD=([xs]=7 [s]=5 [m]=5 [l]=3)
+SIZES="xs s m l"
+if [ "$QUICK" = 1 ]; then
+	REPS_COLD=([xs]=2 [s]=2 [m]=1 [l]=1)
+	REPS_HIT=3
+	SIZES="xs s"
+fi
+
+for need in "$ZB" "$B/bench/micro" "$B/libjitcache.so" "$B/jitcache-admin"; do
+	[ -x "$need" ] || [ -r "$need" ] || { echo "bench: $need missing (run 'make bench')" >&2; exit 1; }
+done
+command -v ocloc >/dev/null || { echo "bench: ocloc missing (run 'make deps')" >&2; exit 1; }
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1 # the simulated GPU writes .aub files to the current directory
+failed=""
+start_all=$(date +%s.%N)
+
+# Intel's real driver simulating an Arc A-series (DG2) GPU (shared/TESTBED.md).
+export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2
+export OverrideMaxWorkgroupSize=256
+# Programs reach the driver through the Level Zero loader (Debian's libze1)
+# as real applications do; without one, straight through the driver, which
+# exports the whole ze* API ($B/lib/libze_loader.so.1 links to it).
+if ldd "$ZB" 2>/dev/null | grep -q 'libze_loader.so.1 => /'; then
+	ze_path="through the Level Zero loader (libze1 $(dpkg-query -W -f='${Version}' libze1 2>/dev/null))"
+else
+	export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	ze_path="straight to Intel's driver (no Level Zero loader installed)"
+fi
+export JITCACHE_LIB=$B/libjitcache.so JITCACHE_ADMIN=$B/jitcache-admin
+export JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$WORK/xdg-config
+unset JITCACHE_DIR JITCACHE_MAX_SIZE JITCACHE_DISABLE JITCACHE_LOG JITCACHE_SHARED \
+	JITCACHE_COMPRESS LD_PRELOAD
+
+skipped() { case $SKIP in *" $1 "*) return 0 ;; esac; return 1; }
+say() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
+
+# ---- machine ---------------------------------------------------------------
+{
+	echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "nproc $(nproc)"
+	echo "cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "memory $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "os $( . /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}") (Debian $(cat /etc/debian_version 2>/dev/null)), kernel $(uname -r)"
+	for p in intel-opencl-icd libigc1 libze1 pocl-opencl-icd libdnnl-dev libzstd1 libxxhash0; do
+		echo "pkg $p $(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || echo absent)"
+	done
+	echo "jitcache $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "ze_path $ze_path"
+	echo "quick $QUICK"
+	echo "reps_hit $REPS_HIT"
+} >"$OUT/machine.txt"
+
+# ---- 1. Level Zero -----------------------------------------------------------
+# zb OUTFILE ARGS...: one ze_bench process; its create_s, or nothing on failure.
+zb() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		echo "bench: failed: $* (log: $log)" >&2
+		tail -n 5 "$log" >&2
+		return 1
+	fi
+	sed -n 's/^ze_bench .*create_s=\([0-9.]*\).*/\1/p' "$log"
+}
+
+ze_size() { # NAME
+	local n=$1 spv=$OUT/spirv/$1.spv bin=$OUT/spirv/$1.bin r t c order
+	local log=$OUT/logs/ze-$n
+	mkdir -p "$OUT/logs"
+	say "Level Zero $n ($(stat -c %s "$spv") bytes of SPIR-V): cold and miss x${REPS_COLD[$n]}"
+	for r in $(seq 1 "${REPS_COLD[$n]}"); do
+		# Alternate which goes first, so that a drift in the machine's
+		# speed does not favour one of the two.
+		if [ $((r % 2)) = 1 ]; then order="cold miss"; else order="miss cold"; fi
+		for kind in $order; do
+			if [ "$kind" = cold ]; then
+				local save=()
+				[ -e "$bin" ] || save=(--save-native "$bin")
+				t=$(zb "$log-cold-$r" "$ZB" spirv "$spv" "${save[@]}") || return 1
+				echo "ze $n cold $r $t" >>"$OUT/ze.txt"
+			else
+				# Each miss starts from an empty cache; the last one is kept
+				# for the hits.
+				rm -rf "$WORK/cache-$n"
+				t=$(JITCACHE_DIR=$WORK/cache-$n JITCACHE_LOG=debug zb "$log-miss-$r" \
+					"$ROOT/bin/jitcache" run -- "$ZB" spirv "$spv") || return 1
+				c=$(sed -n 's/^jitcache: .*: miss, compiled in \([0-9.]*\) s, stored.*/\1/p' \
+					"$log-miss-$r")
+				if [ -z "$c" ]; then
+					echo "bench: the miss run of $n stored nothing (log: $log-miss-$r)" >&2
+					return 1
+				fi
+				echo "ze $n miss $r $t $c" >>"$OUT/ze.txt"
+			fi
+		done
+	done
+	say "Level Zero $n: hit and floor x$REPS_HIT"
+	for r in $(seq 1 "$REPS_HIT"); do
+		if [ $((r % 2)) = 1 ]; then order="hit floor"; else order="floor hit"; fi
+		for kind in $order; do
+			if [ "$kind" = hit ]; then
+				t=$(JITCACHE_DIR=$WORK/cache-$n JITCACHE_LOG=info zb "$log-hit-$r" \
+					"$ROOT/bin/jitcache" run -- "$ZB" spirv "$spv") || return 1
+				if ! grep -q '^jitcache: 1 hits, 0 misses, 0 stores' "$log-hit-$r"; then
+					echo "bench: the hit run of $n did not hit (log: $log-hit-$r)" >&2
+					return 1
+				fi
+			else
+				t=$(zb "$log-floor-$r" "$ZB" native "$bin") || return 1
+			fi
+			echo "ze $n $kind $r $t" >>"$OUT/ze.txt"
+		done
+	done
+	echo "ze $n native_bytes $(stat -c %s "$bin")" >>"$OUT/ze.txt"
+}
+
+if ! skipped ze; then
+	say "making the SPIR-V modules (bench/make_spirv.sh)"
+	if "$ROOT/bench/make_spirv.sh" "$OUT/spirv" >"$OUT/spirv.txt"; then
+		for n in $SIZES; do
+			ze_size "$n" || failed="$failed ze-$n"
+		done
+	else
+		failed="$failed make_spirv"
+	fi
+fi
+
+# ---- 2, 3. OpenCL: oneDNN on the simulated Arc, PoCL --------------------------
+if ! skipped cl; then
+	if [ -x "$ROOT/bench/cl_driver_caches.sh" ] || [ -r "$ROOT/bench/cl_driver_caches.sh" ]; then
+		say "OpenCL: bench/cl_driver_caches.sh"
+		if ! BUILD=$B BENCH_QUICK=$QUICK bash "$ROOT/bench/cl_driver_caches.sh" \
+			>"$OUT/cl.txt" 2>"$OUT/cl.err"; then
+			echo "bench: bench/cl_driver_caches.sh failed (see $OUT/cl.err)" >&2
+			tail -n 5 "$OUT/cl.err" >&2
+			failed="$failed cl"
+		fi
+	else
+		echo "bench: bench/cl_driver_caches.sh not found: OpenCL rows left empty" >&2
+	fi
+fi
+
+# ---- 5. concurrency ------------------------------------------------------------
+if ! skipped concurrency; then
+	say "concurrency: bench/concurrency.sh"
+	conc_module=$OUT/spirv/m.spv
+	[ "$QUICK" = 1 ] && conc_module=$OUT/spirv/s.spv
+	if ! BUILD=$B BENCH_QUICK=$QUICK WORK=$WORK bash "$ROOT/bench/concurrency.sh" "$conc_module" \
+		>"$OUT/concurrency.txt" 2>"$OUT/concurrency.err"; then
+		echo "bench: bench/concurrency.sh failed (see $OUT/concurrency.err)" >&2
+		tail -n 5 "$OUT/concurrency.err" >&2
+		failed="$failed concurrency"
+	fi
+fi
+
+# ---- 6. micro-figures ----------------------------------------------------------
+if ! skipped micro; then
+	say "micro: key hashing and store/load"
+	modes="plain"
+	# The store compresses only when built with zstd (JC_HAVE_ZSTD).
+	nm "$B/libjccore.a" 2>/dev/null | grep -q ' U ZSTD_compress$' && modes="plain compress"
+	for m in $modes; do
+		flag=()
+		[ "$m" = compress ] && flag=(--compress)
+		rm -rf "$WORK/micro-cache"
+		if ! "$B/bench/micro" "$WORK/micro-cache" "${flag[@]}" >"$OUT/micro-$m.txt" 2>&1; then
+			echo "bench: micro $m failed" >&2
+			failed="$failed micro-$m"
+		fi
+	done
+	rm -rf "$WORK/micro-cache"
+fi
+
+# ---- report ----------------------------------------------------------------------
+end_all=$(date +%s.%N)
+awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
+echo "failed ${failed:-none}" >>"$OUT/machine.txt"
+[ -r "$ROOT/bench/nvidia-results.md" ] && cp "$ROOT/bench/nvidia-results.md" "$OUT/"
+RESULTS=$ROOT/bench/results.md
+[ "$QUICK" = 1 ] && RESULTS=$OUT/results.md # a smoke run does not overwrite the results
+if ! python3 "$ROOT/bench/report.py" "$OUT" "$RESULTS"; then
+	echo "bench: bench/report.py failed" >&2
+	exit 1
+fi
+if command -v gnuplot >/dev/null && [ -s "$OUT/ze.dat" ]; then
+	chart=$ROOT/bench/chart.svg
+	[ "$QUICK" = 1 ] && chart=$OUT/chart.svg
+	gnuplot -e "data='$OUT/ze.dat'; out='$chart'" "$ROOT/bench/plot.gp" ||
+		echo "bench: gnuplot failed; no chart" >&2
+fi
+sed -n '/^<!-- summary -->/,/^<!-- end summary -->/p' "$RESULTS" | grep -v '^<!--'
+echo "results: $RESULTS (raw figures in $OUT)"
+if [ -n "$failed" ]; then
+	echo "bench: failed:$failed" >&2
+	exit 1
+fi

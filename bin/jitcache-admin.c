@@ -1,0 +1,230 @@
+/*
+ * jitcache-admin — cache management for the `jitcache` command: stats,
+ * clear, trim, verify and config.  Settings come from jc_config_load(), as
+ * in the library.  Exit status: 0 on success, 1 when the cache cannot be
+ * used (or verify found bad entries), 2 on bad usage.
+ */
+#include "cache/cache.h"
+#include "config/config.h"
+#include "config/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fputs("usage: jitcache-admin stats [--json]   hits, misses, stores, size, compile time saved\n"
+	      "       jitcache-admin clear            remove every entry\n"
+	      "       jitcache-admin trim [SIZE]      evict least recently used entries down to SIZE\n"
+	      "                                       (K/M/G suffixes; default: the max_size setting)\n"
+	      "       jitcache-admin verify           check every entry; remove and list bad ones\n"
+	      "       jitcache-admin config           show each setting and where it came from\n",
+	      out);
+}
+
+static int bad_usage(const char *why)
+{
+	fprintf(stderr, "jitcache-admin: %s\n", why);
+	usage(stderr);
+	return 2;
+}
+
+/* "12.3 MiB" */
+static const char *human(uint64_t bytes, char buf[32])
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4)
+		v /= 1024, u++;
+	snprintf(buf, 32, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+static struct jc_cache *open_cache(const struct jc_config *cfg)
+{
+	struct jc_cache_options opts = {
+		.dir = cfg->cache_dir, .max_size = cfg->max_size, .shared = cfg->shared,
+		.lock_timeout = cfg->lock_timeout, .compress = cfg->compress,
+	};
+	struct jc_cache *c = jc_cache_open(&opts);
+	if (!c)
+		fprintf(stderr, "jitcache-admin: cannot use the cache directory %s\n", cfg->cache_dir);
+	return c;
+}
+
+static int read_stats(struct jc_cache *c, struct jc_cache_stats *s)
+{
+	if (jc_cache_shared_stats(c, s) == 0)
+		return 0;
+	fprintf(stderr, "jitcache-admin: cannot read the statistics in %s\n", jc_cache_dir(c));
+	return -1;
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
+{
+	printf("{\"dir\": ");
+	json_string(dir);
+	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu, \"hits\": %llu, "
+	       "\"misses\": %llu, \"stores\": %llu, \"evictions\": %llu, \"corrupt\": %llu, "
+	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu}\n",
+	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
+	       (unsigned long long)s->size, (unsigned long long)s->hits,
+	       (unsigned long long)s->misses, (unsigned long long)s->stores,
+	       (unsigned long long)s->evictions, (unsigned long long)s->corrupt,
+	       (unsigned long long)s->store_failures, (unsigned long long)s->bytes_stored,
+	       (unsigned long long)s->saved_ns);
+}
+
+static void print_human(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
+{
+	char a[32], b[32];
+	uint64_t lookups = s->hits + s->misses;
+	printf("%-20s %s\n", "cache directory", dir);
+	printf("%-20s %llu\n", "entries", (unsigned long long)s->entries);
+	if (cfg->max_size)
+		printf("%-20s %s of %s (%.1f%%)\n", "size", human(s->size, a), human(cfg->max_size, b),
+		       100.0 * (double)s->size / (double)cfg->max_size);
+	else
+		printf("%-20s %s (no cap)\n", "size", human(s->size, a));
+	printf("%-20s %llu (%.1f%% of %llu lookups)\n", "hits", (unsigned long long)s->hits,
+	       lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0, (unsigned long long)lookups);
+	printf("%-20s %llu\n", "misses", (unsigned long long)s->misses);
+	printf("%-20s %llu (%s written)\n", "stores", (unsigned long long)s->stores,
+	       human(s->bytes_stored, a));
+	printf("%-20s %llu\n", "evictions", (unsigned long long)s->evictions);
+	printf("%-20s %llu\n", "corrupt entries", (unsigned long long)s->corrupt);
+	printf("%-20s %llu\n", "store failures", (unsigned long long)s->store_failures);
+	printf("%-20s %.1f s\n", "compile time saved", (double)s->saved_ns / 1e9);
+}
+
+static int cmd_stats(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+{
+	struct jc_cache_stats s;
+	if (arg && strcmp(arg, "--json") != 0)
+		return bad_usage("stats takes only --json");
+	if (read_stats(c, &s) != 0)
+		return 1;
+	if (arg)
+		print_json(cfg, jc_cache_dir(c), &s);
+	else
+		print_human(cfg, jc_cache_dir(c), &s);
+	return 0;
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* "removed 12 entries (3.4 MiB); 5 entries (1.0 MiB) left" */
+static int report_removal(struct jc_cache *c, const struct jc_cache_stats *before, int rc)
+{
+	struct jc_cache_stats after;
+	char a[32], b[32];
+	if (read_stats(c, &after) != 0)
+		return 1;
+	printf("removed %llu entries (%s); %llu entries (%s) left\n",
+	       (unsigned long long)minus(before->entries, after.entries),
+	       human(minus(before->size, after.size), a),
+	       (unsigned long long)after.entries, human(after.size, b));
+	if (rc != 0)
+		fprintf(stderr, "jitcache-admin: some entries could not be removed (see above)\n");
+	return rc != 0;
+}
+
+static int cmd_clear(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+{
+	struct jc_cache_stats before;
+	(void)cfg;
+	if (arg)
+		return bad_usage("clear takes no argument");
+	if (read_stats(c, &before) != 0)
+		return 1;
+	return report_removal(c, &before, jc_cache_clear(c));
+}
+
+static int cmd_trim(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+{
+	struct jc_cache_stats before;
+	uint64_t size = cfg->max_size;
+	const char *why = NULL;
+	if (arg && jc_config_parse_size(arg, &size, &why) != 0) {
+		fprintf(stderr, "jitcache-admin: trim: bad size '%s': %s\n", arg, why);
+		return 2;
+	}
+	if (!arg && size == 0) {
+		printf("no max_size is set and no SIZE given: nothing to trim\n");
+		return 0;
+	}
+	if (read_stats(c, &before) != 0)
+		return 1;
+	return report_removal(c, &before, jc_cache_trim(c, size));
+}
+
+static int cmd_verify(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+{
+	(void)cfg;
+	if (arg)
+		return bad_usage("verify takes no argument");
+	return jc_cache_verify(c, stdout) > 0 ? 1 : 0;
+}
+
+static const struct command {
+	const char *name;
+	int (*run)(const struct jc_config *cfg, struct jc_cache *c, const char *arg);
+} commands[] = {
+	{ "stats", cmd_stats },
+	{ "clear", cmd_clear },
+	{ "trim", cmd_trim },
+	{ "verify", cmd_verify },
+};
+
+int main(int argc, char **argv)
+{
+	struct jc_config cfg;
+	if (argc < 2)
+		return bad_usage("no command given");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 3)
+		return bad_usage("too many arguments");
+	jc_config_load(&cfg);
+	if (!strcmp(argv[1], "config")) {
+		if (argc > 2)
+			return bad_usage("config takes no argument");
+		jc_config_show(&cfg, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		struct jc_cache *c = open_cache(&cfg);
+		if (!c)
+			return 1;
+		int rc = commands[i].run(&cfg, c, argc > 2 ? argv[2] : NULL);
+		jc_cache_close(c);
+		return rc;
+	}
+	fprintf(stderr, "jitcache-admin: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

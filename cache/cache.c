@@ -1,0 +1,460 @@
+/* cache.c — opening a cache, reading and storing entries, statistics. */
+#include "cache/internal.h"
+
+#include "cache/fsutil.h"
+#include "config/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Every this many stores (counted across processes), one subdirectory is
+ * rescanned, so that usage records left wrong by a crash heal themselves. */
+#define RESYNC_EVERY 32
+
+void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < JC_KEY_BYTES; i++) {
+		out[2 * i] = digits[key->bytes[i] >> 4];
+		out[2 * i + 1] = digits[key->bytes[i] & 15];
+	}
+	out[2 * JC_KEY_BYTES] = '\0';
+}
+
+void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX])
+{
+	snprintf(path, PATH_MAX, "%s/%02x", c->dir, sub);
+}
+
+void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX])
+{
+	snprintf(path, PATH_MAX, "%s/%02x/%s", c->dir, sub, name);
+}
+
+void jc_file_id_of(const struct stat *st, struct jc_file_id *id)
+{
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->mtime_ns = jc_fs_mtime_ns(st);
+}
+
+/* ---- opening ---------------------------------------------------------- */
+
+/* Keep the directory as given (symlinks in it are the user's choice), but
+ * absolute, so that a later chdir() of the host process does not move it. */
+static int set_dir(struct jc_cache *c, const char *dir)
+{
+	char cwd[PATH_MAX] = "";
+	if (!dir || !*dir) {
+		jc_log(JC_LOG_WARN, "no cache directory given; caching disabled");
+		return -1;
+	}
+	if (dir[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+		jc_log(JC_LOG_WARN, "cannot resolve cache directory %s (%s); caching disabled",
+		       dir, strerror(errno));
+		return -1;
+	}
+	int n = snprintf(c->dir, sizeof c->dir, "%s%s%s", cwd, *cwd ? "/" : "", dir);
+	if (n < 0 || (size_t)n >= sizeof c->dir) {
+		jc_log(JC_LOG_WARN, "cache directory path too long (%s); caching disabled", dir);
+		return -1;
+	}
+	while (n > 1 && c->dir[n - 1] == '/')
+		c->dir[--n] = '\0';
+	return 0;
+}
+
+/* Create the directory, and refuse one that others could write into: they
+ * could plant entries that this user's programs would load as GPU code. */
+static int check_dir(const struct jc_cache *c, int shared)
+{
+	struct stat st;
+	if (jc_fs_mkdir_p(c->dir, 0700) != 0 || stat(c->dir, &st) != 0) {
+		jc_log(JC_LOG_WARN, "cannot create cache directory %s (%s); caching disabled",
+		       c->dir, strerror(errno));
+		return -1;
+	}
+	if (shared)
+		return 0;
+	if (st.st_uid != geteuid()) {
+		jc_log(JC_LOG_WARN, "cache directory %s belongs to uid %u, not to this user (uid %u); "
+		       "caching disabled (set JITCACHE_SHARED=1 to share a cache)",
+		       c->dir, (unsigned)st.st_uid, (unsigned)geteuid());
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		jc_log(JC_LOG_WARN, "cache directory %s is writable by group or others (mode %03o); "
+		       "caching disabled (chmod go-w it, or set JITCACHE_SHARED=1 to share a cache)",
+		       c->dir, (unsigned)(st.st_mode & 0777));
+		return -1;
+	}
+	return 0;
+}
+
+struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
+{
+	struct jc_cache *c = calloc(1, sizeof *c);
+	if (!c) {
+		jc_log(JC_LOG_WARN, "out of memory opening the cache; caching disabled");
+		return NULL;
+	}
+	if (set_dir(c, opts ? opts->dir : NULL) != 0 || check_dir(c, opts->shared) != 0) {
+		free(c);
+		return NULL;
+	}
+	c->max_size = opts->max_size;
+	c->lock_timeout = opts->lock_timeout;
+	c->compress = opts->compress;
+	/* A shared cache leaves permissions to the umask (002 for a group). */
+	c->file_mode = opts->shared ? 0666 : 0600;
+	c->dir_mode = opts->shared ? 0777 : 0700;
+	if (jc_stats_init(c->dir, c->file_mode) == 1)
+		jc_resync_all(c); /* new statistics file: count what is there */
+	return c;
+}
+
+void jc_cache_close(struct jc_cache *cache)
+{
+	free(cache);
+}
+
+const char *jc_cache_dir(const struct jc_cache *cache)
+{
+	return cache->dir;
+}
+
+/* ---- statistics ------------------------------------------------------- */
+
+void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
+	      uint64_t shared_after[JC_NCOUNTERS])
+{
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		if (delta[i])
+			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
+	if (jc_stats_add(c->dir, delta, shared_after) == 0)
+		return;
+	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
+		    "counting in this process only", c->dir, strerror(errno));
+	if (shared_after)
+		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
+}
+
+static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *out)
+{
+	out->hits = v[JC_HITS];
+	out->misses = v[JC_MISSES];
+	out->stores = v[JC_STORES];
+	out->evictions = v[JC_EVICTIONS];
+	out->corrupt = v[JC_CORRUPT];
+	out->store_failures = v[JC_STORE_FAILURES];
+	out->bytes_stored = v[JC_BYTES_STORED];
+	out->saved_ns = v[JC_SAVED_NS];
+}
+
+void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
+{
+	uint64_t v[JC_NCOUNTERS];
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		v[i] = __atomic_load_n(&cache->counts[i], __ATOMIC_RELAXED);
+	memset(out, 0, sizeof *out);
+	fill_stats(v, out);
+}
+
+int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
+{
+	uint64_t v[JC_NCOUNTERS];
+	struct jc_usage u[JC_SUBDIRS];
+	memset(out, 0, sizeof *out);
+	if (jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
+		return -1;
+	fill_stats(v, out);
+	for (int i = 0; i < JC_SUBDIRS; i++) {
+		out->entries += u[i].count;
+		out->size += u[i].size;
+	}
+	return 0;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
+				   const char **why)
+{
+	uint8_t raw[JC_ENTRY_HEADER_SIZE] = { 0 };
+	struct jc_entry_header h;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "not a readable regular file";
+		return JC_ENTRY_UNREADABLE;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	if (size >= JC_ENTRY_HEADER_SIZE && jc_fs_read_all(fd, raw, sizeof raw) != 0) {
+		*why = strerror(errno);
+		return JC_ENTRY_UNREADABLE;
+	}
+	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
+	if (status != JC_ENTRY_OK)
+		return status;
+	void *stored = malloc(h.stored_size ? h.stored_size : 1);
+	if (!stored) {
+		*why = "out of memory";
+		return JC_ENTRY_UNREADABLE;
+	}
+	if (jc_fs_read_all(fd, stored, h.stored_size) != 0) {
+		int eof = errno == EIO;
+		*why = eof ? "file ends early" : strerror(errno);
+		free(stored);
+		return eof ? JC_ENTRY_CORRUPT : JC_ENTRY_UNREADABLE;
+	}
+	return jc_entry_finish(raw, &h, stored, out, why);
+}
+
+int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
+		    const struct jc_file_id *expect)
+{
+	char path[PATH_MAX];
+	struct jc_usage u;
+	struct stat st;
+	struct jc_file_id now;
+	jc_file_path(c, sub, name, path);
+	int lock = jc_usage_lock(c->dir, sub, &u); /* without it, remove anyway */
+	int rc = lstat(path, &st);
+	if (rc == 0) {
+		jc_file_id_of(&st, &now);
+		if (expect && (expect->dev != now.dev || expect->ino != now.ino ||
+			       expect->mtime_ns != now.mtime_ns))
+			rc = -1; /* replaced or used since: not ours to remove */
+		else
+			rc = unlink(path);
+	}
+	if (lock >= 0 && rc == 0) {
+		u.size = jc_sub_sat(u.size, (uint64_t)st.st_size);
+		u.count = jc_sub_sat(u.count, 1);
+		if (u.count == 0)
+			u.size = 0, u.oldest_ns = 0;
+		jc_usage_commit(lock, sub, &u);
+	} else if (lock >= 0) {
+		jc_usage_release(lock);
+	}
+	return rc;
+}
+
+/* Remove the bad file we have open, unless it has been replaced meanwhile. */
+static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
+		     enum jc_entry_status status, const char *why)
+{
+	char name[2 * JC_KEY_BYTES + 1];
+	struct stat st;
+	struct jc_file_id id;
+	jc_key_hex(key, name);
+	if (fstat(fd, &st) != 0)
+		return;
+	jc_file_id_of(&st, &id);
+	jc_remove_entry(c, key->bytes[0], name, &id);
+	if (status == JC_ENTRY_CORRUPT)
+		JC_LOG_ONCE(JC_LOG_WARN, "removed a corrupt cache entry %s/%02x/%s (%s); "
+			    "it will be compiled and stored again", c->dir, key->bytes[0], name, why);
+	else
+		JC_LOG_ONCE(JC_LOG_INFO, "removed a cache entry of another format version "
+			    "(%s/%02x/%s); it will be compiled and stored again",
+			    c->dir, key->bytes[0], name);
+}
+
+/* A lookup; a miss counts as one if count_miss (not for a recheck). */
+static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
+		  uint64_t count_miss)
+{
+	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
+	const char *why = "";
+	memset(out, 0, sizeof *out);
+	jc_key_hex(key, name);
+	jc_file_path(cache, key->bytes[0], name, path);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache entry %s (%s); treating it as a miss",
+				    path, strerror(errno));
+		if (count_miss)
+			jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = 1 }, NULL);
+		return -1;
+	}
+	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
+	if (status == JC_ENTRY_OK) {
+		jc_fs_set_mtime(fd, jc_wall_ns()); /* recency for LRU; fails harmlessly if read-only */
+		close(fd);
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = 1,
+			 [JC_SAVED_NS] = out->compile_ns }, NULL);
+		return 0;
+	}
+	if (status == JC_ENTRY_UNREADABLE)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot read cache entry %s (%s); treating it as a miss",
+			    path, why);
+	else
+		drop_bad(cache, key, fd, status, why);
+	close(fd);
+	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
+		 [JC_CORRUPT] = status == JC_ENTRY_CORRUPT }, NULL);
+	return -1;
+}
+
+int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
+{
+	return lookup(cache, key, out, 1);
+}
+
+int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
+{
+	return lookup(cache, key, out, 0);
+}
+
+void jc_entry_free(struct jc_entry *entry)
+{
+	free(entry->data);
+	entry->data = NULL;
+	entry->size = 0;
+}
+
+void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
+{
+	char name[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(key, name);
+	if (jc_remove_entry(cache, key->bytes[0], name, NULL) == 0)
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = 1 }, NULL);
+}
+
+void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
+		     const struct jc_entry *entry)
+{
+	/* Counters are added modulo 2^64, so adding -n takes n back. */
+	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = (uint64_t)-1,
+						  [JC_MISSES] = 1,
+						  [JC_SAVED_NS] = -entry->compile_ns }, NULL);
+	jc_cache_drop(cache, key);
+}
+
+/* ---- storing ---------------------------------------------------------- */
+
+/* Write the whole entry to a new temporary file in its subdirectory. */
+static int write_temp(struct jc_cache *c, int sub, const struct jc_encoded *e,
+		      int64_t mtime, char tmp[PATH_MAX])
+{
+	char dir[PATH_MAX];
+	jc_subdir_path(c, sub, dir);
+	int fd = jc_fs_open_temp(dir, tmp, PATH_MAX, c->file_mode);
+	if (fd < 0 && errno == ENOENT && jc_fs_mkdir_p(dir, c->dir_mode) == 0)
+		fd = jc_fs_open_temp(dir, tmp, PATH_MAX, c->file_mode);
+	if (fd < 0) {
+		JC_LOG_ONCE(JC_LOG_WARN, "cannot create a file in %s (%s); results are not cached",
+			    dir, strerror(errno));
+		return -1;
+	}
+	struct iovec iov[2] = {
+		{ (void *)(uintptr_t)e->header, JC_ENTRY_HEADER_SIZE },
+		{ (void *)(uintptr_t)e->payload, e->payload_size },
+	};
+	int rc = jc_fs_write_all(fd, iov, 2);
+	if (rc == 0)
+		rc = jc_fs_set_mtime(fd, mtime);
+	int err = errno;
+	if (close(fd) != 0 && rc == 0)
+		rc = -1, err = errno;
+	if (rc != 0) {
+		JC_LOG_ONCE(JC_LOG_WARN, "cannot write a cache entry in %s (%s); results are not cached",
+			    dir, strerror(err));
+		unlink(tmp);
+	}
+	return rc;
+}
+
+/* Lock the subdirectory's usage record, making a statistics file first if
+ * the cache directory was removed or the file damaged. */
+static int lock_usage(struct jc_cache *c, int sub, struct jc_usage *u)
+{
+	int fd = jc_usage_lock(c->dir, sub, u);
+	if (fd < 0 && (errno == ENOENT || errno == EBADMSG)) {
+		if (jc_stats_init(c->dir, c->file_mode) == 1)
+			jc_resync_all(c);
+		fd = jc_usage_lock(c->dir, sub, u);
+	}
+	if (fd < 0)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock the statistics file in %s (%s); "
+			    "storing without counting (sizes are recounted later)",
+			    c->dir, strerror(errno));
+	return fd;
+}
+
+/* Rename the temporary file into place and account for it. */
+static int commit(struct jc_cache *c, int sub, const char *tmp, const char *name,
+		  uint64_t size, int64_t mtime)
+{
+	char path[PATH_MAX];
+	struct jc_usage u;
+	struct stat old;
+	jc_file_path(c, sub, name, path);
+	int lock = lock_usage(c, sub, &u);
+	int replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
+	if (rename(tmp, path) != 0) {
+		JC_LOG_ONCE(JC_LOG_WARN, "cannot rename a new cache entry to %s (%s); "
+			    "results are not cached", path, strerror(errno));
+		if (lock >= 0)
+			jc_usage_release(lock);
+		return -1;
+	}
+	if (lock < 0)
+		return 0;
+	if (replacing) {
+		u.size = jc_sub_sat(u.size, (uint64_t)old.st_size);
+		u.count = jc_sub_sat(u.count, 1);
+	}
+	if (u.count == 0)
+		u.size = 0, u.oldest_ns = mtime;
+	u.size += size;
+	u.count++;
+	jc_usage_commit(lock, sub, &u);
+	return 0;
+}
+
+static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_encoded *e)
+{
+	char tmp[PATH_MAX], name[2 * JC_KEY_BYTES + 1];
+	uint64_t size = JC_ENTRY_HEADER_SIZE + e->payload_size, after[JC_NCOUNTERS];
+	int sub = key->bytes[0];
+	int64_t mtime = jc_wall_ns();
+	jc_key_hex(key, name);
+	if (write_temp(c, sub, e, mtime, tmp) != 0)
+		return -1;
+	int serial = c->max_size ? jc_stats_store_lock(c->dir) : -1;
+	jc_make_room(c, size);
+	int rc = commit(c, sub, tmp, name, size, mtime);
+	if (serial >= 0)
+		jc_stats_store_unlock(serial);
+	if (rc != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_STORES] = 1,
+		 [JC_BYTES_STORED] = e->payload_size }, after);
+	if (after[JC_STORES] % RESYNC_EVERY == 0 && after[JC_STORES] > 0)
+		jc_resync(c, (int)(after[JC_STORES] / RESYNC_EVERY % JC_SUBDIRS));
+	return 0;
+}
+
+int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
+		 const void *data, size_t size, uint64_t compile_ns)
+{
+	struct jc_encoded e;
+	jc_entry_encode(key, data, size, compile_ns, cache->compress, &e);
+	uint64_t file_size = JC_ENTRY_HEADER_SIZE + e.payload_size;
+	int rc = -1;
+	if (cache->max_size && file_size > cache->max_size)
+		JC_LOG_ONCE(JC_LOG_INFO, "an entry of %llu bytes is larger than the cache's "
+			    "max_size (%llu bytes); not stored",
+			    (unsigned long long)file_size, (unsigned long long)cache->max_size);
+	else if ((rc = store(cache, key, &e)) != 0)
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_STORE_FAILURES] = 1 }, NULL);
+	free(e.owned);
+	return rc;
+}

@@ -1,0 +1,77 @@
+/*
+ * entry.h — the format of one cache entry file, and its validation.
+ *
+ * An entry file is a 64-byte header followed by the stored payload.  All
+ * header fields are little-endian:
+ *
+ *   offset  size  field
+ *        0     8  magic "jitcache"
+ *        8     4  format version (JC_ENTRY_VERSION)
+ *       12     4  flags (JC_ENTRY_ZSTD: payload is one zstd frame)
+ *       16    16  the entry's full key
+ *       32     8  stored size: payload bytes after the header
+ *       40     8  data size: payload bytes once decompressed
+ *       48     8  compile time in nanoseconds that a hit saves
+ *       56     8  checksum: XXH3-64 of the payload, seeded with the
+ *                 XXH3-64 of header bytes 0..55
+ *
+ * Reading an entry is two steps, so that a reader can check the header
+ * before it allocates anything: jc_entry_check_header() against the key
+ * asked for and the file's size, then jc_entry_finish() on the payload,
+ * which checks the checksum and decompresses.  Both return a status: OK, or
+ * what the caller should do with a bad file, with a short reason in *why.
+ * The writer calls jc_entry_encode().  Nothing here does I/O.
+ */
+#ifndef JITCACHE_ENTRY_H
+#define JITCACHE_ENTRY_H
+
+#include "cache/cache.h"
+
+#include <stdint.h>
+
+#define JC_ENTRY_HEADER_SIZE 64
+#define JC_ENTRY_VERSION 1
+#define JC_ENTRY_ZSTD 1u
+
+enum jc_entry_status {
+	JC_ENTRY_OK = 0,
+	JC_ENTRY_CORRUPT,    /* damaged: remove it and count it as corrupt */
+	JC_ENTRY_OLD_FORMAT, /* another format version: remove it, not corrupt */
+	JC_ENTRY_UNREADABLE, /* fine, but not here and now (no memory, no zstd) */
+};
+
+struct jc_entry_header {
+	uint32_t version, flags;
+	struct jc_key key;
+	uint64_t stored_size, data_size, compile_ns, checksum;
+};
+
+/* A payload ready to be written after its header; free with free(owned). */
+struct jc_encoded {
+	uint8_t header[JC_ENTRY_HEADER_SIZE];
+	const void *payload;
+	size_t payload_size;
+	void *owned;
+};
+
+/* Build the header (and compressed payload, if compress and it helps). */
+void jc_entry_encode(const struct jc_key *key, const void *data, size_t size,
+		     uint64_t compile_ns, int compress, struct jc_encoded *out);
+
+/* Decode and check a header read from a file of file_size bytes that should
+ * hold key.  Fills *h. */
+enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
+					   uint64_t file_size, const struct jc_key *key,
+					   struct jc_entry_header *h, const char **why);
+
+/* Check the payload against the header's checksum and hand out the data.
+ * Takes ownership of stored (a malloc'd block of h->stored_size bytes): on
+ * OK it becomes or is replaced by out->data, otherwise it is freed. */
+enum jc_entry_status jc_entry_finish(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
+				     const struct jc_entry_header *h, void *stored,
+				     struct jc_entry *out, const char **why);
+
+uint64_t jc_entry_checksum(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
+			   const void *stored, size_t size);
+
+#endif

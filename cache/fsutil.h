@@ -1,0 +1,68 @@
+/*
+ * fsutil.h — the operating-system details under cache/: directories,
+ * temporary files, whole reads and writes, timestamps and bounded waits for
+ * locks.  Nothing here knows what an entry is.
+ *
+ * Functions return 0 on success and -1 with errno set on failure, unless
+ * they say otherwise.  Waits never block longer than the timeout they are
+ * given: every lock is taken by polling a non-blocking attempt with a short,
+ * growing sleep, so a stopped or stuck holder costs a bounded delay, never a
+ * hang.  Locks are released by the kernel when their holder dies.
+ */
+#ifndef JITCACHE_FSUTIL_H
+#define JITCACHE_FSUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+/* Create path and any missing parents with mode (like mkdir -p). */
+int jc_fs_mkdir_p(const char *path, mode_t mode);
+
+/* Create a new temporary file ".tmp.*" inside dir, open for writing, never
+ * following a symlink and never reusing an existing name.  Its path is
+ * written to path (size bytes).  Returns the fd, or -1. */
+int jc_fs_open_temp(const char *dir, char *path, size_t size, mode_t mode);
+
+/* Write every byte of the iovecs, resuming after short writes. */
+int jc_fs_write_all(int fd, const struct iovec *iov, int count);
+
+/* Read exactly size bytes; -1 with errno EIO if the file ends first. */
+int jc_fs_read_all(int fd, void *buf, size_t size);
+
+/* Wall-clock time in nanoseconds, and a file's mtime in the same unit. */
+int64_t jc_wall_ns(void);
+int64_t jc_fs_mtime_ns(const struct stat *st);
+
+/* Set the modification time of an open file to ns (falling back to "now"
+ * where only the owner may set an explicit time, as in a shared cache). */
+int jc_fs_set_mtime(int fd, int64_t ns);
+
+/* Exclusive flock(2) on fd, waiting at most timeout seconds. */
+int jc_fs_flock_wait(int fd, double timeout);
+
+/* An open-file-description lock (F_OFD_SETLK) of type F_RDLCK or F_WRLCK on
+ * [start, start+len), waiting at most timeout seconds.  Such locks belong to
+ * the open file, so two threads that each opened the file exclude each other
+ * just as two processes do; closing the fd releases them. */
+int jc_fs_lock_range(int fd, short type, off_t start, off_t len, double timeout);
+void jc_fs_unlock_range(int fd, off_t start, off_t len);
+
+/* Little-endian fields of the on-disk formats. */
+static inline void jc_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint64_t jc_get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * internal.h — what cache.c (entries, locks, statistics) and evict.c
+ * (cleanup, trim, clear, verify) share.  Not for use outside cache/.
+ *
+ * Layout of a cache directory DIR:
+ *
+ *   DIR/stats                    shared counters and per-subdirectory usage
+ *   DIR/ab/<32 hex digits>       the entry whose key starts with byte 0xab
+ *   DIR/ab/<32 hex digits>.lock  its compile-once lock file (jc_cache_lock_key)
+ *   DIR/ab/.tmp.*                entries being written; left over by a crash
+ *                                and removed by cleanup once an hour old
+ */
+#ifndef JITCACHE_CACHE_INTERNAL_H
+#define JITCACHE_CACHE_INTERNAL_H
+
+#include "cache/cache.h"
+#include "cache/entry.h"
+#include "cache/stats.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+
+/* Leftover temporary and lock files older than this are removed. */
+#define JC_STALE_NS (3600 * (int64_t)1000000000)
+
+struct jc_cache {
+	char dir[PATH_MAX - 64];  /* room below for "/ab/<key>.lock" and temp names */
+	uint64_t max_size;
+	double lock_timeout;
+	int compress;
+	mode_t file_mode, dir_mode;
+	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
+};
+
+/* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */
+void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX]);
+void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX]);
+
+/* Add to this process's counters and to the shared ones. */
+void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
+	      uint64_t shared_after[JC_NCOUNTERS]);
+
+/* Read, validate and hand out the entry for key from its open file fd.  On a
+ * bad file, returns its status with a reason in *why. */
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
+				   const char **why);
+
+/* Which file a name referred to when it was looked at. */
+struct jc_file_id {
+	dev_t dev;
+	ino_t ino;
+	int64_t mtime_ns;
+};
+void jc_file_id_of(const struct stat *st, struct jc_file_id *id);
+
+/* Remove DIR/ab/name and take it off the usage record; if expect is given,
+ * only if the name still refers to that file, unchanged (not replaced, not
+ * used since).  Returns 0 if removed. */
+int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
+		    const struct jc_file_id *expect);
+
+/* Subtract, stopping at zero: counts that drifted must not wrap around. */
+static inline uint64_t jc_sub_sat(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* evict.c: before storing incoming bytes, evict least recently used entries
+ * so that the total stays under the cap (a few subdirectories at most). */
+void jc_make_room(struct jc_cache *c, uint64_t incoming);
+/* Rescan one subdirectory (or all): recount its usage record and remove
+ * stale temporary and lock files. */
+void jc_resync(struct jc_cache *c, int sub);
+void jc_resync_all(struct jc_cache *c);
+
+#endif

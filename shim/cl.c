@@ -1,0 +1,544 @@
+/*
+ * OpenCL programs: creation and builds, where the cache is asked.
+ *
+ * clCreateProgramWith{Source,IL} record what the program is made of
+ * (cl_key.h).  clBuildProgram keys the build; on a hit it builds a shadow
+ * program from the stored binaries and records it beside the application's
+ * handle (cl_program_map.h); on a miss it builds the application's program
+ * and stores the binaries of all its devices with their build logs
+ * (cl_payload.h), also when the build completes later through pfn_notify.
+ * Anything unusual (a subset of the devices, a rejected binary, no cache)
+ * falls through to the driver, which then answers as it always would.
+ */
+#include "shim/cl_api.h"
+#include "shim/cl_key.h"
+#include "shim/cl_payload.h"
+#include "shim/cl_program_map.h"
+#include "shim/shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- program creation --------------------------------------------------- */
+
+static void track(cl_program program, struct jc_cl_input *input, int ok)
+{
+	jc_clmap_sweep();
+	if (ok)
+		jc_clmap_add(program, input);
+}
+
+JC_EXPORT cl_program clCreateProgramWithSource(cl_context context, cl_uint count,
+					       const char **strings, const size_t *lengths,
+					       cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (!cl) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	cl_program program = cl->clCreateProgramWithSource(context, count, strings, lengths,
+							   errcode_ret);
+	if (program && jc_enter()) {
+		struct jc_cl_input in;
+		if (jc_runtime_cache())
+			track(program, &in, jc_cl_input_source(&in, count, strings, lengths) == 0);
+		jc_leave();
+	}
+	return program;
+}
+
+/* The IL entry points share this: `create` is the driver's function. */
+typedef cl_program(CL_API_CALL *create_il_fn)(cl_context, const void *, size_t, cl_int *);
+
+static cl_program create_with_il(create_il_fn create, cl_context context, const void *il,
+				 size_t length, cl_int *errcode_ret)
+{
+	if (!create) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	cl_program program = create(context, il, length, errcode_ret);
+	if (program && jc_enter()) {
+		struct jc_cl_input in;
+		if (jc_runtime_cache())
+			track(program, &in, jc_cl_input_il(&in, il, length) == 0);
+		jc_leave();
+	}
+	return program;
+}
+
+JC_EXPORT cl_program clCreateProgramWithIL(cl_context context, const void *il, size_t length,
+					   cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	return create_with_il(cl ? cl->clCreateProgramWithIL : NULL, context, il, length,
+			      errcode_ret);
+}
+
+/* clCreateProgramWithILKHR is each driver's own, found per platform. */
+static cl_platform_id platform_of(cl_context context)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_device_id *devices = NULL;
+	cl_platform_id platform = NULL;
+	size_t size = 0;
+	if (cl->clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) == CL_SUCCESS &&
+	    size >= sizeof *devices && (devices = malloc(size)) &&
+	    cl->clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
+		cl->clGetDeviceInfo(devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform,
+				    NULL);
+	free(devices);
+	return platform;
+}
+
+static cl_program CL_API_CALL create_with_il_khr(cl_context context, const void *il,
+						 size_t length, cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	void *fn = cl ? cl->clGetExtensionFunctionAddressForPlatform(
+				platform_of(context), "clCreateProgramWithILKHR")
+		      : NULL;
+	create_il_fn create;
+	memcpy(&create, &fn, sizeof fn);
+	return create_with_il(create, context, il, length, errcode_ret);
+}
+
+static void *extension(void *fn, const char *name)
+{
+	if (fn && name && strcmp(name, "clCreateProgramWithILKHR") == 0)
+		return (void *)create_with_il_khr;
+	return fn;
+}
+
+JC_EXPORT void *clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
+							 const char *name)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	return cl ? extension(cl->clGetExtensionFunctionAddressForPlatform(platform, name), name)
+		  : NULL;
+}
+
+JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	return cl ? extension(cl->clGetExtensionFunctionAddress(name), name) : NULL;
+}
+
+/* ---- one build ------------------------------------------------------------ */
+
+struct build {
+	cl_program app;
+	struct jc_cl_program *rec;
+	const char *options;
+	cl_context context;
+	cl_uint ndev;           /* all the program's devices, in its order */
+	cl_device_id *devices;
+	struct jc_key key;
+	char hex[2 * JC_KEY_BYTES + 1];
+	/* the application's request, as given */
+	cl_uint req_ndev;
+	const cl_device_id *req_devices;
+	jc_cl_notify_fn notify;
+	void *user_data;
+	int notify_now;         /* answered from the cache: call notify on return */
+};
+
+/* The devices the build is for must be all the program's devices: a
+ * multi-device program is cached whole or not at all. */
+static int covers_program(const struct build *b)
+{
+	if (b->req_ndev == 0)
+		return b->req_devices == NULL;
+	if (!b->req_devices || b->req_ndev != b->ndev)
+		return 0;
+	for (cl_uint i = 0; i < b->ndev; i++) {
+		cl_uint j = 0;
+		while (j < b->req_ndev && b->req_devices[j] != b->devices[i])
+			j++;
+		if (j == b->req_ndev)
+			return 0;
+	}
+	return 1;
+}
+
+/* Fill in the program's context, devices and the key: 0 if the build can
+ * be cached. */
+static int prepare(struct build *b)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	size_t size = 0;
+	if ((!b->notify && b->user_data) ||
+	    cl->clGetProgramInfo(b->app, CL_PROGRAM_CONTEXT, sizeof b->context, &b->context,
+				 NULL) != CL_SUCCESS ||
+	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+	    size == 0 || !(b->devices = malloc(size)) ||
+	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
+		return -1;
+	b->ndev = (cl_uint)(size / sizeof *b->devices);
+	if (!covers_program(b)) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
+				     "program's devices");
+		return -1;
+	}
+	if (jc_cl_key(&b->rec->input, b->ndev, b->devices, b->options, &b->key) != 0)
+		return -1;
+	jc_key_hex(&b->key, b->hex);
+	return 0;
+}
+
+/* ---- hit: a shadow program from the stored binaries --------------------- */
+
+static struct jc_cl_shadow *shadow_new(const struct build *b, cl_program program,
+				       const struct jc_cl_payload *p)
+{
+	struct jc_cl_shadow *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->program = program;
+	s->ndev = b->ndev;
+	s->devices = malloc(b->ndev * sizeof *s->devices);
+	s->logs = calloc(b->ndev, sizeof *s->logs);
+	s->log_sizes = calloc(b->ndev, sizeof *s->log_sizes);
+	int ok = s->devices && s->logs && s->log_sizes;
+	for (cl_uint i = 0; ok && i < b->ndev; i++) {
+		s->devices[i] = b->devices[i];
+		s->log_sizes[i] = p->log_sizes[i];
+		ok = (s->logs[i] = malloc(p->log_sizes[i] + 1)) != NULL;
+		if (ok)
+			memcpy(s->logs[i], p->logs[i], p->log_sizes[i]);
+	}
+	if (!ok) {
+		s->program = NULL; /* the caller still owns it */
+		jc_cl_shadow_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* clCreateProgramWithBinary + clBuildProgram, as the API requires even for
+ * binaries.  Returns the driver's error, CL_SUCCESS with *out set. */
+static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
+			   struct jc_cl_shadow **out)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_int err = CL_SUCCESS;
+	cl_int *status = calloc(b->ndev, sizeof *status);
+	if (!status)
+		return CL_OUT_OF_HOST_MEMORY;
+	cl_program program = cl->clCreateProgramWithBinary(b->context, b->ndev, b->devices,
+							   p->binary_sizes, p->binaries, status,
+							   &err);
+	free(status);
+	if (program)
+		err = cl->clBuildProgram(program, b->ndev, b->devices, b->options, NULL, NULL);
+	if (err == CL_SUCCESS && !(*out = shadow_new(b, program, p)))
+		err = CL_OUT_OF_HOST_MEMORY;
+	if (err != CL_SUCCESS && program)
+		cl->clReleaseProgram(program);
+	return err;
+}
+
+static const char *cl_error_name(cl_int err)
+{
+	switch (err) {
+	case CL_INVALID_BINARY: return "CL_INVALID_BINARY";
+	case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+	case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+	case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+	case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+	default: return "an error";
+	}
+}
+
+/* 1 if the build was answered from the cache.  An entry the driver rejects
+ * is dropped, and the caller compiles as on a miss. */
+static int try_hit(struct build *b, struct jc_cache *cache)
+{
+	struct jc_entry e;
+	if (jc_cache_get(cache, &b->key, &e) != 0)
+		return 0;
+	struct jc_cl_payload p;
+	struct jc_cl_shadow *shadow = NULL;
+	cl_int err = CL_INVALID_BINARY;
+	if (jc_cl_payload_decode(e.data, e.size, &p) == 0 && p.ndev == b->ndev)
+		err = build_shadow(b, &p, &shadow);
+	jc_cl_payload_free(&p);
+	jc_entry_free(&e);
+	if (err != CL_SUCCESS) {
+		jc_cache_drop(cache, &b->key);
+		JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); "
+					 "entry dropped, compiling from source",
+			    cl_error_name(err));
+		jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped",
+		       b->hex, (int)err);
+		return 0;
+	}
+	jc_clmap_set_shadow(b->app, shadow);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit", b->hex);
+	return 1;
+}
+
+/* ---- miss: store what the driver built -------------------------------------- */
+
+static char *build_log(cl_program program, cl_device_id device, size_t *size)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	char *log = NULL;
+	*size = 0;
+	if (cl->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, size) ==
+		    CL_SUCCESS &&
+	    (log = malloc(*size + 1)) &&
+	    cl->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, *size, log, NULL) ==
+		    CL_SUCCESS)
+		return log;
+	free(log);
+	return NULL;
+}
+
+static int built_on(cl_program program, cl_device_id device)
+{
+	cl_build_status status = CL_BUILD_ERROR;
+	jc_cl_real()->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+					    sizeof status, &status, NULL);
+	return status == CL_BUILD_SUCCESS;
+}
+
+/* Binaries and logs of every device, into buffers listed in `owned` (2 per
+ * device) for the caller to free; -1 if any is missing. */
+static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices,
+		   struct jc_cl_payload *p, void **owned)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_uint n = 0;
+	if (cl->clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL) !=
+		    CL_SUCCESS || n != ndev ||
+	    cl->clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, ndev * sizeof(size_t),
+				 p->binary_sizes, NULL) != CL_SUCCESS)
+		return -1;
+	unsigned char **binaries = (unsigned char **)owned;
+	for (cl_uint i = 0; i < ndev; i++) {
+		char *log;
+		if (!p->binary_sizes[i] || !built_on(program, devices[i]) ||
+		    !(binaries[i] = malloc(p->binary_sizes[i])) ||
+		    !(log = owned[ndev + i] = build_log(program, devices[i], &p->log_sizes[i])))
+			return -1;
+		p->binaries[i] = binaries[i];
+		p->logs[i] = log;
+	}
+	return cl->clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof *binaries,
+				    binaries, NULL) == CL_SUCCESS ? 0 : -1;
+}
+
+static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
+		  const struct jc_key *key, uint64_t compile_ns)
+{
+	struct jc_cl_payload p = { .ndev = ndev };
+	p.binaries = calloc(ndev, sizeof *p.binaries);
+	p.binary_sizes = calloc(ndev, sizeof *p.binary_sizes);
+	p.logs = calloc(ndev, sizeof *p.logs);
+	p.log_sizes = calloc(ndev, sizeof *p.log_sizes);
+	void **owned = calloc(2 * (size_t)ndev, sizeof *owned);
+	uint64_t start = jc_now_ns();
+	void *bytes = NULL;
+	size_t size = 0;
+	if (p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
+	    collect(program, ndev, devices, &p, owned) == 0 &&
+	    jc_cl_payload_encode(&p, &bytes, &size) == 0 &&
+	    jc_cache_put(jc_runtime_cache(), key, bytes, size, compile_ns) == 0) {
+		char hex[2 * JC_KEY_BYTES + 1];
+		jc_key_hex(key, hex);
+		jc_log(JC_LOG_DEBUG, "OpenCL build %s: compiled in %.3f s, stored %zu bytes "
+				     "in %.3f s", hex, (double)compile_ns / 1e9, size,
+		       (double)(jc_now_ns() - start) / 1e9);
+	}
+	free(bytes);
+	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
+		free(owned[i]);
+	free(owned);
+	jc_cl_payload_free(&p);
+}
+
+/* ---- miss with pfn_notify: the build may end later ---------------------------- */
+
+struct pending {
+	struct jc_key key;
+	cl_uint ndev;
+	cl_device_id *devices;
+	uint64_t start;
+	struct jc_cache_lock *lock;
+	jc_cl_notify_fn notify;
+	void *user_data;
+	int finished; /* the build's outcome has been handled */
+	int refs;     /* the clBuildProgram call and the callback */
+};
+
+static void pending_put(struct pending *w)
+{
+	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(w->devices);
+		free(w);
+	}
+}
+
+static void CL_CALLBACK on_built(cl_program program, void *data)
+{
+	struct pending *w = data;
+	if (!__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
+		uint64_t ns = jc_now_ns() - w->start;
+		int ok = 1;
+		for (cl_uint i = 0; ok && i < w->ndev; i++)
+			ok = built_on(program, w->devices[i]);
+		if (ok)
+			store(program, w->ndev, w->devices, &w->key, ns);
+		jc_cache_unlock(w->lock);
+	}
+	jc_cl_call_notify(w->notify, program, w->user_data);
+	pending_put(w);
+}
+
+static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	struct pending *w = calloc(1, sizeof *w);
+	cl_device_id *devices = malloc(b->ndev * sizeof *devices);
+	if (!w || !devices) {
+		free(w);
+		free(devices);
+		jc_cache_unlock(lock);
+		return cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
+					  b->notify, b->user_data);
+	}
+	memcpy(devices, b->devices, b->ndev * sizeof *devices);
+	*w = (struct pending){ .key = b->key, .ndev = b->ndev, .devices = devices,
+			       .start = jc_now_ns(), .lock = lock, .notify = b->notify,
+			       .user_data = b->user_data, .refs = 2 };
+	cl_int err = cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
+					on_built, w);
+	if (err != CL_SUCCESS && !__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
+		/* Refused before the build began: the callback will not come. */
+		jc_cache_unlock(lock);
+		free(w->devices);
+		free(w);
+		return err;
+	}
+	pending_put(w);
+	return err;
+}
+
+static cl_int compile(struct build *b, struct jc_cache_lock *lock)
+{
+	jc_clmap_set_shadow(b->app, NULL); /* the program's own build replaces it */
+	if (b->notify)
+		return compile_async(b, lock);
+	uint64_t start = jc_now_ns();
+	cl_int err = jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
+						  b->options, NULL, NULL);
+	if (err == CL_SUCCESS)
+		store(b->app, b->ndev, b->devices, &b->key, jc_now_ns() - start);
+	jc_cache_unlock(lock);
+	return err;
+}
+
+static cl_int build(struct build *b, struct jc_cache *cache)
+{
+	if (jc_clmap_has_kernels(b->app))
+		return CL_INVALID_OPERATION;
+	if (prepare(b) != 0) {
+		jc_clmap_set_shadow(b->app, NULL);
+		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
+						    b->options, b->notify, b->user_data);
+	}
+	if (try_hit(b, cache)) {
+		b->notify_now = b->notify != NULL;
+		return CL_SUCCESS;
+	}
+	struct jc_cache_lock *lock = jc_cache_lock_key(cache, &b->key);
+	if (try_hit(b, cache)) { /* another process compiled it meanwhile */
+		jc_cache_unlock(lock);
+		b->notify_now = b->notify != NULL;
+		return CL_SUCCESS;
+	}
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: miss", b->hex);
+	return compile(b, lock);
+}
+
+JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
+				const cl_device_id *device_list, const char *options,
+				jc_cl_notify_fn pfn_notify, void *user_data)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clBuildProgram(program, num_devices, device_list, options, pfn_notify,
+					  user_data);
+	struct build b = { .app = program, .options = options, .req_ndev = num_devices,
+			   .req_devices = device_list, .notify = pfn_notify,
+			   .user_data = user_data };
+	struct jc_cache *cache = jc_runtime_cache();
+	b.rec = cache ? jc_clmap_find(program) : NULL;
+	cl_int err = b.rec ? build(&b, cache)
+			   : cl->clBuildProgram(program, num_devices, device_list, options,
+						pfn_notify, user_data);
+	free(b.devices);
+	jc_leave();
+	if (b.notify_now)
+		jc_cl_call_notify(pfn_notify, program, user_data);
+	return err;
+}
+
+/* ---- other ways a program gets built -------------------------------------- */
+
+JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
+				  const cl_device_id *device_list, const char *options,
+				  cl_uint num_input_headers, const cl_program *input_headers,
+				  const char **header_include_names, jc_cl_notify_fn pfn_notify,
+				  void *user_data)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (jc_enter()) {
+		int busy = jc_clmap_find(program) && jc_clmap_has_kernels(program);
+		if (!busy)
+			jc_clmap_set_shadow(program, NULL);
+		jc_leave();
+		if (busy)
+			return CL_INVALID_OPERATION;
+	}
+	return cl->clCompileProgram(program, num_devices, device_list, options,
+				    num_input_headers, input_headers, header_include_names,
+				    pfn_notify, user_data);
+}
+
+/* Programs built from the cache take part in a link as their shadow, the
+ * program the driver built. */
+JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
+				   const cl_device_id *device_list, const char *options,
+				   cl_uint num_input_programs, const cl_program *input_programs,
+				   jc_cl_notify_fn pfn_notify, void *user_data,
+				   cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (!cl) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	cl_program *inputs = NULL;
+	if (input_programs && num_input_programs && jc_enter()) {
+		inputs = malloc(num_input_programs * sizeof *inputs);
+		for (cl_uint i = 0; inputs && i < num_input_programs; i++)
+			inputs[i] = jc_clmap_target(input_programs[i]);
+		jc_leave();
+	}
+	cl_program linked = cl->clLinkProgram(context, num_devices, device_list, options,
+					      num_input_programs,
+					      inputs ? inputs : input_programs, pfn_notify,
+					      user_data, errcode_ret);
+	free(inputs);
+	return linked;
+}

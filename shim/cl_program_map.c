@@ -1,0 +1,286 @@
+/* Application program handle -> what jitcache knows of it (see
+ * cl_program_map.h): two small chained hash tables, by the application's
+ * handle and by the shadow's, under one mutex. */
+#include "shim/cl_program_map.h"
+#include "shim/shim.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define BUCKETS 256
+
+static struct jc_cl_program *by_app[BUCKETS], *by_shadow[BUCKETS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int records;  /* lets programs jitcache never saw skip the lock */
+static int orphans;  /* records kept only for their shadow's kernels */
+
+static unsigned bucket(const void *handle)
+{
+	uintptr_t h = (uintptr_t)handle;
+	return (unsigned)((h >> 4) ^ (h >> 12) ^ (h >> 20)) % BUCKETS;
+}
+
+static int none(void)
+{
+	return __atomic_load_n(&records, __ATOMIC_ACQUIRE) == 0;
+}
+
+static struct jc_cl_program *find_app(cl_program app)
+{
+	struct jc_cl_program *p = by_app[bucket(app)];
+	while (p && p->app != app)
+		p = p->next_app;
+	return p;
+}
+
+static struct jc_cl_program *find_shadow(cl_program shadow)
+{
+	struct jc_cl_program *p = by_shadow[bucket(shadow)];
+	while (p && p->shadow->program != shadow)
+		p = p->next_shadow;
+	return p;
+}
+
+static void unlink_shadow(struct jc_cl_program *rec)
+{
+	if (!rec->shadow)
+		return;
+	struct jc_cl_program **at = &by_shadow[bucket(rec->shadow->program)];
+	while (*at != rec)
+		at = &(*at)->next_shadow;
+	*at = rec->next_shadow;
+}
+
+static void unlink_app(struct jc_cl_program *rec)
+{
+	unlink_shadow(rec);
+	struct jc_cl_program **at = &by_app[bucket(rec->app)];
+	while (*at != rec)
+		at = &(*at)->next_app;
+	*at = rec->next_app;
+	__atomic_sub_fetch(&records, 1, __ATOMIC_RELEASE);
+}
+
+static cl_uint ref_count(cl_program program)
+{
+	cl_uint n = 0;
+	jc_cl_real()->clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof n, &n, NULL);
+	return n;
+}
+
+void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
+{
+	if (!shadow)
+		return;
+	if (shadow->program)
+		jc_cl_real()->clReleaseProgram(shadow->program);
+	for (cl_uint i = 0; shadow->logs && i < shadow->ndev; i++)
+		free(shadow->logs[i]);
+	free(shadow->logs);
+	free(shadow->log_sizes);
+	free(shadow->devices);
+	free(shadow);
+}
+
+/* Release what an unlinked record holds: called without the lock. */
+static void finish(struct jc_cl_program *rec, int release_app)
+{
+	jc_cl_shadow_free(rec->shadow);
+	if (release_app)
+		jc_cl_real()->clReleaseProgram(rec->app);
+	jc_cl_input_free(&rec->input);
+	free(rec);
+}
+
+int jc_clmap_add(cl_program app, struct jc_cl_input *input)
+{
+	struct jc_cl_program *rec = calloc(1, sizeof *rec);
+	if (!rec) {
+		jc_cl_input_free(input);
+		return -1;
+	}
+	rec->app = app;
+	rec->input = *input;
+	rec->app_refs = 1;
+	pthread_mutex_lock(&lock);
+	/* A record left for a handle the driver has since reused is stale. */
+	struct jc_cl_program *stale = find_app(app);
+	if (stale)
+		unlink_app(stale);
+	unsigned b = bucket(app);
+	rec->next_app = by_app[b];
+	by_app[b] = rec;
+	__atomic_add_fetch(&records, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+	if (stale)
+		finish(stale, 0);
+	return 0;
+}
+
+struct jc_cl_program *jc_clmap_find(cl_program app)
+{
+	if (none())
+		return NULL;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	pthread_mutex_unlock(&lock);
+	return rec;
+}
+
+cl_program jc_clmap_target(cl_program app)
+{
+	if (none())
+		return app;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	cl_program target = rec && rec->shadow ? rec->shadow->program : app;
+	pthread_mutex_unlock(&lock);
+	return target;
+}
+
+cl_program jc_clmap_app_of(cl_program program)
+{
+	if (none())
+		return program;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_shadow(program);
+	cl_program app = rec ? rec->app : program;
+	pthread_mutex_unlock(&lock);
+	return app;
+}
+
+int jc_clmap_has_kernels(cl_program app)
+{
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	int busy = 0;
+	if (rec)
+		busy = (rec->shadow && ref_count(rec->shadow->program) > 1) ||
+		       ref_count(app) > (rec->app_refs ? rec->app_refs : 1);
+	pthread_mutex_unlock(&lock);
+	return busy;
+}
+
+void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow)
+{
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	struct jc_cl_shadow *old = shadow;
+	if (rec) {
+		old = rec->shadow;
+		unlink_shadow(rec);
+		rec->shadow = shadow;
+		if (shadow) {
+			unsigned b = bucket(shadow->program);
+			rec->next_shadow = by_shadow[b];
+			by_shadow[b] = rec;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	jc_cl_shadow_free(old);
+}
+
+int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
+		       void *value, size_t *size_ret, cl_int *err)
+{
+	if (none())
+		return 0;
+	int answered = 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	for (cl_uint i = 0; rec && rec->shadow && i < rec->shadow->ndev; i++)
+		if (rec->shadow->devices[i] == device) {
+			*err = jc_cl_answer(rec->shadow->logs[i], rec->shadow->log_sizes[i],
+					    value_size, value, size_ret);
+			answered = 1;
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
+int jc_clmap_ref_count(cl_program app, cl_uint *count)
+{
+	if (none())
+		return 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	int answered = rec && rec->shadow;
+	if (answered)
+		*count = rec->app_refs + ref_count(rec->shadow->program) - 1;
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
+/* While the record exists, the driver's count of the application's program
+ * is the application's references, or the map's one while it has none. */
+cl_int jc_clmap_retain(cl_program app)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clRetainProgram(app);
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	cl_int err = CL_SUCCESS;
+	if (!rec || rec->app_refs > 0)
+		err = cl->clRetainProgram(app);
+	if (rec && err == CL_SUCCESS && rec->app_refs++ == 0)
+		__atomic_sub_fetch(&orphans, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+cl_int jc_clmap_release(cl_program app)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clReleaseProgram(app);
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	if (!rec || rec->app_refs > 1) {
+		cl_int err = cl->clReleaseProgram(app);
+		if (rec && err == CL_SUCCESS)
+			rec->app_refs--;
+		pthread_mutex_unlock(&lock);
+		return err;
+	}
+	if (rec->app_refs == 0) { /* the application holds no reference */
+		pthread_mutex_unlock(&lock);
+		return CL_INVALID_PROGRAM;
+	}
+	rec->app_refs = 0;
+	int keep = rec->shadow && ref_count(rec->shadow->program) > 1;
+	if (keep)
+		__atomic_add_fetch(&orphans, 1, __ATOMIC_RELAXED);
+	else
+		unlink_app(rec);
+	pthread_mutex_unlock(&lock);
+	if (!keep)
+		finish(rec, 1);
+	return CL_SUCCESS;
+}
+
+void jc_clmap_sweep(void)
+{
+	if (__atomic_load_n(&orphans, __ATOMIC_RELAXED) == 0)
+		return;
+	struct jc_cl_program *done = NULL;
+	pthread_mutex_lock(&lock);
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (struct jc_cl_program *rec = by_app[b], *next; rec; rec = next) {
+			next = rec->next_app;
+			if (rec->app_refs || ref_count(rec->shadow->program) > 1)
+				continue;
+			unlink_app(rec);
+			__atomic_sub_fetch(&orphans, 1, __ATOMIC_RELAXED);
+			rec->next_app = done;
+			done = rec;
+		}
+	pthread_mutex_unlock(&lock);
+	while (done) {
+		struct jc_cl_program *next = done->next_app;
+		finish(done, 1);
+		done = next;
+	}
+}

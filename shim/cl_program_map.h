@@ -1,0 +1,86 @@
+/*
+ * cl_program_map.h — what jitcache knows of each application program.
+ *
+ * The application's program handle is the one it keeps.  When a build is
+ * answered from the cache, jitcache builds a second program from the stored
+ * binaries, the "shadow", and records it here beside the application's
+ * handle, which stays created-but-unbuilt in the driver.  The entry points
+ * that take a program ask this map which handle to give the driver
+ * (jc_clmap_target), and it answers what the shadow cannot: the original
+ * build log and the application's reference count.
+ *
+ *   jc_clmap_add(app, &input);                 // clCreateProgramWith{Source,IL}
+ *   struct jc_cl_program *p = jc_clmap_find(app);            // clBuildProgram
+ *   jc_clmap_set_shadow(app, shadow);          // a build from the cache (NULL: none)
+ *   kernel = clCreateKernel(jc_clmap_target(app), ...);
+ *   program = jc_clmap_app_of(program);        // CL_KERNEL_PROGRAM answers
+ *   jc_clmap_retain(app); jc_clmap_release(app);
+ *
+ * Reference counts.  The map counts the application's own references
+ * (create, retain, release).  Kernels hold references on the program they
+ * were created from, which is the shadow: the application's count answer is
+ * its references plus the shadow's count less the map's one reference, as
+ * the driver would count them.  When the application's last reference goes,
+ * the record, the shadow and the program are released, unless kernels of
+ * the shadow still live: then the record stays (the program remains a valid
+ * handle for CL_KERNEL_PROGRAM) until jc_clmap_sweep() finds them gone.
+ *
+ * Ownership: records belong to the map.  A record found with jc_clmap_find()
+ * stays valid while the application holds its program, as the program does.
+ * The map owns each shadow given to it and releases its program.
+ * All functions are thread-safe; none calls back into the application.
+ */
+#ifndef JITCACHE_CL_PROGRAM_MAP_H
+#define JITCACHE_CL_PROGRAM_MAP_H
+
+#include "shim/cl_api.h"
+#include "shim/cl_key.h"
+
+struct jc_cl_shadow {
+	cl_program program; /* built from cached binaries; one reference is the map's */
+	cl_uint ndev;
+	cl_device_id *devices;
+	char **logs;        /* each device's original build log, replayed */
+	size_t *log_sizes;
+};
+
+struct jc_cl_program {
+	cl_program app;
+	struct jc_cl_input input;
+	/* The rest is the map's, under its lock. */
+	struct jc_cl_shadow *shadow;
+	cl_uint app_refs;
+	struct jc_cl_program *next_app, *next_shadow;
+};
+
+/* Record a program the application created; takes over `input` (freed on
+ * failure too).  Returns -1 when out of memory: the program is then just
+ * not cached. */
+int jc_clmap_add(cl_program app, struct jc_cl_input *input);
+struct jc_cl_program *jc_clmap_find(cl_program app);
+
+/* The program the driver should see for `app`: its shadow, else itself. */
+cl_program jc_clmap_target(cl_program app);
+/* The application's handle for a shadow; any other program unchanged. */
+cl_program jc_clmap_app_of(cl_program program);
+
+/* Whether kernels are attached to the program (to its shadow, or to itself
+ * after a real build): the driver then refuses a new build. */
+int jc_clmap_has_kernels(cl_program app);
+
+/* Give `app` a new shadow (NULL: none); the old one is released. */
+void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow);
+void jc_cl_shadow_free(struct jc_cl_shadow *shadow);
+
+/* The answers the map gives for a program with a shadow: 1 and *err set
+ * when answered, 0 when the driver should be asked. */
+int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
+		       void *value, size_t *size_ret, cl_int *err);
+int jc_clmap_ref_count(cl_program app, cl_uint *count);
+
+cl_int jc_clmap_retain(cl_program app);
+cl_int jc_clmap_release(cl_program app);
+/* Release records kept only for their shadow's kernels, once those are gone. */
+void jc_clmap_sweep(void);
+
+#endif

@@ -1,0 +1,683 @@
+/*
+ * Level Zero: zeModuleCreate(SPIR-V) answered from the cache.
+ *
+ * Programs reach a driver's zeModuleCreate through three doors, and each
+ * leads to the same module_create() with the real functions of that door:
+ *
+ *   1. the exported symbol zeModuleCreate (programs linked to the loader);
+ *   2. a dlsym() of "zeModuleCreate" on a library handle (SYCL's Unified
+ *      Runtime, oneDNN), answered by shim/dlsym.c with one of our wrappers;
+ *      "zeGetModuleProcAddrTable" looked up that way is wrapped too, since
+ *      that is how a loader reaches a driver;
+ *   3. the module dispatch table filled by zeGetModuleProcAddrTable, whose
+ *      pfnCreate we replace with a wrapper around the original.
+ *
+ * The functions a wrapper needs besides create (read the native binary,
+ * destroy, device and driver properties) come from the library that holds
+ * that door's real create, so handles are never mixed between a loader and a
+ * driver.  A call that passes two doors (a loader's wrapper calling a
+ * driver's) is handled by the outer one only: jc_enter() makes the inner one
+ * pass straight through, as it does for jitcache's own calls.
+ *
+ * Doors 2 and 3 wrap function pointers found at run time, so their wrappers
+ * are a fixed set of small functions, each bound to one slot that records the
+ * real pointer it stands for.
+ */
+#include "shim/shim.h"
+#include "shim/key.h"
+#include "shim/spirv.h"
+#include "shim/ze_api.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The driver and compiler libraries whose builds decide the native code.
+ * IGC comes first: Intel's driver loads it at zeInit, so it is always found
+ * loaded, and the others are then found beside it whether or not they are
+ * loaded, or loaded under another name (jc_fp_libraries() looks beside the
+ * first one found).  The Level Zero loader compiles nothing and is left out:
+ * whether a program reached the driver through it must not change the key. */
+static const char *const ze_compiler_libs[] = {
+	"libigc.so.1", "libigdfcl.so.1", "libze_intel_gpu.so.1", NULL,
+};
+
+/* ---- doors --------------------------------------------------------------- */
+
+/* The real functions one wrapper uses, all from the library of `create`. */
+struct ze_fns {
+	ze_pfnModuleGetNativeBinary_t get_native_binary;
+	ze_pfnModuleBuildLogDestroy_t build_log_destroy;
+	ze_pfnDeviceGetProperties_t device_get_properties;
+	ze_pfnDriverGet_t driver_get;
+	ze_pfnDriverGetProperties_t driver_get_properties;
+	ze_pfnDriverGetExtensionProperties_t driver_get_extensions; /* optional */
+};
+
+struct ze_door {
+	const char *name;           /* how the call came in, for the log */
+	ze_pfnModuleCreate_t create; /* the real function behind this door */
+	int state;                  /* 0: fns not looked up, 1: usable, -1: not */
+	struct ze_fns fns;
+};
+
+static pthread_mutex_t doors_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The object file that holds address, as dladdr() names it, or NULL. */
+static const char *object_of(const void *address, void **base)
+{
+	Dl_info info;
+	if (!dladdr(address, &info) || !info.dli_fname)
+		return NULL;
+	if (base)
+		*base = info.dli_fbase;
+	return info.dli_fname;
+}
+
+static int is_ours(const void *address)
+{
+	void *mine = NULL, *theirs = NULL;
+	object_of((const void *)is_ours, &mine);
+	return object_of(address, &theirs) && theirs == mine;
+}
+
+static void find_fns(struct ze_door *door)
+{
+	const char *file = object_of((const void *)door->create, NULL);
+	/* RTLD_NOLOAD: the library is loaded already; this only finds it. */
+	void *lib = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+	struct ze_fns *f = &door->fns;
+	if (lib) {
+#define FIND(field, name) (f->field = (__typeof__(f->field))jc_real_dlsym(lib, name))
+		FIND(get_native_binary, "zeModuleGetNativeBinary");
+		FIND(build_log_destroy, "zeModuleBuildLogDestroy");
+		FIND(device_get_properties, "zeDeviceGetProperties");
+		FIND(driver_get, "zeDriverGet");
+		FIND(driver_get_properties, "zeDriverGetProperties");
+		FIND(driver_get_extensions, "zeDriverGetExtensionProperties");
+#undef FIND
+	}
+	int complete = f->get_native_binary && f->build_log_destroy &&
+		       f->device_get_properties && f->driver_get && f->driver_get_properties;
+	if (!complete)
+		jc_log(JC_LOG_WARN, "Level Zero functions not found beside %s in %s; its module "
+		       "builds are not cached", door->name, file ? file : "(unknown object)");
+	__atomic_store_n(&door->state, complete ? 1 : -1, __ATOMIC_RELEASE);
+}
+
+/* The door's functions, or NULL if they cannot be had. */
+static const struct ze_fns *fns_of(struct ze_door *door)
+{
+	int state = __atomic_load_n(&door->state, __ATOMIC_ACQUIRE);
+	if (state == 0) {
+		pthread_mutex_lock(&doors_lock);
+		if (door->state == 0)
+			find_fns(door);
+		state = door->state;
+		pthread_mutex_unlock(&doors_lock);
+	}
+	return state == 1 ? &door->fns : NULL;
+}
+
+static ze_result_t module_create(struct ze_door *door, ze_context_handle_t context,
+				 ze_device_handle_t device, const ze_module_desc_t *desc,
+				 ze_module_handle_t *module, ze_module_build_log_handle_t *log);
+static ze_result_t get_module_table(ze_pfnGetModuleProcAddrTable_t real,
+				    ze_api_version_t version, ze_module_dditable_t *table);
+
+/* The wrappers of doors 2 and 3: a fixed set of functions, each bound to
+ * one slot of a pool that records the real function it stands for. */
+#define SLOTS 8
+#define EACH_SLOT(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+struct slots {
+	const char *name;           /* the door, for the log */
+	unsigned used;
+	void *real[SLOTS];
+	void *const wrapper[SLOTS];
+	struct ze_door door[SLOTS]; /* pools of create wrappers: the door of each */
+};
+
+static struct slots dlsym_create, table_create, dlsym_table, local_create;
+
+#define CREATE_WRAPPER(pool, i)                                                          \
+	static ze_result_t pool##_##i(ze_context_handle_t c, ze_device_handle_t d,       \
+				      const ze_module_desc_t *desc, ze_module_handle_t *m, \
+				      ze_module_build_log_handle_t *l)                   \
+	{                                                                                \
+		return module_create(&pool.door[i], c, d, desc, m, l);                   \
+	}
+#define TABLE_WRAPPER(pool, i)                                                           \
+	static ze_result_t pool##_##i(ze_api_version_t v, ze_module_dditable_t *t)       \
+	{                                                                                \
+		return get_module_table((ze_pfnGetModuleProcAddrTable_t)pool.real[i], v, t); \
+	}
+#define DLSYM_CREATE(i) CREATE_WRAPPER(dlsym_create, i)
+#define TABLE_CREATE(i) CREATE_WRAPPER(table_create, i)
+#define DLSYM_TABLE(i) TABLE_WRAPPER(dlsym_table, i)
+#define LOCAL_CREATE(i) CREATE_WRAPPER(local_create, i)
+EACH_SLOT(DLSYM_CREATE)
+EACH_SLOT(LOCAL_CREATE)
+EACH_SLOT(TABLE_CREATE)
+EACH_SLOT(DLSYM_TABLE)
+#define W_DLSYM_CREATE(i) (void *)dlsym_create_##i,
+#define W_TABLE_CREATE(i) (void *)table_create_##i,
+#define W_DLSYM_TABLE(i) (void *)dlsym_table_##i,
+#define W_LOCAL_CREATE(i) (void *)local_create_##i,
+
+static struct slots dlsym_create = {
+	.name = "dlsym(zeModuleCreate)", .wrapper = { EACH_SLOT(W_DLSYM_CREATE) },
+};
+static struct slots table_create = {
+	.name = "pfnCreate", .wrapper = { EACH_SLOT(W_TABLE_CREATE) },
+};
+static struct slots dlsym_table = {
+	.name = "dlsym(zeGetModuleProcAddrTable)", .wrapper = { EACH_SLOT(W_DLSYM_TABLE) },
+};
+/* Door 1 when the definition is in the caller's local scope only. */
+static struct slots local_create = {
+	.name = "zeModuleCreate", .wrapper = { EACH_SLOT(W_LOCAL_CREATE) },
+};
+
+/* The wrapper standing for real in pool (the same one every time), or NULL
+ * when all slots are taken. */
+static void *wrapper_for(struct slots *pool, void *real)
+{
+	unsigned used = __atomic_load_n(&pool->used, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < used; i++)
+		if (pool->real[i] == real)
+			return pool->wrapper[i];
+	void *found = NULL;
+	pthread_mutex_lock(&doors_lock);
+	for (unsigned i = 0; i < pool->used && !found; i++)
+		if (pool->real[i] == real)
+			found = pool->wrapper[i];
+	if (!found && pool->used < SLOTS) {
+		unsigned i = pool->used;
+		pool->real[i] = real;
+		pool->door[i].name = pool->name;
+		pool->door[i].create = (ze_pfnModuleCreate_t)real;
+		found = pool->wrapper[i];
+		__atomic_store_n(&pool->used, i + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&doors_lock);
+	if (!found)
+		JC_LOG_ONCE(JC_LOG_WARN, "more than %d Level Zero functions seen through %s; "
+			    "calls through the others are not cached", SLOTS, pool->name);
+	return found;
+}
+
+static int caching_disabled(void)
+{
+	return jc_runtime_config()->disable;
+}
+
+/* Door 3: fill the table, then put our wrapper in front of its pfnCreate. */
+static ze_result_t get_module_table(ze_pfnGetModuleProcAddrTable_t real,
+				    ze_api_version_t version, ze_module_dditable_t *table)
+{
+	if (!real)
+		return ZE_RESULT_ERROR_UNINITIALIZED;
+	ze_result_t r = real(version, table);
+	if (r != ZE_RESULT_SUCCESS || !table || !table->pfnCreate || caching_disabled() ||
+	    is_ours((const void *)table->pfnCreate))
+		return r;
+	void *wrapper = wrapper_for(&table_create, (void *)table->pfnCreate);
+	if (wrapper)
+		table->pfnCreate = (ze_pfnModuleCreate_t)wrapper;
+	return r;
+}
+
+/* Door 2 (shim.h). */
+void *jc_ze_dlsym_hook(const char *name, void *real)
+{
+	struct slots *pool;
+	if (strcmp(name, "zeModuleCreate") == 0)
+		pool = &dlsym_create;
+	else if (strcmp(name, "zeGetModuleProcAddrTable") == 0)
+		pool = &dlsym_table;
+	else
+		return NULL;
+	if (caching_disabled() || is_ours(real))
+		return NULL;
+	return wrapper_for(pool, real);
+}
+
+/* Door 1 and door 3's export: the next definitions after jitcache. */
+static struct ze_door linked = { .name = "zeModuleCreate" };
+static ze_pfnGetModuleProcAddrTable_t linked_table;
+static pthread_once_t linked_once = PTHREAD_ONCE_INIT;
+
+static void find_linked(void)
+{
+	linked.create = (ze_pfnModuleCreate_t)jc_real_dlsym(RTLD_NEXT, "zeModuleCreate");
+	linked_table = (ze_pfnGetModuleProcAddrTable_t)jc_real_dlsym(RTLD_NEXT,
+								     "zeGetModuleProcAddrTable");
+}
+
+JC_EXPORT ze_result_t zeModuleCreate(ze_context_handle_t context, ze_device_handle_t device,
+				     const ze_module_desc_t *desc, ze_module_handle_t *module,
+				     ze_module_build_log_handle_t *log)
+{
+	pthread_once(&linked_once, find_linked);
+	if (linked.create)
+		return module_create(&linked, context, device, desc, module, log);
+	/* Not in the global scope: a caller with a privately loaded loader. */
+	void *real = jc_real_for_caller(__builtin_return_address(0), "zeModuleCreate");
+	if (!real)
+		return ZE_RESULT_ERROR_UNINITIALIZED;
+	void *wrapper = caching_disabled() ? NULL : wrapper_for(&local_create, real);
+	ze_pfnModuleCreate_t create = (ze_pfnModuleCreate_t)(wrapper ? wrapper : real);
+	return create(context, device, desc, module, log);
+}
+
+JC_EXPORT ze_result_t zeGetModuleProcAddrTable(ze_api_version_t version,
+					       ze_module_dditable_t *table)
+{
+	pthread_once(&linked_once, find_linked);
+	ze_pfnGetModuleProcAddrTable_t real = linked_table;
+	if (!real) /* e.g. a loader dlopen()ed RTLD_LOCAL filling its own table */
+		real = (ze_pfnGetModuleProcAddrTable_t)jc_real_for_caller(
+			__builtin_return_address(0), "zeGetModuleProcAddrTable");
+	return get_module_table(real, version, table);
+}
+
+/* ---- what is asked ------------------------------------------------------- */
+
+/* One SPIR-V input, as the key sees it. */
+struct ze_input {
+	const uint8_t *spirv;
+	size_t size;
+	const char *flags;
+	const ze_module_constants_t *constants;
+};
+
+/* A cacheable request: one input, or several linked (program extension). */
+struct ze_request {
+	uint32_t count;
+	const struct ze_input *inputs;
+	struct ze_input single;
+	struct ze_input *linked; /* malloc'd for the program extension */
+	char *joined_flags;      /* every input's flags, for the native load */
+	const char *native_flags;
+};
+
+static void request_free(struct ze_request *req)
+{
+	free(req->linked);
+	free(req->joined_flags);
+}
+
+static int input_ok(const struct ze_input *in)
+{
+	const ze_module_constants_t *c = in->constants;
+	if (!in->spirv || in->size == 0)
+		return 0;
+	return !c || c->numConstants == 0 || (c->pConstantIds && c->pConstantValues);
+}
+
+static int describe_program(const ze_module_program_exp_desc_t *p, struct ze_request *req)
+{
+	if (p->pNext || p->count == 0 || !p->inputSizes || !p->pInputModules)
+		return -1;
+	req->linked = calloc(p->count, sizeof *req->linked);
+	if (!req->linked)
+		return -1;
+	size_t flags_size = 1;
+	for (uint32_t i = 0; i < p->count; i++) {
+		struct ze_input *in = &req->linked[i];
+		in->spirv = p->pInputModules[i];
+		in->size = p->inputSizes[i];
+		in->flags = p->pBuildFlags ? p->pBuildFlags[i] : NULL;
+		in->constants = p->pConstants ? p->pConstants[i] : NULL;
+		if (!input_ok(in))
+			return -1;
+		flags_size += in->flags ? strlen(in->flags) + 1 : 0;
+	}
+	/* A native load is one module: it gets every input's flags, which the
+	 * driver reads for module-wide switches (symbol export, and so on). */
+	req->joined_flags = malloc(flags_size);
+	if (!req->joined_flags)
+		return -1;
+	char *end = req->joined_flags;
+	for (uint32_t i = 0; i < p->count; i++) {
+		const char *f = req->linked[i].flags;
+		if (!f || !*f)
+			continue;
+		if (end != req->joined_flags)
+			*end++ = ' ';
+		end = stpcpy(end, f);
+	}
+	*end = '\0';
+	req->count = p->count;
+	req->inputs = req->linked;
+	req->native_flags = req->joined_flags;
+	return 0;
+}
+
+/* 0 if jitcache can cache this call; -1 to pass it through untouched. */
+static int describe(const ze_module_desc_t *desc, struct ze_request *req)
+{
+	memset(req, 0, sizeof *req);
+	if (!desc || desc->format != ZE_MODULE_FORMAT_IL_SPIRV)
+		return -1; /* native input, or something to let the driver judge */
+	if (desc->pNext) {
+		const ze_base_desc_t *ext = desc->pNext;
+		if (ext->stype != ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC) {
+			JC_LOG_ONCE(JC_LOG_INFO, "zeModuleCreate with extension structure 0x%x: "
+				    "not cached", (unsigned)ext->stype);
+			return -1;
+		}
+		/* desc's own input, flags and constants are unused (and SYCL puts
+		 * placeholders there): never read them. */
+		return describe_program((const ze_module_program_exp_desc_t *)ext, req);
+	}
+	req->single = (struct ze_input){ desc->pInputModule, desc->inputSize, desc->pBuildFlags,
+					 desc->pConstants };
+	if (!input_ok(&req->single))
+		return -1;
+	req->count = 1;
+	req->inputs = &req->single;
+	req->native_flags = desc->pBuildFlags;
+	return 0;
+}
+
+/* ---- the key ------------------------------------------------------------- */
+
+static int hash_constants(struct jc_fp *fp, const struct ze_input *in)
+{
+	const ze_module_constants_t *c = in->constants;
+	uint32_t n = c ? c->numConstants : 0;
+	jc_fp_u64(fp, "spec.count", n);
+	if (n == 0)
+		return 0;
+	uint32_t *sizes = malloc(n * sizeof *sizes);
+	if (!sizes || jc_spirv_spec_sizes(in->spirv, in->size, n, c->pConstantIds, sizes) != 0) {
+		free(sizes);
+		JC_LOG_ONCE(JC_LOG_INFO, "zeModuleCreate with specialization constants that the "
+			    "SPIR-V does not declare as scalars: not cached");
+		return -1;
+	}
+	int ok = 1;
+	for (uint32_t i = 0; i < n && ok; i++) {
+		ok = c->pConstantValues[i] != NULL;
+		jc_fp_u64(fp, "spec.id", c->pConstantIds[i]);
+		if (ok)
+			jc_fp_bytes(fp, "spec.value", c->pConstantValues[i], sizes[i]);
+	}
+	free(sizes);
+	return ok ? 0 : -1;
+}
+
+static int driver_has_ip_version(const struct ze_fns *fn, ze_driver_handle_t driver)
+{
+	uint32_t n = 0;
+	if (!fn->driver_get_extensions || fn->driver_get_extensions(driver, &n, NULL) != 0 ||
+	    n == 0 || n > 4096)
+		return 0;
+	ze_driver_extension_properties_t *ext = calloc(n, sizeof *ext);
+	int found = 0;
+	if (ext && fn->driver_get_extensions(driver, &n, ext) == ZE_RESULT_SUCCESS)
+		for (uint32_t i = 0; i < n && !found; i++)
+			found = strncmp(ext[i].name, ZE_DEVICE_IP_VERSION_EXT_NAME,
+					sizeof ext[i].name) == 0;
+	free(ext);
+	return found;
+}
+
+/* Hashes the drivers' identity; tells whether one offers the IP version. */
+static int hash_drivers(struct jc_fp *fp, const struct ze_fns *fn, int *ip_version)
+{
+	ze_driver_handle_t drivers[16];
+	uint32_t n = 0;
+	*ip_version = 0;
+	if (fn->driver_get(&n, NULL) != ZE_RESULT_SUCCESS)
+		return -1;
+	if (n > 16)
+		n = 16;
+	if (n && fn->driver_get(&n, drivers) != ZE_RESULT_SUCCESS)
+		return -1;
+	jc_fp_u64(fp, "drivers", n);
+	for (uint32_t i = 0; i < n; i++) {
+		ze_driver_properties_t p = { .stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES };
+		if (fn->driver_get_properties(drivers[i], &p) != ZE_RESULT_SUCCESS)
+			return -1;
+		/* Not the uuid: Intel's driver makes it from the driver version and
+		 * the time it was initialised, so it changes with every process.
+		 * The driver's build is in the key through jc_fp_libraries(). */
+		jc_fp_u64(fp, "driver.version", p.driverVersion);
+		*ip_version |= driver_has_ip_version(fn, drivers[i]);
+	}
+	return 0;
+}
+
+/* The identity of a device and its drivers, hashed into *id. */
+static int identify_device(const struct ze_fns *fn, ze_device_handle_t device,
+			   struct jc_key *id)
+{
+	struct jc_fp *fp = jc_fp_begin("ze.device");
+	int ip_supported;
+	if (!fp || hash_drivers(fp, fn, &ip_supported) != 0) {
+		jc_fp_end(fp, id);
+		return -1;
+	}
+	ze_device_ip_version_ext_t ip = { .stype = ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT };
+	ze_device_properties_t p = { .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+				     .pNext = ip_supported ? &ip : NULL };
+	ze_result_t r = fn->device_get_properties(device, &p);
+	if (r != ZE_RESULT_SUCCESS && ip_supported) {
+		ip_supported = 0;
+		p.pNext = NULL;
+		r = fn->device_get_properties(device, &p);
+	}
+	if (r != ZE_RESULT_SUCCESS) {
+		jc_fp_end(fp, id);
+		return -1;
+	}
+	jc_fp_u64(fp, "device.vendor", p.vendorId);
+	jc_fp_u64(fp, "device.id", p.deviceId);
+	jc_fp_bytes(fp, "device.name", p.name, strnlen(p.name, sizeof p.name));
+	if (ip_supported)
+		jc_fp_u64(fp, "device.ip", ip.ipVersion);
+	else
+		jc_fp_str(fp, "device.ip", NULL);
+	jc_fp_end(fp, id);
+	return 0;
+}
+
+/* Device handles live as long as the process: their identity is asked once. */
+#define DEVICE_MEMO 64
+static struct {
+	ze_device_handle_t device;
+	struct jc_key id;
+} device_memo[DEVICE_MEMO];
+static unsigned device_memo_used;
+static pthread_mutex_t device_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int device_identity(const struct ze_fns *fn, ze_device_handle_t device,
+			   struct jc_key *id)
+{
+	pthread_mutex_lock(&device_memo_lock);
+	for (unsigned i = 0; i < device_memo_used; i++)
+		if (device_memo[i].device == device) {
+			*id = device_memo[i].id;
+			pthread_mutex_unlock(&device_memo_lock);
+			return 0;
+		}
+	pthread_mutex_unlock(&device_memo_lock);
+	if (identify_device(fn, device, id) != 0)
+		return -1;
+	pthread_mutex_lock(&device_memo_lock);
+	if (device_memo_used < DEVICE_MEMO) {
+		device_memo[device_memo_used].device = device;
+		device_memo[device_memo_used].id = *id;
+		device_memo_used++;
+	}
+	pthread_mutex_unlock(&device_memo_lock);
+	return 0;
+}
+
+static int make_key(const struct ze_fns *fn, ze_device_handle_t device,
+		    const struct ze_request *req, struct jc_key *key)
+{
+	struct jc_key device_id;
+	if (device_identity(fn, device, &device_id) != 0) {
+		JC_LOG_ONCE(JC_LOG_WARN, "cannot read the Level Zero device's properties; "
+			    "its module builds are not cached");
+		return -1;
+	}
+	struct jc_fp *fp = jc_fp_begin("ze.module");
+	if (!fp)
+		return -1;
+	int ok = 1;
+	jc_fp_u64(fp, "inputs", req->count);
+	for (uint32_t i = 0; i < req->count && ok; i++) {
+		const struct ze_input *in = &req->inputs[i];
+		jc_fp_bytes(fp, "spirv", in->spirv, in->size);
+		/* The driver reads no flags and empty flags alike. */
+		jc_fp_str(fp, "flags", in->flags ? in->flags : "");
+		ok = hash_constants(fp, in) == 0;
+	}
+	jc_fp_bytes(fp, "device", device_id.bytes, sizeof device_id.bytes);
+	jc_fp_libraries(fp, ze_compiler_libs);
+	jc_fp_environment(fp);
+	jc_fp_end(fp, key);
+	return ok ? 0 : -1;
+}
+
+/* ---- hit, miss ----------------------------------------------------------- */
+
+/* One intercepted call, once found cacheable. */
+struct ze_call {
+	struct ze_door *door;
+	const struct ze_fns *fn;
+	struct jc_cache *cache;
+	struct jc_key key;
+	char hex[2 * JC_KEY_BYTES + 1];
+	ze_context_handle_t context;
+	ze_device_handle_t device;
+	const ze_module_desc_t *desc;
+	struct ze_request req;
+	ze_module_handle_t *module;
+	ze_module_build_log_handle_t *log;
+};
+
+/* Create the module from a stored native binary.  The application's build
+ * log, if it asked for one, is the native load's own. */
+static ze_result_t load_native(const struct ze_call *c, const struct jc_entry *e)
+{
+	ze_module_desc_t native = {
+		.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+		.format = ZE_MODULE_FORMAT_NATIVE,
+		.inputSize = e->size,
+		.pInputModule = e->data,
+		.pBuildFlags = c->req.native_flags,
+	};
+	ze_module_build_log_handle_t log = NULL;
+	ze_module_handle_t module = NULL;
+	ze_result_t r = c->door->create(c->context, c->device, &native, &module,
+					c->log ? &log : NULL);
+	if (r == ZE_RESULT_SUCCESS) {
+		*c->module = module;
+		if (c->log)
+			*c->log = log;
+	} else if (log) {
+		c->fn->build_log_destroy(log);
+	}
+	return r;
+}
+
+typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
+
+/* 1 if the module was created from the cache (looked up with jc_cache_get,
+ * or jc_cache_recheck after waiting for the key's lock).  An entry the driver
+ * rejects is removed, and the caller compiles as on a miss. */
+static int try_hit(const struct ze_call *c, lookup_fn lookup)
+{
+	struct jc_entry e;
+	if (lookup(c->cache, &c->key, &e) != 0)
+		return 0;
+	ze_result_t r = load_native(c, &e);
+	if (r == ZE_RESULT_SUCCESS)
+		jc_log(JC_LOG_DEBUG, "%s: hit, loaded %zu bytes from %s", c->door->name, e.size,
+		       c->hex);
+	else {
+		jc_cache_reject(c->cache, &c->key, &e);
+		jc_log(JC_LOG_WARN, "the driver rejected cached module %s (0x%x); entry removed, "
+		       "compiling from SPIR-V", c->hex, (unsigned)r);
+	}
+	jc_entry_free(&e);
+	return r == ZE_RESULT_SUCCESS;
+}
+
+static void store(const struct ze_call *c, uint64_t compile_ns)
+{
+	size_t size = 0;
+	uint8_t *binary = NULL;
+	ze_module_handle_t module = *c->module;
+	if (c->fn->get_native_binary(module, &size, NULL) == ZE_RESULT_SUCCESS && size)
+		binary = malloc(size);
+	if (!binary || c->fn->get_native_binary(module, &size, binary) != ZE_RESULT_SUCCESS) {
+		JC_LOG_ONCE(JC_LOG_WARN, "zeModuleGetNativeBinary failed; module not cached");
+		free(binary);
+		return;
+	}
+	if (jc_cache_put(c->cache, &c->key, binary, size, compile_ns) == 0)
+		jc_log(JC_LOG_DEBUG, "%s: miss, compiled in %.3f s, stored %zu bytes as %s",
+		       c->door->name, (double)compile_ns / 1e9, size, c->hex);
+	free(binary);
+}
+
+static ze_result_t compile(const struct ze_call *c)
+{
+	uint64_t start = jc_now_ns();
+	ze_result_t r = c->door->create(c->context, c->device, c->desc, c->module, c->log);
+	uint64_t compile_ns = jc_now_ns() - start;
+	if (r == ZE_RESULT_SUCCESS)
+		store(c, compile_ns);
+	else
+		jc_log(JC_LOG_DEBUG, "%s: build failed (0x%x); nothing stored", c->door->name,
+		       (unsigned)r);
+	return r;
+}
+
+/* 0 and *c filled if the call can be answered from the cache. */
+static int prepare(struct ze_call *c)
+{
+	if (!c->cache || !c->context || !c->device || !c->module ||
+	    describe(c->desc, &c->req) != 0 || !(c->fn = fns_of(c->door)) ||
+	    make_key(c->fn, c->device, &c->req, &c->key) != 0)
+		return -1;
+	jc_key_hex(&c->key, c->hex);
+	return 0;
+}
+
+static ze_result_t cached_create(struct ze_call *c)
+{
+	if (prepare(c) != 0)
+		return c->door->create(c->context, c->device, c->desc, c->module, c->log);
+	if (try_hit(c, jc_cache_get))
+		return ZE_RESULT_SUCCESS;
+	/* Compile once: another thread or process may be building it now. */
+	struct jc_cache_lock *lock = jc_cache_lock_key(c->cache, &c->key);
+	ze_result_t r = try_hit(c, jc_cache_recheck) ? ZE_RESULT_SUCCESS : compile(c);
+	jc_cache_unlock(lock);
+	return r;
+}
+
+static ze_result_t module_create(struct ze_door *door, ze_context_handle_t context,
+				 ze_device_handle_t device, const ze_module_desc_t *desc,
+				 ze_module_handle_t *module, ze_module_build_log_handle_t *log)
+{
+	if (!jc_enter()) /* an outer door, or jitcache itself, is handling it */
+		return door->create(context, device, desc, module, log);
+	struct ze_call c = {
+		.door = door, .cache = jc_runtime_cache(), .context = context,
+		.device = device, .desc = desc, .module = module, .log = log,
+	};
+	ze_result_t r = cached_create(&c);
+	request_free(&c.req);
+	jc_leave();
+	return r;
+}

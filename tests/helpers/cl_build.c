@@ -1,0 +1,259 @@
+/*
+ * cl_build — a plain OpenCL client for the tests: builds one program and
+ * optionally runs one of its kernels.
+ *
+ *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
+ *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--async]
+ *
+ * --platform picks the first platform whose name contains NAME.
+ * --il uses clCreateProgramWithIL; --il-khr the clCreateProgramWithILKHR
+ * extension function from clGetExtensionFunctionAddressForPlatform.
+ * --dlopen calls OpenCL only through dlopen("libOpenCL.so.1") + dlsym, as
+ * runtimes that load OpenCL themselves do.  --async builds with a pfn_notify
+ * callback and waits for it.  --run KERNEL runs
+ *     kernel void KERNEL(global float *out, global const float *in, uint n)
+ * over 4096 items and prints a hash of the output's bytes; with --verify
+ * the kernel must compute out[i] = in[i] * 2 + 1, which is checked exactly.
+ *
+ * Prints "build=CODE seconds=S", the build log between "log<<" and ">>log",
+ * and "result=HASH" after --run.  Exit status 0 only if all succeeded.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FUNCTIONS(X)                                                              \
+	X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clCreateContext) \
+	X(clCreateProgramWithSource) X(clCreateProgramWithIL) X(clBuildProgram)      \
+	X(clGetProgramBuildInfo) X(clGetExtensionFunctionAddressForPlatform)         \
+	X(clCreateKernel) X(clCreateBuffer) X(clSetKernelArg)                        \
+	X(clCreateCommandQueueWithProperties) X(clEnqueueNDRangeKernel)              \
+	X(clEnqueueReadBuffer) X(clFinish) X(clReleaseKernel) X(clReleaseProgram)    \
+	X(clReleaseMemObject) X(clReleaseCommandQueue) X(clReleaseContext)
+
+static struct {
+#define X(name) __typeof__(name) *name;
+	FUNCTIONS(X)
+#undef X
+} cl;
+
+static int load_api(int use_dlopen)
+{
+	void *lib = use_dlopen ? dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (use_dlopen && !lib) {
+		fprintf(stderr, "cl_build: %s\n", dlerror());
+		return -1;
+	}
+#define X(name) cl.name = lib ? (__typeof__(name) *)dlsym(lib, #name) : name;
+	FUNCTIONS(X)
+#undef X
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *data = malloc((size_t)n + 1);
+	if (!data || fread(data, 1, (size_t)n, f) != (size_t)n)
+		exit(2);
+	data[n] = '\0';
+	fclose(f);
+	*size = (size_t)n;
+	return data;
+}
+
+static cl_device_id pick_device(const char *want, cl_platform_id *platform_out)
+{
+	cl_platform_id platforms[16];
+	cl_uint n = 0;
+	cl.clGetPlatformIDs(16, platforms, &n);
+	for (cl_uint i = 0; i < n; i++) {
+		char name[256] = "";
+		cl.clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
+		cl_device_id device;
+		if ((!want || strstr(name, want)) &&
+		    cl.clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &device, NULL) ==
+			    CL_SUCCESS) {
+			*platform_out = platforms[i];
+			return device;
+		}
+	}
+	fprintf(stderr, "cl_build: no platform matching '%s'\n", want ? want : "");
+	exit(2);
+}
+
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
+static cl_program notified;
+
+static void CL_CALLBACK on_built(cl_program program, void *user_data)
+{
+	pthread_mutex_lock(&done_lock);
+	notified = program;
+	if (user_data != (void *)&notified)
+		fprintf(stderr, "cl_build: wrong user_data in pfn_notify\n");
+	pthread_cond_signal(&done_cond);
+	pthread_mutex_unlock(&done_lock);
+}
+
+static uint64_t fnv1a(const void *data, size_t size)
+{
+	const unsigned char *p = data;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static int verify;
+
+/* out[i] == in[i] * 2 + 1 holds exactly in float, fused or not. */
+static int check_affine(const float *in, const float *out, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (out[i] != in[i] * 2.0f + 1.0f) {
+			printf("verify=FAIL at %d: %g, expected %g\n", i, out[i], in[i] * 2.0f + 1.0f);
+			return -1;
+		}
+	printf("verify=ok\n");
+	return 0;
+}
+
+static int run(cl_context context, cl_device_id device, cl_program program, const char *name)
+{
+	enum { N = 4096 };
+	static float in[N], out[N];
+	for (int i = 0; i < N; i++)
+		in[i] = (float)i * 0.37f - 100.0f;
+	cl_int err;
+	cl_command_queue q = cl.clCreateCommandQueueWithProperties(context, device, NULL, &err);
+	cl_kernel k = cl.clCreateKernel(program, name, &err);
+	if (!k) {
+		printf("create_kernel=%d\n", err);
+		return -1;
+	}
+	cl_mem a = cl.clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in,
+				     in, &err);
+	cl_mem b = cl.clCreateBuffer(context, CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
+	cl_uint n = N;
+	size_t global = N;
+	cl.clSetKernelArg(k, 0, sizeof b, &b);
+	cl.clSetKernelArg(k, 1, sizeof a, &a);
+	cl.clSetKernelArg(k, 2, sizeof n, &n);
+	err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+	if (err == CL_SUCCESS)
+		err = cl.clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+	printf("run=%d result=%016llx\n", err, (unsigned long long)fnv1a(out, sizeof out));
+	if (err == CL_SUCCESS && verify && check_affine(in, out, N) != 0)
+		err = CL_INVALID_VALUE;
+	cl.clReleaseMemObject(a);
+	cl.clReleaseMemObject(b);
+	cl.clReleaseKernel(k);
+	cl.clReleaseCommandQueue(q);
+	return err == CL_SUCCESS ? 0 : -1;
+}
+
+typedef cl_program(CL_API_CALL *il_khr_fn)(cl_context, const void *, size_t, cl_int *);
+
+static cl_program create(cl_context context, cl_platform_id platform, const char *kind,
+			 const char *path)
+{
+	size_t size;
+	char *data = slurp(path, &size);
+	cl_int err = CL_INVALID_VALUE;
+	cl_program program = NULL;
+	if (strcmp(kind, "--source") == 0) {
+		const char *s = data;
+		program = cl.clCreateProgramWithSource(context, 1, &s, &size, &err);
+	} else if (strcmp(kind, "--il") == 0) {
+		program = cl.clCreateProgramWithIL(context, data, size, &err);
+	} else {
+		il_khr_fn fn = (il_khr_fn)cl.clGetExtensionFunctionAddressForPlatform(
+			platform, "clCreateProgramWithILKHR");
+		if (fn)
+			program = fn(context, data, size, &err);
+	}
+	free(data);
+	if (!program)
+		printf("create=%d\n", err);
+	return program;
+}
+
+int main(int argc, char **argv)
+{
+	const char *platform_name = NULL, *kind = NULL, *path = NULL, *options = NULL;
+	const char *kernel = NULL;
+	int use_dlopen = 0, async = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--dlopen") == 0)
+			use_dlopen = 1;
+		else if (strcmp(argv[i], "--async") == 0)
+			async = 1;
+		else if (strcmp(argv[i], "--verify") == 0)
+			verify = 1;
+		else if (i + 1 >= argc)
+			return fprintf(stderr, "cl_build: %s needs a value\n", argv[i]), 2;
+		else if (strcmp(argv[i], "--platform") == 0)
+			platform_name = argv[++i];
+		else if (strcmp(argv[i], "--options") == 0)
+			options = argv[++i];
+		else if (strcmp(argv[i], "--run") == 0)
+			kernel = argv[++i];
+		else
+			kind = argv[i], path = argv[++i];
+	}
+	if (!path || load_api(use_dlopen) != 0)
+		return fprintf(stderr, "usage: see the comment at the top of cl_build.c\n"), 2;
+	cl_platform_id platform;
+	cl_device_id device = pick_device(platform_name, &platform);
+	cl_int err;
+	cl_context context = cl.clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+	cl_program program = create(context, platform, kind, path);
+	if (!program)
+		return 1;
+	double start = now();
+	err = cl.clBuildProgram(program, 1, &device, options, async ? on_built : NULL,
+				async ? (void *)&notified : NULL);
+	if (async) {
+		pthread_mutex_lock(&done_lock);
+		while (!notified)
+			pthread_cond_wait(&done_cond, &done_lock);
+		pthread_mutex_unlock(&done_lock);
+		if (notified != program)
+			printf("notify_program=wrong\n");
+	}
+	printf("build=%d seconds=%.4f\n", err, now() - start);
+	size_t size = 0;
+	cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+	char *log = calloc(1, size + 1);
+	cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
+	printf("log<<\n%s\n>>log\n", log);
+	free(log);
+	int rc = err == CL_SUCCESS ? 0 : 1;
+	if (rc == 0 && kernel && run(context, device, program, kernel) != 0)
+		rc = 1;
+	cl.clReleaseProgram(program);
+	cl.clReleaseContext(context);
+	return rc;
+}

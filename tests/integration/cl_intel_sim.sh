@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# OpenCL on Intel's driver (NEO + IGC) simulating an Arc GPU: a program built
+# from source and one from SPIR-V (clCreateProgramWithIL, and the KHR
+# extension function through dlopen/dlsym), each cold then warm.  The warm
+# build must come from the cache, be much faster and replay the build log.
+. "$(dirname "$0")/../lib.sh"
+sim_dg2
+export JITCACHE_LOG=info
+CLB=$B/tests/cl_build
+
+if ! clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
+	skip "Intel's OpenCL driver does not show a simulated GPU (intel-opencl-icd)"
+	finish; exit
+fi
+
+# 12 kernels of real work for IGC: about a second to compile.
+for i in $(seq 1 12); do cat <<CL
+kernel void k$i(global float *out, global const float *in, uint n)
+{
+	size_t i = get_global_id(0);
+	float v = in[i];
+	for (int j = 0; j < $((i % 7 + 3)); j++)
+		v = sin(v) * SCALE + cos(v * $i.0f) / (1.0f + fabs(v));
+	if (i < n)
+		out[i] = v + exp(-v * v) * $i;
+}
+CL
+done > body.cl
+{ echo '#warning jitcache-intel-test'; cat body.cl; } > k.cl
+sed 's/SCALE/0.5f/' body.cl > il.cl
+
+val() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" "$2" | head -n 1; }
+log_of() { sed -n '/^log<</,/^>>log/p' "$1"; }
+
+# --- from source -----------------------------------------------------------
+$JITCACHE run -- "$CLB" --platform Intel --source k.cl --options "-DSCALE=0.5f" >cold.out 2>cold.err
+check "source, cold: builds" grep -q '^build=0 ' cold.out
+check "source, cold: the driver's log (a #warning) is shown" grep -q jitcache-intel-test cold.out
+check "source, cold: one entry stored" test "$(entries)" -eq 1
+check "source, cold: no hit" grep -q 'jitcache: 0 hits' cold.err
+$JITCACHE run -- "$CLB" --platform Intel --source k.cl --options "-DSCALE=0.5f" >warm.out 2>warm.err
+check "source, warm: builds" grep -q '^build=0 ' warm.out
+check "source, warm: answered from the cache" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' warm.err
+check "source, warm: build log replayed" cmp <(log_of cold.out) <(log_of warm.out)
+check "source, warm: nothing new stored" test "$(entries)" -eq 1
+cold=$(val seconds cold.out) warm=$(val seconds warm.out)
+ratio=$(awk -v c="$cold" -v w="$warm" 'BEGIN { printf "%.1f", c / (w > 0 ? w : 1e-6) }')
+echo "     Intel sim, from source: cold ${cold} s, warm ${warm} s (${ratio}x)"
+check "source, warm: at least 10x faster than cold (${ratio}x)" ge "$ratio" 10
+
+$JITCACHE run -- "$CLB" --platform Intel --source k.cl --options "-DSCALE=0.25f" >other.out 2>other.err
+check "other options: a miss and a new entry" test "$(entries)" -eq 2
+check "other options: no hit" grep -q 'jitcache: 0 hits' other.err
+
+# --- from SPIR-V --------------------------------------------------------------
+if ! ocloc compile -file il.cl -device dg2 -output k -output_no_suffix >ocloc.log 2>&1 || [ ! -s k.spv ]; then
+	skip "ocloc could not make SPIR-V (see ocloc.log)"
+	finish; exit
+fi
+$JITCACHE run -- "$CLB" --platform Intel --il k.spv >ilcold.out 2>ilcold.err
+check "IL, cold: builds" grep -q '^build=0 ' ilcold.out
+check "IL, cold: stored" test "$(entries)" -eq 3
+$JITCACHE run -- "$CLB" --platform Intel --il k.spv >ilwarm.out 2>ilwarm.err
+check "IL, warm: answered from the cache" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' ilwarm.err
+cold=$(val seconds ilcold.out) warm=$(val seconds ilwarm.out)
+ratio=$(awk -v c="$cold" -v w="$warm" 'BEGIN { printf "%.1f", c / (w > 0 ? w : 1e-6) }')
+echo "     Intel sim, from SPIR-V: cold ${cold} s, warm ${warm} s (${ratio}x)"
+check "IL, warm: at least 10x faster than cold (${ratio}x)" ge "$ratio" 10
+
+# clCreateProgramWithILKHR from clGetExtensionFunctionAddressForPlatform, all
+# through dlopen("libOpenCL.so.1") + dlsym, built with a pfn_notify callback.
+$JITCACHE run -- "$CLB" --platform Intel --il-khr k.spv --dlopen --async >khr.out 2>khr.err
+check "ILKHR via dlsym, async: builds" grep -q '^build=0 ' khr.out
+check_not "ILKHR via dlsym, async: notified with the application's program" \
+	grep -q notify_program=wrong khr.out
+check "ILKHR via dlsym, async: the same entry answers" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' khr.err
+check "ILKHR via dlsym, async: nothing new stored" test "$(entries)" -eq 3
+finish

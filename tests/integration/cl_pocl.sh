@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# OpenCL on PoCL (CPU), where kernels really run: with PoCL's own kernel
+# cache off, results are bit-identical without jitcache, cold and warm, and
+# the warm build comes from the cache -- through linked symbols, through
+# dlopen + dlsym, and with a pfn_notify callback.
+. "$(dirname "$0")/../lib.sh"
+export POCL_KERNEL_CACHE=0 JITCACHE_LOG=info
+CLB=$B/tests/cl_build
+
+if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
+	skip "PoCL is not installed (pocl-opencl-icd)"
+	finish; exit
+fi
+
+cat >k.cl <<'CL'
+kernel void compute(global float *out, global const float *in, uint n)
+{
+	size_t i = get_global_id(0);
+	if (i < n) {
+		float v = in[i];
+		out[i] = sin(v) * SCALE + sqrt(fabs(v) + 1.0f) - exp(v * 0.001f) / (v * v + 1.0f);
+	}
+}
+CL
+OPTS="-DSCALE=1.75f -cl-mad-enable"
+result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$1"; }
+run_build() { # NAME [cl_build args...]: output in NAME.out / NAME.err
+	local name=$1; shift
+	"$@" >"$name.out" 2>"$name.err"
+}
+
+run_build plain "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute
+check "without jitcache: the kernel runs" grep -q '^run=0 ' plain.out
+expected=$(result plain.out)
+
+run_build cold $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute
+check "cold: stored one entry" test "$(entries)" -eq 1
+check "cold: no hit" grep -q 'jitcache: 0 hits' cold.err
+check "cold: results bit-identical to a run without jitcache" test "$(result cold.out)" = "$expected"
+
+run_build warm $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute
+check "warm: answered from the cache" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' warm.err
+check "warm: results bit-identical to a run without jitcache" test "$(result warm.out)" = "$expected"
+echo "     PoCL build: cold $(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' cold.out) s," \
+     "warm $(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' warm.out) s"
+
+run_build dl $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute --dlopen
+check "dlopen + dlsym: answered from the cache" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' dl.err
+check "dlopen + dlsym: results bit-identical" test "$(result dl.out)" = "$expected"
+
+# A build with pfn_notify: cold (stored from inside the callback), then warm.
+run_build plain2 "$CLB" --platform Portable --source k.cl --options "$OPTS -DASYNC" --run compute
+run_build acold $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS -DASYNC" --run compute --async
+check "async, cold: stored" test "$(entries)" -eq 2
+check "async, cold: results bit-identical" test "$(result acold.out)" = "$(result plain2.out)"
+run_build awarm $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS -DASYNC" --run compute --async
+check "async, warm: answered from the cache" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' awarm.err
+check_not "async, warm: pfn_notify got the application's program" grep -q notify_program=wrong awarm.out
+check "async, warm: results bit-identical" test "$(result awarm.out)" = "$(result plain2.out)"
+
+# JITCACHE_DISABLE=1: straight to the driver, nothing cached or looked up.
+rm -rf "$JITCACHE_DIR"
+JITCACHE_DISABLE=1 run_build off $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute
+check "disabled: results bit-identical" test "$(result off.out)" = "$expected"
+check "disabled: nothing stored" test "$(entries)" -eq 0
+finish

@@ -1,0 +1,60 @@
+# ze_common.bash — sourced by the tests/integration/ze_*.sh scripts, after
+# ../lib.sh.  (Not a test itself: tests/run.sh runs only *.sh.)
+#
+#   need_ze                      skip the whole script unless the driver and ocloc are there
+#   spirv NAME FILE.cl [OPTS]    $T/NAME.spv from OpenCL C, with ocloc
+#   jc CMD...                    run CMD with libjitcache.so preloaded
+#   ze_time FILE                 the first "zeModuleCreate: S s" figure in FILE
+#   count PATTERN FILE           how many lines of FILE match PATTERN
+#
+# Simulated programs run in $T (the driver writes .aub files to the cwd).
+
+CLIENT=$B/tests/ze_client
+DLOPEN=$B/tests/ze_dlopen
+EXAMPLE=$B/examples/ze_module
+KERNELS=$ROOT/examples/kernels
+
+# Was the library built with AddressSanitizer?
+ASAN_RT=$(ldd "$LIB" 2>/dev/null | awk '/libasan/ { print $3 }')
+
+need_ze() {
+	local missing=""
+	if [ -n "$ASAN_RT" ]; then
+		# Intel's driver dlopen()s a helper with RTLD_DEEPBIND, which the
+		# ASan runtime refuses (it ends the process).  UBSan builds run.
+		skip "AddressSanitizer cannot host Intel's driver (RTLD_DEEPBIND)"
+		finish
+		exit $?
+	fi
+	command -v ocloc >/dev/null || missing="ocloc"
+	[ -e "$B/lib/libze_loader.so.1" ] || missing="$missing libze_loader.so.1"
+	for f in "$LIB" "$CLIENT" "$DLOPEN" "$EXAMPLE"; do
+		[ -e "$f" ] || missing="$missing $f"
+	done
+	if [ -n "$missing" ]; then
+		# `make check` installs and builds all of these: their absence is a
+		# broken build, not a reason to skip.
+		check "test prerequisites present (missing:$missing)" false
+		finish
+		exit $?
+	fi
+	sim_dg2
+}
+
+spirv() {
+	local name=$1 src=$2; shift 2
+	ocloc compile -q -spv_only -file "$src" -device dg2 -output "$T/$name" \
+		-output_no_suffix "$@" >"$T/ocloc-$name.log" 2>&1 && [ -s "$T/$name.spv" ]
+}
+
+jc() {
+	LD_PRELOAD="$LIB" "$@"
+}
+
+ze_time() {
+	sed -n 's/^zeModuleCreate: \([0-9.]*\) s.*/\1/p' "$1" | head -n 1
+}
+
+count() {
+	grep -c -- "$1" "$2" 2>/dev/null || true
+}

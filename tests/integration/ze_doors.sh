@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Level Zero: every way a program reaches zeModuleCreate is cached, and a call
+# that passes two jitcache doors is looked up and stored once.
+#   link         the exported symbol (door 1)
+#   dlsym        dlopen("libze_loader.so.1") + dlsym(handle, "zeModuleCreate") (door 2)
+#   table        zeGetModuleProcAddrTable, then table.pfnCreate (door 3)
+#   dlsym-table  zeGetModuleProcAddrTable looked up on the handle, then pfnCreate (2 + 3)
+#   nested       a loader between the program and the driver: door 1 calls
+#                the loader, which calls the driver through door 3
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash"
+need_ze
+export JITCACHE_LOG=debug JITCACHE_LOCK_TIMEOUT=10
+
+check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+
+# door NAME DOOR-IN-LOG CMD...: a cold run stores once through DOOR, a warm
+# run hits through it.
+door() {
+	local name=$1 via=$2; shift 2
+	export JITCACHE_DIR=$T/cache-$name
+	jc "$@" "$T/reduce.spv" >"$T/$name.cold" 2>&1
+	jc "$@" "$T/reduce.spv" >"$T/$name.warm" 2>&1
+	check "$name: cold run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.cold"
+	check "$name: one compile, by $via" \
+		test "$(count "miss, compiled" "$T/$name.cold")" -eq 1 -a \
+		     "$(count "^jitcache: $via: miss, compiled" "$T/$name.cold")" -eq 1
+	check "$name: one store" grep -q "jitcache: 0 hits, 1 misses, 1 stores" "$T/$name.cold"
+	check "$name: one entry" test "$(entries)" -eq 1
+	check "$name: warm run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.warm"
+	check "$name: warm run hits, by $via" \
+		test "$(count "^jitcache: $via: hit" "$T/$name.warm")" -eq 1 -a \
+		     "$(count "miss, compiled" "$T/$name.warm")" -eq 0
+}
+
+door link "zeModuleCreate" "$CLIENT" link
+door dlsym "dlsym(zeModuleCreate)" "$DLOPEN" dlsym
+door table "pfnCreate" "$CLIENT" table
+door dlsym-table "pfnCreate" "$DLOPEN" dlsym-table
+
+# The same module through another door is the same entry.
+export JITCACHE_DIR=$T/cache-link
+jc "$DLOPEN" dlsym "$T/reduce.spv" >"$T/cross.out" 2>&1
+check "an entry stored through door 1 is hit through door 2" \
+	grep -q "^jitcache: dlsym(zeModuleCreate): hit" "$T/cross.out"
+
+# Nested: a stand-in loader, preloaded after jitcache, that reaches the
+# driver through its dispatch table as the real loader does.
+mkdir -p "$T/loader"
+check "stand-in loader builds" cc -shared -fPIC -O1 -D_GNU_SOURCE -I"$ROOT" -o "$T/loader/libfakeze.so" \
+	"$ROOT/tests/helpers/loader/ze_fake_loader.c" -L"$B/lib" -Wl,--no-as-needed -lze_loader -ldl -pthread
+export JITCACHE_DIR=$T/cache-nested
+for run in cold warm; do
+	LD_PRELOAD="$LIB:$T/loader/libfakeze.so" \
+		"$CLIENT" link "$T/reduce.spv" >"$T/nested.$run" 2>&1
+done
+check "nested: the loader's pfnCreate is jitcache's wrapper" \
+	grep -q "^fake loader: pfnCreate is in .*libjitcache.so" "$T/nested.cold"
+check "nested: cold run works" grep -q "result 0x0 kernels [1-9]" "$T/nested.cold"
+check "nested: one compile, by the outer door" \
+	test "$(count "miss, compiled" "$T/nested.cold")" -eq 1 -a \
+	     "$(count "^jitcache: zeModuleCreate: miss, compiled" "$T/nested.cold")" -eq 1
+check "nested: the inner door stayed out of it" test "$(count "pfnCreate:" "$T/nested.cold")" -eq 0
+check "nested: one store" grep -q "jitcache: 0 hits, 1 misses, 1 stores" "$T/nested.cold"
+check "nested: one entry" test "$(entries)" -eq 1
+check "nested: warm run hits once, by the outer door" \
+	test "$(count "^jitcache: zeModuleCreate: hit" "$T/nested.warm")" -eq 1 -a \
+	     "$(count "pfnCreate:" "$T/nested.warm")" -eq 0
+check "nested: warm run works" grep -q "result 0x0 kernels [1-9]" "$T/nested.warm"
+
+finish

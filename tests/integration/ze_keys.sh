@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Level Zero: what goes into the key.  Equal requests share an entry; a
+# different SPIR-V, build flags, specialization constant value or simulated
+# GPU gets its own.  Spec constant values are read with their SPIR-V size,
+# no more.  Linked programs (ZE_experimental_module_program) key on every
+# input.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash"
+need_ze
+export JITCACHE_LOG=debug
+
+check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+check "SPIR-V built with ocloc" spirv norm "$KERNELS/norm.cl"
+check "spec constant module written" "$B/tests/ze_spec_spirv" "$T/spec.spv"
+
+# run NAME ARGS...: one client run; its output in $T/NAME.out
+run() {
+	local name=$1; shift
+	jc "$CLIENT" link "$@" >"$T/$name.out" 2>&1
+}
+stored() { grep -q "miss, compiled" "$T/$1.out" && grep -q "result 0x0" "$T/$1.out"; }
+hit() { grep -q ": hit, loaded" "$T/$1.out" && ! grep -q "miss, compiled" "$T/$1.out"; }
+
+# Build flags.
+run f0 "$T/reduce.spv"
+run f1 -f "-cl-fast-relaxed-math" "$T/reduce.spv"
+run f2 -f "-cl-fast-relaxed-math" "$T/reduce.spv"
+run f3 -f "" "$T/reduce.spv"
+check "flags: first build stored" stored f0
+check "flags: other flags, another entry" stored f1
+check "flags: same flags, a hit" hit f2
+check "flags: empty flags are no flags" hit f3
+check "flags: two entries" test "$(entries)" -eq 2
+
+# Specialization constants: 7 is a uint, 8 a bool, 9 a ulong (ze_spec_module.h).
+rm -rf "$JITCACHE_DIR"
+run s0 -c 7=3 "$T/spec.spv"
+run s1 -c 7=3 "$T/spec.spv"
+run s2 -c 7=4 "$T/spec.spv"
+run s3 -c 7=0xdead00000003 "$T/spec.spv"
+run s4 -c 8=0 "$T/spec.spv"
+run s5 -c 8=0x100 "$T/spec.spv"
+run s6 -c 9=5 "$T/spec.spv"
+run s7 -c 9=0x100000005 "$T/spec.spv"
+run s8 "$T/spec.spv"
+check "spec: first build stored" stored s0
+check "spec: same value, a hit" hit s1
+check "spec: another value, another entry" stored s2
+check "spec: a uint is 4 bytes: bytes beyond them are not read" hit s3
+check "spec: bool value stored" stored s4
+check "spec: a bool is 1 byte" hit s5
+check "spec: ulong value stored" stored s6
+check "spec: a ulong is 8 bytes" stored s7
+check "spec: no constants, another entry" stored s8
+check "spec: six entries" test "$(entries)" -eq 6
+# A SpecId the module does not declare: not cached, the driver's answer.
+run s9 -c 42=1 "$T/spec.spv"
+JITCACHE_DISABLE=1 run s9-real -c 42=1 "$T/spec.spv"
+real=$(sed -n 's/.*result \(0x[0-9a-f]*\).*/\1/p' "$T/s9-real.out")
+check "spec: unknown SpecId gets the driver's own result (${real:-?})" \
+	grep -q "result ${real:-none} " "$T/s9.out"
+check "spec: unknown SpecId is not cached" test "$(entries)" -eq 6
+
+# Linked programs: every input is in the key; SYCL's placeholders in the
+# module desc are never read (the client puts (void *)1 there).
+rm -rf "$JITCACHE_DIR"
+run p0 -p "$T/reduce.spv" "$T/norm.spv"
+run p1 -p "$T/reduce.spv" "$T/norm.spv"
+run p2 -p "$T/norm.spv" "$T/reduce.spv"
+run p3 -p -f "-cl-mad-enable" "$T/reduce.spv" "$T/norm.spv"
+check "program: linked module stored" stored p0
+check "program: its kernels from both inputs" grep -q "kernels 30" "$T/p0.out"
+check "program: a hit" hit p1
+check "program: the hit has every kernel" grep -q "kernels 30" "$T/p1.out"
+check "program: inputs in another order, another entry" stored p2
+check "program: other flags, another entry" stored p3
+check "program: three entries" test "$(entries)" -eq 3
+
+# Another simulated GPU (Tiger Lake) compiles its own binary.
+rm -rf "$JITCACHE_DIR"
+run g0 "$T/reduce.spv"
+ProductFamilyOverride=tgllp run g1 "$T/reduce.spv"
+ProductFamilyOverride=tgllp run g2 "$T/reduce.spv"
+run g3 "$T/reduce.spv"
+check "platform: dg2 stored" stored g0
+check "platform: tgllp is another entry" stored g1
+check "platform: tgllp hits its own" hit g2
+check "platform: dg2 still hits its own" hit g3
+check "platform: two entries" test "$(entries)" -eq 2
+
+finish
