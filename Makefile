@@ -45,11 +45,14 @@ HELP_SRC  := $(wildcard tests/helpers/*.c)
 HELP_BIN  := $(HELP_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 EX_SRC    := $(wildcard examples/*.c)
 EX_BIN    := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
+FUZZ_SECONDS ?= 20
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
 
-.PHONY: all lib help deps check unit demo bench install uninstall clean asan tsan fuzz \
+.PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
         sycl-env sycl-check sycl-bench
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
@@ -122,9 +125,17 @@ deps: ## install the Debian packages needed to build, test and demo (uses sudo i
 unit: $(UNIT_BIN) ## run the C unit tests of cache/ and config/
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
+unit-build: $(UNIT_BIN)
+fuzz-build: $(FUZZ_BIN)
+
+# Everything, in one run and one tally: unit tests (plain, ASan+UBSan, TSan),
+# the fuzz targets for FUZZ_SECONDS each, and the integration tests.
 check: deps sycl-env ## install deps, build, and run every test (ends with "N passed, N failed")
-	$(MAKE) all $(HELP_BIN) $(UNIT_BIN)
-	BUILD=$(BUILD) ./tests/run.sh
+	$(MAKE) all $(HELP_BIN) $(UNIT_BIN) $(FUZZ_BIN)
+	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
+	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
+	BUILD=$(BUILD) UNIT_BUILDS="$(BUILD) $(BUILD)-asan $(BUILD)-tsan" \
+	  FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/run.sh
 
 asan: ## run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined unit
@@ -134,9 +145,6 @@ tsan: ## run the unit tests (threaded paths) under ThreadSanitizer
 
 # Fuzz targets: each tests/fuzz/fuzz_NAME.c with clang's libFuzzer, run for
 # FUZZ_SECONDS from the seeds in tests/fuzz/corpus-NAME.
-FUZZ_SECONDS ?= 30
-FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -fsanitize=fuzzer,address,undefined \

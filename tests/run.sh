@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: the C unit tests, then each tests/integration/*.sh.
-# Each prints "N passed, N failed[, N skipped]" last; this adds them up and
-# ends with the totals in the same form.  Exit status: 0 only if none failed.
+# Runs every test: the C unit tests (of each build in UNIT_BUILDS, e.g. the
+# plain, ASan and TSan ones), each fuzz target for FUZZ_SECONDS (if built),
+# then each tests/integration/*.sh.  Each prints "N passed, N failed[, N
+# skipped]" last; this adds them up and ends with the totals in the same
+# form.  Exit status: 0 only if none failed.
 #   tests/run.sh [PATTERN]    (PATTERN selects integration scripts by name)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,12 +27,37 @@ tally() { # $1: name, $2: output file, $3: exit status
 }
 
 out=$(mktemp); trap 'rm -f "$out"' EXIT
+# One fuzz target for FUZZ_SECONDS from its seeds: a pass is a run that
+# ends without a crash report.
+fuzz() {
+	local f=$1 name=${1##*/fuzz_} corpus
+	corpus=$(mktemp -d)
+	echo "== fuzz: $name ($FUZZ_SECONDS s)"
+	if "$f" -max_total_time="$FUZZ_SECONDS" -print_final_stats=0 "$corpus" \
+		"$ROOT/tests/fuzz/corpus-$name" >"$out" 2>&1; then
+		grep -E '^#[0-9]+.*DONE' "$out" | tail -n 1
+		echo "1 passed, 0 failed"
+	else
+		tail -n 30 "$out"; echo "0 passed, 1 failed"
+	fi > "$out.fuzz"
+	cat "$out.fuzz"; tally "fuzz_$name" "$out.fuzz" 0
+	rm -rf "$corpus" "$out.fuzz"
+}
+
 if [ -z "$pattern" ]; then
-	for t in "$B"/tests/test_*; do
-		[ -x "$t" ] || continue
-		echo "== unit: $(basename "$t")"
-		"$t" 2>&1 | tee "$out"; tally "$(basename "$t")" "$out" "${PIPESTATUS[0]}"
+	for build in ${UNIT_BUILDS:-$B}; do
+		case $build in /*) ;; *) build=$ROOT/$build ;; esac
+		for t in "$build"/tests/test_*; do
+			[ -x "$t" ] || continue
+			echo "== unit: $(basename "$build")/$(basename "$t")"
+			"$t" 2>&1 | tee "$out"; tally "$(basename "$t")" "$out" "${PIPESTATUS[0]}"
+		done
 	done
+	if [ -n "${FUZZ_SECONDS:-}" ]; then
+		for f in "$B"/fuzz/fuzz_*; do
+			[ -x "$f" ] && fuzz "$f"
+		done
+	fi
 fi
 for t in "$ROOT"/tests/integration/*.sh; do
 	[ -n "$pattern" ] && case $(basename "$t") in *"$pattern"*) ;; *) continue ;; esac
