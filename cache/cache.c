@@ -136,6 +136,12 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
 	if (jc_stats_add(c->dir, delta, shared_after) == 0)
 		return;
+	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
+		if (jc_stats_init(c->dir, c->file_mode) == 1)
+			jc_resync_all(c);
+		if (jc_stats_add(c->dir, delta, shared_after) == 0)
+			return;
+	}
 	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
 		    "counting in this process only", c->dir, strerror(errno));
 	if (shared_after)

@@ -113,9 +113,14 @@ static int list_subdir(const struct jc_cache *c, int sub, int all_locks, struct 
 	while (rc == 0 && (de = readdir(d))) {
 		struct stat st;
 		enum kind kind = classify(de->d_name);
-		if (kind == OTHER || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode))
+		if (kind == OTHER || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
+		if (!S_ISREG(st.st_mode)) {
+			/* Never followed, so harmless, but no entry: tidy it away. */
+			if (kind == ENTRY && S_ISLNK(st.st_mode))
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
 		int stale = now - jc_fs_mtime_ns(&st) > JC_STALE_NS;
 		if (kind == ENTRY)
 			rc = add_item(l, sub, de->d_name, &st);

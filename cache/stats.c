@@ -114,7 +114,9 @@ int jc_stats_init(const char *dir, mode_t mode)
 {
 	int fd = open_stats(dir, O_RDONLY);
 	if (fd < 0)
-		return errno == ENOENT ? create_file(dir, mode, 0) : -1;
+		/* A symlink in its place (ELOOP) is replaced, never followed. */
+		return errno == ENOENT ? create_file(dir, mode, 0)
+		     : errno == ELOOP  ? create_file(dir, mode, 1) : -1;
 	struct stat st;
 	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
 	int sound = fstat(fd, &st) == 0 && st.st_size == FILE_SIZE && read_head(fd, head) == 0;
