@@ -253,29 +253,45 @@ static const char *cl_error_name(cl_int err)
 	}
 }
 
-/* 1 if the build was answered from the cache.  An entry the driver rejects
- * is dropped, and the caller compiles as on a miss. */
-static int try_hit(struct build *b, struct jc_cache *cache)
+/* Why a stored entry cannot be used: the driver refused it, or it is not a
+ * payload this version reads.  Either way it is dropped and replaced, and
+ * the lookup counts as a miss rather than a hit. */
+static void reject(struct build *b, struct jc_cache *cache, const struct jc_entry *e,
+		   cl_int err)
+{
+	jc_cache_reject(cache, &b->key, e);
+	if (err == CL_SUCCESS) {
+		JC_LOG_ONCE(JC_LOG_WARN, "an OpenCL cache entry is not in a format this "
+					 "jitcache reads; entry dropped, compiling from source");
+		return;
+	}
+	JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); entry "
+				 "dropped, compiling from source", cl_error_name(err));
+	jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped", b->hex,
+	       (int)err);
+}
+
+typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
+
+/* 1 if the build was answered from the cache (looked up with jc_cache_get,
+ * or jc_cache_recheck after waiting for the key's lock).  An entry the
+ * driver rejects is dropped, and the caller compiles as on a miss; running
+ * out of memory or resources says nothing about the entry, which stays. */
+static int try_hit(struct build *b, struct jc_cache *cache, lookup_fn lookup)
 {
 	struct jc_entry e;
-	if (jc_cache_get(cache, &b->key, &e) != 0)
+	if (lookup(cache, &b->key, &e) != 0)
 		return 0;
 	struct jc_cl_payload p;
 	struct jc_cl_shadow *shadow = NULL;
-	cl_int err = CL_INVALID_BINARY;
-	if (jc_cl_payload_decode(e.data, e.size, &p) == 0 && p.ndev == b->ndev)
-		err = build_shadow(b, &p, &shadow);
+	int readable = jc_cl_payload_decode(e.data, e.size, &p) == 0 && p.ndev == b->ndev;
+	cl_int err = readable ? build_shadow(b, &p, &shadow) : CL_SUCCESS;
 	jc_cl_payload_free(&p);
+	if (!shadow && err != CL_OUT_OF_HOST_MEMORY && err != CL_OUT_OF_RESOURCES)
+		reject(b, cache, &e, err);
 	jc_entry_free(&e);
-	if (err != CL_SUCCESS) {
-		jc_cache_drop(cache, &b->key);
-		JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); "
-					 "entry dropped, compiling from source",
-			    cl_error_name(err));
-		jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped",
-		       b->hex, (int)err);
+	if (!shadow)
 		return 0;
-	}
 	jc_clmap_set_shadow(b->app, shadow);
 	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit", b->hex);
 	return 1;
@@ -451,12 +467,12 @@ static cl_int build(struct build *b, struct jc_cache *cache)
 		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);
 	}
-	if (try_hit(b, cache)) {
+	if (try_hit(b, cache, jc_cache_get)) {
 		b->notify_now = b->notify != NULL;
 		return CL_SUCCESS;
 	}
 	struct jc_cache_lock *lock = jc_cache_lock_key(cache, &b->key);
-	if (try_hit(b, cache)) { /* another process compiled it meanwhile */
+	if (try_hit(b, cache, jc_cache_recheck)) { /* another process compiled it meanwhile */
 		jc_cache_unlock(lock);
 		b->notify_now = b->notify != NULL;
 		return CL_SUCCESS;

@@ -14,6 +14,7 @@
  *   cl->clBuildProgram(...);
  *
  * The files:
+ *   cl_real.c         this table, the dlsym door for cl* names, helpers
  *   cl.c              program creation and builds: the cache question
  *   cl_handles.c      entry points that take a program: the handle map's users
  *   cl_program_map.c  application handle -> what jitcache knows of it

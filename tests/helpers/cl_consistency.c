@@ -4,6 +4,7 @@
  * that fills the cache and a run answered from it can be compared.
  *
  *   cl_consistency --platform NAME [--run]
+ *   cl_consistency --platform NAME --threads N
  *
  * Transcript lines:
  *   "= ..."   must be identical in all runs (with and without jitcache);
@@ -14,6 +15,8 @@
  *             then 1.
  * --run also runs kernels and prints a hash of their results (PoCL; the
  * simulated Intel GPU does not execute kernels).
+ * --threads N instead has N threads build the same program at once, three
+ * times each, and check their kernel's results (PoCL).
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -40,7 +43,8 @@ static int run_kernels;
 		if (!(cond)) {                             \
 			printf("FAIL " __VA_ARGS__);       \
 			printf("  [%s]\n", #cond);         \
-			failures++;                        \
+			__atomic_add_fetch(&failures, 1,   \
+					   __ATOMIC_RELAXED); \
 		}                                          \
 	} while (0)
 
@@ -272,6 +276,43 @@ static void async_build(void)
 	CHECK(clReleaseProgram(p) == CL_SUCCESS, "final release\n");
 }
 
+/* One thread: build, run and release the same program three times. */
+static void *builder(void *arg)
+{
+	for (int round = 0; round < 3; round++) {
+		cl_program p = create();
+		cl_int err = clBuildProgram(p, 1, &device, "-DVAL=9", NULL, NULL);
+		cl_kernel k = clCreateKernel(p, "k_mul", &err);
+		CHECK(k && err == CL_SUCCESS, "thread %ld: build and kernel\n", (long)(intptr_t)arg);
+		int out[64] = { 0 }, x = 11;
+		cl_mem buf = clCreateBuffer(context, CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
+		clSetKernelArg(k, 0, sizeof buf, &buf);
+		clSetKernelArg(k, 1, sizeof x, &x);
+		size_t global = 64;
+		cl_command_queue q = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+		err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+		if (err == CL_SUCCESS)
+			err = clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+		CHECK(err == CL_SUCCESS && out[0] == 99 && out[63] == 99,
+		      "thread %ld: k_mul(11) with VAL=9 gave %d\n", (long)(intptr_t)arg, out[0]);
+		clReleaseMemObject(buf);
+		clReleaseCommandQueue(q);
+		clReleaseKernel(k);
+		clReleaseProgram(p);
+	}
+	return NULL;
+}
+
+static void threaded_builds(int n)
+{
+	pthread_t threads[64];
+	for (int i = 0; i < n && i < 64; i++)
+		pthread_create(&threads[i], NULL, builder, (void *)(intptr_t)i);
+	for (int i = 0; i < n && i < 64; i++)
+		pthread_join(threads[i], NULL);
+	printf("= %d threads built and ran their programs\n", n);
+}
+
 static int context_gone;
 
 static void CL_CALLBACK on_context_gone(cl_context c, void *user_data)
@@ -302,15 +343,22 @@ static void open_device(const char *want)
 int main(int argc, char **argv)
 {
 	const char *want = "";
+	int threads = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--run") == 0)
 			run_kernels = 1;
+		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+			threads = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
 			want = argv[++i];
 	}
 	open_device(want);
-	sync_build();
-	async_build();
+	if (threads) {
+		threaded_builds(threads);
+	} else {
+		sync_build();
+		async_build();
+	}
 	clReleaseCommandQueue(queue);
 	clReleaseContext(context);
 	/* The context goes only once every program and kernel made in it has:

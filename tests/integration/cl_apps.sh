@@ -15,6 +15,8 @@ stores() { sed -n 's/^jitcache: .* \([0-9]*\) stores.*/\1/p' "$1" | tail -n 1; }
 ONEDNN=$B/examples/onednn_conv
 if [ ! -x "$ONEDNN" ]; then
 	skip "oneDNN example not built ($ONEDNN; needs libdnnl-dev)"
+elif ! (sim_dg2; clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"); then
+	skip "Intel's OpenCL driver does not show a simulated GPU (intel-opencl-icd)"
 else
 	(
 		sim_dg2

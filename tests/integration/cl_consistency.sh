@@ -32,6 +32,21 @@ consistency() { # NAME PLATFORM [--run]
 
 if clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
 	consistency pocl Portable --run
+	# Eight threads build the same program at once, three times each: one
+	# compiles (the others wait for it on the entry's lock), all get results.
+	# PoCL's own cache stays on (private) here: with POCL_KERNEL_CACHE=0,
+	# PoCL 3.1 aborts ("Can't get stat() on .../_UNCACHED_*") when threads
+	# load one binary at once, with or without jitcache.
+	rm -rf "$JITCACHE_DIR"
+	export POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=$T/pocl-cache
+	$JITCACHE run -- "$CC_BIN" --platform Portable --threads 8 >threads.cold 2>&1
+	check "8 threads, cold: all results right, nothing leaked" grep -q '^consistency: ok' threads.cold
+	check "8 threads, cold: compiled once, 23 from the cache" \
+		grep -q 'jitcache: 23 hits, .* 1 stores' threads.cold
+	$JITCACHE run -- "$CC_BIN" --platform Portable --threads 8 >threads.warm 2>&1
+	check "8 threads, warm: all results right" grep -q '^consistency: ok' threads.warm
+	check "8 threads, warm: all 24 from the cache" grep -q 'jitcache: 24 hits, 0 misses, 0 stores' threads.warm
+	export POCL_KERNEL_CACHE=0
 else
 	skip "PoCL is not installed (pocl-opencl-icd)"
 fi

@@ -10,7 +10,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 need_ze
-export JITCACHE_LOG=debug
+# This script reads and forges raw entries, so they are stored uncompressed.
+export JITCACHE_LOG=debug JITCACHE_COMPRESS=0
 
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 # Well-formed SPIR-V that the driver cannot build: 512 KB of local memory.
