@@ -269,7 +269,9 @@ static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
 			    c->dir, key->bytes[0], name);
 }
 
-/* A lookup; a miss counts as one if count_miss (not for a recheck). */
+/* A lookup.  For a recheck (count_miss 0) the first lookup already counted a
+ * miss: a miss is not counted again, and a hit takes that miss back, so that
+ * each request counts exactly one hit or one miss. */
 static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
 		  uint64_t count_miss)
 {
@@ -292,6 +294,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		jc_fs_set_mtime(fd, jc_wall_ns()); /* recency for LRU; fails harmlessly if read-only */
 		close(fd);
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = 1,
+			 [JC_MISSES] = count_miss ? 0 : (uint64_t)-1, /* modulo 2^64 */
 			 [JC_SAVED_NS] = out->compile_ns }, NULL);
 		return 0;
 	}

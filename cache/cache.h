@@ -95,8 +95,9 @@ struct jc_entry {
 /* 0 and *out filled on a valid hit; -1 on a miss (including a corrupt entry,
  * which is removed).  A hit refreshes the entry's recency. */
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
-/* The same, for the second look after jc_cache_lock_key(): a miss there is
- * not counted again, so that one compile counts as one miss. */
+/* The same, for the second look after jc_cache_lock_key(), following a
+ * jc_cache_get() miss: a miss is not counted again, and a hit turns that
+ * first miss into a hit, so that each request counts one hit or one miss. */
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
 void jc_entry_free(struct jc_entry *entry);
 

@@ -472,7 +472,9 @@ static cl_int build(struct build *b, struct jc_cache *cache)
 		return CL_SUCCESS;
 	}
 	struct jc_cache_lock *lock = jc_cache_lock_key(cache, &b->key);
-	if (try_hit(b, cache, jc_cache_recheck)) { /* another process compiled it meanwhile */
+	if (try_hit(b, cache, jc_cache_recheck)) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build %s was compiled by another thread or process "
+		       "meanwhile", b->hex);
 		jc_cache_unlock(lock);
 		b->notify_now = b->notify != NULL;
 		return CL_SUCCESS;

@@ -24,9 +24,11 @@ JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
 	}
 	if (!jc_enter())
 		return cl->clCreateKernel(program, kernel_name, errcode_ret);
-	cl_program target = jc_clmap_target(program);
+	cl_kernel kernel = cl->clCreateKernel(jc_clmap_target(program), kernel_name, errcode_ret);
+	if (kernel)
+		jc_clmap_kernels_made(program, 1);
 	jc_leave();
-	return cl->clCreateKernel(target, kernel_name, errcode_ret);
+	return kernel;
 }
 
 JC_EXPORT cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernels,
@@ -37,9 +39,15 @@ JC_EXPORT cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernel
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
 		return cl->clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
-	cl_program target = jc_clmap_target(program);
+	cl_uint made = 0;
+	cl_int err = cl->clCreateKernelsInProgram(jc_clmap_target(program), num_kernels, kernels,
+						  &made);
+	if (err == CL_SUCCESS && kernels)
+		jc_clmap_kernels_made(program, made);
+	if (num_kernels_ret)
+		*num_kernels_ret = made;
 	jc_leave();
-	return cl->clCreateKernelsInProgram(target, num_kernels, kernels, num_kernels_ret);
+	return err;
 }
 
 static cl_int program_info(cl_program program, cl_program_info param, size_t size,
@@ -149,18 +157,27 @@ JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
 	return err;
 }
 
-/* A kernel's release may be the last thing keeping a released program's
- * shadow alive. */
+/* The map counts live kernels (cl_program_map.h): a release that drops a
+ * kernel's last reference destroys it, and may be the last thing keeping a
+ * released program's shadow alive. */
 JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	if (!cl)
 		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clReleaseKernel(kernel);
+	cl_uint refs = 0;
+	cl_program program = NULL;
+	if (cl->clGetKernelInfo(kernel, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS ||
+	    cl->clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL) != CL_SUCCESS)
+		refs = 0;
 	cl_int err = cl->clReleaseKernel(kernel);
-	if (err == CL_SUCCESS && jc_enter()) {
+	if (err == CL_SUCCESS && refs == 1) {
+		jc_clmap_kernel_gone(program);
 		jc_clmap_sweep();
-		jc_leave();
 	}
+	jc_leave();
 	return err;
 }
 

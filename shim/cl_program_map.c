@@ -154,12 +154,33 @@ int jc_clmap_has_kernels(cl_program app)
 {
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	int busy = 0;
-	if (rec)
-		busy = (rec->shadow && ref_count(rec->shadow->program) > 1) ||
-		       ref_count(app) > (rec->app_refs ? rec->app_refs : 1);
+	int busy = rec && rec->kernels > 0;
 	pthread_mutex_unlock(&lock);
 	return busy;
+}
+
+void jc_clmap_kernels_made(cl_program app, cl_uint n)
+{
+	if (none() || n == 0)
+		return;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	if (rec)
+		rec->kernels += n;
+	pthread_mutex_unlock(&lock);
+}
+
+void jc_clmap_kernel_gone(cl_program program)
+{
+	if (none())
+		return;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_shadow(program);
+	if (!rec)
+		rec = find_app(program);
+	if (rec && rec->kernels > 0)
+		rec->kernels--;
+	pthread_mutex_unlock(&lock);
 }
 
 void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow)
@@ -250,7 +271,7 @@ cl_int jc_clmap_release(cl_program app)
 		return CL_INVALID_PROGRAM;
 	}
 	rec->app_refs = 0;
-	int keep = rec->shadow && ref_count(rec->shadow->program) > 1;
+	int keep = rec->shadow && rec->kernels > 0;
 	if (keep)
 		__atomic_add_fetch(&orphans, 1, __ATOMIC_RELAXED);
 	else
@@ -270,7 +291,7 @@ void jc_clmap_sweep(void)
 	for (unsigned b = 0; b < BUCKETS; b++)
 		for (struct jc_cl_program *rec = by_app[b], *next; rec; rec = next) {
 			next = rec->next_app;
-			if (rec->app_refs || ref_count(rec->shadow->program) > 1)
+			if (rec->app_refs || rec->kernels > 0)
 				continue;
 			unlink_app(rec);
 			__atomic_sub_fetch(&orphans, 1, __ATOMIC_RELAXED);

@@ -17,12 +17,17 @@
  *   jc_clmap_retain(app); jc_clmap_release(app);
  *
  * Reference counts.  The map counts the application's own references
- * (create, retain, release).  Kernels hold references on the program they
- * were created from, which is the shadow: the application's count answer is
- * its references plus the shadow's count less the map's one reference, as
- * the driver would count them.  When the application's last reference goes,
- * the record, the shadow and the program are released, unless kernels of
- * the shadow still live: then the record stays (the program remains a valid
+ * (create, retain, release).  Where a driver counts kernels in their
+ * program's references (PoCL, Intel), kernels made from the shadow are in
+ * the shadow's count, so the application's count answer is its references
+ * plus the shadow's count less the map's one reference: what the driver
+ * itself would answer (NVIDIA does not count kernels, and neither then does
+ * this).  Live kernels are counted by the map itself, since reference counts
+ * cannot tell them on every driver: jc_clmap_kernels_made() after kernels
+ * are created through the application's handle, jc_clmap_kernel_gone() when
+ * one is destroyed.  When the application's last reference goes, the
+ * record, the shadow and the program are released, unless kernels of the
+ * shadow still live: then the record stays (the program remains a valid
  * handle for CL_KERNEL_PROGRAM) until jc_clmap_sweep() finds them gone.
  *
  * Ownership: records belong to the map.  A record found with jc_clmap_find()
@@ -50,6 +55,7 @@ struct jc_cl_program {
 	/* The rest is the map's, under its lock. */
 	struct jc_cl_shadow *shadow;
 	cl_uint app_refs;
+	cl_uint kernels;    /* live kernels made through the application's handle */
 	struct jc_cl_program *next_app, *next_shadow;
 };
 
@@ -67,6 +73,12 @@ cl_program jc_clmap_app_of(cl_program program);
 /* Whether kernels are attached to the program (to its shadow, or to itself
  * after a real build): the driver then refuses a new build. */
 int jc_clmap_has_kernels(cl_program app);
+
+/* `n` kernels were made through the application's handle `app`. */
+void jc_clmap_kernels_made(cl_program app, cl_uint n);
+/* A kernel of `program` (an application's program or a shadow) was
+ * destroyed: its last reference was released. */
+void jc_clmap_kernel_gone(cl_program program);
 
 /* Give `app` a new shadow (NULL: none); the old one is released. */
 void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow);

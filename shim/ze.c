@@ -661,7 +661,14 @@ static ze_result_t cached_create(struct ze_call *c)
 		return ZE_RESULT_SUCCESS;
 	/* Compile once: another thread or process may be building it now. */
 	struct jc_cache_lock *lock = jc_cache_lock_key(c->cache, &c->key);
-	ze_result_t r = try_hit(c, jc_cache_recheck) ? ZE_RESULT_SUCCESS : compile(c);
+	ze_result_t r;
+	if (try_hit(c, jc_cache_recheck)) {
+		jc_log(JC_LOG_DEBUG, "%s: %s was compiled by another thread or process meanwhile",
+		       c->door->name, c->hex);
+		r = ZE_RESULT_SUCCESS;
+	} else {
+		r = compile(c);
+	}
 	jc_cache_unlock(lock);
 	return r;
 }

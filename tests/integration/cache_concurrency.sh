@@ -26,13 +26,13 @@ summed() {
 	cat "$@" | sed -n "s/^jitcache: \([0-9]*\) hits, \([0-9]*\) misses, \([0-9]*\) stores;.*/\1 \2 \3/p" |
 		awk -v f="$field" '{ s += f == "hits" ? $1 : f == "misses" ? $2 : $3 } END { print s + 0 }'
 }
-# Processes whose summary says they missed, then hit: they waited for another.
+# Processes that missed, waited for another's compile, then hit.
 waited() {
-	cat "$@" | grep -c '^jitcache: 1 hits, 1 misses, 0 stores;' || true
+	cat "$@" | grep -c 'compiled by another thread or process meanwhile' || true
 }
-# Processes that found the entry already there.
+# Processes that found the entry already there: hits less those that waited.
 hit_at_once() {
-	cat "$@" | grep -c '^jitcache: 1 hits, 0 misses, 0 stores;' || true
+	echo $(( $(cat "$@" | grep -c ': hit, loaded' || true) - $(waited "$@") ))
 }
 all() { cat "$@"; }
 # Has process PID a lock file open (it is waiting for, or holding, a key)?
