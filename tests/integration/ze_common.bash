@@ -6,6 +6,8 @@
 #   jc CMD...                    run CMD with libjitcache.so preloaded
 #   ze_time FILE                 the first "zeModuleCreate: S s" figure in FILE
 #   count PATTERN FILE           how many lines of FILE match PATTERN
+#   door NAME DOOR CMD...        cold then warm run of CMD on $T/reduce.spv:
+#                                one compile and store through DOOR, then a hit
 #
 # Simulated programs run in $T (the driver writes .aub files to the cwd).
 
@@ -57,4 +59,24 @@ ze_time() {
 
 count() {
 	grep -c -- "$1" "$2" 2>/dev/null || true
+}
+
+# door NAME DOOR-IN-LOG CMD...: with a fresh cache, a cold run of CMD on
+# $T/reduce.spv compiles and stores once, looked up by DOOR (the outermost
+# jitcache door the call passes), and a warm run hits through it.
+door() {
+	local name=$1 via=$2; shift 2
+	export JITCACHE_DIR=$T/cache-$name
+	jc "$@" "$T/reduce.spv" >"$T/$name.cold" 2>&1
+	jc "$@" "$T/reduce.spv" >"$T/$name.warm" 2>&1
+	check "$name: cold run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.cold"
+	check "$name: one compile, by $via" \
+		test "$(count "miss, compiled" "$T/$name.cold")" -eq 1 -a \
+		     "$(count "^jitcache: $via: miss, compiled" "$T/$name.cold")" -eq 1
+	check "$name: one store" grep -q "jitcache: 0 hits, 1 misses, 1 stores" "$T/$name.cold"
+	check "$name: one entry" test "$(entries)" -eq 1
+	check "$name: warm run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.warm"
+	check "$name: warm run hits, by $via" \
+		test "$(count "^jitcache: $via: hit" "$T/$name.warm")" -eq 1 -a \
+		     "$(count "miss, compiled" "$T/$name.warm")" -eq 0
 }

@@ -14,24 +14,6 @@ export JITCACHE_LOG=debug JITCACHE_LOCK_TIMEOUT=10
 
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 
-# door NAME DOOR-IN-LOG CMD...: a cold run stores once through DOOR, a warm
-# run hits through it.
-door() {
-	local name=$1 via=$2; shift 2
-	export JITCACHE_DIR=$T/cache-$name
-	jc "$@" "$T/reduce.spv" >"$T/$name.cold" 2>&1
-	jc "$@" "$T/reduce.spv" >"$T/$name.warm" 2>&1
-	check "$name: cold run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.cold"
-	check "$name: one compile, by $via" \
-		test "$(count "miss, compiled" "$T/$name.cold")" -eq 1 -a \
-		     "$(count "^jitcache: $via: miss, compiled" "$T/$name.cold")" -eq 1
-	check "$name: one store" grep -q "jitcache: 0 hits, 1 misses, 1 stores" "$T/$name.cold"
-	check "$name: one entry" test "$(entries)" -eq 1
-	check "$name: warm run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.warm"
-	check "$name: warm run hits, by $via" \
-		test "$(count "^jitcache: $via: hit" "$T/$name.warm")" -eq 1 -a \
-		     "$(count "miss, compiled" "$T/$name.warm")" -eq 0
-}
 
 door link "zeModuleCreate" "$CLIENT" link
 door dlsym "dlsym(zeModuleCreate)" "$DLOPEN" dlsym

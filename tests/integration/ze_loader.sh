@@ -20,30 +20,15 @@ check "the client resolves libze_loader.so.1 to the real loader" \
 	sh -c "ldd '$CLIENT' | grep -q 'libze_loader.so.1 => $LOADER'"
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 
-# run NAME DOOR CMD...: cold then warm with a fresh cache; DOOR is the door
-# the program enters by (the loader's own table is wrapped as well, and the
-# compile must be looked up there once, not again at the driver's table).
-run() {
-	local name=$1 via=$2; shift 2
-	export JITCACHE_DIR=$T/cache-$name
-	jc "$@" "$T/reduce.spv" >"$T/$name.cold" 2>&1
-	jc "$@" "$T/reduce.spv" >"$T/$name.warm" 2>&1
-	check "$name: cold run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.cold"
-	check "$name: compiled once" test "$(count "miss, compiled" "$T/$name.cold")" -eq 1
-	check "$name: the compile was looked up by the outermost door, $via" \
-		test "$(count "^jitcache: $via: miss, compiled" "$T/$name.cold")" -eq 1
-	check "$name: one store, one entry" \
-		sh -c "grep -q 'jitcache: 0 hits, 1 misses, 1 stores' '$T/$name.cold' && test $(entries) -eq 1"
-	check "$name: warm run works" grep -q "result 0x0 kernels [1-9]" "$T/$name.warm"
-	check "$name: warm run hits once and compiles nothing" \
-		test "$(count ": hit" "$T/$name.warm")" -eq 1 -a "$(count "miss, compiled" "$T/$name.warm")" -eq 0
-}
+# The loader's own table is wrapped as well: each compile must be looked up
+# by the outermost door the program enters by, once, and not again at the
+# driver's table.
 
-run loader zeModuleCreate "$CLIENT" link
-run loader-dlsym "dlsym(zeModuleCreate)" "$DLOPEN" dlsym
-run loader-table pfnCreate "$CLIENT" table
-run loader-dlsym-table pfnCreate "$DLOPEN" dlsym-table
-ZE_ENABLE_TRACING_LAYER=1 run tracing zeModuleCreate "$CLIENT" link
+door loader zeModuleCreate "$CLIENT" link
+door loader-dlsym "dlsym(zeModuleCreate)" "$DLOPEN" dlsym
+door loader-table pfnCreate "$CLIENT" table
+door loader-dlsym-table pfnCreate "$DLOPEN" dlsym-table
+ZE_ENABLE_TRACING_LAYER=1 door tracing zeModuleCreate "$CLIENT" link
 check "the tracing layer was loaded" \
 	sh -c "ZE_ENABLE_TRACING_LAYER=1 LD_DEBUG=libs '$CLIENT' link '$T/reduce.spv' 2>&1 | grep -q 'libze_tracing_layer.so'"
 finish

@@ -57,4 +57,20 @@ check "disabled: the program works" grep -q "result 0x0 kernels [1-9]" "$T/off.o
 check "disabled: nothing stored" test "$(entries)" -eq 0
 check_not "disabled: no summary" grep -q "hits" "$T/off.out"
 
+# Entries are stored uncompressed by default; compress = 1 stores them with
+# zstd, and either kind is read whatever the setting.
+rm -rf "$JITCACHE_DIR"
+jc "$CLIENT" link "$T/gemm.spv" >"$T/raw.out" 2>&1
+raw_size=$(du -sb "$JITCACHE_DIR"/[0-9a-f][0-9a-f] | awk '{ s += $1 } END { print s }')
+rm -rf "$JITCACHE_DIR"
+JITCACHE_COMPRESS=1 jc "$CLIENT" link "$T/gemm.spv" >"$T/zstd.cold" 2>&1
+zstd_size=$(du -sb "$JITCACHE_DIR"/[0-9a-f][0-9a-f] | awk '{ s += $1 } END { print s }')
+check "compressed: stored, at most half the size of the plain entry ($zstd_size vs $raw_size bytes)" \
+	test "$(entries)" -eq 1 -a "$((zstd_size * 2))" -le "$raw_size"
+JITCACHE_COMPRESS=1 jc "$CLIENT" link "$T/gemm.spv" >"$T/zstd.warm" 2>&1
+check "compressed: the warm run hits and creates its kernels" \
+	sh -c "grep -q 'jitcache: 1 hits, 0 misses' '$T/zstd.warm' && grep -q 'result 0x0 kernels [1-9]' '$T/zstd.warm'"
+jc "$CLIENT" link "$T/gemm.spv" >"$T/zstd.read" 2>&1
+check "compressed: read with compression off too" grep -q "jitcache: 1 hits, 0 misses" "$T/zstd.read"
+
 finish
