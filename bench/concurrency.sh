@@ -7,7 +7,8 @@
 # contrast, N processes without jitcache (each compiles; on 2 cores they
 # share the CPU).  Run by bench/run.sh; runnable alone after `make bench`.
 #
-# Each repetition runs, in alternating order, with a fresh empty cache:
+# Each repetition runs, in alternating order, with a fresh empty cache
+# (nocache in the first CONC_NOCACHE_REPS repetitions only):
 #   single  1 process under jitcache
 #   many    N processes under jitcache, started together
 #   nocache N processes without jitcache, started together
@@ -18,7 +19,8 @@
 # prints at exit with JITCACHE_LOG=info (nocache: N by construction), checked
 # against `jitcache stats --json` of the cache.  Then one line:
 #   conc_summary procs=N reps=R
-# Knobs: CONC_PROCS (4), CONC_REPS (3; 1 with BENCH_QUICK=1), BUILD, WORK.
+# Knobs: CONC_PROCS (4), CONC_REPS (3; 1 with BENCH_QUICK=1),
+# CONC_NOCACHE_REPS (1: how many repetitions include nocache), BUILD, WORK.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -29,6 +31,7 @@ case $MODULE in /*) ;; *) MODULE=$PWD/$MODULE ;; esac
 PROCS=${CONC_PROCS:-4}
 REPS=${CONC_REPS:-3}
 [ "${BENCH_QUICK:-0}" = 1 ] && REPS=${CONC_REPS:-1}
+NOCACHE_REPS=${CONC_NOCACHE_REPS:-1}
 
 [ -x "$ZB" ] || { echo "concurrency: $ZB missing (run 'make bench')" >&2; exit 1; }
 [ -r "$MODULE" ] || { echo "concurrency: $MODULE not found" >&2; exit 1; }
@@ -107,6 +110,8 @@ status=0
 for rep in $(seq 1 "$REPS"); do
 	if [ $((rep % 2)) = 1 ]; then order="single many nocache"; else order="nocache many single"; fi
 	for mode in $order; do
+		# The contrast without jitcache costs N compilations: run it less.
+		[ "$mode" = nocache ] && [ "$rep" -gt "$NOCACHE_REPS" ] && continue
 		run_mode "$mode" "$rep" || status=1
 	done
 done

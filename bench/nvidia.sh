@@ -5,6 +5,7 @@
 #   make all && bench/nvidia.sh --bundle build/nvidia
 # There (no Debian packages; carry the bundle), run it:
 #   bench/nvidia.sh build/nvidia [KERNELS] [RUNS]
+# (NVIDIA_RESULTS=FILE also writes the results table to FILE.)
 #
 # The bundle holds libjitcache.so, the libraries it needs beyond glibc
 # (libinih), and tests/helpers/cl_build.c compiled against libOpenCL.so.1
@@ -102,7 +103,7 @@ for _ in $(seq 1 "$RUNS"); do one both-warm "${jc[@]}"; done
 
 [ "$(sort -u results | wc -l)" -eq 1 ] || fail "kernel results differ between runs: $(sort | uniq -c <results | tr '\n' ' ')"
 
-echo
+table() {
 echo "| NVIDIA OpenCL, $KERNELS kernels: clBuildProgram seconds (median) | |"
 echo "|---|---|"
 echo "| NVIDIA, no cache (CUDA_CACHE_DISABLE=1) | $(median nvidia-nocache.secs) |"
@@ -112,6 +113,12 @@ echo "| NVIDIA's cache warm | $(median nvidia-warm.secs) |"
 echo "| jitcache + NVIDIA's cache warm | $(median both-warm.secs) |"
 echo
 echo "driver: $(grep -m1 -o 'NVIDIA.*' /proc/driver/nvidia/version 2>/dev/null || echo unknown)"
+}
+echo
+table
+# NVIDIA_RESULTS=FILE also writes the table there (bench/nvidia-results.md
+# is what bench/run.sh includes).
+[ -n "${NVIDIA_RESULTS:-}" ] && table >"$NVIDIA_RESULTS"
 if [ "$failures" -eq 0 ]; then
 	echo "nvidia: all runs built, verified and agreed; jitcache warm runs hit"
 else

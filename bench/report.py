@@ -25,6 +25,13 @@ def median(v):
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
+def quartiles(v):
+    """First and third quartiles (medians of the lower and upper halves)."""
+    v = sorted(v)
+    h = len(v) // 2
+    return (median(v[:h]), median(v[-h:])) if h else (v[0], v[0])
+
+
 def fmt_t(s):
     """A time in seconds, in the unit that reads best."""
     if s >= 1:
@@ -54,13 +61,22 @@ def fmt_bytes(n):
 # ---- machine ---------------------------------------------------------------
 machine = {}
 pkgs = []
+sections = []
 for line in (read("machine.txt") or "").splitlines():
     k, _, v = line.partition(" ")
     if k == "pkg":
         pkgs.append(v)
+    elif k == "section_s":
+        name, _, secs = v.rpartition(" ")
+        sections.append("%s %s s" % (name, secs))
     else:
         machine[k] = v
 quick = machine.get("quick") == "1"
+# The default entry format and the other one measured beside it.
+ALT_ZSTD = machine.get("compress_alt") == "1"
+DEF_NAME = "uncompressed entries" if machine.get("compress_default") == "0" else "zstd entries"
+ALT_NAME = ("zstd entries (JITCACHE_COMPRESS=1)" if ALT_ZSTD
+            else "uncompressed entries (JITCACHE_COMPRESS=0)")
 
 # ---- Level Zero --------------------------------------------------------------
 spirv = {}  # name -> (bytes, kernels)
@@ -69,6 +85,7 @@ for line in (read("spirv.txt") or "").splitlines():
     if len(f) == 3:
         spirv[f[0]] = (int(f[1]), int(f[2]))
 ze = {}  # name -> kind -> list
+by_rep = {}  # (name, rep) -> kind -> time: hit, hit_alt and floor of one repetition
 overhead = {}  # name -> list of in-process miss overheads (s)
 native = {}
 for line in (read("ze.txt") or "").splitlines():
@@ -81,6 +98,7 @@ for line in (read("ze.txt") or "").splitlines():
         continue
     t = float(f[4])
     ze.setdefault(name, {}).setdefault(kind, []).append(t)
+    by_rep.setdefault((name, f[3]), {})[kind] = t
     if kind == "miss" and len(f) > 5:
         overhead.setdefault(name, []).append(t - float(f[5]))
 
@@ -92,16 +110,36 @@ for name in SIZE_ORDER:
     if not d or not all(k in d for k in ("cold", "miss", "hit", "floor")):
         continue
     cold, miss, hit, floor = (median(d[k]) for k in ("cold", "miss", "hit", "floor"))
+    hit_best, floor_best = min(d["hit"]), min(d["floor"])
     limit = 1.05 * floor + 1e-3
+    limit_best = 1.05 * floor_best + 1e-3
     ov = median(overhead[name]) if name in overhead else None
     row = dict(name=name, d=d, cold=cold, miss=miss, hit=hit, floor=floor, limit=limit,
+               hit_best=hit_best, floor_best=floor_best, limit_best=limit_best,
+               hit_alt=median(d["hit_alt"]) if "hit_alt" in d else None,
                ov=ov, spv=spirv.get(name, (0, 0)), native=native.get(name, 0))
     ze_rows.append(row)
     label = "Level Zero %s (%s SPIR-V)" % (name, fmt_bytes(row["spv"][0]))
-    goals.append(("%s: hit ≤ 1.05 × floor + 1 ms" % label, hit <= limit,
-                  "hit %s vs limit %s (floor %s): hit/floor %.2fx, hit − floor %+.2f ms"
-                  % (fmt_t(hit), fmt_t(limit), fmt_t(floor), hit / floor,
-                     (hit - floor) * 1e3)))
+    # Judged on the paired differences: hit − floor within each repetition
+    # (run back to back), whose median shrugs off the drift and the bursts
+    # of other tenants' load that move both kinds' own medians and minima.
+    diffs = [v["hit"] - v["floor"] for (n, _), v in by_rep.items()
+             if n == name and "hit" in v and "floor" in v]
+    # zstd entry − uncompressed entry, whichever of the two is the default
+    alt_diffs = [(v["hit_alt"] - v["hit"]) * (1 if ALT_ZSTD else -1)
+                 for (n, _), v in by_rep.items() if n == name and "hit_alt" in v and "hit" in v]
+    allowance = 0.05 * floor + 1e-3
+    extra = median(diffs)
+    q1, q3 = quartiles(diffs)
+    row.update(extra=extra, allowance=allowance, extra_q=(q1, q3),
+               decompress=median(alt_diffs) if alt_diffs else None)
+    goals.append(("%s: hit ≤ 1.05 × floor + 1 ms" % label, extra <= allowance,
+                  "hit − floor, paired by repetition: median %+.2f ms (quartiles %+.2f, %+.2f; "
+                  "n=%d) vs allowance %.2f ms = 5%% of the floor's %s + 1 ms. Medians: hit "
+                  "%s, floor %s; best: %s, %s"
+                  % (extra * 1e3, q1 * 1e3, q3 * 1e3, len(diffs), allowance * 1e3,
+                     fmt_t(floor), fmt_t(hit), fmt_t(floor), fmt_t(hit_best),
+                     fmt_t(floor_best))))
     if ov is not None:
         goals.append(("%s: miss overhead < 2%% of cold" % label, ov < 0.02 * cold,
                       "in-process overhead %.1f ms = %.3f%% of cold %s (wall-clock miss/cold "
@@ -149,6 +187,16 @@ def cl_ratio(a, b):
     return a[0] / b[0], "wall"
 
 
+def cl_ratios(a, b):
+    """Both ratios, for display: "1.00x (inner), 1.05x (wall)"."""
+    if not a or not b:
+        return "—"
+    wall = "%.2fx (wall)" % (a[0] / b[0])
+    if a[1] is not None and b[1] is not None and b[1] > 0:
+        return "%.2fx (inner), %s" % (a[1] / b[1], wall)
+    return wall
+
+
 for line in (cl_text or "").splitlines():
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     if not line.startswith("|") or len(cells) != 5 or cells[0] == "workload" \
@@ -157,12 +205,48 @@ for line in (cl_text or "").splitlines():
     row = dict(label=cells[0], cold=cl_cell(cells[1]), miss=cl_cell(cells[2]),
                warm=cl_cell(cells[3]), ref=cl_cell(cells[4]))
     cl_rows.append(row)
-    ratio, on = cl_ratio(row["warm"], row["ref"])
-    if ratio is not None and "onednn" in row["label"].lower():
+
+# ---- oneDNN warm, paired (bench/run.sh): "onednn KIND REP SECONDS" ----------------
+onednn = {}
+onednn_rep = {}
+for line in (read("onednn.txt") or "").splitlines():
+    f = line.split()
+    if len(f) == 4 and f[0] == "onednn":
+        onednn.setdefault(f[1], []).append(float(f[3]))
+        onednn_rep.setdefault(f[2], {})[f[1]] = float(f[3])
+
+
+def onednn_paired(kind):
+    """Median of kind − cl_cache within each repetition, or None."""
+    d = [v[kind] - v["cl_cache"] for v in onednn_rep.values() if kind in v and "cl_cache" in v]
+    return median(d) if d else None
+cl_onednn = next((r for r in cl_rows if "onednn" in r["label"].lower()), None)
+if "jitcache" in onednn and "cl_cache" in onednn:
+    jc, ref = median(onednn["jitcache"]), median(onednn["cl_cache"])
+    alt = median(onednn["jitcache_alt"]) if "jitcache_alt" in onednn else None
+    pd, pd_alt = onednn_paired("jitcache"), onednn_paired("jitcache_alt")
+    goals.append(("OpenCL oneDNN, simulated Arc: jitcache warm no slower than the driver's "
+                  "cl_cache warm", pd <= 0,
+                  "creating 20 primitives (oneDNN prints ms), %d interleaved runs each: "
+                  "jitcache − cl_cache paired by repetition: median %+.1f ms%s; medians: "
+                  "jitcache %s vs cl_cache %s, %.2fx%s%s"
+                  % (len(onednn["jitcache"]), pd * 1e3,
+                     " (with %s: %+.1f ms)" % (ALT_NAME, pd_alt * 1e3)
+                     if pd_alt is not None else "",
+                     fmt_stat(onednn["jitcache"]), fmt_stat(onednn["cl_cache"]), jc / ref,
+                     "; jitcache with %s %s, %.2fx"
+                     % (ALT_NAME, fmt_stat(onednn["jitcache_alt"]), alt / ref) if alt else "",
+                     "; bench/cl_driver_caches.sh: %s" % cl_ratios(cl_onednn["warm"],
+                                                                  cl_onednn["ref"])
+                     if cl_onednn else "")))
+elif cl_onednn:
+    ratio, on = cl_ratio(cl_onednn["warm"], cl_onednn["ref"])
+    if ratio is not None:
         goals.append(("OpenCL oneDNN, simulated Arc: jitcache warm no slower than the "
                       "driver's cl_cache warm", ratio <= 1.0,
-                      "jitcache warm %s vs cl_cache warm %s: %.2fx (%s time)"
-                      % (cl_fmt(row["warm"]), cl_fmt(row["ref"]), ratio, on)))
+                      "jitcache warm %s vs cl_cache warm %s: %s; judged on the %s time"
+                      % (cl_fmt(cl_onednn["warm"]), cl_fmt(cl_onednn["ref"]),
+                         cl_ratios(cl_onednn["warm"], cl_onednn["ref"]), on)))
 
 # ---- concurrency ---------------------------------------------------------------
 conc = {}
@@ -191,7 +275,8 @@ w("")
 w("Written by `make bench` (bench/run.sh, bench/report.py): do not edit by hand.%s"
   % (" **Quick smoke run (BENCH_QUICK=1): not results.**" if quick else ""))
 w("")
-w("- date: %s; whole run %s s" % (machine.get("date", "?"), machine.get("elapsed_s", "?")))
+w("- date: %s; whole run %s s (%s)" % (machine.get("date", "?"), machine.get("elapsed_s", "?"),
+                                       ", ".join(sections)))
 w("- machine: %s cores, %s, %s; %s" % (machine.get("nproc", "?"), machine.get("cpu", "?"),
                                      machine.get("memory", "?"), machine.get("os", "?")))
 w("- drivers: %s" % "; ".join(pkgs))
@@ -200,7 +285,8 @@ w("- jitcache: %s; Level Zero programs run %s" % (machine.get("jitcache", "?"),
 w("- GPU: none; Intel's real driver and compiler simulate an Arc A-series (DG2) GPU "
   "(NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2): the JIT is real.")
 w("- each cell: median (min–max, n runs), each run a fresh process; compared runs are "
-  "interleaved. Shared, noisy 2-core machine: read the ratios.")
+  "interleaved. Shared, noisy 2-core machine: read the ratios; the Level Zero hit is "
+  "judged on differences paired within each repetition.")
 if machine.get("failed", "none") != "none":
     w("- **failed: %s**" % machine["failed"])
 w("")
@@ -209,21 +295,32 @@ w("| workload | cold (no jitcache) | jitcache miss | jitcache warm | reference w
   "| warm / reference | cold / warm |")
 w("|---|---|---|---|---|---|---|")
 for r in ze_rows:
-    w("| Level Zero %s: %s SPIR-V, %d kernels | %s | %s | %s | floor %s | %.2fx | %.0fx |"
+    w("| Level Zero %s: %s SPIR-V, %d kernels | %s | %s | %s | floor %s "
+      "| %.2fx; paired: %+.2f ms (allowance %.2f ms) | %.0fx |"
       % (r["name"], fmt_bytes(r["spv"][0]), r["spv"][1], fmt_t(r["cold"]),
          fmt_t(r["miss"]) + (" (+%.1f ms in-process)" % (r["ov"] * 1e3)
                              if r["ov"] is not None else ""),
-         fmt_t(r["hit"]), fmt_t(r["floor"]), r["hit"] / r["floor"], r["cold"] / r["hit"]))
+         fmt_t(r["hit"]), fmt_t(r["floor"]), r["hit"] / r["floor"], r["extra"] * 1e3,
+         r["allowance"] * 1e3, r["cold"] / r["hit"]))
 for r in cl_rows:
-    ratio, on = cl_ratio(r["warm"], r["ref"])
     speed, _ = cl_ratio(r["cold"], r["warm"])
     w("| OpenCL %s | %s | %s | %s | driver's cache %s | %s | %s |"
       % (r["label"], cl_fmt(r["cold"]), cl_fmt(r["miss"]), cl_fmt(r["warm"]),
-         cl_fmt(r["ref"]), "%.2fx (%s)" % (ratio, on) if ratio else "—",
-         "%.0fx" % speed if speed else "—"))
+         cl_fmt(r["ref"]), cl_ratios(r["warm"], r["ref"]),
+         "%.1fx" % speed if speed else "—"))
 if not cl_rows:
     w("| OpenCL oneDNN (simulated Arc), PoCL | (bench/cl_driver_caches.sh gave no figures) "
       "| | | | | |")
+if "jitcache" in onednn and "cl_cache" in onednn:
+    jc, ref = median(onednn["jitcache"]), median(onednn["cl_cache"])
+    alt = median(onednn["jitcache_alt"]) if "jitcache_alt" in onednn else None
+    pd, pd_alt = onednn_paired("jitcache"), onednn_paired("jitcache_alt")
+    w("| OpenCL oneDNN warm, interleaved x%d: creating 20 primitives | | | %s%s | cl_cache %s "
+      "| %.2fx; paired: %+.1f ms%s | |"
+      % (len(onednn["jitcache"]), fmt_t(jc),
+         " (%s: %s)" % (ALT_NAME.split(" (")[0], fmt_t(alt)) if alt else "", fmt_t(ref),
+         jc / ref, pd * 1e3, " (%s: %+.1f ms)" % (ALT_NAME.split(" (")[0], pd_alt * 1e3)
+         if pd_alt is not None else ""))
 if "single" in conc and "many" in conc:
     one = median([r["wall"] for r in conc["single"]])
     many = median([r["wall"] for r in conc["many"]])
@@ -254,18 +351,33 @@ w("")
 w("## 1. Level Zero, simulated Arc (DG2): details")
 w("")
 w("| module | SPIR-V | native | kernels | cold | jitcache miss | miss overhead in-process "
-  "| jitcache hit | floor | hit/floor | limit 1.05×floor+1 ms |")
-w("|---|---|---|---|---|---|---|---|---|---|---|")
+  "| jitcache hit (%s, the default) | jitcache hit, %s | floor "
+  "| hit/floor (medians) | hit − floor, paired |" % (DEF_NAME, ALT_NAME))
+w("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in ze_rows:
     ov = overhead.get(r["name"], [])
-    w("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %.2fx | %s |"
+    w("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %.2fx | %+.2f ms (%+.2f, %+.2f) |"
       % (r["name"], fmt_bytes(r["spv"][0]), fmt_bytes(r["native"]), r["spv"][1],
          fmt_stat(r["d"]["cold"]), fmt_stat(r["d"]["miss"]),
          ("%.1f ms (%.1f–%.1f) = %.3f%% of cold"
           % (median(ov) * 1e3, min(ov) * 1e3, max(ov) * 1e3, 100 * median(ov) / r["cold"]))
          if ov else "—",
-         fmt_stat(r["d"]["hit"]), fmt_stat(r["d"]["floor"]), r["hit"] / r["floor"],
-         fmt_t(r["limit"])))
+         fmt_stat(r["d"]["hit"]), fmt_stat(r["d"].get("hit_alt", [])),
+         fmt_stat(r["d"]["floor"]), r["hit"] / r["floor"], r["extra"] * 1e3,
+         r["extra_q"][0] * 1e3, r["extra_q"][1] * 1e3))
+w("")
+w("*Where a hit's time goes*: a hit is the floor's native load plus jitcache's own work "
+  "(the key: hashing the SPIR-V, once per process the device's and the driver libraries' "
+  "identity; reading the entry, checking its checksum, and zstd-decompressing it when "
+  "entries are compressed). Paired medians, hit (default, %s) − floor: %s; hit with a zstd "
+  "entry − hit with an uncompressed one, what decompressing costs: %s. Section 6 gives the "
+  "store's get and the hashing throughput by size. *Paired*: each repetition runs both "
+  "hits and the floor back to back (the first one rotating); the median of the differences "
+  "within repetitions is steadier than a difference of medians on a machine whose other "
+  "tenants come and go."
+  % (DEF_NAME, ", ".join("%s %+.2f ms" % (r["name"], r["extra"] * 1e3) for r in ze_rows),
+     ", ".join("%s %+.2f ms" % (r["name"], r["decompress"] * 1e3)
+               for r in ze_rows if r["decompress"] is not None) or "not measured"))
 w("")
 w("*Miss overhead in-process*: the miss run's zeModuleCreate time minus the driver's "
   "compile time inside it, which the shim logs at JITCACHE_LOG=debug (\"miss, compiled in "
@@ -284,6 +396,22 @@ w("Medians over the runs bench/cl_driver_caches.sh makes (it prints medians only
   "times are the whole process's wall time, in parentheses the time the program reports "
   "for its own compilations where it does (oneDNN: creating its primitives).")
 w("")
+if onednn:
+    w("oneDNN warm, paired (bench/run.sh): the time oneDNN reports for creating its 20 "
+      "convolution primitives, jitcache (%s, the default), jitcache with %s and NEO's "
+      "cl_cache interleaved run by run, all warm:" % (DEF_NAME, ALT_NAME))
+    w("")
+    w("| jitcache | jitcache, %s | cl_cache | jitcache / cl_cache | "
+      "jitcache, %s / cl_cache |" % (ALT_NAME, ALT_NAME.split(" (")[0]))
+    w("|---|---|---|---|---|")
+    ref = median(onednn.get("cl_cache", [0])) or None
+    w("| %s | %s | %s | %s | %s |"
+      % (fmt_stat(onednn.get("jitcache", [])), fmt_stat(onednn.get("jitcache_alt", [])),
+         fmt_stat(onednn.get("cl_cache", [])),
+         "%.2fx" % (median(onednn["jitcache"]) / ref) if ref and "jitcache" in onednn else "—",
+         "%.2fx" % (median(onednn["jitcache_alt"]) / ref)
+         if ref and "jitcache_alt" in onednn else "—"))
+    w("")
 if cl_text:
     w("Output of bench/cl_driver_caches.sh:")
     w("")
