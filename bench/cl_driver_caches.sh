@@ -25,7 +25,7 @@ case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 RUNS=${1:-3}
 COLD_RUNS=${COLD_RUNS:-1}
 LIMIT=${BENCH_TIMEOUT:-300}   # seconds per run: clblast_tuner_xaxpy with PoCL 3.1 can hang
-POCL_WORKLOADS="tuner clpeak"
+POCL_WORKLOADS=${POCL_WORKLOADS:-tuner clpeak}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	RUNS=1 POCL_WORKLOADS=clpeak
 fi
