@@ -111,7 +111,8 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry);
 
-/* Remove an entry the driver rejected (counts as corrupt in the stats). */
+/* Remove an entry (counts as corrupt in the stats).  For an entry just
+ * returned by a get that the driver then refused, use jc_cache_reject(). */
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key);
 
 /* Compile-once coordination between threads and processes.  Takes an

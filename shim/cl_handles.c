@@ -165,7 +165,7 @@ JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
 	const struct jc_cl_real *cl = jc_cl_real();
 	if (!cl)
 		return CL_INVALID_OPERATION;
-	if (!jc_enter())
+	if (jc_clmap_empty() || !jc_enter())
 		return cl->clReleaseKernel(kernel);
 	cl_uint refs = 0;
 	cl_program program = NULL;

@@ -159,6 +159,11 @@ int jc_clmap_has_kernels(cl_program app)
 	return busy;
 }
 
+int jc_clmap_empty(void)
+{
+	return none();
+}
+
 void jc_clmap_kernels_made(cl_program app, cl_uint n)
 {
 	if (none() || n == 0)

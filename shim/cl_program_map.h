@@ -74,6 +74,9 @@ cl_program jc_clmap_app_of(cl_program program);
  * after a real build): the driver then refuses a new build. */
 int jc_clmap_has_kernels(cl_program app);
 
+/* Whether the map holds no program at all (kernels need no counting then). */
+int jc_clmap_empty(void);
+
 /* `n` kernels were made through the application's handle `app`. */
 void jc_clmap_kernels_made(cl_program app, cl_uint n);
 /* A kernel of `program` (an application's program or a shadow) was

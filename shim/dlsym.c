@@ -23,10 +23,14 @@
 typedef void *(*dlsym_fn)(void *, const char *);
 
 static dlsym_fn real_dlsym;
+static struct link_map *self; /* jitcache's own object */
 static pthread_once_t dlsym_once = PTHREAD_ONCE_INIT;
+
+static struct link_map *object_of(const void *address);
 
 static void find_real_dlsym(void)
 {
+	self = object_of((const void *)find_real_dlsym);
 	/* dlvsym is not interposed, so this reaches glibc directly. */
 	real_dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
 	if (!real_dlsym)
@@ -62,7 +66,7 @@ void *jc_real_for_caller(const void *caller, const char *name)
 		return NULL;
 	p = jc_real_dlsym(handle, name); /* the caller's object and its dependencies */
 	dlclose(handle);                 /* NOLOAD only took a reference */
-	if (p && object_of(p) == object_of((const void *)jc_real_for_caller))
+	if (p && object_of(p) == self)
 		return NULL;
 	return p;
 }
@@ -73,7 +77,7 @@ static int wrappable(const char *name, void *p)
 {
 	if (!((name[0] == 'z' && name[1] == 'e') || (name[0] == 'c' && name[1] == 'l')))
 		return 0;
-	return object_of(p) != object_of((const void *)wrappable);
+	return object_of(p) != self; /* set by the jc_real_dlsym() that found p */
 }
 
 /* dlsym for every handle but RTLD_NEXT. */
@@ -125,7 +129,7 @@ __asm__(".text\n"
 /* dlsym(RTLD_NEXT, name) as seen from the object that contains caller. */
 static void *next_after(const void *caller, const char *name)
 {
-	struct link_map *self = object_of((const void *)next_after);
+	pthread_once(&dlsym_once, find_real_dlsym);
 	struct link_map *from = object_of(caller);
 	if (!from || from == self)
 		return jc_real_dlsym(RTLD_NEXT, name);
