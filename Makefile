@@ -54,7 +54,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
 
 .PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
-        sycl-env sycl-check sycl-bench
+        sycl-env sycl-check sycl-bench testbed
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -170,6 +170,9 @@ bench: deps ## run the benchmarks and write bench/results.md
 	$(MAKE) all $(HELP_BIN) $(BENCH_BIN)
 	BUILD=$(BUILD) ./bench/run.sh
 
+testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
+	./tests/testbed/setup.sh
+
 sycl-env: ## install Intel's SYCL runtime + dpctl/dpnp (pinned wheels) into .venv-sycl/
 	./examples/sycl/setup.sh
 
@@ -197,4 +200,4 @@ uninstall: ## remove what `make install` put in place
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean: ## remove build outputs
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-sid
