@@ -6,13 +6,21 @@
  * dlsym; only a successful lookup of a name that an API file wraps
  * (jc_ze_dlsym_hook, jc_cl_dlsym_hook) is answered with a wrapper.
  *
- * dlsym(RTLD_NEXT, ...) is resolved by glibc relative to the object that
- * called it, found from the return address.  So on x86-64 the exported
- * dlsym is a two-instruction stub that *jumps* (not calls) to glibc's dlsym
- * for RTLD_NEXT: glibc then sees the original caller, exactly as without
- * jitcache (sanitizer runtimes and other interposers rely on this, very
- * early in start-up).  Other architectures fall back to a walk of the link
- * maps that follow the caller's object.
+ * glibc resolves every dlsym relative to the object that called it, found
+ * from the return address: RTLD_NEXT means "after the caller", and
+ * RTLD_DEFAULT searches the caller's scope, which for a library dlopen()ed
+ * RTLD_LOCAL includes the library itself and its dependencies (Intel's IGC
+ * 2.x finds its built-in function library, _igc_bif_*, that way: seen from
+ * jitcache instead, the lookup fails and every Level Zero module build ends
+ * in "IGC: internal compiler error", 0x70000004).  So on x86-64 the exported
+ * dlsym is a stub that *jumps* (not calls) to glibc's dlsym for RTLD_NEXT
+ * and for every name jitcache never wraps (all but ze* and cl*): glibc then
+ * sees the original caller, exactly as without jitcache (sanitizer runtimes
+ * and other interposers rely on this, very early in start-up).  A ze or cl
+ * name on RTLD_DEFAULT that glibc's global scope does not answer is then
+ * looked up in the caller's object and its dependencies.  Other
+ * architectures fall back to a walk of the link maps that follow the
+ * caller's object.
  */
 #include "shim/shim.h"
 
@@ -53,22 +61,27 @@ static struct link_map *object_of(const void *address)
 	return map;
 }
 
-void *jc_real_for_caller(const void *caller, const char *name)
+/* name as found from the object containing caller and its dependencies
+ * (never jitcache's own definition), or NULL. */
+static void *in_caller_object(const void *caller, const char *name)
 {
-	void *p = jc_real_dlsym(RTLD_NEXT, name);
-	if (p)
-		return p;
 	Dl_info info;
 	if (!dladdr(caller, &info) || !info.dli_fname)
 		return NULL;
 	void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 	if (!handle)
 		return NULL;
-	p = jc_real_dlsym(handle, name); /* the caller's object and its dependencies */
-	dlclose(handle);                 /* NOLOAD only took a reference */
+	void *p = jc_real_dlsym(handle, name); /* the caller's object and its dependencies */
+	dlclose(handle); /* NOLOAD only took a reference */
 	if (p && object_of(p) == self)
 		return NULL;
 	return p;
+}
+
+void *jc_real_for_caller(const void *caller, const char *name)
+{
+	void *p = jc_real_dlsym(RTLD_NEXT, name);
+	return p ? p : in_caller_object(caller, name);
 }
 
 /* Only ze* and cl* names are ever wrapped, and never when the lookup already
@@ -80,10 +93,15 @@ static int wrappable(const char *name, void *p)
 	return object_of(p) != self; /* set by the jc_real_dlsym() that found p */
 }
 
-/* dlsym for every handle but RTLD_NEXT. */
-__attribute__((used)) static void *jc_dlsym_handle(void *handle, const char *name)
+/* dlsym for every handle but RTLD_NEXT, called by caller.  RTLD_DEFAULT
+ * from a library loaded RTLD_LOCAL also searches that library's own scope,
+ * which glibc, seeing jitcache as the caller, would not. */
+__attribute__((used)) static void *jc_dlsym_handle(void *handle, const char *name,
+						  const void *caller)
 {
 	void *p = jc_real_dlsym(handle, name);
+	if (!p && handle == RTLD_DEFAULT && caller)
+		p = in_caller_object(caller, name);
 	if (!p || !wrappable(name, p))
 		return p;
 	void *wrapped = jc_ze_dlsym_hook(name, p);
@@ -102,15 +120,30 @@ __attribute__((used)) static dlsym_fn jc_dlsym_real_for_stub(void)
 	return real_dlsym;
 }
 
-/* dlsym(handle, name):  handle == RTLD_NEXT ((void *)-1) -> tail-jump to
- * glibc's dlsym with the caller's return address intact; else -> the C code. */
+/* dlsym(handle, name):  a name starting "ze" or "cl" on a handle other
+ * than RTLD_NEXT ((void *)-1) -> jc_dlsym_handle(handle, name, caller's
+ * return address); anything else -> tail-jump to glibc's dlsym with the
+ * caller's return address intact. */
 __asm__(".text\n"
 	".globl dlsym\n"
 	".type dlsym, @function\n"
 	"dlsym:\n"
 	"	cmpq $-1, %rdi\n"
-	"	jne jc_dlsym_handle\n"
-	"	pushq %rdi\n"
+	"	je 2f\n"
+	"	testq %rsi, %rsi\n"
+	"	jz 2f\n"
+	"	cmpb $0x7a, (%rsi)\n" /* 'z' */
+	"	jne 3f\n"
+	"	cmpb $0x65, 1(%rsi)\n" /* 'e' */
+	"	je 4f\n"
+	"	jmp 2f\n"
+	"3:	cmpb $0x63, (%rsi)\n" /* 'c' */
+	"	jne 2f\n"
+	"	cmpb $0x6c, 1(%rsi)\n" /* 'l' */
+	"	jne 2f\n"
+	"4:	movq (%rsp), %rdx\n" /* the caller's return address */
+	"	jmp jc_dlsym_handle\n"
+	"2:	pushq %rdi\n"
 	"	pushq %rsi\n"
 	"	subq $8, %rsp\n"
 	"	call jc_dlsym_real_for_stub\n"
@@ -147,7 +180,7 @@ JC_EXPORT void *dlsym(void *handle, const char *name)
 {
 	if (handle == RTLD_NEXT)
 		return next_after(__builtin_return_address(0), name);
-	return jc_dlsym_handle(handle, name);
+	return jc_dlsym_handle(handle, name, __builtin_return_address(0));
 }
 
 #endif

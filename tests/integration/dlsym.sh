@@ -77,4 +77,45 @@ if [ -f "$asan" ] && [ "$asan" != libasan.so ]; then
 else
 	skip "libasan not installed"
 fi
+# A library loaded RTLD_LOCAL that looks up its own symbols with
+# dlsym(RTLD_DEFAULT, ...): glibc searches the caller's scope, which includes
+# the library itself.  Intel's IGC 2.x finds its built-in function library
+# this way; seen from jitcache, the lookup failed and every Level Zero build
+# on the 2026 driver ended in an internal compiler error (0x70000004).
+cat > own.c <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+int own_data = 42;
+int zeOwnFunction(void) { return 7; }  /* a name jitcache may wrap */
+int clOwnFunction(void) { return 8; }
+void own_lookup(void)
+{
+	int *d = dlsym(RTLD_DEFAULT, "own_data");
+	int (*z)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "zeOwnFunction");
+	int (*c)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "clOwnFunction");
+	printf("own_data %d zeOwnFunction %d clOwnFunction %d missing %p\n", d ? *d : -1,
+	       z ? z() : -1, c ? c() : -1, dlsym(RTLD_DEFAULT, "no_such_symbol_anywhere"));
+}
+C
+cat > local.c <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	void (*f)(void) = h ? (void (*)(void))dlsym(h, "own_lookup") : NULL;
+	if (!f)
+		return fprintf(stderr, "cannot load %s\n", argv[1]), 1;
+	f();
+	return 0;
+}
+C
+cc -shared -fPIC -o libown.so own.c -ldl && cc -o local local.c -ldl
+./local "$T/libown.so" > local-plain.out 2>&1
+LD_PRELOAD="$LIB" ./local "$T/libown.so" > local-jc.out 2>&1
+check "a library loaded RTLD_LOCAL finds its own symbols through RTLD_DEFAULT" \
+	grep -qx "own_data 42 zeOwnFunction 7 clOwnFunction 8 missing (nil)" local-plain.out
+check "... with jitcache preloaded too (ze*/cl* names and others)" cmp local-plain.out local-jc.out
 finish
