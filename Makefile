@@ -54,7 +54,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
 
 .PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
-        sycl-env sycl-check sycl-bench testbed
+        sycl-env sycl-check sycl-bench testbed modern-build check-modern
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -135,13 +135,26 @@ unit-build: $(UNIT_BIN)
 fuzz-build: $(FUZZ_BIN)
 
 # Everything, in one run and one tally: unit tests (plain, ASan+UBSan, TSan),
-# the fuzz targets for FUZZ_SECONDS each, and the integration tests.
-check: deps sycl-env ## install deps, build, and run every test (ends with "N passed, N failed")
+# the fuzz targets for FUZZ_SECONDS each, the integration tests, and the
+# Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
+# bed (tests/testbed/: a Debian sid chroot; the library and test programs
+# are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
+check: deps sycl-env testbed ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) all $(HELP_BIN) $(UNIT_BIN) $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
-	BUILD=$(BUILD) UNIT_BUILDS="$(BUILD) $(BUILD)-asan $(BUILD)-tsan" \
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	BUILD=$(BUILD) UNIT_BUILDS="$(BUILD) $(BUILD)-asan $(BUILD)-tsan" MODERN_BUILD=$(BUILD)-sid \
 	  FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/run.sh
+
+# What the modern-driver tests and benchmarks need, built inside the test bed
+# (tests/testbed/run make BUILD=build-sid modern-build).
+modern-build: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/examples/ze_module \
+	$(HELP_BIN) $(BUILD)/bench/ze_bench
+
+check-modern: testbed ## only the tests on Intel's 2026 driver (test bed), in one tally
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 
 asan: ## run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined unit
