@@ -54,7 +54,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
 
 .PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
-        sycl-env sycl-check sycl-bench testbed modern-build check-modern
+        sycl-env sycl-check sycl-bench testbed modern-build check-modern bench-modern
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -179,9 +179,16 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) all
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps ## run the benchmarks and write bench/results.md
+bench: deps testbed ## run the benchmarks and write bench/results.md
 	$(MAKE) all $(HELP_BIN) $(BENCH_BIN)
-	BUILD=$(BUILD) ./bench/run.sh
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
+
+bench-modern: testbed ## only the 2026 driver's rows (cold / NEO's cache / jitcache / both / floor)
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/modern && mkdir -p $(BUILD)/bench/modern
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern.sh $(BUILD)/bench/modern
+	python3 bench/report.py $(BUILD)/bench/modern - --modern-only
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh
