@@ -300,16 +300,21 @@ for n in SIZE_ORDER:
                d_both_neo=paired("both", "neo"), disk=modern_disk.get(n, {}))
     modern_rows.append(row)
     label = "2026 driver, Level Zero %s" % n
+
+    def tolerance(k):
+        """What counts as nothing: within 2% of the other's median, or 0.05 ms."""
+        return max(0.05e-3, 0.02 * med[k])
     if row["d_jc"] is not None:
-        goals.append(("%s: jitcache warm no slower than NEO's cache warm" % label,
-                      row["d_jc"] <= 0,
+        goals.append(("%s: jitcache warm no slower than NEO's cache warm (±%.2f ms)"
+                      % (label, tolerance("neo") * 1e3), row["d_jc"] <= tolerance("neo"),
                       "jitcache − NEO paired: median %+.2f ms; medians (minima): jitcache %s (%s), "
                       "NEO %s (%s), floor %s (%s)"
                       % (row["d_jc"] * 1e3, fmt_t(med["jc"]), fmt_t(low["jc"]), fmt_t(med["neo"]),
                          fmt_t(low["neo"]), fmt_t(med["floor"]), fmt_t(low["floor"]))))
     for other, name, d in (("jc", "jitcache", row["d_both_jc"]), ("neo", "NEO's cache", row["d_both_neo"])):
         if d is not None:
-            goals.append(("%s: both caches on cost nothing over %s alone" % (label, name), d <= 0,
+            goals.append(("%s: both caches on cost nothing over %s alone (±%.2f ms)"
+                          % (label, name, tolerance(other) * 1e3), d <= tolerance(other),
                           "both − %s paired: median %+.2f ms; medians (minima): both %s (%s), %s %s (%s)"
                           % (name, d * 1e3, fmt_t(med["both"]), fmt_t(low["both"]), name,
                              fmt_t(med[other]), fmt_t(low[other]))))
