@@ -357,6 +357,7 @@ fi
 # SPIR-V modules as section 1.
 if ! skipped modern; then
 	MB=${MODERN_BUILD:-$B-sid}
+	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
 	if [ ! -x "$MB/bench/ze_bench" ]; then
 		echo "bench: $MB/bench/ze_bench missing (make bench builds it in the test bed): no 2026-driver rows" >&2
 		failed="$failed modern"
