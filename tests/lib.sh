@@ -9,8 +9,12 @@
 # Each script gets its own temporary directory $T (removed at exit unless
 # KEEP=1), a private cache in $T/cache (JITCACHE_DIR), and no user config.
 # sim_dg2 exports the variables that make Intel's driver simulate an Arc
-# (DG2) GPU; run simulated programs with cwd inside $T (the driver writes
-# .aub files to the current directory).
+# (DG2) GPU (sim PRODUCT: another GPU; modern_driver: is this Intel's 2026
+# stack, i.e. inside the test bed of tests/testbed/); run simulated programs
+# with cwd inside $T (the driver writes .aub files to the current directory).
+# The driver's own persistent cache (NEO_CACHE_PERSISTENT, on by default in
+# the 2026 driver) is kept in $T/neo-cache and switched off, so that tests
+# see jitcache alone; a test may switch it on again.
 
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +28,7 @@ export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 T=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-test.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$T"' EXIT
 export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-config
+export NEO_CACHE_PERSISTENT=0 NEO_CACHE_DIR=$T/neo-cache
 unset JITCACHE_MAX_SIZE JITCACHE_DISABLE JITCACHE_LOG JITCACHE_SHARED JITCACHE_LOCK_TIMEOUT JITCACHE_COMPRESS
 cd "$T" || exit 1
 
@@ -52,10 +57,28 @@ skip() {
 	SKIPPED=$((SKIPPED + 1)); echo "skip $NAME: $*"
 }
 
-sim_dg2() {
-	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2
-	export OverrideMaxWorkgroupSize=256
+# Intel's 2026 driver (NEO 26.x with IGC 2.x, in the sid test bed), rather
+# than Debian 12's NEO 22.43?  tests/testbed/run says so; else the compiler
+# library's major version tells.
+modern_driver() {
+	[ "${JITCACHE_TESTBED_DRIVER:-}" = neo-2026 ] && return 0
+	compgen -G "/usr/lib/*/libigc.so.2" >/dev/null
 }
+
+# sim PRODUCT: simulate that GPU (dg2, bmg, mtl, ...: ProductFamilyOverride).
+# The 2026 driver needs three more keys: without UseAubStream=0 zeInit
+# crashes, without HardwareInfoOverride it offers no driver, and without
+# UseBindlessMode=0 it aborts.
+sim() {
+	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=$1
+	export OverrideMaxWorkgroupSize=256
+	if modern_driver; then
+		export UseAubStream=0 HardwareInfoOverride=1x4x16 UseBindlessMode=0
+		# Gen12 LP parts abort on 4 subslices per slice.
+		case $1 in tgllp | dg1) HardwareInfoOverride=1x6x16 ;; esac
+	fi
+}
+sim_dg2() { sim dg2; }
 
 # Number of entries in the cache directory.
 entries() {

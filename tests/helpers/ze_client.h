@@ -177,12 +177,15 @@ static void zc_create(int i)
 		.pConstants = zc.constants.numConstants ? &zc.constants : NULL,
 	};
 	if (zc.program) {
-		/* As SYCL does: placeholders that must never be read. */
+		/* As SYCL's Level Zero adapter does: placeholder input that must
+		 * never be read, no flags or constants in the desc itself.
+		 * (Intel's 2026 driver reads desc.pBuildFlags even then: a
+		 * placeholder there crashes it, with or without jitcache.) */
 		desc.pNext = &program;
 		desc.inputSize = 1;
 		desc.pInputModule = (const uint8_t *)1;
-		desc.pBuildFlags = (const char *)1;
-		desc.pConstants = (const ze_module_constants_t *)1;
+		desc.pBuildFlags = NULL;
+		desc.pConstants = NULL;
 	} else if (zc.unknown_ext) {
 		desc.pNext = &unknown;
 	}

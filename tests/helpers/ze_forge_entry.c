@@ -1,9 +1,16 @@
 /*
- * ze_forge_entry ENTRY — damages the payload of a cache entry (its first 256
- * bytes) and writes a checksum that matches the damage, so that the store
- * accepts the entry and the driver is the one to reject it.  Follows the
- * entry format of cache/entry.h; refuses compressed entries.
+ * ze_forge_entry — makes cache entries that the store accepts, so that the
+ * driver is the one to judge their payload.  Follows the entry format of
+ * cache/entry.h; refuses compressed entries.
+ *
+ *   ze_forge_entry ENTRY          damage the payload (its first 256 bytes)
+ *   ze_forge_entry ENTRY DONOR    replace ENTRY's payload with DONOR's (e.g.
+ *                                 a binary compiled for another GPU), keeping
+ *                                 ENTRY's key
+ *
+ * Either way the checksum is rewritten to match.  Exit status 0 on success.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,29 +20,66 @@
 
 #define HEADER 64
 
+/* The whole uncompressed entry file at path (malloc'd), its size in *size. */
+static unsigned char *read_entry(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long n = -1;
+	if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= HEADER + 256) {
+		fprintf(stderr, "ze_forge_entry: %s: not an entry\n", path);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	unsigned char *entry = malloc((size_t)n);
+	rewind(f);
+	if (!entry || fread(entry, 1, (size_t)n, f) != (size_t)n ||
+	    memcmp(entry, "jitcache", 8) != 0 || entry[12] != 0) {
+		fprintf(stderr, "ze_forge_entry: %s is not an uncompressed entry\n", path);
+		free(entry);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*size = (size_t)n;
+	return entry;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++) /* little-endian */
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 int main(int argc, char **argv)
 {
-	FILE *f = argc == 2 ? fopen(argv[1], "r+b") : NULL;
-	long size = -1;
-	if (!f || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) <= HEADER + 256) {
-		fprintf(stderr, "usage: ze_forge_entry ENTRY (an uncompressed entry)\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: ze_forge_entry ENTRY [DONOR]\n");
 		return 2;
 	}
-	unsigned char *entry = malloc((size_t)size);
-	rewind(f);
-	if (!entry || fread(entry, 1, (size_t)size, f) != (size_t)size ||
-	    memcmp(entry, "jitcache", 8) != 0 || entry[12] != 0) {
-		fprintf(stderr, "ze_forge_entry: %s is not an uncompressed entry\n", argv[1]);
+	size_t size = 0, donor_size = 0;
+	unsigned char *entry = read_entry(argv[1], &size);
+	unsigned char *donor = argc == 3 ? read_entry(argv[2], &donor_size) : NULL;
+	if (!entry || (argc == 3 && !donor))
 		return 1;
+	if (donor) {
+		size_t payload = donor_size - HEADER;
+		unsigned char *grown = realloc(entry, HEADER + payload);
+		if (!grown)
+			return 1;
+		entry = grown;
+		memcpy(entry + HEADER, donor + HEADER, payload);
+		put64(entry + 32, payload); /* stored size */
+		put64(entry + 40, payload); /* data size */
+		size = HEADER + payload;
+	} else {
+		memset(entry + HEADER, 0x5a, 256);
 	}
-	memset(entry + HEADER, 0x5a, 256);
-	XXH64_hash_t sum = XXH3_64bits_withSeed(entry + HEADER, (size_t)size - HEADER,
-						XXH3_64bits(entry, 56));
-	for (int i = 0; i < 8; i++) /* little-endian, at offset 56 */
-		entry[56 + i] = (unsigned char)(sum >> (8 * i));
-	rewind(f);
-	if (fwrite(entry, 1, (size_t)size, f) != (size_t)size || fclose(f) != 0)
+	put64(entry + 56, XXH3_64bits_withSeed(entry + HEADER, size - HEADER, XXH3_64bits(entry, 56)));
+	FILE *f = fopen(argv[1], "wb");
+	if (!f || fwrite(entry, 1, size, f) != size || fclose(f) != 0)
 		return 1;
 	free(entry);
+	free(donor);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #   jc CMD...                    run CMD with libjitcache.so preloaded
 #   ze_time FILE                 the first "zeModuleCreate: S s" figure in FILE
 #   count PATTERN FILE           how many lines of FILE match PATTERN
+#   kernels FILE.spv             how many kernels the driver makes of it, alone
 #   door NAME DOOR CMD...        cold then warm run of CMD on $T/reduce.spv:
 #                                one compile and store through DOOR, then a hit
 #
@@ -51,6 +52,14 @@ spirv() {
 
 jc() {
 	LD_PRELOAD="$LIB" "$@"
+}
+
+# kernels FILE.spv: how many kernels the driver makes of FILE, without
+# jitcache (drivers differ: Intel's 2026 driver adds one to norm.cl's 11).
+kernels() {
+	local n
+	n=$("$CLIENT" link "$1" 2>/dev/null | sed -n 's/.*result 0x0 kernels \([0-9]*\).*/\1/p' | head -n 1)
+	echo "${n:-0}"
 }
 
 ze_time() {

@@ -8,6 +8,7 @@ export JITCACHE_LOG=debug
 
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 check "SPIR-V built with ocloc" spirv norm "$KERNELS/norm.cl"
+norm_kernels=$(kernels "$T/norm.spv")
 
 # Four threads, one module, twice each.
 jc "$CLIENT" link -t 4 -r 2 "$T/reduce.spv" >"$T/one.out" 2>&1
@@ -21,7 +22,7 @@ rm -rf "$JITCACHE_DIR"
 jc "$CLIENT" link -t 4 "$T/reduce.spv" "$T/norm.spv" >"$T/two.out" 2>&1
 check "threads, two modules: all created" \
 	test "$(count "result 0x0 kernels 19" "$T/two.out")" -eq 2 -a \
-	     "$(count "result 0x0 kernels 11" "$T/two.out")" -eq 2
+	     "$(count "result 0x0 kernels ${norm_kernels:-?}" "$T/two.out")" -eq 2
 check "threads, two modules: each compiled once" test "$(count "miss, compiled" "$T/two.out")" -eq 2
 check "threads, two modules: two entries" test "$(entries)" -eq 2
 

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Intel's 2026 driver (the test bed: tests/testbed/run), three simulated
+# GPUs: Arc A-series (dg2), Arc B-series Battlemage (bmg) and Meteor Lake
+# (mtl).  For each: a cold run compiles and stores, a warm run hits and
+# creates every kernel.  One cache shared by all three keeps one entry per
+# GPU, and a binary compiled for one GPU is never served to another (each
+# GPU's first run compiles).  Skipped on other drivers.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash"
+if ! modern_driver; then
+	skip "Intel's 2026 driver is not here (run in the test bed: tests/testbed/run)"
+	finish; exit $?
+fi
+need_ze
+export JITCACHE_LOG=debug
+check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+
+PRODUCTS="dg2 bmg mtl"
+# run NAME PRODUCT: one client run on that simulated GPU; output in $T/NAME.out
+run() {
+	(sim "$2"; jc "$CLIENT" link "$T/reduce.spv" >"$T/$1.out" 2>&1)
+}
+stored() { grep -q "miss, compiled" "$T/$1.out" && grep -q "result 0x0 kernels [1-9]" "$T/$1.out"; }
+hit() { grep -q ": hit, loaded" "$T/$1.out" && ! grep -q "miss, compiled" "$T/$1.out"; }
+kernels_of() { sed -n 's/.*result 0x0 kernels \([0-9]*\).*/\1/p' "$T/$1.out" | head -n 1; }
+device_of() { sed -n 's/^device: //p' "$T/$1.out" | head -n 1; }
+
+for p in $PRODUCTS; do
+	export JITCACHE_DIR=$T/cache-$p
+	(sim "$p"; "$CLIENT" link "$T/reduce.spv" >"$T/$p-plain.out" 2>&1
+	 "$EXAMPLE" "$T/reduce.spv" >"$T/$p-device.out" 2>&1)
+	run "$p-cold" "$p"
+	run "$p-warm" "$p"
+	check "$p: the driver simulates it" grep -q "result 0x0 kernels [1-9]" "$T/$p-plain.out"
+	check "$p: cold run compiles and stores" stored "$p-cold"
+	check "$p: one entry" test "$(entries)" -eq 1
+	check "$p: warm run hits" hit "$p-warm"
+	check "$p: the hit creates every kernel" \
+		test -n "$(kernels_of "$p-plain")" -a "$(kernels_of "$p-warm")" = "$(kernels_of "$p-plain")"
+done
+check "the three GPUs are three devices" \
+	test "$(for p in $PRODUCTS; do device_of "$p-device"; done | sort -u | wc -l)" -eq 3
+
+# One cache for all three: each GPU compiles its own, then hits its own.
+export JITCACHE_DIR=$T/cache
+for p in $PRODUCTS; do run "shared-$p-cold" "$p"; done
+for p in $PRODUCTS; do run "shared-$p-warm" "$p"; done
+for p in $PRODUCTS; do
+	check "shared cache, $p: not served another GPU's binary (compiled)" stored "shared-$p-cold"
+	check "shared cache, $p: hits its own" hit "shared-$p-warm"
+done
+check "shared cache: one entry per GPU" test "$(entries)" -eq 3
+
+# Plant the dg2 binary under bmg's key (the store's checks pass): the
+# program must still work on bmg.  (Measured: the 2026 driver accepts the
+# foreign binary and rebuilds the module from the SPIR-V it carries, taking
+# the time of a compile; jitcache cannot tell that from a slow hit.)
+entry_of() { sed -n 's/.*stored [0-9]* bytes as \([0-9a-f]*\).*/\1/p' "$T/$1.out" | head -n 1; }
+bmg_key=$(entry_of shared-bmg-cold) dg2_key=$(entry_of shared-dg2-cold)
+bmg_entry=$JITCACHE_DIR/${bmg_key:0:2}/$bmg_key dg2_entry=$JITCACHE_DIR/${dg2_key:0:2}/$dg2_key
+check "entries found" test -f "$bmg_entry" -a -f "$dg2_entry"
+check "dg2's binary planted under bmg's key" "$B/tests/ze_forge_entry" "$bmg_entry" "$dg2_entry"
+run planted bmg
+check "planted: the program works on bmg, every kernel" \
+	test "$(kernels_of planted)" = "$(kernels_of bmg-plain)"
+finish
