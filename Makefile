@@ -54,7 +54,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
 
 .PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
-        sycl-env sycl-check sycl-bench testbed
+        sycl-env sycl-check sycl-bench testbed testbed-sycl
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -183,6 +183,26 @@ sycl-check: deps sycl-env ## Intel's SYCL runtime, unmodified, under jitcache
 sycl-bench: sycl-env ## SYCL workload cold vs warm: no cache, SYCL's cache, jitcache
 	$(MAKE) lib
 	./examples/sycl/bench.sh
+
+testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build into the test bed (/opt/jitcache-sycl)
+	./tests/testbed/sycl-env.sh
+
+# Built only inside the test bed (tests/testbed/run make BUILD=build-sid ...),
+# against oneDNN's SYCL build there (tests/testbed/sycl-env.sh).  The wheel's
+# libdnnl.so.3 has no RUNPATH: an RPATH (not RUNPATH) on the program also
+# finds its dependencies (libsycl, libtbb, ...) in the same directory.
+ONEDNN_SYCL ?= /opt/jitcache-sycl
+$(BUILD)/examples/onednn_sycl: examples/sycl/onednn.c
+	@test -f $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h || { echo "$@: no oneDNN SYCL build in \
+	  $(ONEDNN_SYCL): build this inside the test bed after 'make testbed-sycl'"; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -I$(ONEDNN_SYCL)/include -o $@ $< \
+	  -L$(ONEDNN_SYCL)/lib -l:libdnnl.so.3 -Wl,--disable-new-dtags,-rpath,$(ONEDNN_SYCL)/lib \
+	  -Wl,--allow-shlib-undefined
+# The diagnostic tracer of examples/sycl/NOTES.md (independent call counts).
+$(BUILD)/examples/libtrace.so: examples/sycl/trace.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -Wall -Werror -shared -fPIC -fvisibility=hidden -o $@ $< -ldl
 
 install: all ## install to $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)

@@ -12,7 +12,11 @@
 # reach PyPI through a proxy with its own certificate authority): the host's
 # CA bundle (SSL_CERT_FILE, PIP_CERT, pip's global.cert, else Debian's
 # bundle) is copied into the test bed and named by SSL_CERT_FILE for pip.
-# Exit status 0 when the environment is ready; otherwise setup.sh's message.
+# The oneDNN wheel has no headers: those of the same C API (Debian sid's
+# libdnnl-dev 3.12, for the wheel's 3.13) are unpacked into
+# /opt/jitcache-sycl/include, not installed (its libdnnl.so.3 would stand
+# beside the wheel's).  examples/sycl/onednn.c builds against them.
+# Exit status 0 when the environment is ready; otherwise the failing step's message.
 set -eu
 TESTBED=${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +35,18 @@ if [ -r "$ca" ]; then
 else
 	cert=/etc/ssl/certs/ca-certificates.crt
 fi
-exec "$ROOT/tests/testbed/run" env SSL_CERT_FILE=$cert PIP_CERT=$cert \
+# The host's pip settings pass through, but not a wheel directory the
+# test bed does not have.
+[ -d "$TESTBED${PIP_FIND_LINKS:-/nonexistent}" ] || unset PIP_FIND_LINKS
+"$ROOT/tests/testbed/run" env SSL_CERT_FILE=$cert PIP_CERT=$cert \
 	SYCL_VENV=$VENV PYTHON=python3 \
 	SYCL_REQUIREMENTS="$ROOT/examples/sycl/requirements-testbed.txt" \
 	"$ROOT/examples/sycl/setup.sh"
+
+[ -f "$TESTBED$VENV/include/oneapi/dnnl/dnnl.h" ] && exit 0
+tmp=$(mktemp -d /tmp/jitcache-dnnl-hdr.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+"$ROOT/tests/testbed/run" sh -c 'cd "$1" && apt-get download -qq libdnnl-dev 2>/dev/null &&
+	dpkg-deb -x libdnnl-dev_*.deb x && mkdir -p "$2/include" && cp -r x/usr/include/. "$2/include/"' \
+	sh "$tmp" "$VENV" || { echo "testbed-sycl: cannot unpack oneDNN's headers (libdnnl-dev)" >&2; exit 1; }
+echo "testbed-sycl: oneDNN headers in $VENV/include"
