@@ -52,9 +52,13 @@ FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
+# oneDNN's SYCL build and Intel's SYCL runtime, inside the test bed
+# (tests/testbed/sycl-env.sh, make testbed-sycl).
+ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
-        sycl-env sycl-check sycl-bench testbed testbed-sycl
+        sycl-env sycl-check sycl-bench testbed modern-build check-modern bench-modern \
+        testbed-sycl
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -135,13 +139,27 @@ unit-build: $(UNIT_BIN)
 fuzz-build: $(FUZZ_BIN)
 
 # Everything, in one run and one tally: unit tests (plain, ASan+UBSan, TSan),
-# the fuzz targets for FUZZ_SECONDS each, and the integration tests.
-check: deps sycl-env ## install deps, build, and run every test (ends with "N passed, N failed")
+# the fuzz targets for FUZZ_SECONDS each, the integration tests, and the
+# Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
+# bed (tests/testbed/: a Debian sid chroot; the library and test programs
+# are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
+check: deps sycl-env testbed testbed-sycl ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) all $(HELP_BIN) $(UNIT_BIN) $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
-	BUILD=$(BUILD) UNIT_BUILDS="$(BUILD) $(BUILD)-asan $(BUILD)-tsan" \
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	BUILD=$(BUILD) UNIT_BUILDS="$(BUILD) $(BUILD)-asan $(BUILD)-tsan" MODERN_BUILD=$(BUILD)-sid \
 	  FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/run.sh
+
+# What the modern-driver tests and benchmarks need, built inside the test bed
+# (tests/testbed/run make BUILD=build-sid modern-build).
+modern-build: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/examples/ze_module \
+	$(HELP_BIN) $(BUILD)/bench/ze_bench $(BUILD)/examples/libtrace.so \
+	$(if $(wildcard $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h),$(BUILD)/examples/onednn_sycl)
+
+check-modern: testbed testbed-sycl ## only the tests on Intel's 2026 driver (test bed), in one tally
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 
 asan: ## run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined unit
@@ -166,9 +184,16 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) all
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps ## run the benchmarks and write bench/results.md
+bench: deps testbed testbed-sycl ## run the benchmarks and write bench/results.md
 	$(MAKE) all $(HELP_BIN) $(BENCH_BIN)
-	BUILD=$(BUILD) ./bench/run.sh
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
+
+bench-modern: testbed testbed-sycl ## only the 2026 driver's rows (cold / NEO's cache / jitcache / both / floor)
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/modern && mkdir -p $(BUILD)/bench/modern
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern.sh $(BUILD)/bench/modern
+	python3 bench/report.py $(BUILD)/bench/modern - --modern-only
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh
@@ -191,7 +216,6 @@ testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build
 # against oneDNN's SYCL build there (tests/testbed/sycl-env.sh).  The wheel's
 # libdnnl.so.3 has no RUNPATH: an RPATH (not RUNPATH) on the program also
 # finds its dependencies (libsycl, libtbb, ...) in the same directory.
-ONEDNN_SYCL ?= /opt/jitcache-sycl
 $(BUILD)/examples/onednn_sycl: examples/sycl/onednn.c
 	@test -f $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h || { echo "$@: no oneDNN SYCL build in \
 	  $(ONEDNN_SYCL): build this inside the test bed after 'make testbed-sycl'"; exit 1; }

@@ -33,7 +33,7 @@ declare -A REPS_COLD=([xs]=5 [s]=3 [m]=3 [l]=2)
 for need in "$ZB" "$B/libjitcache.so"; do
 	[ -e "$need" ] || { echo "modern: $need missing (build it in the test bed)" >&2; exit 1; }
 done
-mkdir -p "$OUT/logs"
+mkdir -p "$OUT/logs" && OUT=$(cd "$OUT" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-modern.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 # NEO uses NEO_CACHE_DIR only if it exists (it creates only its default,

@@ -267,6 +267,76 @@ if "single" in conc and "many" in conc:
                      fmt_t(median([r["wall"] for r in conc["many"]])),
                      fmt_t(median([r["wall"] for r in conc["single"]])))))
 
+# ---- Intel's 2026 driver, beside its own cache (bench/modern.sh) ---------------
+# "modern SIZE KIND REP SECONDS", "modern SIZE disk_* BYTES", "modern_pkg P V"
+modern, modern_rep, modern_disk, modern_pkgs = {}, {}, {}, []
+for line in (read("modern.txt") or "").splitlines():
+    f = line.split()
+    if f and f[0] == "modern_pkg" and len(f) == 3:
+        modern_pkgs.append("%s %s" % (f[1], f[2]))
+    elif len(f) == 4 and f[0] == "modern" and f[2].startswith("disk_") and f[3].isdigit():
+        modern_disk.setdefault(f[1], {})[f[2][5:]] = int(f[3])
+    elif len(f) == 5 and f[0] == "modern":
+        try:
+            t = float(f[4])
+        except ValueError:
+            continue
+        modern.setdefault(f[1], {}).setdefault(f[2], []).append(t)
+        modern_rep.setdefault((f[1], f[3]), {})[f[2]] = t
+MODERN_KINDS = ["cold", "neo", "jc", "both", "floor"]
+modern_rows = []
+for n in SIZE_ORDER:
+    m = modern.get(n, {})
+    if not all(k in m for k in MODERN_KINDS):
+        continue
+    med = {k: median(m[k]) for k in MODERN_KINDS}
+    # Paired within each repetition of the warm kinds.
+    d_jc = [v["jc"] - v["neo"] for (nn, _), v in modern_rep.items() if nn == n and "jc" in v and "neo" in v]
+    d_both = [v["both"] - min(v["jc"], v["neo"]) for (nn, _), v in modern_rep.items()
+              if nn == n and all(k in v for k in ("jc", "neo", "both"))]
+    row = dict(name=n, med=med, d_jc=median(d_jc) if d_jc else None,
+               d_both=median(d_both) if d_both else None, disk=modern_disk.get(n, {}))
+    modern_rows.append(row)
+    label = "2026 driver, Level Zero %s" % n
+    if row["d_jc"] is not None:
+        goals.append(("%s: jitcache warm no slower than NEO's cache warm" % label,
+                      row["d_jc"] <= 0,
+                      "jitcache − NEO paired: median %+.2f ms; medians: jitcache %s, NEO %s, floor %s"
+                      % (row["d_jc"] * 1e3, fmt_t(med["jc"]), fmt_t(med["neo"]), fmt_t(med["floor"]))))
+    if row["d_both"] is not None:
+        goals.append(("%s: both caches on cost nothing over the faster one alone" % label,
+                      row["d_both"] <= 0,
+                      "both − min(jitcache, NEO) paired: median %+.2f ms; medians: both %s"
+                      % (row["d_both"] * 1e3, fmt_t(med["both"]))))
+
+
+def modern_table(w):
+    """The 2026 driver's rows: cold, NEO's cache, jitcache, both, floor."""
+    w("| Level Zero, Intel's 2026 driver (%s), simulated Arc (DG2) | cold (both caches off) "
+      "| NEO's cache warm | jitcache warm | both warm | floor | jitcache / NEO | both − faster alone, paired "
+      "| disk: NEO, jitcache |" % ", ".join(modern_pkgs[:1] + modern_pkgs[2:3]) if modern_pkgs else "")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for r in modern_rows:
+        med, sp = r["med"], spirv.get(r["name"], (0, 0))
+        w("| %s: %s SPIR-V, %d kernels | %s | %s | %s | %s | %s | %.2fx | %s | %s, %s |"
+          % (r["name"], fmt_bytes(sp[0]) if sp[0] else "?", sp[1], fmt_t(med["cold"]),
+             fmt_t(med["neo"]), fmt_t(med["jc"]), fmt_t(med["both"]), fmt_t(med["floor"]),
+             med["jc"] / med["neo"],
+             "%+.2f ms" % (r["d_both"] * 1e3) if r["d_both"] is not None else "—",
+             fmt_bytes(r["disk"]["neo"]) if "neo" in r["disk"] else "?",
+             fmt_bytes(r["disk"]["jc"]) if "jc" in r["disk"] else "?"))
+
+
+if len(sys.argv) > 3 and sys.argv[3] == "--modern-only":
+    # make bench-modern: print the 2026 driver's table alone.
+    o = []
+    modern_table(o.append)
+    for g, met, detail in goals:
+        if g.startswith("2026"):
+            o.append("- %s: %s (%s)" % (g, "yes" if met else "**no**", detail))
+    print("\n".join(o))
+    sys.exit(0)
+
 # ---- write results.md -----------------------------------------------------------------
 o = []
 w = o.append
@@ -295,7 +365,7 @@ w("| workload | cold (no jitcache) | jitcache miss | jitcache warm | reference w
   "| warm / reference | cold / warm |")
 w("|---|---|---|---|---|---|---|")
 for r in ze_rows:
-    w("| Level Zero %s: %s SPIR-V, %d kernels | %s | %s | %s | floor %s "
+    w("| Level Zero %s (NEO 22.43): %s SPIR-V, %d kernels | %s | %s | %s | floor %s "
       "| %.2fx; paired: %+.2f ms (allowance %.2f ms) | %.0fx |"
       % (r["name"], fmt_bytes(r["spv"][0]), r["spv"][1], fmt_t(r["cold"]),
          fmt_t(r["miss"]) + (" (+%.1f ms in-process)" % (r["ov"] * 1e3)
@@ -332,11 +402,23 @@ if "single" in conc and "many" in conc:
          "/".join(str(c) for c in sorted(set(r["comp"] for r in conc["many"]))),
          fmt_t(median([r["wall"] for r in conc["nocache"]])) if "nocache" in conc else "—",
          conc_info.get("procs", "N"), many / one))
+if modern_rows:
+    w("")
+    modern_table(w)
 w("<!-- end summary -->")
 w("")
 w("Level Zero: times are the first zeModuleCreate of a fresh process; *floor* is "
   "zeModuleCreate(ZE_MODULE_FORMAT_NATIVE) of the same native binary jitcache stores, "
   "already in memory, without jitcache. NEO 22.43 has no Level Zero cache of its own.")
+if modern_rows:
+    w("")
+    w("Intel's 2026 driver (bench/modern.sh, in the Debian sid test bed of tests/testbed/, "
+      "through the Level Zero loader %s): each warm kind is a fresh process's first "
+      "zeModuleCreate, interleaved run by run; *NEO's cache* is the driver's own persistent "
+      "cache (NEO_CACHE_PERSISTENT, on by default) with jitcache off, *jitcache* has NEO's "
+      "cache off, *both* has both on and warm (the default a jitcache user gets), *cold* and "
+      "*floor* have NEO's cache off. Disk: each cache's size holding that one module."
+      % (", ".join(p for p in modern_pkgs if p.startswith("libze1")) or "?"))
 w("")
 w("![zeModuleCreate by module size](chart.svg)")
 w("")

@@ -48,6 +48,10 @@
 #     on the ~500 KB module under jitcache, against one process alone.
 #  6. Micro-figures: build/bench/micro (key hashing GB/s, store/load time by
 #     entry size), with --compress too when the store is built with zstd.
+#  7. Intel's 2026 driver (NEO 26.x, in the Debian sid test bed of
+#     tests/testbed/): the same Level Zero modules cold, with the driver's own
+#     persistent cache warm, jitcache warm, both warm, and the floor
+#     (bench/modern.sh; it can run alone: make bench-modern).
 #
 # Time, measured on the 2-core machine (results.md gives each run's): Level
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
@@ -57,7 +61,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze cl onednn concurrency micro); BENCH_REPS_HIT (15) sets
+# skips sections (ze cl onednn concurrency micro modern); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -345,6 +349,31 @@ if ! skipped micro; then
 	done
 	rm -rf "$WORK/micro-cache"
 	section_done micro
+fi
+
+# ---- 7. Intel's 2026 driver beside its own cache (the test bed) ----------------
+# bench/modern.sh runs inside the Debian sid test bed (make testbed) on the
+# build made there (MODERN_BUILD, by make bench: $BUILD-sid), on the same
+# SPIR-V modules as section 1.
+if ! skipped modern; then
+	MB=${MODERN_BUILD:-$B-sid}
+	if [ ! -x "$MB/bench/ze_bench" ]; then
+		echo "bench: $MB/bench/ze_bench missing (make bench builds it in the test bed): no 2026-driver rows" >&2
+		failed="$failed modern"
+	else
+		say "Intel's 2026 driver (test bed): bench/modern.sh"
+		reps=11
+		[ "$QUICK" = 1 ] && reps=3
+		[ "$QUICK" = 1 ] && export MODERN_SIZES="xs s"
+		[ -e "$OUT/spirv/xs.spv" ] || "$ROOT/bench/make_spirv.sh" "$OUT/spirv" >"$OUT/spirv.txt"
+		if ! "$ROOT/tests/testbed/run" env BUILD="$MB" MODERN_REPS=$reps bash "$ROOT/bench/modern.sh" \
+			"$OUT" 2>"$OUT/modern.err"; then
+			echo "bench: bench/modern.sh failed (see $OUT/modern.err)" >&2
+			tail -n 5 "$OUT/modern.err" >&2
+			failed="$failed modern"
+		fi
+	fi
+	section_done "2026 driver"
 fi
 
 # ---- report ----------------------------------------------------------------------

@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
 # Runs every test: the C unit tests (of each build in UNIT_BUILDS, e.g. the
 # plain, ASan and TSan ones), each fuzz target for FUZZ_SECONDS (if built),
-# then each tests/integration/*.sh.  Each prints "N passed, N failed[, N
-# skipped]" last; this adds them up and ends with the totals in the same
-# form.  Exit status: 0 only if none failed.
-#   tests/run.sh [PATTERN]    (PATTERN selects integration scripts by name)
+# then each tests/integration/*.sh, then, when MODERN_BUILD names a build
+# made inside the modern-driver test bed (tests/testbed/), the scripts
+# matching MODERN_TESTS again inside it, on Intel's 2026 driver.  Each
+# prints "N passed, N failed[, N skipped]" last; this adds them up and ends
+# with the totals in the same form.  Exit status: 0 only if none failed.
+#   tests/run.sh [PATTERN...]   (integration scripts whose name contains
+#                                any PATTERN; no unit, fuzz or modern part)
+#   MODERN_BUILD=build-sid MODERN_ONLY=1 tests/run.sh   (the modern part only)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-pattern=${1:-}
+pattern=${*:-}
+# The scripts that run on the 2026 driver too: Level Zero, Intel OpenCL,
+# the dlsym door and the exports, and the modern-driver scripts.
+MODERN_TESTS=${MODERN_TESTS:-ze_ cl_intel_sim cl_consistency dlsym exports modern_}
+matches() { # NAME: does it contain one of the patterns?
+	local p
+	for p in $pattern; do
+		case $1 in *"$p"*) return 0 ;; esac
+	done
+	return 1
+}
 passed=0 failed=0 skipped=0 broken=""
 
 tally() { # $1: name, $2: output file, $3: exit status
@@ -44,6 +58,10 @@ fuzz() {
 	rm -rf "$corpus" "$out.fuzz"
 }
 
+if [ "${MODERN_ONLY:-0}" = 1 ]; then
+	[ -n "${MODERN_BUILD:-}" ] || { echo "run.sh: MODERN_ONLY needs MODERN_BUILD" >&2; exit 1; }
+	pattern=" " # matches no host script; the modern part below still runs
+fi
 if [ -z "$pattern" ]; then
 	for build in ${UNIT_BUILDS:-$B}; do
 		case $build in /*) ;; *) build=$ROOT/$build ;; esac
@@ -60,12 +78,20 @@ if [ -z "$pattern" ]; then
 	fi
 fi
 for t in "$ROOT"/tests/integration/*.sh; do
-	[ -n "$pattern" ] && case $(basename "$t") in *"$pattern"*) ;; *) continue ;; esac
+	[ -n "$pattern" ] && ! matches "$(basename "$t")" && continue
 	echo "== integration: $(basename "$t")"
 	start=$(date +%s)
 	BUILD=$B bash "$t" 2>&1 | tee "$out"; tally "$(basename "$t")" "$out" "${PIPESTATUS[0]}"
 	echo "   ($(( $(date +%s) - start )) s)"
 done
+if { [ -z "$pattern" ] || [ "${MODERN_ONLY:-0}" = 1 ]; } && [ -n "${MODERN_BUILD:-}" ]; then
+	echo "== modern driver: Intel's 2026 stack in the test bed (tests/testbed/run), $MODERN_TESTS"
+	start=$(date +%s)
+	"$ROOT/tests/testbed/run" env -u MODERN_BUILD -u MODERN_ONLY BUILD="$MODERN_BUILD" bash "$ROOT/tests/run.sh" $MODERN_TESTS 2>&1 |
+		tee "$out"
+	tally "modern driver" "$out" "${PIPESTATUS[0]}"
+	echo "   (modern driver: $(( $(date +%s) - start )) s)"
+fi
 [ -n "$broken" ] && echo "scripts that failed outside their checks:$broken"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
