@@ -58,7 +58,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
         sycl-env sycl-check sycl-bench testbed modern-build check-modern bench-modern \
-        testbed-sycl
+        testbed-sycl bench-sycl
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -194,6 +194,11 @@ bench-modern: testbed testbed-sycl ## only the 2026 driver's rows (cold / NEO's 
 	rm -rf $(BUILD)/bench/modern && mkdir -p $(BUILD)/bench/modern
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern.sh $(BUILD)/bench/modern
 	python3 bench/report.py $(BUILD)/bench/modern - --modern-only
+
+bench-sycl: testbed testbed-sycl ## only the SYCL and oneDNN rows on the 2026 driver (bench/modern_sycl.sh)
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/modern-sycl && mkdir -p $(BUILD)/bench/modern-sycl
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern_sycl.sh $(BUILD)/bench/modern-sycl
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh

@@ -22,9 +22,10 @@
 # Each cache is filled first by one run (KIND_fill: a cold start with that
 # cache storing; jc_fill is "jitcache cold").
 # Writes OUTDIR/modern_sycl.txt (raw: "msycl WL KIND REP SECONDS [SECONDS]",
-# "msycl_disk WL KIND BYTES", "msycl_count WL KIND HITS MISSES STORES"),
-# OUTDIR/modern_sycl_rows.md (rows for the README's summary table) and
-# OUTDIR/modern_sycl.md (the section of bench/results.md).
+# "msycl_disk WL KIND BYTES", "msycl_count WL KIND HITS MISSES STORES"), then
+# bench/modern_sycl_report.py turns it into OUTDIR/modern_sycl_table.md (the
+# summary table's rows), modern_sycl_goals.txt and modern_sycl.md (details),
+# which bench/report.py puts into bench/results.md.  Alone: make bench-sycl.
 # Knobs: MSYCL_REPS (warm repetitions, 5), MSYCL_REPS_COLD (3),
 #        SYCL_KERNELS (16), MSYCL_WORKLOADS ("sycl onednn").
 # Exit status: 0 unless a run failed.

@@ -78,7 +78,7 @@ static void create(const char *name, dnnl_primitive_desc_t pd, double t0)
 	OK(dnnl_primitive_create(&p, pd));
 	double dt = now() - t0;
 	dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-	printf("primitive %-22s impl=%-28s %.3f s\n", name, impl, dt);
+	printf("primitive %-22s impl=%-28s %.4f s\n", name, impl, dt);
 	fflush(stdout);
 	n_created++;
 	t_created += dt;
@@ -263,7 +263,7 @@ static void sdpa(void)
 		OK(dnnl_graph_compiled_partition_create(&cp, parts[i]));
 		OK(dnnl_graph_partition_compile(parts[i], cp, nin, pins, nout, pins + nin, engine));
 		double dt = now() - t0;
-		printf("primitive %-22s impl=%-28s %.3f s\n",
+		printf("primitive %-22s impl=%-28s %.4f s\n",
 		       nops == 5 ? "sdpa" : "sdpa_part", "graph partition", dt);
 		printf("sdpa: partition %zu of %zu: %zu ops fused\n", i, n, nops);
 		fflush(stdout);
