@@ -26,8 +26,8 @@
 # bench/modern_sycl_report.py turns it into OUTDIR/modern_sycl_table.md (the
 # summary table's rows), modern_sycl_goals.txt and modern_sycl.md (details),
 # which bench/report.py puts into bench/results.md.  Alone: make bench-sycl.
-# Knobs: MSYCL_REPS (warm repetitions, 5), MSYCL_REPS_COLD (3),
-#        SYCL_KERNELS (16), MSYCL_WORKLOADS ("sycl onednn").
+# Knobs: MSYCL_REPS (warm repetitions, 7), MSYCL_REPS_COLD (3),
+#        SYCL_KERNELS (8), MSYCL_WORKLOADS ("sycl onednn").
 # Exit status: 0 unless a run failed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,14 +35,15 @@ BUILD=${BUILD:-build-sid}
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 OUT=${1:?usage: bench/modern_sycl.sh OUTDIR}
 VENV=${SYCL_VENV:-/opt/jitcache-sycl}
-REPS=${MSYCL_REPS:-5}
+REPS=${MSYCL_REPS:-7}
 REPS_COLD=${MSYCL_REPS_COLD:-3}
-KERNELS=${SYCL_KERNELS:-16}
+KERNELS=${SYCL_KERNELS:-8}
 WORKLOADS=${MSYCL_WORKLOADS:-sycl onednn}
 for need in "$B/libjitcache.so" "$B/examples/onednn_sycl" "$VENV/bin/python"; do
 	[ -e "$need" ] || { echo "modern_sycl: $need missing (make testbed-sycl; build in the test bed)" >&2; exit 1; }
 done
 mkdir -p "$OUT/logs"
+OUT=$(cd "$OUT" && pwd) # the runs happen in a temporary directory
 W=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-msycl.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1 # the simulated GPU may write files to the current directory
