@@ -21,7 +21,7 @@
 #   sycl_jc  SYCL's cache and jitcache, both warm        (sycl workload only).
 # Each cache is filled first by one run (KIND_fill: a cold start with that
 # cache storing; jc_fill is "jitcache cold").
-# Writes OUTDIR/modern_sycl.txt (raw: "msycl WL KIND REP SECONDS [SECONDS]",
+# Writes OUTDIR/modern_sycl.txt (raw: "msycl WL KIND REP SECONDS SECONDS CPU_SECONDS",
 # "msycl_disk WL KIND BYTES", "msycl_count WL KIND HITS MISSES STORES"), then
 # bench/modern_sycl_report.py turns it into OUTDIR/modern_sycl_table.md (the
 # summary table's rows), modern_sycl_goals.txt and modern_sycl.md (details),
@@ -89,10 +89,16 @@ one() {
 	else
 		cmd=(env ONEAPI_DEVICE_SELECTOR=level_zero:gpu "$B/examples/onednn_sycl")
 	fi
-	if ! env "${env[@]}" JITCACHE_DIR="$W/jc-$wl-$base" JITCACHE_LOG=info "${jc[@]}" "${cmd[@]}" \
-		>"$log" 2>&1; then
+	# The process's CPU time (user + sys) too: less disturbed than wall time
+	# by other work on a shared machine.
+	local rc cpu TIMEFORMAT='%3U %3S'
+	{ time env "${env[@]}" JITCACHE_DIR="$W/jc-$wl-$base" JITCACHE_LOG=info "${jc[@]}" "${cmd[@]}" \
+		>"$log" 2>&1; } 2>"$log.cpu"
+	rc=$?
+	if [ $rc -ne 0 ]; then
 		echo "modern_sycl: failed: $wl $kind (log: $log)" >&2; tail -n 5 "$log" >&2; return 1
 	fi
+	cpu=$(awk '{ printf "%.3f", $1 + $2 }' "$log.cpu")
 	if [ ${#jc[@]} -gt 0 ]; then
 		local c
 		c=$(sed -n 's/^jitcache: \([0-9]*\) hits, \([0-9]*\) misses, \([0-9]*\) stores.*/\1 \2 \3/p' "$log" | tail -n 1)
@@ -103,11 +109,11 @@ one() {
 	fi
 	if [ "$wl" = sycl ]; then
 		echo "msycl sycl $kind $r $(sed -n 's/^time to last result: \([0-9.]*\) s/\1/p' "$log")" \
-			"$(sed -n 's/.*create_program_from_spirv \([0-9.]*\) s/\1/p' "$log")" >>"$OUT/modern_sycl.txt"
+			"$(sed -n 's/.*create_program_from_spirv \([0-9.]*\) s/\1/p' "$log")" "$cpu" >>"$OUT/modern_sycl.txt"
 	else
 		echo "msycl onednn $kind $r $(sed -n 's/^primitives: [0-9]* created in \([0-9.]*\) s/\1/p' "$log")" \
-			"$(awk '/^primitive / && $3 ~ /^impl=ocl:/ { s += $(NF - 1) } END { printf "%.3f", s }' "$log")" \
-			>>"$OUT/modern_sycl.txt"
+			"$(awk '/^primitive / && $3 ~ /^impl=ocl:/ { s += $(NF - 1) } END { printf "%.4f", s }' "$log")" \
+			"$cpu" >>"$OUT/modern_sycl.txt"
 	fi
 }
 

@@ -17,7 +17,7 @@ import statistics
 import sys
 
 out = sys.argv[1]
-runs = collections.defaultdict(list)  # (wl, kind) -> [(rep, main, part)]
+runs = collections.defaultdict(list)  # (wl, kind) -> [(rep, main, part, cpu)]
 pkg, disk, counts = {}, {}, {}
 kernels = "?"
 try:
@@ -28,7 +28,8 @@ for line in lines:
     f = line.split()
     if len(f) >= 5 and f[0] == "msycl":
         try:
-            runs[(f[1], f[2])].append((f[3], float(f[4]), float(f[5]) if len(f) > 5 else None))
+            runs[(f[1], f[2])].append((f[3], float(f[4]), float(f[5]) if len(f) > 5 else None,
+                                       float(f[6]) if len(f) > 6 else None))
         except ValueError:
             pass
     elif len(f) == 3 and f[0] == "msycl_pkg":
@@ -108,14 +109,20 @@ for wl, i, label in rows:
                     mb(disk.get((wl, "neo"))), mb(disk.get((wl, "jc")))))
     name = "2026 driver, " + ("SYCL Level Zero" if wl == "sycl" else
                               "oneDNN SYCL" + (" OpenCL C primitives" if i == 2 else ""))
+    # The process's CPU time, paired the same way (whole process, so one
+    # figure per workload).
+    cpu_jc = paired(wl, 3, "jc", ["neo"]) if i == 1 else None
+    cpu_both = paired(wl, 3, "both", ["neo", "jc"]) if i == 1 else None
     if d_jc is not None:
         goals.append(("%s: jitcache warm no slower than NEO's cache warm" % name, d_jc <= 0,
-                      "jitcache − NEO paired: median %+.1f ms; medians: jitcache %s, NEO %s"
-                      % (d_jc * 1e3, t(jc), t(neo))))
+                      "jitcache − NEO paired: median %+.1f ms; medians: jitcache %s, NEO %s%s"
+                      % (d_jc * 1e3, t(jc), t(neo), "; process CPU time, paired: %+.0f ms"
+                         % (cpu_jc * 1e3) if cpu_jc is not None else "")))
     if d_both is not None:
         goals.append(("%s: both caches on cost nothing over the faster one alone" % name,
                       d_both <= 0, "both − min(jitcache, NEO) paired: median %+.1f ms; medians: "
-                      "both %s" % (d_both * 1e3, t(both))))
+                      "both %s%s" % (d_both * 1e3, t(both), "; process CPU time, paired: %+.0f ms"
+                                     % (cpu_both * 1e3) if cpu_both is not None else "")))
 if len(table) == 2:
     sys.exit("modern_sycl_report: no figures in %s/modern_sycl.txt" % out)
 
@@ -138,14 +145,14 @@ for wl, what, second in (
     section.append("%s: %s. Each cell: median (min–max, n runs)."
                    % ("SYCL (dpctl + dpnp)" if wl == "sycl" else "oneDNN", what))
     section.append("")
-    section.append("| way | %s | %s | jitcache hits / misses / stores | caches on disk |"
-                   % ("last result" if wl == "sycl" else "12 primitives", second))
-    section.append("|---|---|---|---|---|")
+    section.append("| way | %s | %s | process CPU time | jitcache hits / misses / stores "
+                   "| caches on disk |" % ("last result" if wl == "sycl" else "12 primitives", second))
+    section.append("|---|---|---|---|---|---|")
     for k in label:
         if (wl, k) in runs:
             d = disk.get((wl, k))
-            section.append("| %s | %s | %s | %s | %s |"
-                           % (label[k], spread(wl, k), spread(wl, k, 2),
+            section.append("| %s | %s | %s | %s | %s | %s |"
+                           % (label[k], spread(wl, k), spread(wl, k, 2), spread(wl, k, 3),
                               counts.get((wl, k), ""), mb(d) if d is not None else ""))
     section.append("")
 
