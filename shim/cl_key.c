@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 /* The driver and compiler libraries whose builds decide the output: the ICD
- * loader, Intel's NEO + IGC, PoCL + its LLVM, NVIDIA's driver and PTX JIT. */
+ * loader, Intel's NEO + IGC (2.x of the 2025+ drivers, and 1.x), PoCL + its LLVM,
+ * NVIDIA's driver and PTX JIT. */
 static const char *const compiler_libs[] = {
 	"libOpenCL.so.1",
-	"libigdrcl.so", "libigc.so.1", "libigdfcl.so.1", "libopencl-clang.so.14",
+	"libigdrcl.so", "libigc.so.2", "libigdfcl.so.2", "libopencl-clang.so.16",
+	"libigc.so.1", "libigdfcl.so.1", "libopencl-clang.so.14",
 	"libpocl.so.2", "libLLVM-15.so.1", "libclang-cpp.so.15",
 	"libnvidia-opencl.so.1", "libnvidia-ptxjitcompiler.so.1",
 	NULL,

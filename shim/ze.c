@@ -37,10 +37,13 @@
  * IGC comes first: Intel's driver loads it at zeInit, so it is always found
  * loaded, and the others are then found beside it whether or not they are
  * loaded, or loaded under another name (jc_fp_libraries() looks beside the
- * first one found).  The Level Zero loader compiles nothing and is left out:
- * whether a program reached the driver through it must not change the key. */
+ * first one found).  IGC 2.x (libigc.so.2, libigdfcl.so.2: Intel's drivers
+ * since 2025) and 1.x are both listed: a name that is absent is hashed as
+ * absent.  The Level Zero loader compiles nothing and is left out: whether
+ * a program reached the driver through it must not change the key. */
 static const char *const ze_compiler_libs[] = {
-	"libigc.so.1", "libigdfcl.so.1", "libze_intel_gpu.so.1", NULL,
+	"libigc.so.2", "libigdfcl.so.2", "libigc.so.1", "libigdfcl.so.1",
+	"libze_intel_gpu.so.1", NULL,
 };
 
 /* ---- doors --------------------------------------------------------------- */

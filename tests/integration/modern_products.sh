@@ -63,4 +63,27 @@ check "dg2's binary planted under bmg's key" "$B/tests/ze_forge_entry" "$bmg_ent
 run planted bmg
 check "planted: the program works on bmg, every kernel" \
 	test "$(kernels_of planted)" = "$(kernels_of bmg-plain)"
+# The compiler's build is in the key: the same driver with another build of
+# IGC 2.x (libigc.so.2, here a copy whose GNU build-id differs by one bit,
+# found first through LD_LIBRARY_PATH) must compile anew, not hit.
+igc=$(ldconfig -p | awk '$1 == "libigc.so.2" { print $NF; exit }')
+mkdir -p "$T/igc"
+python3 - "$igc" "$T/igc/libigc.so.2" <<'PY' >"$T/igc.log" 2>&1
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+note = struct.pack("<III", 4, 20, 3) + b"GNU\0"  # NT_GNU_BUILD_ID, 20-byte id
+at = data.find(note)
+assert at >= 0, "no GNU build-id note"
+data[at + len(note)] ^= 1
+open(sys.argv[2], "wb").write(data)
+PY
+check "a copy of libigc.so.2 with another build-id" test -s "$T/igc/libigc.so.2"
+export JITCACHE_DIR=$T/cache-igc
+run igc0 dg2
+(export LD_LIBRARY_PATH=$T/igc:$LD_LIBRARY_PATH; run igc1 dg2; run igc2 dg2)
+run igc3 dg2
+check "IGC's build: the original compiles and stores" stored igc0
+check "IGC's build: another build of IGC is another entry" stored igc1
+check "IGC's build: ... which it hits" hit igc2
+check "IGC's build: the original still hits its own" hit igc3
 finish
