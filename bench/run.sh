@@ -60,7 +60,8 @@
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
 # --kernel-latency on PoCL costs ~40 s a run, mostly running kernels rather
 # than compiling them; see BENCH_CLPEAK), oneDNN paired ~0.5 min,
-# concurrency ~0.5 min, micro seconds: ~6.5 min (15.4 with clpeak).
+# concurrency ~0.5 min, micro seconds, the 2026 driver 1.5-3.5 min (85 s
+# quiet, 200 s under load): ~8-10 min (17-19 with clpeak).
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
@@ -360,6 +361,7 @@ fi
 # SPIR-V modules as section 1.
 if ! skipped modern; then
 	MB=${MODERN_BUILD:-$B-sid}
+	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
 	if [ ! -x "$MB/bench/ze_bench" ]; then
 		echo "bench: $MB/bench/ze_bench missing (make bench builds it in the test bed): no 2026-driver rows" >&2
 		failed="$failed modern"
