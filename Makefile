@@ -52,9 +52,13 @@ FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
+# oneDNN's SYCL build and Intel's SYCL runtime, inside the test bed
+# (tests/testbed/sycl-env.sh, make testbed-sycl).
+ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
-        sycl-env sycl-check sycl-bench testbed modern-build check-modern bench-modern
+        sycl-env sycl-check sycl-bench testbed modern-build check-modern bench-modern \
+        testbed-sycl bench-sycl
 
 all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
 
@@ -139,7 +143,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env testbed ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env testbed testbed-sycl ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) all $(HELP_BIN) $(UNIT_BIN) $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -150,9 +154,10 @@ check: deps sycl-env testbed ## install deps, build, and run every test (ends wi
 # What the modern-driver tests and benchmarks need, built inside the test bed
 # (tests/testbed/run make BUILD=build-sid modern-build).
 modern-build: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/examples/ze_module \
-	$(HELP_BIN) $(BUILD)/bench/ze_bench
+	$(HELP_BIN) $(BUILD)/bench/ze_bench $(BUILD)/examples/libtrace.so \
+	$(if $(wildcard $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h),$(BUILD)/examples/onednn_sycl)
 
-check-modern: testbed ## only the tests on Intel's 2026 driver (test bed), in one tally
+check-modern: testbed testbed-sycl ## only the tests on Intel's 2026 driver (test bed), in one tally
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 
@@ -179,16 +184,21 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) all
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps testbed ## run the benchmarks and write bench/results.md
+bench: deps testbed testbed-sycl ## run the benchmarks and write bench/results.md
 	$(MAKE) all $(HELP_BIN) $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
 
-bench-modern: testbed ## only the 2026 driver's rows (cold / NEO's cache / jitcache / both / floor)
+bench-modern: testbed testbed-sycl ## only the 2026 driver's rows (cold / NEO's cache / jitcache / both / floor)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	rm -rf $(BUILD)/bench/modern && mkdir -p $(BUILD)/bench/modern
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern.sh $(BUILD)/bench/modern
 	python3 bench/report.py $(BUILD)/bench/modern - --modern-only
+
+bench-sycl: testbed testbed-sycl ## only the SYCL and oneDNN rows on the 2026 driver (bench/modern_sycl.sh)
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/modern-sycl && mkdir -p $(BUILD)/bench/modern-sycl
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern_sycl.sh $(BUILD)/bench/modern-sycl
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh
@@ -203,6 +213,25 @@ sycl-check: deps sycl-env ## Intel's SYCL runtime, unmodified, under jitcache
 sycl-bench: sycl-env ## SYCL workload cold vs warm: no cache, SYCL's cache, jitcache
 	$(MAKE) lib
 	./examples/sycl/bench.sh
+
+testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build into the test bed (/opt/jitcache-sycl)
+	./tests/testbed/sycl-env.sh
+
+# Built only inside the test bed (tests/testbed/run make BUILD=build-sid ...),
+# against oneDNN's SYCL build there (tests/testbed/sycl-env.sh).  The wheel's
+# libdnnl.so.3 has no RUNPATH: an RPATH (not RUNPATH) on the program also
+# finds its dependencies (libsycl, libtbb, ...) in the same directory.
+$(BUILD)/examples/onednn_sycl: examples/sycl/onednn.c
+	@test -f $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h || { echo "$@: no oneDNN SYCL build in \
+	  $(ONEDNN_SYCL): build this inside the test bed after 'make testbed-sycl'"; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -I$(ONEDNN_SYCL)/include -o $@ $< \
+	  -L$(ONEDNN_SYCL)/lib -l:libdnnl.so.3 -Wl,--disable-new-dtags,-rpath,$(ONEDNN_SYCL)/lib \
+	  -Wl,--allow-shlib-undefined
+# The diagnostic tracer of examples/sycl/NOTES.md (independent call counts).
+$(BUILD)/examples/libtrace.so: examples/sycl/trace.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -Wall -Werror -shared -fPIC -fvisibility=hidden -o $@ $< -ldl
 
 install: all ## install to $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)

@@ -341,6 +341,14 @@ def modern_table(w):
              fmt_bytes(r["disk"]["jc"]) if "jc" in r["disk"] else "?"))
 
 
+# ---- SYCL and oneDNN on the 2026 driver (bench/modern_sycl.sh) ---------------------
+# bench/modern_sycl_report.py has made the table, the goals and the details.
+msycl_table = read("modern_sycl_table.md")
+for line in (read("modern_sycl_goals.txt") or "").splitlines():
+    g = line.split("\t")
+    if len(g) == 3:
+        goals.append((g[0], g[1] == "yes", g[2]))
+
 if len(sys.argv) > 3 and sys.argv[3] == "--modern-only":
     # make bench-modern: print the 2026 driver's table alone.
     o = []
@@ -419,6 +427,9 @@ if "single" in conc and "many" in conc:
 if modern_rows:
     w("")
     modern_table(w)
+if msycl_table:
+    w("")
+    w(msycl_table.rstrip())
 w("<!-- end summary -->")
 w("")
 w("Level Zero: times are the first zeModuleCreate of a fresh process; *floor* is "
@@ -433,6 +444,16 @@ if modern_rows:
       "cache off, *both* has both on and warm (the default a jitcache user gets), *cold* and "
       "*floor* have NEO's cache off. Disk: each cache's size holding that one module."
       % (", ".join(p for p in modern_pkgs if p.startswith("libze1")) or "?"))
+if msycl_table:
+    w("")
+    w("SYCL and oneDNN on the 2026 driver (bench/modern_sycl.sh, in the test bed, with the "
+      "wheels of `make testbed-sycl`): each figure is a fresh process; warm ways are "
+      "interleaved run by run. *cold* has every cache off; *NEO's cache* is the driver's own "
+      "(on by default) with jitcache off; *jitcache* has NEO's cache off; *both* has both on "
+      "and warm; *SYCL's cache* is SYCL_CACHE_PERSISTENT=1 alone (in brackets: with "
+      "jitcache). Disk: each cache's size after the workload.")
+    w("")
+    w((read("modern_sycl.md") or "").rstrip())
 w("")
 w("![zeModuleCreate by module size](chart.svg)")
 w("")

@@ -52,6 +52,10 @@
 #     tests/testbed/): the same Level Zero modules cold, with the driver's own
 #     persistent cache warm, jitcache warm, both warm, and the floor
 #     (bench/modern.sh; it can run alone: make bench-modern).
+#  8. SYCL's Level Zero backend (dpctl + dpnp) and oneDNN's SYCL build on the
+#     2026 driver, cold / NEO's cache / jitcache / both / SYCL's cache
+#     (bench/modern_sycl.sh, ~4 min with 5 repetitions; alone: make bench-sycl,
+#     7 repetitions, ~7 min).
 #
 # Time, measured on the 2-core machine (results.md gives each run's): Level
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
@@ -62,7 +66,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze cl onednn concurrency micro modern); BENCH_REPS_HIT (15) sets
+# skips sections (ze cl onednn concurrency micro modern modern_sycl); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -376,6 +380,31 @@ if ! skipped modern; then
 		fi
 	fi
 	section_done "2026 driver"
+fi
+
+# ---- 8. SYCL and oneDNN's SYCL build on the 2026 driver (the test bed) ---------
+# bench/modern_sycl.sh runs inside the test bed too, with the wheels of
+# make testbed-sycl: SYCL's Level Zero backend (dpctl + dpnp) and oneDNN
+# creating a transformer's and a CNN's primitives, cold / NEO's cache warm /
+# jitcache warm / both (and SYCL's own cache).  Alone: make bench-sycl.
+if ! skipped modern_sycl; then
+	MB=${MODERN_BUILD:-$B-sid}
+	if [ ! -x "$MB/examples/onednn_sycl" ]; then
+		echo "bench: $MB/examples/onednn_sycl missing (make bench builds it in the test bed after make testbed-sycl): no SYCL rows" >&2
+		failed="$failed modern_sycl"
+	else
+		say "SYCL and oneDNN on Intel's 2026 driver (test bed): bench/modern_sycl.sh"
+		# Fewer repetitions than make bench-sycl's 7, to stay in make bench's budget.
+		msycl=(MSYCL_REPS=5 MSYCL_REPS_COLD=2)
+		[ "$QUICK" = 1 ] && msycl=(MSYCL_REPS=1 MSYCL_REPS_COLD=1 SYCL_KERNELS=4)
+		if ! "$ROOT/tests/testbed/run" env BUILD="$MB" "${msycl[@]}" bash "$ROOT/bench/modern_sycl.sh" \
+			"$OUT" >"$OUT/modern_sycl.out" 2>"$OUT/modern_sycl.err"; then
+			echo "bench: bench/modern_sycl.sh failed (see $OUT/modern_sycl.err)" >&2
+			tail -n 5 "$OUT/modern_sycl.err" >&2
+			failed="$failed modern_sycl"
+		fi
+	fi
+	section_done "2026 driver SYCL"
 fi
 
 # ---- report ----------------------------------------------------------------------

@@ -658,8 +658,14 @@ static int prepare(struct ze_call *c)
 
 static ze_result_t cached_create(struct ze_call *c)
 {
-	if (prepare(c) != 0)
+	if (prepare(c) != 0) {
+		/* One line per call at debug level, so that a log accounts for
+		 * every zeModuleCreate (hits + misses + these = the calls made). */
+		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", c->door->name,
+		       c->desc && c->desc->format == ZE_MODULE_FORMAT_NATIVE ? "native input"
+									  : "not cacheable");
 		return c->door->create(c->context, c->device, c->desc, c->module, c->log);
+	}
 	if (try_hit(c, jc_cache_get))
 		return ZE_RESULT_SUCCESS;
 	/* Compile once: another thread or process may be building it now. */

@@ -5,13 +5,15 @@
 # (default .venv-sycl/ at the repository root; never system-wide).
 #   examples/sycl/setup.sh            (what `make sycl-env` runs)
 #   SYCL_VENV=DIR PYTHON=python3.11 examples/sycl/setup.sh
+#   SYCL_REQUIREMENTS=FILE ...        (another pin set: the test bed's,
+#                                      tests/testbed/sycl-env.sh)
 # Quick when the environment is already there with the same pins.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 venv=${SYCL_VENV:-$root/.venv-sycl}
 py=${PYTHON:-python3}
-req=$here/requirements.txt
+req=${SYCL_REQUIREMENTS:-$here/requirements.txt}
 stamp=$venv/.jitcache-sycl-pins
 
 want=$(grep -v '^#' "$req" | sort | tr '\n' ' ')
@@ -21,12 +23,12 @@ fi
 
 ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 case $ver in
-3.10|3.11|3.12|3.13) ;;
-*) echo "setup.sh: $py is Python $ver; dpctl/dpnp wheels need 3.10-3.13 (set PYTHON=)" >&2; exit 1 ;;
+3.10|3.11|3.12|3.13|3.14) ;;
+*) echo "setup.sh: $py is Python $ver; dpctl/dpnp wheels need 3.10-3.14 (set PYTHON=)" >&2; exit 1 ;;
 esac
 
 start=$(date +%s)
-echo "installing the SYCL environment into $venv (about 0.8 GB download, 2.7 GB on disk)"
+echo "installing the SYCL environment ($(basename "$req")) into $venv (about 0.8-1 GB download, 2.7-3 GB on disk)"
 "$py" -m venv "$venv"
 # Keep git away from it even before .gitignore names it (as Python 3.13's venv does).
 echo '*' > "$venv/.gitignore"

@@ -4,7 +4,8 @@
  * with the caller object, the build options, the Level Zero module descriptor
  * (incl. a chained program_exp_desc) and the time each call took.  Also logs
  * dlsym lookups of zeGet*ProcAddrTable / zel* / clGetExtension* names
- * (TRACE_ALL_DLSYM=1: every cl* / ze* lookup).  Output: $TRACE_OUT or stderr.
+ * (TRACE_ALL_DLSYM=1: every cl* / ze* / ocloc* lookup).  Also wraps the
+ * offline compiler library's oclocInvoke.  Output: $TRACE_OUT or stderr.
  *   cc -O1 -shared -fPIC -fvisibility=hidden -o /tmp/libtrace.so trace.c -ldl
  *   TRACE_OUT=/tmp/t.log LD_PRELOAD=/tmp/libtrace.so examples/sycl/run.sh opencl:cpu
  * Not to be combined with libjitcache.so in one process. */
@@ -67,7 +68,8 @@ static void *resolve(const char *name, void *caller, void *self)
 		p = rdlsym(m, name);
 	if (!p || p == self) p = rdlsym(RTLD_NEXT, name);
 	if (!p || p == self) {
-		void *h = dlopen(name[0] == 'c' ? "libOpenCL.so.1" : "libze_loader.so.1", RTLD_NOLOAD | RTLD_LAZY);
+		void *h = dlopen(name[0] == 'c' ? "libOpenCL.so.1" : name[0] == 'o' ? "libocloc.so" : "libze_loader.so.1",
+				 RTLD_NOLOAD | RTLD_LAZY);
 		if (h) p = rdlsym(h, name);
 	}
 	say("[trace] resolved real %s for caller %s -> %s\n", name, obj(caller), p ? obj(p) : "NULL");
@@ -126,21 +128,38 @@ FN(int, zeModuleCreate, (void *ctx, void *dev, const ze_module_desc *d, void **m
 FN(int, zeModuleDynamicLink, (uint32_t n, void **mods, void **log), (n, mods, log),
    (void)0, say("[trace] %-6s zeModuleDynamicLink n=%u from %s -> 0x%x (%.3fs)\n", how, n, obj(caller), r, dt))
 
+/* The offline compiler library (libocloc.so): SYCL's kernel compiler and
+ * some libraries compile through it without a driver call. */
+FN(int, oclocInvoke, (unsigned n, const char **argv, uint32_t ns, const uint8_t **ds, const uint64_t *ls,
+		      const char **nms, uint32_t nh, const uint8_t **dh, const uint64_t *lh, const char **nmh,
+		      uint32_t *no, uint8_t ***dout, uint64_t **lout, char ***nout),
+   (n, argv, ns, ds, ls, nms, nh, dh, lh, nmh, no, dout, lout, nout),
+   (void)0, say("[trace] %-6s oclocInvoke argc=%u argv1=%s sources=%u from %s -> %d (%.3fs)\n", how, n,
+		n > 1 && argv ? argv[1] : "", ns, obj(caller), r, dt))
+
 static const struct { const char *name; void *wrap; void **slot; } tab[] = {
 #define T(n) { #n, (void *)d_##n, (void **)&looked_##n }
 	T(clCreateProgramWithIL), T(clCreateProgramWithSource), T(clCreateProgramWithBinary), T(clBuildProgram),
-	T(clCompileProgram), T(clLinkProgram), T(zeModuleCreate), T(zeModuleDynamicLink),
+	T(clCompileProgram), T(clLinkProgram), T(zeModuleCreate), T(zeModuleDynamicLink), T(oclocInvoke),
 };
 
 static int interesting(const char *n)
 {
-	return !strncmp(n, "cl", 2) || !strncmp(n, "ze", 2) || !strncmp(n, "zel", 3);
+	return !strncmp(n, "cl", 2) || !strncmp(n, "ze", 2) || !strncmp(n, "ocloc", 5);
 }
 
 __attribute__((visibility("default"))) void *dlsym(void *h, const char *name)
 {
 	void *p = rdlsym(h, name);
-	if (name && interesting(name) && h != RTLD_NEXT) {
+	/* glibc searches RTLD_DEFAULT in the caller's scope, and sees this
+	 * tracer as the caller: a library loaded RTLD_LOCAL looking up its own
+	 * symbols (IGC 2.x: _igc_bif_*) must still find them. */
+	if (!p && h == RTLD_DEFAULT) {
+		Dl_info i; struct link_map *m = NULL;
+		if (dladdr1(__builtin_return_address(0), &i, (void **)&m, RTLD_DL_LINKMAP) && m)
+			p = rdlsym(m, name);
+	}
+	if (interesting(name) && h != RTLD_NEXT) {
 		static int quiet = -1;
 		if (quiet < 0) quiet = getenv("TRACE_ALL_DLSYM") ? 0 : 1;
 		int traced = 0;
