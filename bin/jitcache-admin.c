@@ -47,6 +47,7 @@ static struct jc_cache *open_cache(const struct jc_config *cfg)
 	struct jc_cache_options opts = {
 		.dir = cfg->cache_dir, .max_size = cfg->max_size, .shared = cfg->shared,
 		.lock_timeout = cfg->lock_timeout, .compress = cfg->compress,
+		.layers = cfg->layers,
 	};
 	struct jc_cache *c = jc_cache_open(&opts);
 	if (!c)
@@ -83,13 +84,14 @@ static void print_json(const struct jc_config *cfg, const char *dir, const struc
 	json_string(dir);
 	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu, \"hits\": %llu, "
 	       "\"misses\": %llu, \"stores\": %llu, \"evictions\": %llu, \"corrupt\": %llu, "
-	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu}\n",
+	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu, "
+	       "\"layer_hits\": %llu}\n",
 	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
 	       (unsigned long long)s->size, (unsigned long long)s->hits,
 	       (unsigned long long)s->misses, (unsigned long long)s->stores,
 	       (unsigned long long)s->evictions, (unsigned long long)s->corrupt,
 	       (unsigned long long)s->store_failures, (unsigned long long)s->bytes_stored,
-	       (unsigned long long)s->saved_ns);
+	       (unsigned long long)s->saved_ns, (unsigned long long)s->layer_hits);
 }
 
 static void print_human(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
@@ -105,6 +107,9 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 		printf("%-20s %s (no cap)\n", "size", human(s->size, a));
 	printf("%-20s %llu (%.1f%% of %llu lookups)\n", "hits", (unsigned long long)s->hits,
 	       lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0, (unsigned long long)lookups);
+	if (cfg->layers[0])
+		printf("%-20s %llu of the hits (layers %s)\n", "from layers",
+		       (unsigned long long)s->layer_hits, cfg->layers);
 	printf("%-20s %llu\n", "misses", (unsigned long long)s->misses);
 	printf("%-20s %llu (%s written)\n", "stores", (unsigned long long)s->stores,
 	       human(s->bytes_stored, a));

@@ -2,6 +2,7 @@
 #include "cache/internal.h"
 
 #include "cache/fsutil.h"
+#include "cache/layers.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -113,11 +114,14 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	c->dir_mode = opts->shared ? 0777 : 0700;
 	if (jc_stats_init(c->dir, c->file_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
+	c->layers = jc_layers_open(opts->layers, opts->shared);
 	return c;
 }
 
 void jc_cache_close(struct jc_cache *cache)
 {
+	if (cache)
+		jc_layers_close(cache->layers);
 	free(cache);
 }
 
@@ -158,6 +162,7 @@ static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *ou
 	out->store_failures = v[JC_STORE_FAILURES];
 	out->bytes_stored = v[JC_BYTES_STORED];
 	out->saved_ns = v[JC_SAVED_NS];
+	out->layer_hits = v[JC_LAYER_HITS];
 }
 
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
@@ -269,9 +274,28 @@ static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
 			    c->dir, key->bytes[0], name);
 }
 
-/* A lookup.  For a recheck (count_miss 0) the first lookup already counted a
- * miss: a miss is not counted again, and a hit takes that miss back, so that
- * each request counts exactly one hit or one miss. */
+/* Nothing usable in the cache directory: ask the read-only layers, on the
+ * first lookup only (they do not change while we wait for a lock), and
+ * count a hit there or the miss.  corrupt: a bad local entry was met.
+ * (A remote tier, asked after the layers, slots in here.) */
+static int lookup_further(struct jc_cache *cache, const struct jc_key *key,
+			  struct jc_entry *out, uint64_t count_miss, uint64_t corrupt)
+{
+	unsigned bad = 0;
+	if (count_miss && cache->layers && jc_layers_get(cache->layers, key, out, &bad) == 0) {
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = 1, [JC_LAYER_HITS] = 1,
+			 [JC_SAVED_NS] = out->compile_ns, [JC_CORRUPT] = corrupt + bad }, NULL);
+		return 0;
+	}
+	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
+		 [JC_CORRUPT] = corrupt + bad }, NULL);
+	return -1;
+}
+
+/* A lookup: the cache directory, then further (above).  For a recheck
+ * (count_miss 0) the first lookup already counted a miss: a miss is not
+ * counted again, and a hit takes that miss back, so that each request
+ * counts exactly one hit or one miss. */
 static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
 		  uint64_t count_miss)
 {
@@ -285,9 +309,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		if (errno != ENOENT && errno != ENOTDIR)
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache entry %s (%s); treating it as a miss",
 				    path, strerror(errno));
-		if (count_miss)
-			jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = 1 }, NULL);
-		return -1;
+		return lookup_further(cache, key, out, count_miss, 0);
 	}
 	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
 	if (status == JC_ENTRY_OK) {
@@ -304,9 +326,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 	else
 		drop_bad(cache, key, fd, status, why);
 	close(fd);
-	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
-		 [JC_CORRUPT] = status == JC_ENTRY_CORRUPT }, NULL);
-	return -1;
+	return lookup_further(cache, key, out, count_miss, status == JC_ENTRY_CORRUPT);
 }
 
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
@@ -340,8 +360,13 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 	/* Counters are added modulo 2^64, so adding -n takes n back. */
 	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = (uint64_t)-1,
 						  [JC_MISSES] = 1,
+						  [JC_LAYER_HITS] = entry->layer ? (uint64_t)-1 : 0,
 						  [JC_SAVED_NS] = -entry->compile_ns }, NULL);
-	jc_cache_drop(cache, key);
+	if (!entry->layer)
+		jc_cache_drop(cache, key);
+	else
+		JC_LOG_ONCE(JC_LOG_WARN, "the driver refused an entry of cache layer %d; the layer "
+			    "is left unchanged (rebuild it for this driver and device)", entry->layer);
 }
 
 /* ---- storing ---------------------------------------------------------- */

@@ -30,6 +30,7 @@ struct jc_cache {
 	int compress;
 	mode_t file_mode, dir_mode;
 	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
+	struct jc_layers *layers;      /* read-only, searched after dir; or NULL */
 };
 
 /* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */
