@@ -464,6 +464,8 @@ static int read_data(struct jc_archive_reader *r, struct jc_archive_member *m, u
 	}
 	if (!keep)
 		jc_archive_member_free(m);
+	else if (!m->data && !(m->data = malloc(1))) /* an empty file is still a file */
+		m->why = "out of memory";
 	return 0;
 }
 
@@ -584,6 +586,7 @@ int jc_archive_next(struct jc_archive_reader *r, struct jc_archive_member *m)
 			r->members++;
 			return 1;
 		}
+		jc_archive_member_free(m);
 		if (!metadata) {
 			m->why = "not a regular file";
 			return 1;

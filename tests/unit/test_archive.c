@@ -307,6 +307,10 @@ static void test_tampered_member(void)
 	snprintf(name, sizeof name, "02/%s", hex); /* k1's entry under k2's name */
 	jc_archive_add(w, name, 0, file, JC_ENTRY_HEADER_SIZE + sizeof payload, 0);
 	jc_archive_add(w, "etc/passwd", 0, "root", 4, 0);
+	struct jc_key k3 = make_key(3, 3);
+	jc_key_hex(&k3, hex);
+	snprintf(name, sizeof name, "03/%s", hex);
+	jc_archive_add(w, name, 0, "", 0, 0); /* an empty file under an entry's name */
 	jc_archive_add(w, "stats", 0, "x", 1, 0);
 	free(e.owned);
 	jc_entry_encode(&k2, payload, 100, 78, 0, &e);
@@ -318,12 +322,13 @@ static void test_tampered_member(void)
 	jc_archive_commit(w);
 	free(file);
 	int rc = import_into("forged-dst", path, 0, &u, &d);
-	CHECK(rc == 1 && u.entries == 1 && u.refused == 3,
-	      "a forged archive: 1 good entry in, 3 members refused (%llu, %llu)",
+	CHECK(rc == 1 && u.entries == 1 && u.refused == 4,
+	      "a forged archive: 1 good entry in, 4 members refused (%llu, %llu)",
 	      (unsigned long long)u.entries, (unsigned long long)u.refused);
 	CHECK(log_has("checksum mismatch") == 1, "... a changed payload: checksum mismatch");
 	CHECK(log_has("holds another key") == 1, "... an entry under another key's name");
 	CHECK(log_has("etc/passwd: not a cache entry") == 1, "... a file that is no entry");
+	CHECK(log_has("shorter than a header") == 1, "... an empty file under an entry's name");
 	struct jc_entry got;
 	CHECK(jc_cache_get(d, &k1, &got) != 0, "... and the tampered entry is not in the cache");
 	jc_cache_close(d);
