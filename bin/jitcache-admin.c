@@ -54,7 +54,6 @@ static struct jc_cache *open_cache(const struct jc_config *cfg)
 	struct jc_cache_options opts = {
 		.dir = cfg->cache_dir, .max_size = cfg->max_size, .shared = cfg->shared,
 		.lock_timeout = cfg->lock_timeout, .compress = cfg->compress,
-		.layers = cfg->layers,
 	};
 	struct jc_cache *c = jc_cache_open(&opts);
 	if (!c)

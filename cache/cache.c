@@ -95,6 +95,21 @@ static int check_dir(const struct jc_cache *c, int shared)
 	return 0;
 }
 
+/* The cache directory cannot be used (said why): with usable layers, they
+ * still serve hits, as in a container whose file system is read-only;
+ * nothing is stored, locked or counted outside this process. */
+static struct jc_cache *layers_only(struct jc_cache *c)
+{
+	if (!c->layers) {
+		free(c);
+		return NULL;
+	}
+	c->dir[0] = '\0'; /* no path below it is ever made: every entry point checks c->local */
+	jc_log(JC_LOG_WARN, "the read-only cache layers still serve hits; nothing is stored "
+	       "(set JITCACHE_DIR to a writable directory)");
+	return c;
+}
+
 struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 {
 	struct jc_cache *c = calloc(1, sizeof *c);
@@ -102,10 +117,11 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		jc_log(JC_LOG_WARN, "out of memory opening the cache; caching disabled");
 		return NULL;
 	}
-	if (set_dir(c, opts ? opts->dir : NULL) != 0 || check_dir(c, opts->shared) != 0) {
-		free(c);
-		return NULL;
-	}
+	int local = opts && set_dir(c, opts->dir) == 0 && check_dir(c, opts->shared) == 0;
+	c->layers = opts ? jc_layers_open(opts->layers, opts->shared) : NULL;
+	if (!local)
+		return layers_only(c);
+	c->local = 1;
 	c->max_size = opts->max_size;
 	c->lock_timeout = opts->lock_timeout;
 	c->compress = opts->compress;
@@ -114,7 +130,6 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	c->dir_mode = opts->shared ? 0777 : 0700;
 	if (jc_stats_init(c->dir, c->file_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
-	c->layers = jc_layers_open(opts->layers, opts->shared);
 	return c;
 }
 
@@ -127,7 +142,7 @@ void jc_cache_close(struct jc_cache *cache)
 
 const char *jc_cache_dir(const struct jc_cache *cache)
 {
-	return cache->dir;
+	return cache->local ? cache->dir : "none: read-only layers only";
 }
 
 /* ---- statistics ------------------------------------------------------- */
@@ -138,6 +153,11 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	for (int i = 0; i < JC_NCOUNTERS; i++)
 		if (delta[i])
 			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
+	if (!c->local) {
+		if (shared_after)
+			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
+		return;
+	}
 	if (jc_stats_add(c->dir, delta, shared_after) == 0)
 		return;
 	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
@@ -179,7 +199,7 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 	uint64_t v[JC_NCOUNTERS];
 	struct jc_usage u[JC_SUBDIRS];
 	memset(out, 0, sizeof *out);
-	if (jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
+	if (!cache->local || jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
 		return -1;
 	fill_stats(v, out);
 	for (int i = 0; i < JC_SUBDIRS; i++) {
@@ -302,6 +322,8 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
 	const char *why = "";
 	memset(out, 0, sizeof *out);
+	if (!cache->local)
+		return lookup_further(cache, key, out, count_miss, 0);
 	jc_key_hex(key, name);
 	jc_file_path(cache, key->bytes[0], name, path);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -350,7 +372,7 @@ void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
 {
 	char name[2 * JC_KEY_BYTES + 1];
 	jc_key_hex(key, name);
-	if (jc_remove_entry(cache, key->bytes[0], name, NULL) == 0)
+	if (cache->local && jc_remove_entry(cache, key->bytes[0], name, NULL) == 0)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = 1 }, NULL);
 }
 
@@ -483,7 +505,9 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 	jc_entry_encode(key, data, size, compile_ns, cache->compress, &e);
 	uint64_t file_size = JC_ENTRY_HEADER_SIZE + e.payload_size;
 	int rc = -1;
-	if (cache->max_size && file_size > cache->max_size)
+	if (!cache->local) {
+		/* layers only, said when opened: nothing is stored */
+	} else if (cache->max_size && file_size > cache->max_size)
 		JC_LOG_ONCE(JC_LOG_INFO, "an entry of %llu bytes is larger than the cache's "
 			    "max_size (%llu bytes); not stored",
 			    (unsigned long long)file_size, (unsigned long long)cache->max_size);

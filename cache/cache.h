@@ -83,7 +83,11 @@ struct jc_cache_options {
 struct jc_cache;
 
 /* Open (creating if needed) the cache directory.  Returns NULL, after one
- * log line saying why, when the directory cannot be used. */
+ * log line saying why, when the directory cannot be used, unless usable
+ * layers are given: then a cache that only serves hits from the layers
+ * (a container with a read-only file system), with a second line saying
+ * so; its put, lock, drop, shared statistics and management calls do
+ * nothing and fail. */
 struct jc_cache *jc_cache_open(const struct jc_cache_options *opts);
 void jc_cache_close(struct jc_cache *cache);
 const char *jc_cache_dir(const struct jc_cache *cache);

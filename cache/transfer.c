@@ -125,6 +125,8 @@ int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
 		    FILE *msgs, struct jc_transfer *t)
 {
 	memset(t, 0, sizeof *t);
+	if (!cache->local)
+		return -1;
 	struct jc_archive_writer *w = jc_archive_create(path, msgs);
 	if (!w)
 		return -1;
@@ -212,6 +214,8 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 {
 	struct jc_cache_stats before, after;
 	memset(t, 0, sizeof *t);
+	if (!cache->local)
+		return -1;
 	FILE *f = fopen(path, "rbe");
 	if (!f) {
 		fprintf(msgs, "cannot read %s: %s\n", path, strerror(errno));

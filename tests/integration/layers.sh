@@ -130,6 +130,23 @@ check "a missing layer: the program works" works "$T/missing.out"
 check "a missing layer: skipped in one line; the next layer serves the hit" \
 	sh -c "test $(lines "$T/missing.out") -eq 1 && grep -q 'cache layer $T/nothere: No such file' '$T/missing.out' && test $(field "$T/c7" layer_hits) -eq 1"
 
+# ---- no usable cache directory (a read-only container) -----------------------
+# The cache directory cannot be made (a file is in the way, as a read-only
+# root file system would refuse it): the layer still serves hits.
+touch "$T/in-the-way"
+run nodir.out JITCACHE_LOG=warn JITCACHE_DIR="$T/in-the-way/cache" JITCACHE_LAYERS="$T/layer" reduce
+check "no cache directory: the program works" works "$T/nodir.out"
+check "no cache directory: two lines: why, and that the layers still serve hits" \
+	sh -c "test $(lines "$T/nodir.out") -eq 2 && grep -q 'cannot create cache directory $T/in-the-way/cache' '$T/nodir.out' && grep -q 'layers still serve hits; nothing is stored' '$T/nodir.out'"
+run nodir-debug.out JITCACHE_DIR="$T/in-the-way/cache" JITCACHE_LAYERS="$T/layer" reduce
+check "no cache directory: hit from the layer" grep -q "hit, loaded" "$T/nodir-debug.out"
+run nodir-miss.out JITCACHE_DIR="$T/in-the-way/cache" JITCACHE_LAYERS="$T/layer" norm
+check "no cache directory, not in the layer: compiled, the program works" \
+	sh -c "grep -q 'result 0x0 kernels 11' '$T/nodir-miss.out' && grep -q '0 hits, 1 misses, 0 stores' '$T/nodir-miss.out'"
+run nodir-none.out JITCACHE_LOG=warn JITCACHE_DIR="$T/in-the-way/cache" reduce
+check "no cache directory and no layers: caching off, one line" \
+	sh -c "grep -q 'result 0x0 kernels 19' '$T/nodir-none.out' && test $(lines "$T/nodir-none.out") -eq 1"
+
 # The ini file's [cache] layers works as the variable does.
 printf '[cache]\nlayers = %s\n' "$T/layer" >"$T/layers.ini"
 run ini.out JITCACHE_CONFIG="$T/layers.ini" JITCACHE_DIR="$T/c8" reduce

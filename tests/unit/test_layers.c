@@ -183,6 +183,42 @@ static void test_refused_layers(void)
 	}
 }
 
+/* The cache directory cannot be made: the layers still serve hits, and
+ * nothing else happens (no store, no lock, no file anywhere). */
+static void test_layers_only(void)
+{
+	char a[256], file[256], bad_dir[300];
+	test_path(a, "layer-only");
+	test_path(file, "a-file");
+	snprintf(bad_dir, sizeof bad_dir, "%s/cache", file); /* below a regular file */
+	close(open(file, O_CREAT | O_WRONLY, 0600));
+	struct jc_cache *ca = open_cache(a, 0, 0);
+	struct jc_key k = make_key(0x77, 7), k2 = make_key(0x77, 8);
+	put_bytes(ca, k, 3000, 7);
+	jc_cache_close(ca);
+	CHECK(open_layered(bad_dir, NULL, 0) == NULL, "an unusable cache directory, no layers: NULL");
+	struct jc_cache *c = open_layered(bad_dir, a, 0);
+	CHECK(c != NULL, "an unusable cache directory with a good layer: a cache all the same");
+	CHECK(hits(c, k, 3000, 7, 1), "... which serves hits from the layer");
+	struct jc_entry e;
+	CHECK(jc_cache_get(c, &k2, &e) != 0, "... and misses what the layer lacks");
+	CHECK(put_bytes(c, k2, 3000, 8) != 0, "... stores nothing");
+	CHECK(jc_cache_lock_key(c, &k2) == NULL, "... takes no lock");
+	struct jc_cache_stats s;
+	CHECK(jc_cache_shared_stats(c, &s) != 0 && jc_cache_clear(c) != 0 &&
+	      jc_cache_trim(c, 0) != 0 && jc_cache_verify(c, NULL) != 0,
+	      "... and refuses statistics files and management");
+	jc_cache_process_stats(c, &s);
+	CHECK(s.hits == 1 && s.layer_hits == 1 && s.misses == 1, "... counting in the process");
+	CHECK(strstr(jc_cache_dir(c), "layers only") != NULL, "its directory: %s", jc_cache_dir(c));
+	uint64_t n;
+	dir_total(a, &n, NULL);
+	struct stat st;
+	CHECK(n == 1 && stat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0,
+	      "... and the layer and the file in the way are as they were");
+	jc_cache_close(c);
+}
+
 /* A layer on a read-only file system (a read-only bind mount; root only). */
 static void test_read_only_mount(void)
 {
@@ -216,6 +252,7 @@ int main(void)
 	test_hit_order_and_stats();
 	test_corrupt_layer_entry();
 	test_refused_layers();
+	test_layers_only();
 	test_read_only_mount();
 	util_cleanup();
 	return check_summary();
