@@ -249,7 +249,7 @@ struct jc_archive_reader {
 	int pending;              /* header holds the next member's header */
 	uint8_t header[BLOCK];
 	uint64_t consumed;        /* archive bytes read so far */
-	char skipped[200];
+	char skipped[200];        /* why, for a damaged stretch skipped over */
 	char err[160];            /* why the reading stopped or a frame failed */
 };
 
@@ -384,6 +384,7 @@ struct jc_archive_reader *jc_archive_open(FILE *file, uint64_t max_member)
 	/* zstd or plain tar: look at the first 4 bytes, then hand them on. */
 	size_t n = fread(r->inbuf, 1, 4, file);
 	r->in = (ZSTD_inBuffer){ r->inbuf, n, 0 };
+	r->consumed = n;
 	if (n == 4 && (uint32_t)(r->inbuf[0] | r->inbuf[1] << 8 | r->inbuf[2] << 16 |
 				 (uint32_t)r->inbuf[3] << 24) == ZSTD_MAGIC) {
 		r->dctx = ZSTD_createDCtx();
