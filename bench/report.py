@@ -365,7 +365,7 @@ w("![zeModuleCreate by module size](chart.svg)")
 w("")
 if layer_rows:
     w("Read-only layers (bench/layers.sh): the first zeModuleCreate of a fresh process whose "
-      "entry is served from a layer (an empty cache directory, `JITCACHE_LAYERS` = a copy of "
+      "entry is served from a layer (a cache directory without entries, `JITCACHE_LAYERS` = a copy of "
       "the warm cache), against a hit from the cache directory and the floor; interleaved, "
       "the difference paired within each repetition.")
     w("")

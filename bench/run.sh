@@ -43,7 +43,7 @@
 #     and NEO's cl_cache: the goal "jitcache warm no slower than the driver's
 #     cache" is judged on these 15 interleaved runs (paired differences).
 #  1b. Read-only layers: bench/layers.sh, a hit served from a layer (an
-#     empty cache directory, JITCACHE_LAYERS = a copy of the warm cache)
+#     cache directory without entries, JITCACHE_LAYERS = a copy of the warm cache)
 #     against a local hit and the floor, interleaved, modules s and m.
 #  4. NVIDIA: bench/nvidia.sh runs on a GPU machine and its results file
 #     bench/nvidia-results.md, if present, is included.
