@@ -130,6 +130,25 @@ check "a missing layer: the program works" works "$T/missing.out"
 check "a missing layer: skipped in one line; the next layer serves the hit" \
 	sh -c "test $(lines "$T/missing.out") -eq 1 && grep -q 'cache layer $T/nothere: No such file' '$T/missing.out' && test $(field "$T/c7" layer_hits) -eq 1"
 
+# ---- OpenCL: a layer hit through clBuildProgram --------------------------------
+if clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
+	echo 'kernel void scale(global float *x, float a) { x[get_global_id(0)] *= a * a; }' >"$T/one.cl"
+	clb() { # OUT [VAR=VALUE...]
+		local out=$1; shift
+		env JITCACHE_LOG=info "$@" "$JITCACHE" run -- "$B/tests/cl_build" --platform Intel \
+			--source "$T/one.cl" >"$T/$out" 2>"$T/$out.err"
+	}
+	clb cl-cold.out JITCACHE_DIR="$T/cl-warm"
+	cp -a "$T/cl-warm" "$T/cl-layer"
+	clb cl-hit.out JITCACHE_DIR="$T/cl-c" JITCACHE_LAYERS="$T/cl-layer"
+	check "OpenCL (simulated Arc): the program builds from the layer's entry" \
+		grep -q '^build=0 ' "$T/cl-hit.out"
+	check "OpenCL: a hit from the layer, nothing stored" \
+		sh -c "grep -q 'jitcache: 1 hits, 0 misses, 0 stores' '$T/cl-hit.out.err' && test $(field "$T/cl-c" layer_hits) -eq 1"
+else
+	skip "OpenCL: Intel's OpenCL driver does not show a simulated GPU (intel-opencl-icd)"
+fi
+
 # ---- no usable cache directory (a read-only container) -----------------------
 # The cache directory cannot be made (a file is in the way, as a read-only
 # root file system would refuse it): the layer still serves hits.
