@@ -307,8 +307,9 @@ static int lookup_further(struct jc_cache *cache, const struct jc_key *key,
 			 [JC_SAVED_NS] = out->compile_ns, [JC_CORRUPT] = corrupt + bad }, NULL);
 		return 0;
 	}
-	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
-		 [JC_CORRUPT] = corrupt + bad }, NULL);
+	if (count_miss || corrupt || bad) /* a recheck's plain miss counts nothing */
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
+			 [JC_CORRUPT] = corrupt + bad }, NULL);
 	return -1;
 }
 
