@@ -115,7 +115,7 @@ fi
 export JITCACHE_LIB=$B/libjitcache.so JITCACHE_ADMIN=$B/jitcache-admin
 export JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$WORK/xdg-config
 unset JITCACHE_DIR JITCACHE_MAX_SIZE JITCACHE_DISABLE JITCACHE_LOG JITCACHE_SHARED \
-	JITCACHE_COMPRESS LD_PRELOAD
+	JITCACHE_COMPRESS JITCACHE_LAYERS LD_PRELOAD
 
 # Entries are stored as the default settings say (JITCACHE_COMPRESS); the
 # other setting is measured beside it where this build can do both.
