@@ -69,6 +69,13 @@ jcd "$B" import "$T/a.tar.zst" >"$T/import2.out" 2>&1
 check "import again: 4 already present, nothing added" \
 	grep -q "^imported 0 entries, .*; 4 already present; 0 refused$" "$T/import2.out"
 
+# A plain tar of a whole cache directory (statistics and lock files
+# included) imports too: the entries go in, the rest is passed over.
+tar -C "$A" -cf "$T/plain.tar" .
+jcd "$T/plain" import "$T/plain.tar" >"$T/plain.out" 2>&1
+check "import of a plain tar of a cache directory: the 4 entries, nothing refused" \
+	sh -c "test $? -eq 0 && grep -q '^imported 4 entries, .*; 0 refused$' '$T/plain.out' && test $(wc -l <"$T/plain.out") -eq 1"
+
 # ---- unpacked as a read-only layer --------------------------------------------
 mkdir -m 0755 "$T/layer"
 tar --zstd -xf "$T/a.tar.zst" -C "$T/layer"
