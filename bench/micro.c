@@ -3,6 +3,10 @@
  * size.  Prints one line per measurement:
  *   hash  SIZE  GB/s
  *   store SIZE  put_ms_median get_ms_median (compress=0|1)
+ *   layer SIZE  local_get_ms_median layer_get_ms_median (compress=0|1)
+ * The layer line compares a get that hits the cache directory with one that
+ * misses there and hits a read-only layer (CACHE_DIR itself, seen as a
+ * layer from the empty cache directory CACHE_DIR.empty), interleaved.
  * Usage: micro CACHE_DIR [--compress]
  */
 #include "cache/cache.h"
@@ -88,6 +92,36 @@ static void bench_store(struct jc_cache *cache, const unsigned char *buf, size_t
 	       median(put, N) * 1e3, median(get, N) * 1e3, compress);
 }
 
+/* The store of bench_store() left key (size, i, compress) in cache; get it
+ * from there and, through layered (empty, with cache as its layer), from the
+ * layer, taking turns. */
+static void bench_layer(struct jc_cache *cache, struct jc_cache *layered, size_t size, int compress)
+{
+	enum { N = 31 };
+	double local[N], layer[N];
+	struct jc_key key;
+	memset(&key, 0, sizeof key);
+	memcpy(key.bytes, &size, sizeof size);
+	key.bytes[14] = (uint8_t)compress;
+	for (int i = 0; i < N; i++) {
+		for (int turn = 0; turn < 2; turn++) {
+			struct jc_cache *c = (turn + i) % 2 ? layered : cache;
+			struct jc_entry e;
+			double t0 = now();
+			int rc = jc_cache_get(c, &key, &e);
+			double t = now() - t0;
+			if (rc != 0 || e.size != size || (c == layered) != (e.layer == 1)) {
+				printf("layer %10zu  get failed\n", size);
+				return;
+			}
+			jc_entry_free(&e);
+			(c == layered ? layer : local)[i] = t;
+		}
+	}
+	printf("layer %10zu  local %.3f ms  layer %.3f ms  (compress=%d)\n", size,
+	       median(local, N) * 1e3, median(layer, N) * 1e3, compress);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -111,6 +145,13 @@ int main(int argc, char **argv)
 	static const size_t sizes[] = { 4096, 65536, 1u << 20, 8u << 20, 32u << 20 };
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
 		bench_store(cache, buf, sizes[i], compress);
+	char empty[4096];
+	snprintf(empty, sizeof empty, "%s.empty", argv[1]);
+	struct jc_cache_options lopts = { .dir = empty, .lock_timeout = 10, .layers = argv[1] };
+	struct jc_cache *layered = jc_cache_open(&lopts);
+	for (size_t i = 0; layered && i < sizeof sizes / sizeof *sizes; i++)
+		bench_layer(cache, layered, sizes[i], compress);
+	jc_cache_close(layered);
 	jc_cache_close(cache);
 	free(buf);
 	return 0;

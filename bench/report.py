@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/report.py OUTDIR RESULTS.md — turns bench/run.sh's raw figures
-(OUTDIR/machine.txt, spirv.txt, ze.txt, cl.txt, concurrency.txt,
+(OUTDIR/machine.txt, spirv.txt, ze.txt, layers.txt, cl.txt, concurrency.txt,
 micro-*.txt, nvidia-results.md) into results.md, and writes OUTDIR/ze.dat
 for bench/plot.gp.  Every figure is a median with its min-max spread; the
 goals of issue 5 are checked here."""
@@ -248,6 +248,23 @@ elif cl_onednn:
                       % (cl_fmt(cl_onednn["warm"]), cl_fmt(cl_onednn["ref"]),
                          cl_ratios(cl_onednn["warm"], cl_onednn["ref"]), on)))
 
+# ---- read-only layers (bench/layers.sh) --------------------------------------------
+layers = {}
+for line in (read("layers.txt") or "").splitlines():
+    f = line.split()
+    if len(f) == 5 and f[0] == "layers":
+        layers.setdefault(f[1], {}).setdefault(f[2], {})[int(f[3])] = float(f[4])
+    elif len(f) == 4 and f[0] == "layers" and f[2] == "native_bytes":
+        layers.setdefault(f[1], {})["bytes"] = int(f[3])
+layer_rows = []
+for n, k in layers.items():
+    if not all(x in k for x in ("local", "layer", "floor")):
+        continue
+    paired = [k["layer"][r] - k["local"][r] for r in k["local"] if r in k["layer"]]
+    layer_rows.append(dict(name=n, bytes=k.get("bytes", 0), local=list(k["local"].values()),
+                           layer=list(k["layer"].values()), floor=list(k["floor"].values()),
+                           paired=median(paired)))
+
 # ---- concurrency ---------------------------------------------------------------
 conc = {}
 conc_info = ""
@@ -413,6 +430,12 @@ if "jitcache" in onednn and "cl_cache" in onednn:
          " (%s: %s)" % (ALT_NAME.split(" (")[0], fmt_t(alt)) if alt else "", fmt_t(ref),
          jc / ref, pd * 1e3, " (%s: %+.1f ms)" % (ALT_NAME.split(" (")[0], pd_alt * 1e3)
          if pd_alt is not None else ""))
+for r in layer_rows:
+    w("| Read-only layer hit, Level Zero %s (%s native), interleaved x%d | | | layer hit %s "
+      "| local hit %s (floor %s) | %.2fx; paired: %+.2f ms | |"
+      % (r["name"], fmt_bytes(r["bytes"]), len(r["layer"]), fmt_t(median(r["layer"])),
+         fmt_t(median(r["local"])), fmt_t(median(r["floor"])),
+         median(r["layer"]) / median(r["local"]), r["paired"] * 1e3))
 if "single" in conc and "many" in conc:
     one = median([r["wall"] for r in conc["single"]])
     many = median([r["wall"] for r in conc["many"]])
@@ -457,6 +480,20 @@ if msycl_table:
 w("")
 w("![zeModuleCreate by module size](chart.svg)")
 w("")
+if layer_rows:
+    w("Read-only layers (bench/layers.sh): the first zeModuleCreate of a fresh process whose "
+      "entry is served from a layer (a cache directory without entries, `JITCACHE_LAYERS` = a copy of "
+      "the warm cache), against a hit from the cache directory and the floor; interleaved, "
+      "the difference paired within each repetition.")
+    w("")
+    w("| module (native binary) | local hit | layer hit | floor | layer / local "
+      "| layer − local, paired |")
+    w("|---|---|---|---|---|---|")
+    for r in layer_rows:
+        w("| Level Zero %s (%s) | %s | %s | %s | %.2fx | %+.2f ms |"
+          % (r["name"], fmt_bytes(r["bytes"]), fmt_stat(r["local"]), fmt_stat(r["layer"]),
+             fmt_stat(r["floor"]), median(r["layer"]) / median(r["local"]), r["paired"] * 1e3))
+    w("")
 w("## Goals")
 w("")
 w("| goal | met | measured |")
@@ -578,8 +615,10 @@ w("")
 
 w("## 6. Micro-figures (build/bench/micro)")
 w("")
-w("Key hashing (XXH3-128 over the input, best of 5) and the store's put/get by entry size "
-  "(median of 9, page cache warm, payload compressible like GPU binaries).")
+w("Key hashing (XXH3-128 over the input, best of 5), the store's put/get by entry size "
+  "(median of 9, page cache warm, payload compressible like GPU binaries), and a get that "
+  "hits the cache directory against one served by a read-only layer (median of 31, "
+  "interleaved).")
 w("")
 any_micro = False
 for m in ("plain", "compress"):

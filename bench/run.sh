@@ -42,6 +42,9 @@
 #     jitcache (default settings), jitcache with the other JITCACHE_COMPRESS
 #     and NEO's cl_cache: the goal "jitcache warm no slower than the driver's
 #     cache" is judged on these 15 interleaved runs (paired differences).
+#  1b. Read-only layers: bench/layers.sh, a hit served from a layer (an
+#     cache directory without entries, JITCACHE_LAYERS = a copy of the warm cache)
+#     against a local hit and the floor, interleaved, modules s and m.
 #  4. NVIDIA: bench/nvidia.sh runs on a GPU machine and its results file
 #     bench/nvidia-results.md, if present, is included.
 #  5. Concurrency: bench/concurrency.sh, 4 processes starting cold at once
@@ -66,7 +69,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze cl onednn concurrency micro modern modern_sycl); BENCH_REPS_HIT (15) sets
+# skips sections (ze layers cl onednn concurrency micro modern modern_sycl); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -121,7 +124,7 @@ fi
 export JITCACHE_LIB=$B/libjitcache.so JITCACHE_ADMIN=$B/jitcache-admin
 export JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$WORK/xdg-config
 unset JITCACHE_DIR JITCACHE_MAX_SIZE JITCACHE_DISABLE JITCACHE_LOG JITCACHE_SHARED \
-	JITCACHE_COMPRESS LD_PRELOAD
+	JITCACHE_COMPRESS JITCACHE_LAYERS LD_PRELOAD
 
 # Entries are stored as the default settings say (JITCACHE_COMPRESS); the
 # other setting is measured beside it where this build can do both.
@@ -247,6 +250,20 @@ if ! skipped ze; then
 	section_done "Level Zero"
 fi
 
+# ---- 1b. read-only layers: a hit from a layer against a local hit ------------
+if ! skipped layers; then
+	say "layers: bench/layers.sh (local hit, layer hit, floor)"
+	layer_reps=$REPS_HIT layer_sizes="s m"
+	[ "$QUICK" = 1 ] && layer_sizes=s
+	if ! BUILD=$B LAYER_REPS=$layer_reps LAYER_SIZES=$layer_sizes \
+		bash "$ROOT/bench/layers.sh" "$OUT" >"$OUT/layers.out" 2>"$OUT/layers.err"; then
+		echo "bench: bench/layers.sh failed (see $OUT/layers.err)" >&2
+		tail -n 5 "$OUT/layers.err" >&2
+		failed="$failed layers"
+	fi
+	section_done layers
+fi
+
 # ---- 2, 3. OpenCL: oneDNN on the simulated Arc, PoCL --------------------------
 if ! skipped cl; then
 	if [ -x "$ROOT/bench/cl_driver_caches.sh" ] || [ -r "$ROOT/bench/cl_driver_caches.sh" ]; then
@@ -346,13 +363,13 @@ if ! skipped micro; then
 	for m in $modes; do
 		flag=()
 		[ "$m" = compress ] && flag=(--compress)
-		rm -rf "$WORK/micro-cache"
+		rm -rf "$WORK/micro-cache" "$WORK/micro-cache.empty"
 		if ! "$B/bench/micro" "$WORK/micro-cache" "${flag[@]}" >"$OUT/micro-$m.txt" 2>&1; then
 			echo "bench: micro $m failed" >&2
 			failed="$failed micro-$m"
 		fi
 	done
-	rm -rf "$WORK/micro-cache"
+	rm -rf "$WORK/micro-cache" "$WORK/micro-cache.empty"
 	section_done micro
 fi
 

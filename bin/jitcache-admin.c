@@ -1,9 +1,10 @@
 /*
  * jitcache-admin — cache management for the `jitcache` command: stats,
- * clear, trim, verify and config.  Settings come from jc_config_load(), as
+ * clear, trim, verify, export, import and config.  Settings come from jc_config_load(), as
  * in the library.  Exit status: 0 on success, 1 when the cache cannot be
  * used (or verify found bad entries), 2 on bad usage.
  */
+#include "cache/archive.h"
 #include "cache/cache.h"
 #include "config/config.h"
 #include "config/log.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void usage(FILE *out)
 {
@@ -19,6 +21,11 @@ static void usage(FILE *out)
 	      "       jitcache-admin trim [SIZE]      evict least recently used entries down to SIZE\n"
 	      "                                       (K/M/G suffixes; default: the max_size setting)\n"
 	      "       jitcache-admin verify           check every entry; remove and list bad ones\n"
+	      "       jitcache-admin export FILE [--since DATE]\n"
+	      "                                       write every valid entry (or those used since\n"
+	      "                                       DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
+	      "                                       @SECONDS) to FILE, a zstd-compressed tar\n"
+	      "       jitcache-admin import FILE      check each entry of FILE and add the good ones\n"
 	      "       jitcache-admin config           show each setting and where it came from\n",
 	      out);
 }
@@ -83,13 +90,14 @@ static void print_json(const struct jc_config *cfg, const char *dir, const struc
 	json_string(dir);
 	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu, \"hits\": %llu, "
 	       "\"misses\": %llu, \"stores\": %llu, \"evictions\": %llu, \"corrupt\": %llu, "
-	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu}\n",
+	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu, "
+	       "\"layer_hits\": %llu}\n",
 	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
 	       (unsigned long long)s->size, (unsigned long long)s->hits,
 	       (unsigned long long)s->misses, (unsigned long long)s->stores,
 	       (unsigned long long)s->evictions, (unsigned long long)s->corrupt,
 	       (unsigned long long)s->store_failures, (unsigned long long)s->bytes_stored,
-	       (unsigned long long)s->saved_ns);
+	       (unsigned long long)s->saved_ns, (unsigned long long)s->layer_hits);
 }
 
 static void print_human(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
@@ -105,6 +113,9 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 		printf("%-20s %s (no cap)\n", "size", human(s->size, a));
 	printf("%-20s %llu (%.1f%% of %llu lookups)\n", "hits", (unsigned long long)s->hits,
 	       lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0, (unsigned long long)lookups);
+	if (cfg->layers[0])
+		printf("%-20s %llu of the hits (layers %s)\n", "from layers",
+		       (unsigned long long)s->layer_hits, cfg->layers);
 	printf("%-20s %llu\n", "misses", (unsigned long long)s->misses);
 	printf("%-20s %llu (%s written)\n", "stores", (unsigned long long)s->stores,
 	       human(s->bytes_stored, a));
@@ -114,10 +125,11 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 	printf("%-20s %.1f s\n", "compile time saved", (double)s->saved_ns / 1e9);
 }
 
-static int cmd_stats(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+static int cmd_stats(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	struct jc_cache_stats s;
-	if (arg && strcmp(arg, "--json") != 0)
+	const char *arg = argc > 0 ? argv[0] : NULL;
+	if (argc > 1 || (arg && strcmp(arg, "--json") != 0))
 		return bad_usage("stats takes only --json");
 	if (read_stats(c, &s) != 0)
 		return 1;
@@ -149,22 +161,24 @@ static int report_removal(struct jc_cache *c, const struct jc_cache_stats *befor
 	return rc != 0;
 }
 
-static int cmd_clear(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+static int cmd_clear(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	struct jc_cache_stats before;
-	(void)cfg;
-	if (arg)
+	(void)cfg, (void)argv;
+	if (argc > 0)
 		return bad_usage("clear takes no argument");
 	if (read_stats(c, &before) != 0)
 		return 1;
 	return report_removal(c, &before, jc_cache_clear(c));
 }
 
-static int cmd_trim(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+static int cmd_trim(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	struct jc_cache_stats before;
 	uint64_t size = cfg->max_size;
-	const char *why = NULL;
+	const char *why = NULL, *arg = argc > 0 ? argv[0] : NULL;
+	if (argc > 1)
+		return bad_usage("trim takes at most one SIZE");
 	if (arg && jc_config_parse_size(arg, &size, &why) != 0) {
 		fprintf(stderr, "jitcache-admin: trim: bad size '%s': %s\n", arg, why);
 		return 2;
@@ -178,22 +192,106 @@ static int cmd_trim(const struct jc_config *cfg, struct jc_cache *c, const char 
 	return report_removal(c, &before, jc_cache_trim(c, size));
 }
 
-static int cmd_verify(const struct jc_config *cfg, struct jc_cache *c, const char *arg)
+static int cmd_verify(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
-	(void)cfg;
-	if (arg)
+	(void)cfg, (void)argv;
+	if (argc > 0)
 		return bad_usage("verify takes no argument");
 	return jc_cache_verify(c, stdout) > 0 ? 1 : 0;
 }
 
+/* DATE as YYYY-MM-DD[THH:MM[:SS]] (or with a space for T), local time, or
+ * @SECONDS since 1970: nanoseconds since 1970, or -1. */
+static int64_t parse_date(const char *text)
+{
+	static const char *const formats[] = {
+		"%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
+		"%Y-%m-%d %H:%M:%S",
+	};
+	char *end;
+	if (text[0] == '@') {
+		long long s = strtoll(text + 1, &end, 10);
+		return end != text + 1 && *end == '\0' && s >= 0 ? s * 1000000000LL : -1;
+	}
+	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+		struct tm tm = { .tm_isdst = -1 };
+		end = strptime(text, formats[i], &tm);
+		if (end && *end == '\0') {
+			time_t t = mktime(&tm);
+			return t == (time_t)-1 ? -1 : (int64_t)t * 1000000000LL;
+		}
+	}
+	return -1;
+}
+
+static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	struct jc_transfer t;
+	const char *file = NULL;
+	int64_t since = 0;
+	char a[32], b[32];
+	(void)cfg;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
+			if ((since = parse_date(argv[++i])) < 0) {
+				fprintf(stderr, "jitcache-admin: export: bad date '%s' (expected "
+					"YYYY-MM-DD[THH:MM[:SS]] or @SECONDS)\n", argv[i]);
+				return 2;
+			}
+		} else if (!file && argv[i][0] != '-') {
+			file = argv[i];
+		} else {
+			return bad_usage("usage: export FILE [--since DATE]");
+		}
+	}
+	if (!file)
+		return bad_usage("export needs a FILE");
+	fflush(stdout);
+	int rc = jc_cache_export(c, file, since, stderr, &t);
+	if (rc < 0) {
+		fprintf(stderr, "jitcache-admin: export failed; %s not written\n", file);
+		return 1;
+	}
+	printf("exported %llu entries, %s, to %s (%s compressed)",
+	       (unsigned long long)t.entries, human(t.bytes, a), file, human(t.archive_bytes, b));
+	if (t.refused)
+		printf("; %llu bad entries skipped", (unsigned long long)t.refused);
+	printf("\n");
+	return rc;
+}
+
+static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	struct jc_transfer t;
+	char a[32];
+	(void)cfg;
+	if (argc != 1)
+		return bad_usage("usage: import FILE");
+	fflush(stdout);
+	int rc = jc_cache_import(c, argv[0], stderr, &t);
+	if (rc < 0) {
+		fprintf(stderr, "jitcache-admin: nothing imported from %s\n", argv[0]);
+		return 1;
+	}
+	printf("imported %llu entries, %s, from %s; %llu already present; %llu refused",
+	       (unsigned long long)t.entries, human(t.bytes, a), argv[0],
+	       (unsigned long long)t.present, (unsigned long long)t.refused);
+	if (t.evicted)
+		printf("; %llu entries evicted to stay under max_size", (unsigned long long)t.evicted);
+	printf("\n");
+	return rc;
+}
+
 static const struct command {
 	const char *name;
-	int (*run)(const struct jc_config *cfg, struct jc_cache *c, const char *arg);
+	int (*run)(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
 } commands[] = {
 	{ "stats", cmd_stats },
 	{ "clear", cmd_clear },
 	{ "trim", cmd_trim },
 	{ "verify", cmd_verify },
+	{ "export", cmd_export },
+	{ "import", cmd_import },
 };
 
 int main(int argc, char **argv)
@@ -205,8 +303,6 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc > 3)
-		return bad_usage("too many arguments");
 	jc_config_load(&cfg);
 	if (!strcmp(argv[1], "config")) {
 		if (argc > 2)
@@ -220,7 +316,7 @@ int main(int argc, char **argv)
 		struct jc_cache *c = open_cache(&cfg);
 		if (!c)
 			return 1;
-		int rc = commands[i].run(&cfg, c, argc > 2 ? argv[2] : NULL);
+		int rc = commands[i].run(&cfg, c, argc - 2, argv + 2);
 		jc_cache_close(c);
 		return rc;
 	}

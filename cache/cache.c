@@ -2,6 +2,7 @@
 #include "cache/internal.h"
 
 #include "cache/fsutil.h"
+#include "cache/layers.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -94,6 +95,21 @@ static int check_dir(const struct jc_cache *c, int shared)
 	return 0;
 }
 
+/* The cache directory cannot be used (said why): with usable layers, they
+ * still serve hits, as in a container whose file system is read-only;
+ * nothing is stored, locked or counted outside this process. */
+static struct jc_cache *layers_only(struct jc_cache *c)
+{
+	if (!c->layers) {
+		free(c);
+		return NULL;
+	}
+	c->dir[0] = '\0'; /* no path below it is ever made: every entry point checks c->local */
+	jc_log(JC_LOG_WARN, "the read-only cache layers still serve hits; nothing is stored "
+	       "(set JITCACHE_DIR to a writable directory)");
+	return c;
+}
+
 struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 {
 	struct jc_cache *c = calloc(1, sizeof *c);
@@ -101,10 +117,11 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		jc_log(JC_LOG_WARN, "out of memory opening the cache; caching disabled");
 		return NULL;
 	}
-	if (set_dir(c, opts ? opts->dir : NULL) != 0 || check_dir(c, opts->shared) != 0) {
-		free(c);
-		return NULL;
-	}
+	int local = opts && set_dir(c, opts->dir) == 0 && check_dir(c, opts->shared) == 0;
+	c->layers = opts ? jc_layers_open(opts->layers, opts->shared) : NULL;
+	if (!local)
+		return layers_only(c);
+	c->local = 1;
 	c->max_size = opts->max_size;
 	c->lock_timeout = opts->lock_timeout;
 	c->compress = opts->compress;
@@ -118,12 +135,14 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 
 void jc_cache_close(struct jc_cache *cache)
 {
+	if (cache)
+		jc_layers_close(cache->layers);
 	free(cache);
 }
 
 const char *jc_cache_dir(const struct jc_cache *cache)
 {
-	return cache->dir;
+	return cache->local ? cache->dir : "none: read-only layers only";
 }
 
 /* ---- statistics ------------------------------------------------------- */
@@ -134,6 +153,11 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	for (int i = 0; i < JC_NCOUNTERS; i++)
 		if (delta[i])
 			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
+	if (!c->local) {
+		if (shared_after)
+			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
+		return;
+	}
 	if (jc_stats_add(c->dir, delta, shared_after) == 0)
 		return;
 	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
@@ -158,6 +182,7 @@ static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *ou
 	out->store_failures = v[JC_STORE_FAILURES];
 	out->bytes_stored = v[JC_BYTES_STORED];
 	out->saved_ns = v[JC_SAVED_NS];
+	out->layer_hits = v[JC_LAYER_HITS];
 }
 
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
@@ -174,7 +199,7 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 	uint64_t v[JC_NCOUNTERS];
 	struct jc_usage u[JC_SUBDIRS];
 	memset(out, 0, sizeof *out);
-	if (jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
+	if (!cache->local || jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
 		return -1;
 	fill_stats(v, out);
 	for (int i = 0; i < JC_SUBDIRS; i++) {
@@ -269,15 +294,37 @@ static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
 			    c->dir, key->bytes[0], name);
 }
 
-/* A lookup.  For a recheck (count_miss 0) the first lookup already counted a
- * miss: a miss is not counted again, and a hit takes that miss back, so that
- * each request counts exactly one hit or one miss. */
+/* Nothing usable in the cache directory: ask the read-only layers, on the
+ * first lookup only (they do not change while we wait for a lock), and
+ * count a hit there or the miss.  corrupt: a bad local entry was met.
+ * (A remote tier, asked after the layers, slots in here.) */
+static int lookup_further(struct jc_cache *cache, const struct jc_key *key,
+			  struct jc_entry *out, uint64_t count_miss, uint64_t corrupt)
+{
+	unsigned bad = 0;
+	if (count_miss && cache->layers && jc_layers_get(cache->layers, key, out, &bad) == 0) {
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = 1, [JC_LAYER_HITS] = 1,
+			 [JC_SAVED_NS] = out->compile_ns, [JC_CORRUPT] = corrupt + bad }, NULL);
+		return 0;
+	}
+	if (count_miss || corrupt || bad) /* a recheck's plain miss counts nothing */
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
+			 [JC_CORRUPT] = corrupt + bad }, NULL);
+	return -1;
+}
+
+/* A lookup: the cache directory, then further (above).  For a recheck
+ * (count_miss 0) the first lookup already counted a miss: a miss is not
+ * counted again, and a hit takes that miss back, so that each request
+ * counts exactly one hit or one miss. */
 static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
 		  uint64_t count_miss)
 {
 	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
 	const char *why = "";
 	memset(out, 0, sizeof *out);
+	if (!cache->local)
+		return lookup_further(cache, key, out, count_miss, 0);
 	jc_key_hex(key, name);
 	jc_file_path(cache, key->bytes[0], name, path);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -285,9 +332,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		if (errno != ENOENT && errno != ENOTDIR)
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache entry %s (%s); treating it as a miss",
 				    path, strerror(errno));
-		if (count_miss)
-			jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = 1 }, NULL);
-		return -1;
+		return lookup_further(cache, key, out, count_miss, 0);
 	}
 	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
 	if (status == JC_ENTRY_OK) {
@@ -304,9 +349,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 	else
 		drop_bad(cache, key, fd, status, why);
 	close(fd);
-	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
-		 [JC_CORRUPT] = status == JC_ENTRY_CORRUPT }, NULL);
-	return -1;
+	return lookup_further(cache, key, out, count_miss, status == JC_ENTRY_CORRUPT);
 }
 
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
@@ -330,7 +373,7 @@ void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
 {
 	char name[2 * JC_KEY_BYTES + 1];
 	jc_key_hex(key, name);
-	if (jc_remove_entry(cache, key->bytes[0], name, NULL) == 0)
+	if (cache->local && jc_remove_entry(cache, key->bytes[0], name, NULL) == 0)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = 1 }, NULL);
 }
 
@@ -340,8 +383,13 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 	/* Counters are added modulo 2^64, so adding -n takes n back. */
 	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = (uint64_t)-1,
 						  [JC_MISSES] = 1,
+						  [JC_LAYER_HITS] = entry->layer ? (uint64_t)-1 : 0,
 						  [JC_SAVED_NS] = -entry->compile_ns }, NULL);
-	jc_cache_drop(cache, key);
+	if (!entry->layer)
+		jc_cache_drop(cache, key);
+	else
+		JC_LOG_ONCE(JC_LOG_WARN, "the driver refused an entry of cache layer %d; the layer "
+			    "is left unchanged (rebuild it for this driver and device)", entry->layer);
 }
 
 /* ---- storing ---------------------------------------------------------- */
@@ -458,7 +506,9 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 	jc_entry_encode(key, data, size, compile_ns, cache->compress, &e);
 	uint64_t file_size = JC_ENTRY_HEADER_SIZE + e.payload_size;
 	int rc = -1;
-	if (cache->max_size && file_size > cache->max_size)
+	if (!cache->local) {
+		/* layers only, said when opened: nothing is stored */
+	} else if (cache->max_size && file_size > cache->max_size)
 		JC_LOG_ONCE(JC_LOG_INFO, "an entry of %llu bytes is larger than the cache's "
 			    "max_size (%llu bytes); not stored",
 			    (unsigned long long)file_size, (unsigned long long)cache->max_size);

@@ -76,12 +76,18 @@ struct jc_cache_options {
 	double lock_timeout;   /* seconds jc_cache_lock_key() waits at most */
 	int compress;          /* store payloads zstd-compressed (builds with
 				  JC_HAVE_ZSTD; otherwise said once, ignored) */
+	const char *layers;    /* read-only cache directories "DIR[:DIR...]"
+				  searched after dir (cache/layers.h); may be NULL */
 };
 
 struct jc_cache;
 
 /* Open (creating if needed) the cache directory.  Returns NULL, after one
- * log line saying why, when the directory cannot be used. */
+ * log line saying why, when the directory cannot be used, unless usable
+ * layers are given: then a cache that only serves hits from the layers
+ * (a container with a read-only file system), with a second line saying
+ * so; its put, lock, drop, shared statistics and management calls do
+ * nothing and fail. */
 struct jc_cache *jc_cache_open(const struct jc_cache_options *opts);
 void jc_cache_close(struct jc_cache *cache);
 const char *jc_cache_dir(const struct jc_cache *cache);
@@ -90,10 +96,14 @@ struct jc_entry {
 	void *data;
 	size_t size;
 	uint64_t compile_ns; /* what compiling this cost when it was stored */
+	int layer;           /* 0: from the cache directory; n: from the n-th
+				read-only layer (cache/layers.h) */
 };
 
 /* 0 and *out filled on a valid hit; -1 on a miss (including a corrupt entry,
- * which is removed).  A hit refreshes the entry's recency. */
+ * which is removed).  A hit refreshes the entry's recency.  An entry missing
+ * from the cache directory is looked up in the read-only layers next (a
+ * hit there is served from the layer, which is never changed). */
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
 /* The same, for the second look after jc_cache_lock_key(), following a
  * jc_cache_get() miss: a miss is not counted again, and a hit turns that
@@ -106,8 +116,9 @@ void jc_entry_free(struct jc_entry *entry);
 int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 		 const void *data, size_t size, uint64_t compile_ns);
 
-/* The driver rejected `entry`, just returned by a get for `key`: remove it,
- * and count that lookup as a miss and a corrupt entry instead of a hit. */
+/* The driver rejected `entry`, just returned by a get for `key`: remove it
+ * (unless it came from a layer, which is never changed), and count that
+ * lookup as a miss and a corrupt entry instead of a hit. */
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry);
 
@@ -128,6 +139,7 @@ void jc_cache_unlock(struct jc_cache_lock *lock);
  * are kept in the cache directory across processes. */
 struct jc_cache_stats {
 	uint64_t hits, misses, stores, evictions, corrupt, store_failures;
+	uint64_t layer_hits;       /* of the hits, those served by a layer */
 	uint64_t bytes_stored;     /* payload bytes written by stores (compressed) */
 	uint64_t saved_ns;         /* compile time of the entries that hit */
 	uint64_t entries, size;    /* current contents (shared stats only) */

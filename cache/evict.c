@@ -270,6 +270,8 @@ int jc_cache_clear(struct jc_cache *cache)
 {
 	struct quota q = { .bound = INT64_MAX, .need = UINT64_MAX, .all_locks = 1 };
 	int rc = 0;
+	if (!cache->local)
+		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
 		if (clean_subdir(cache, sub, &q) < 0)
@@ -299,6 +301,8 @@ int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
 {
 	struct listing all = { 0 };
 	long removed = 0;
+	if (!cache->local)
+		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	int rc = list_all(cache, &all);
 	sort_by_age(&all);
@@ -369,6 +373,8 @@ long jc_cache_verify(struct jc_cache *cache, FILE *out)
 {
 	uint64_t entries = 0, bytes = 0;
 	long bad = 0, failed = 0;
+	if (!cache->local)
+		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++) {
 		struct listing l = { 0 };

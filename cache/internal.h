@@ -30,6 +30,9 @@ struct jc_cache {
 	int compress;
 	mode_t file_mode, dir_mode;
 	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
+	struct jc_layers *layers;      /* read-only, searched after dir; or NULL */
+	int local;                     /* 0: dir is unusable and empty: the layers
+					  serve hits, and nothing else is done */
 };
 
 /* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */

@@ -60,6 +60,8 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 	if (timeout > 1e6)
 		timeout = 1e6;
 	int64_t deadline = jc_wall_ns() + (int64_t)(timeout * 1e9);
+	if (!cache->local)
+		return NULL; /* layers only: nothing to wait for, nowhere to lock */
 	jc_key_hex(key, name);
 	strcat(name, ".lock");
 	jc_file_path(cache, sub, name, path);

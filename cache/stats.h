@@ -37,9 +37,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* A new counter goes at the end: a file written before it holds zero there. */
 enum jc_counter {
 	JC_HITS, JC_MISSES, JC_STORES, JC_EVICTIONS, JC_CORRUPT, JC_STORE_FAILURES,
-	JC_BYTES_STORED, JC_SAVED_NS, JC_NCOUNTERS
+	JC_BYTES_STORED, JC_SAVED_NS, JC_LAYER_HITS, JC_NCOUNTERS
 };
 
 #define JC_SUBDIRS 256

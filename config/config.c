@@ -99,7 +99,32 @@ static int parse_path(const char *text, char *out, const char **why)
 	return 0;
 }
 
+/* "DIR[:DIR...]", each DIR as parse_path() takes it ("~/x" too). */
+static int parse_paths(const char *text, char *out, const char **why)
+{
+	char one[PATH_MAX], expanded[PATH_MAX];
+	size_t used = 0;
+	out[0] = '\0';
+	for (const char *p = text; *p; p += strcspn(p, ":"), p += *p == ':') {
+		size_t len = strcspn(p, ":");
+		if (len == 0)
+			continue;
+		if (len >= sizeof one)
+			return *why = "path too long", -1;
+		memcpy(one, p, len);
+		one[len] = '\0';
+		if (parse_path(one, expanded, why) != 0)
+			return -1;
+		int n = snprintf(out + used, PATH_MAX - used, "%s%s", used ? ":" : "", expanded);
+		if (n < 0 || (size_t)n >= PATH_MAX - used)
+			return *why = "list of paths too long", -1;
+		used += (size_t)n;
+	}
+	return 0;
+}
+
 #define PARSE_PATH(text, field, why)  parse_path(text, field, why)
+#define PARSE_PATHS(text, field, why) parse_paths(text, field, why)
 #define PARSE_SIZE(text, field, why)  jc_config_parse_size(text, &(field), why)
 #define PARSE_BOOL(text, field, why)  jc_config_parse_bool(text, &(field), why)
 #define PARSE_SECS(text, field, why)  parse_secs(text, &(field), why)
@@ -254,6 +279,7 @@ static void show_u64(FILE *out, uint64_t v)              { fprintf(out, "%llu", 
 static void show_int(FILE *out, int v)                   { fprintf(out, "%d", v); }
 static void show_double(FILE *out, double v)             { fprintf(out, "%g", v); }
 #define SHOW_PATH(out, v)  show_value(out, v)
+#define SHOW_PATHS(out, v) show_value(out, v)
 #define SHOW_SIZE(out, v)  show_u64(out, v)
 #define SHOW_BOOL(out, v)  show_int(out, v)
 #define SHOW_SECS(out, v)  show_double(out, v)

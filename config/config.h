@@ -39,12 +39,16 @@
 	  "seconds to wait for another process compiling the same entry")              \
 	X(cache, compress,     BOOL,  compress,     "0",    "JITCACHE_COMPRESS",           \
 	  "1 stores entries zstd-compressed: ~10x smaller, ~1 ms slower hits")          \
+	X(cache, layers,       PATHS, layers,       "",     "JITCACHE_LAYERS",             \
+	  "read-only cache directories DIR[:DIR...] searched after the cache")           \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
 	  "error, warn, info (adds a summary line at exit) or debug")
 
 /* Storage type of each kind. */
 #define JC_TYPE_PATH  char
 #define JC_DIM_PATH   [PATH_MAX]
+#define JC_TYPE_PATHS char
+#define JC_DIM_PATHS  [PATH_MAX]
 #define JC_TYPE_SIZE  uint64_t
 #define JC_DIM_SIZE
 #define JC_TYPE_BOOL  int

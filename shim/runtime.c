@@ -23,6 +23,7 @@ static void runtime_init(void)
 		.shared = config.shared,
 		.lock_timeout = config.lock_timeout,
 		.compress = config.compress,
+		.layers = config.layers,
 	};
 	cache = jc_cache_open(&opts);
 	/* jc_cache_open() said why if it failed; every call now passes through. */

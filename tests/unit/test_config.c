@@ -16,7 +16,7 @@ static char messages[8192];
 static const char *const our_env[] = {
 	"JITCACHE_CONFIG", "JITCACHE_DIR", "JITCACHE_MAX_SIZE", "JITCACHE_DISABLE",
 	"JITCACHE_LOG", "JITCACHE_SHARED", "JITCACHE_LOCK_TIMEOUT", "JITCACHE_COMPRESS",
-	"XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+	"JITCACHE_LAYERS", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
 };
 
 static void clean_env(void)
@@ -195,6 +195,26 @@ static void test_parsers(void)
 	CHECK(jc_config_parse_bool("2", &b, &why) == -1, "bool 2 rejected");
 }
 
+/* [cache] layers: a list of paths, each with ~ expanded, empty parts dropped. */
+static void test_layers(void)
+{
+	struct jc_config cfg;
+	char ini[256], want[600];
+	clean_env();
+	load(&cfg);
+	CHECK(cfg.layers[0] == '\0', "no layers by default");
+	snprintf(ini, sizeof ini, "%s/layers.ini", dir);
+	write_file(ini, "[cache]\nlayers = ~/a::/opt/jitcache-layer/:~\n");
+	setenv("JITCACHE_CONFIG", ini, 1);
+	load(&cfg);
+	snprintf(want, sizeof want, "%s/a:/opt/jitcache-layer/:%s", dir, dir);
+	CHECK(strcmp(cfg.layers, want) == 0, "ini layers, each ~ expanded (%s)", cfg.layers);
+	setenv("JITCACHE_LAYERS", "/x:/y", 1);
+	load(&cfg);
+	CHECK(strcmp(cfg.layers, "/x:/y") == 0 && strcmp(cfg.layers_from, "env JITCACHE_LAYERS") == 0,
+	      "JITCACHE_LAYERS overrides the ini file");
+}
+
 static void test_show(void)
 {
 	struct jc_config cfg;
@@ -225,6 +245,7 @@ int main(void)
 	test_ini_and_env();
 	test_bad_input();
 	test_parsers();
+	test_layers();
 	test_show();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,0 +1,139 @@
+/* layers.c — read-only cache directories searched after the cache. */
+#include "cache/layers.h"
+
+#include "cache/internal.h"
+#include "config/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct jc_layer {
+	char dir[PATH_MAX - 64]; /* room below for "/ab/<key>" */
+	int number;              /* place in the configured list, from 1 */
+};
+
+struct jc_layers {
+	int count;
+	struct jc_layer layer[];
+};
+
+/* 0 if dir may serve as a layer; otherwise one line saying why not. */
+static int trusted(const char *dir, int shared)
+{
+	struct stat st;
+	if (dir[0] != '/') {
+		jc_log(JC_LOG_WARN, "cache layer %s is not an absolute path; skipped", dir);
+		return -1;
+	}
+	if (stat(dir, &st) != 0) {
+		jc_log(JC_LOG_WARN, "cache layer %s: %s; skipped", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		jc_log(JC_LOG_WARN, "cache layer %s is not a directory; skipped", dir);
+		return -1;
+	}
+	if (shared)
+		return 0;
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		jc_log(JC_LOG_WARN, "cache layer %s belongs to uid %u, neither root nor this user; "
+		       "skipped (set JITCACHE_SHARED=1 to trust shared layers)",
+		       dir, (unsigned)st.st_uid);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		jc_log(JC_LOG_WARN, "cache layer %s is writable by group or others (mode %03o); "
+		       "skipped (chmod go-w it, or set JITCACHE_SHARED=1 to trust shared layers)",
+		       dir, (unsigned)(st.st_mode & 0777));
+		return -1;
+	}
+	return 0;
+}
+
+struct jc_layers *jc_layers_open(const char *list, int shared)
+{
+	if (!list || !*list)
+		return NULL;
+	int most = 1;
+	for (const char *p = list; *p; p++)
+		most += *p == ':';
+	struct jc_layers *l = calloc(1, sizeof *l + sizeof l->layer[0] * (size_t)most);
+	if (!l) {
+		jc_log(JC_LOG_WARN, "out of memory opening cache layers; layers not used");
+		return NULL;
+	}
+	int number = 0;
+	for (const char *p = list; *p; p += strcspn(p, ":"), p += *p == ':') {
+		size_t len = strcspn(p, ":");
+		if (len == 0)
+			continue;
+		struct jc_layer *one = &l->layer[l->count];
+		one->number = ++number;
+		if (len >= sizeof one->dir) {
+			jc_log(JC_LOG_WARN, "cache layer path too long (%.*s...); skipped", 64, p);
+			continue;
+		}
+		memcpy(one->dir, p, len);
+		one->dir[len] = '\0';
+		while (len > 1 && one->dir[len - 1] == '/')
+			one->dir[--len] = '\0';
+		if (trusted(one->dir, shared) == 0)
+			l->count++;
+	}
+	if (l->count == 0) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void jc_layers_close(struct jc_layers *layers)
+{
+	free(layers);
+}
+
+/* Look key up in one layer: 0 on a hit, -1 on a miss (*bad counts a
+ * corrupt entry, which stays: a layer is never changed). */
+static int get_one(const struct jc_layer *layer, const struct jc_key *key,
+		   struct jc_entry *out, unsigned *bad)
+{
+	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
+	const char *why = "";
+	jc_key_hex(key, name);
+	snprintf(path, sizeof path, "%s/%02x/%s", layer->dir, key->bytes[0], name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache layer entry %s (%s); "
+				    "treating it as a miss", path, strerror(errno));
+		return -1;
+	}
+	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
+	close(fd);
+	if (status == JC_ENTRY_OK) {
+		out->layer = layer->number;
+		return 0;
+	}
+	if (status == JC_ENTRY_CORRUPT) {
+		(*bad)++;
+		JC_LOG_ONCE(JC_LOG_WARN, "cache layer entry %s is corrupt (%s); ignored "
+			    "(layers are never changed: rebuild the layer)", path, why);
+	} else {
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot use cache layer entry %s (%s); treating it "
+			    "as a miss", path, why);
+	}
+	return -1;
+}
+
+int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
+		  struct jc_entry *out, unsigned *bad)
+{
+	memset(out, 0, sizeof *out);
+	for (int i = 0; layers && i < layers->count; i++)
+		if (get_one(&layers->layer[i], key, out, bad) == 0)
+			return 0;
+	return -1;
+}

@@ -1,0 +1,260 @@
+/* transfer.c — jc_cache_export() and jc_cache_import() (cache/archive.h):
+ * whole caches into one archive and back, every entry checked on the way. */
+#include "cache/archive.h"
+
+#include "cache/fsutil.h"
+#include "cache/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "3f2a..." (32 hex digits, lower case) -> key; -1 if it is not one. */
+static int key_from_hex(const char *s, struct jc_key *key)
+{
+	for (int i = 0; i < 2 * JC_KEY_BYTES; i++) {
+		char c = s[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (v < 0)
+			return -1;
+		key->bytes[i / 2] = (uint8_t)(i % 2 ? key->bytes[i / 2] << 4 | v : v);
+	}
+	return s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
+}
+
+/* Check an entry file's bytes as a cache read does: 0, or -1 with *why.
+ * With out, hand over the entry's data (jc_entry_free()). */
+static int check_entry(const uint8_t *file, uint64_t size, const struct jc_key *key,
+		       struct jc_entry *out, const char **why)
+{
+	struct jc_entry_header h;
+	struct jc_entry e;
+	if (jc_entry_check_header(file, size, key, &h, why) != JC_ENTRY_OK)
+		return -1;
+	void *stored = malloc(h.stored_size ? h.stored_size : 1);
+	if (!stored)
+		return *why = "out of memory", -1;
+	memcpy(stored, file + JC_ENTRY_HEADER_SIZE, h.stored_size);
+	if (jc_entry_finish(file, &h, stored, &e, why) != JC_ENTRY_OK)
+		return -1;
+	if (out)
+		*out = e;
+	else
+		jc_entry_free(&e);
+	return 0;
+}
+
+/* ---- export ----------------------------------------------------------------- */
+
+/* Read the entry file name in subdirectory sub if used since since_ns:
+ * 1 and *data (malloc'd), 0 if left out, -1 if bad (*why). */
+static int read_entry_file(struct jc_cache *c, int sub, const char *name, int64_t since_ns,
+			   uint8_t **data, struct stat *st, const char **why)
+{
+	char path[PATH_MAX];
+	jc_file_path(c, sub, name, path);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : (*why = strerror(errno), -1); /* evicted meanwhile */
+	int rc = -1;
+	*data = NULL;
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))
+		*why = "not a regular file";
+	else if (jc_fs_mtime_ns(st) < since_ns)
+		rc = 0;
+	else if (!(*data = malloc(st->st_size ? (size_t)st->st_size : 1)))
+		*why = "out of memory";
+	else if (jc_fs_read_all(fd, *data, (size_t)st->st_size) != 0)
+		*why = strerror(errno);
+	else
+		rc = 1;
+	close(fd);
+	if (rc != 1) {
+		free(*data);
+		*data = NULL;
+	}
+	return rc;
+}
+
+/* Archive the good entries of subdirectory sub; -1 if the archive failed. */
+static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
+		      struct jc_archive_writer *w, FILE *msgs, struct jc_transfer *t)
+{
+	char dir[PATH_MAX], subname[4], member[300];
+	int dir_done = 0, rc = 0;
+	jc_subdir_path(c, sub, dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (rc == 0 && d && (de = readdir(d))) {
+		struct jc_key key;
+		struct stat st;
+		uint8_t *data;
+		const char *why = "";
+		if (key_from_hex(de->d_name, &key) != 0 || key.bytes[0] != sub)
+			continue; /* lock, temporary and other files */
+		int got = read_entry_file(c, sub, de->d_name, since_ns, &data, &st, &why);
+		if (got == 1 && check_entry(data, (uint64_t)st.st_size, &key, NULL, &why) != 0)
+			got = -1;
+		if (got < 0) {
+			fprintf(msgs, "skipped a bad entry %s/%s (%s); `jitcache verify` removes it\n",
+				dir, de->d_name, why);
+			t->refused++;
+		}
+		if (got == 1) {
+			snprintf(subname, sizeof subname, "%02x", sub);
+			snprintf(member, sizeof member, "%s/%s", subname, de->d_name);
+			if (!dir_done++)
+				rc = jc_archive_add(w, subname, 0, NULL, 0, 1);
+			if (rc == 0)
+				rc = jc_archive_add(w, member, st.st_mtim.tv_sec, data,
+						    (size_t)st.st_size, 0);
+			t->entries++;
+			t->bytes += (uint64_t)st.st_size;
+		}
+		free(data);
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
+		    FILE *msgs, struct jc_transfer *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!cache->local)
+		return -1;
+	struct jc_archive_writer *w = jc_archive_create(path, msgs);
+	if (!w)
+		return -1;
+	for (int sub = 0; sub < JC_SUBDIRS; sub++) {
+		if (export_sub(cache, sub, since_ns, w, msgs, t) != 0) {
+			jc_archive_abandon(w);
+			return -1;
+		}
+	}
+	t->archive_bytes = jc_archive_written(w);
+	if (jc_archive_commit(w) != 0)
+		return -1;
+	struct stat st;
+	if (stat(path, &st) == 0)
+		t->archive_bytes = (uint64_t)st.st_size;
+	return t->refused ? 1 : 0;
+}
+
+/* ---- import ----------------------------------------------------------------- */
+
+/* Is there a good entry for key in the cache directory already? */
+static int present(struct jc_cache *c, const struct jc_key *key)
+{
+	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
+	struct jc_entry e;
+	const char *why;
+	jc_key_hex(key, name);
+	jc_file_path(c, key->bytes[0], name, path);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int ok = jc_read_entry(fd, key, &e, &why) == JC_ENTRY_OK;
+	close(fd);
+	if (ok)
+		jc_entry_free(&e);
+	return ok;
+}
+
+/* Files of a cache directory that are not entries; an archive of a whole
+ * directory holds them, and they are passed over without a word. */
+static int bookkeeping(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	size_t n = strlen(base);
+	return strcmp(base, "stats") == 0 || strncmp(base, ".tmp.", 5) == 0 ||
+	       (n > 5 && strcmp(base + n - 5, ".lock") == 0);
+}
+
+/* "ab/<key>" (after any "./") -> key; -1 if the name is not an entry's. */
+static int member_key(const char *name, struct jc_key *key)
+{
+	while (strncmp(name, "./", 2) == 0)
+		name += 2;
+	char sub[3] = { name[0], name[1], '\0' };
+	char *end;
+	if (strlen(name) != 3 + 2 * JC_KEY_BYTES || name[2] != '/' ||
+	    key_from_hex(name + 3, key) != 0)
+		return -1;
+	return strtol(sub, &end, 16) == key->bytes[0] && *end == '\0' ? 0 : -1;
+}
+
+/* One member: 1 imported, 2 already present, 0 passed over, -1 refused (*why). */
+static int import_member(struct jc_cache *c, const struct jc_archive_member *m,
+			 const char **why)
+{
+	struct jc_key key;
+	struct jc_entry e;
+	if (!m->data)
+		return m->why && !bookkeeping(m->name) ? (*why = m->why, -1) : 0;
+	if (member_key(m->name, &key) != 0)
+		return bookkeeping(m->name) ? 0 : (*why = "not a cache entry", -1);
+	if (check_entry(m->data, m->size, &key, &e, why) != 0)
+		return -1;
+	int rc = 2;
+	if (!present(c, &key))
+		rc = jc_cache_put(c, &key, e.data, e.size, e.compile_ns) == 0 ? 1
+		   : (*why = "could not be stored (see above)", -1);
+	jc_entry_free(&e);
+	return rc;
+}
+
+int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
+		    struct jc_transfer *t)
+{
+	struct jc_cache_stats before, after;
+	memset(t, 0, sizeof *t);
+	if (!cache->local)
+		return -1;
+	FILE *f = fopen(path, "rbe");
+	if (!f) {
+		fprintf(msgs, "cannot read %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	struct jc_archive_reader *r = jc_archive_open(f, cache->max_size ? cache->max_size
+									 : UINT64_MAX);
+	if (!r) {
+		fclose(f);
+		fprintf(msgs, "cannot read %s: out of memory\n", path);
+		return -1;
+	}
+	jc_cache_shared_stats(cache, &before);
+	struct jc_archive_member m;
+	int rc;
+	while ((rc = jc_archive_next(r, &m)) > 0) {
+		const char *why = "";
+		int got = import_member(cache, &m, &why);
+		if (got < 0) {
+			fprintf(msgs, "%s: member %s: %s; refused\n", path, m.name, why);
+			t->refused++;
+		} else if (got == 1) {
+			t->entries++;
+			t->bytes += m.size;
+		} else if (got == 2) {
+			t->present++;
+		}
+		jc_archive_member_free(&m);
+	}
+	if (rc < 0)
+		fprintf(msgs, "%s: %s\n", path, jc_archive_error(r));
+	if (jc_cache_shared_stats(cache, &after) == 0)
+		t->evicted = jc_sub_sat(after.evictions, before.evictions);
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0)
+		t->archive_bytes = (uint64_t)st.st_size;
+	jc_archive_close(r);
+	fclose(f);
+	if (rc < 0 && t->entries + t->present == 0 && t->refused == 0)
+		return -1;
+	return rc < 0 || t->refused ? 1 : 0;
+}
