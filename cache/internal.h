@@ -9,12 +9,15 @@
  *   DIR/ab/<32 hex digits>.lock  its compile-once lock file (jc_cache_lock_key)
  *   DIR/ab/.tmp.*                entries being written; left over by a crash
  *                                and removed by cleanup once an hour old
+ *   DIR/remote-<hash>.down       until when the remote tier of that address
+ *                                is skipped after a failure (remote.c)
  */
 #ifndef JITCACHE_CACHE_INTERNAL_H
 #define JITCACHE_CACHE_INTERNAL_H
 
 #include "cache/cache.h"
 #include "cache/entry.h"
+#include "cache/remote.h"
 #include "cache/stats.h"
 
 #include <limits.h>
@@ -30,6 +33,7 @@ struct jc_cache {
 	int compress;
 	mode_t file_mode, dir_mode;
 	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
+	struct jc_remote *remote;      /* NULL: no remote tier */
 };
 
 /* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */
