@@ -359,7 +359,8 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		jc_key_hex(key, hex);
 		JC_LOG_ONCE(JC_LOG_WARN, "the remote's value for %s is not a valid entry (%s); "
 			    "compiling here, and the store replaces it", hex, why);
-		delta[JC_REMOTE_CORRUPT]++;
+		/* Once per request: the recheck after the lock reads it again. */
+		delta[JC_REMOTE_CORRUPT] += count_miss;
 		delta[JC_REMOTE_MISSES] += count_miss;
 		free(stored);
 		return -1;
