@@ -289,6 +289,32 @@ static void test_bounded_wait(void)
 	jc_cache_close(waiter);
 }
 
+/* The server goes away while a connection is kept for reuse: the next
+ * write meets a closed socket, which raises SIGPIPE; the process (which
+ * left SIGPIPE's default action, death) must live on and count one error. */
+static struct jc_cache *kept;
+
+static void test_server_gone_before(void)
+{
+	struct jc_key k = make_key(7, 1);
+	struct jc_entry e;
+	kept = node("kept", 0, 2, 1);
+	CHECK(kept && jc_cache_get(kept, &k, &e) != 0, "a connection made and kept");
+}
+
+static void test_server_gone_after(void)
+{
+	static char data[1 << 20];
+	struct jc_key k = make_key(7, 1);
+	struct jc_cache_stats s;
+	fill(data, sizeof data, 1);
+	CHECK(jc_cache_put(kept, &k, data, sizeof data, 1) == 0,
+	      "server gone: stored locally, and this process is alive (no SIGPIPE)");
+	jc_cache_process_stats(kept, &s);
+	CHECK(s.remote_errors == 1 && s.remote_stores == 0, "... one remote error counted");
+	jc_cache_close(kept);
+}
+
 /* Nothing listens: every call is a quick miss, and after the first failure
  * the remote is not even tried (no more errors counted) until the back-off
  * ends, in this process and in another one of the same directory. */
@@ -340,8 +366,11 @@ int main(void)
 		test_compile_once();
 		test_dead_holder();
 		test_bounded_wait();
+		test_server_gone_before();
 	}
 	stop_redis();
+	if (kept)
+		test_server_gone_after();
 	test_absent();
 	util_cleanup();
 	return check_summary();
