@@ -11,10 +11,13 @@
 #      cold      no jitcache (REMOTE_COLD_REPS runs: 3 for xs and s, 1 for m, l)
 #      local     jitcache hit from the local cache directory (a remote is
 #                configured, and not asked)
-#      remote    jitcache hit from Redis: the process starts with an empty
-#                local cache directory, gets the value, verifies it and keeps it
-#      remote_z  the same with values zstd-compressed on the wire
-#                (JITCACHE_REMOTE_COMPRESS=1, in Redis database 1)
+#      remote    jitcache hit from Redis, values sent as the entry files
+#                (JITCACHE_REMOTE_COMPRESS=0, in Redis database 0): the
+#                process starts with an empty local cache directory (made
+#                beforehand, as a node's would be), gets the value,
+#                verifies it and keeps it
+#      remote_z  the same with values zstd-compressed on the wire (the
+#                default: JITCACHE_REMOTE_COMPRESS=1, in Redis database 1)
 #    local, remote and remote_z interleaved, REMOTE_REPS (9) times, the
 #    first rotating.  Prints "remote SIZE KIND REP SECONDS" and
 #    "remote_bytes SIZE PLAIN ZSTD" (the value's size each way).
@@ -72,6 +75,13 @@ zb() {
 	sed -n 's/^ze_bench .*create_s=\([0-9.]*\).*/\1/p' "$log"
 }
 
+# A fresh, empty local cache directory with its statistics file, as a
+# node's is after its first run: what is measured is the remote hit itself.
+empty() {
+	rm -rf "$W/empty"
+	JITCACHE_DIR=$W/empty "$ROOT/bin/jitcache" stats >/dev/null
+}
+
 size() {
 	local n=$1 r i kind t order=(local remote remote_z)
 	MOD=$SPV/$n.spv
@@ -81,7 +91,7 @@ size() {
 	done
 	# Fill: the local cache and Redis (db 0, plain values; db 1, zstd).
 	rm -rf "$W/local-$n"
-	zb "$W/fill.log" JITCACHE_DIR="$W/local-$n" JITCACHE_REMOTE="$URL" LD_PRELOAD="$JITCACHE_LIB" >/dev/null || return 1
+	zb "$W/fill.log" JITCACHE_DIR="$W/local-$n" JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_COMPRESS=0 LD_PRELOAD="$JITCACHE_LIB" >/dev/null || return 1
 	zb "$W/fillz.log" JITCACHE_DIR="$W/fillz-$n" JITCACHE_REMOTE="$URL/1" \
 		JITCACHE_REMOTE_COMPRESS=1 LD_PRELOAD="$JITCACHE_LIB" >/dev/null || return 1
 	local key
@@ -93,10 +103,10 @@ size() {
 			case $kind in
 			local) t=$(zb "$W/$kind.log" JITCACHE_DIR="$W/local-$n" JITCACHE_REMOTE="$URL" \
 				JITCACHE_LOG=info LD_PRELOAD="$JITCACHE_LIB") ;;
-			remote) rm -rf "$W/empty"
+			remote) empty
 				t=$(zb "$W/$kind.log" JITCACHE_DIR="$W/empty" JITCACHE_REMOTE="$URL" \
-					JITCACHE_LOG=info LD_PRELOAD="$JITCACHE_LIB") ;;
-			remote_z) rm -rf "$W/empty"
+					JITCACHE_REMOTE_COMPRESS=0 JITCACHE_LOG=info LD_PRELOAD="$JITCACHE_LIB") ;;
+			remote_z) empty
 				t=$(zb "$W/$kind.log" JITCACHE_DIR="$W/empty" JITCACHE_REMOTE="$URL/1" \
 					JITCACHE_REMOTE_COMPRESS=1 JITCACHE_LOG=info LD_PRELOAD="$JITCACHE_LIB") ;;
 			esac || return 1
