@@ -327,7 +327,8 @@ static void keep_locally(struct jc_cache *c, const struct jc_key *key,
 	memcpy(enc.header, v->header, JC_ENTRY_HEADER_SIZE);
 	if ((h->flags & JC_ENTRY_ZSTD) && !c->compress)
 		jc_entry_encode(key, e->data, e->size, e->compile_ns, 0, &enc);
-	store(c, key, &enc, 0);
+	if (!c->max_size || JC_ENTRY_HEADER_SIZE + enc.payload_size <= c->max_size)
+		store(c, key, &enc, 0);
 	free(enc.owned);
 }
 
