@@ -289,6 +289,29 @@ static void test_bounded_wait(void)
 	jc_cache_close(waiter);
 }
 
+/* A read-only machine takes no lease, but waits while a writer holds one;
+ * when nobody does, it goes on at once. */
+static void test_read_only_waits(void)
+{
+	struct jc_key k = make_key(8, 1), free_key = make_key(8, 2);
+	struct jc_cache *w = node("writer", 0, 5, 1), *ro = node("reader", 1, 0.5, 1);
+	struct jc_cache_lock *wl = jc_cache_lock_key(w, &k);
+	double t0 = now_s();
+	struct jc_cache_lock *rl = jc_cache_lock_key(ro, &k);
+	double waited = now_s() - t0;
+	CHECK(wl && rl && waited > 0.4 && waited < 1.2,
+	      "read-only: waited for the writer's lease, up to its 0.5 s (%.2f s)", waited);
+	jc_cache_unlock(rl);
+	t0 = now_s();
+	rl = jc_cache_lock_key(ro, &free_key);
+	waited = now_s() - t0;
+	CHECK(rl && waited < 0.3, "read-only: no lease held, on at once (%.3f s)", waited);
+	jc_cache_unlock(rl);
+	jc_cache_unlock(wl);
+	jc_cache_close(w);
+	jc_cache_close(ro);
+}
+
 /* The server goes away while a connection is kept for reuse: the next
  * write meets a closed socket, which raises SIGPIPE; the process (which
  * left SIGPIPE's default action, death) must live on and count one error. */
@@ -366,6 +389,7 @@ int main(void)
 		test_compile_once();
 		test_dead_holder();
 		test_bounded_wait();
+		test_read_only_waits();
 		test_server_gone_before();
 	}
 	stop_redis();
