@@ -2,8 +2,8 @@
 # The remote tier never costs a result and never much time.  A node (a
 # process creating two Level Zero modules cold, one after the other, on the
 # simulated Arc) runs against a Redis that is stopped, unreachable, paused
-# (CLIENT PAUSE), a server answering garbage, or one that refuses the
-# password: every module is created with the driver's result, jitcache says
+# (CLIENT PAUSE), a server answering garbage, a host that does not answer
+# (connect timeout), or a Redis that refuses the password: every module is created with the driver's result, jitcache says
 # what is wrong in one line, the first failed exchange costs at most the
 # timeout and the remote is then skipped (one error counted, not one per
 # call), also by a second process of the same cache directory.  Then the
@@ -60,7 +60,8 @@ port=$REDIS_PORT_gone
 stop_redis gone
 fault stopped "Redis stopped" "cannot connect (Connection refused)" "redis://127.0.0.1:$port"
 
-# ---- unreachable (TEST-NET-1: routed nowhere) -----------------------------------------
+# ---- unreachable (TEST-NET-1: routed nowhere; refused or dropped, as the
+# network here decides; a host that drops requests is tested below) -------------
 fault unreach "Redis unreachable" "cannot connect" "redis://192.0.2.1:6379"
 
 # ---- paused --------------------------------------------------------------------------------
@@ -79,21 +80,26 @@ check_not "paused, second process: said nothing" grep -q "remote" "$T/paused2.ou
 echo "     paused, a second process of the same cache directory: ${t} s"
 stop_redis paused # (CLIENT UNPAUSE would wait for the pause to end, too)
 
-# ---- garbage -----------------------------------------------------------------------------
-for mode in junk ok; do
-	port=$(free_port)
-	python3 "$ROOT/tests/helpers/fake_redis.py" "$port" "$mode" &
-	REDIS_PIDS[fake$mode]=$!
-	for _ in $(seq 1 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-		sleep 0.05
+# ---- servers that are not Redis ----------------------------------------------------
+fake() { # MODE: a fake server (tests/helpers/fake_redis.py); sets FAKE_PORT
+	local _
+	FAKE_PORT=$(free_port)
+	python3 "$ROOT/tests/helpers/fake_redis.py" "$FAKE_PORT" "$1" "$T/ready-$1" &
+	REDIS_PIDS[fake$1]=$!
+	for _ in $(seq 1 200); do
+		[ -e "$T/ready-$1" ] && return 0
+		sleep 0.025
 	done
-	if [ "$mode" = junk ]; then
-		fault junk "a server answering junk" "the answer to GET is not Redis protocol" "redis://127.0.0.1:$port"
-	else
-		fault okay "a server answering +OK to everything" "unexpected answer to GET" "redis://127.0.0.1:$port"
-	fi
-done
+	return 1
+}
+check "a server answering junk started" fake junk
+fault junk "a server answering junk" "the answer to GET is not Redis protocol" "redis://127.0.0.1:$FAKE_PORT"
+check "a server answering +OK started" fake ok
+fault okay "a server answering +OK to everything" "unexpected answer to GET" "redis://127.0.0.1:$FAKE_PORT"
+# A listener whose queue is full: the kernel drops the connection request,
+# as for a host that does not answer, and connect() waits for its timeout.
+check "a server that never accepts started" fake mute
+fault mute "a host that does not answer" "cannot connect (Connection timed out)" "redis://127.0.0.1:$FAKE_PORT"
 
 # ---- passwords ---------------------------------------------------------------------------
 check "redis-server with a password and an ACL user started" start_redis auth \
