@@ -31,6 +31,7 @@
 struct conn {
 	redisContext *ctx;
 	pid_t pid;
+	int reused; /* kept from an earlier exchange: the server may have closed it */
 };
 
 struct jc_remote {
@@ -214,6 +215,7 @@ static struct conn *connect_now(struct jc_remote *r)
 	}
 	cn->ctx = c;
 	cn->pid = getpid();
+	cn->reused = 0;
 	if (redisSetTimeout(c, r->op_tv) != REDIS_OK) {
 		problem(r, P_IO, 1, "cannot set the operation timeout (%s)", c->errstr);
 		conn_free(cn);
@@ -230,8 +232,10 @@ static struct conn *connect_now(struct jc_remote *r)
 static struct conn *checkout(struct jc_remote *r)
 {
 	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
-	if (cn && cn->pid == getpid())
+	if (cn && cn->pid == getpid()) {
+		cn->reused = 1;
 		return cn;
+	}
 	conn_free(cn); /* inherited through fork(): the parent's, not ours */
 	return connect_now(r);
 }
@@ -311,23 +315,46 @@ struct command {
 	size_t lens[6];
 };
 
+static int send_and_read(redisContext *c, int n, struct command *cmd, redisReply **rep)
+{
+	int got = 0;
+	for (int i = 0; i < n; i++)
+		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
+			return -1;
+	for (got = 0; got < n; got++)
+		if (redisGetReply(c, (void **)&rep[got]) != REDIS_OK || !rep[got])
+			break;
+	if (got == n)
+		return 0;
+	while (got > 0)
+		freeReplyObject(rep[--got]);
+	return -1;
+}
+
+/* A kept connection the server closed meanwhile (its idle timeout, a
+ * restart): nothing was done on it, so the exchange is tried again on a new
+ * one rather than taken for a failure of the remote. */
+static int closed_while_idle(const struct conn *cn)
+{
+	const redisContext *c = cn->ctx;
+	return cn->reused && (c->err == REDIS_ERR_EOF ||
+			      (c->err == REDIS_ERR_IO && (strstr(c->errstr, "reset by peer") ||
+							  strstr(c->errstr, "Broken pipe"))));
+}
+
 static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
 		    const char *what)
 {
-	redisContext *c = s->cn->ctx;
-	int got = 0;
-	for (int i = 0; i < n; i++)
-		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv,
-					   cmd[i].lens) != REDIS_OK)
-			goto failed;
-	for (got = 0; got < n; got++)
-		if (redisGetReply(c, (void **)&rep[got]) != REDIS_OK || !rep[got])
-			goto failed;
-	return 0;
-failed:
-	while (got > 0)
-		freeReplyObject(rep[--got]);
-	io_failed(s->r, c, what);
+	if (send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+		return 0;
+	if (closed_while_idle(s->cn)) {
+		conn_free(s->cn);
+		s->cn = connect_now(s->r);
+		if (s->cn && send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+			return 0;
+	}
+	if (s->cn)
+		io_failed(s->r, s->cn->ctx, what);
 	s->broken = 1;
 	s->delta[JC_REMOTE_ERRORS]++;
 	return -1;

@@ -289,6 +289,28 @@ static void test_bounded_wait(void)
 	jc_cache_close(waiter);
 }
 
+/* The server closes a kept connection (its idle timeout, a restart, here
+ * CLIENT KILL): the next exchange is made on a new one, not counted as a
+ * failure, and the remote is not skipped. */
+static void test_idle_closed(void)
+{
+	struct jc_key k = make_key(9, 1);
+	struct jc_entry e;
+	struct jc_cache_stats s;
+	struct jc_cache *c = node("idle", 0, 2, 1);
+	char cmd[400], data[3000];
+	fill(data, sizeof data, 4);
+	CHECK(c && jc_cache_get(c, &k, &e) != 0, "idle: a connection made and kept");
+	snprintf(cmd, sizeof cmd, "redis-cli -s %s CLIENT KILL TYPE normal >/dev/null", sock);
+	CHECK(system(cmd) == 0, "idle: the server closed it (CLIENT KILL)");
+	CHECK(jc_cache_put(c, &k, data, sizeof data, 1) == 0, "idle: stored");
+	jc_cache_process_stats(c, &s);
+	CHECK(s.remote_stores == 1 && s.remote_errors == 0,
+	      "... in Redis too, on a new connection, no error (%llu stores, %llu errors)",
+	      (unsigned long long)s.remote_stores, (unsigned long long)s.remote_errors);
+	jc_cache_close(c);
+}
+
 /* A read-only machine takes no lease, but waits while a writer holds one;
  * when nobody does, it goes on at once. */
 static void test_read_only_waits(void)
@@ -390,6 +412,7 @@ int main(void)
 		test_dead_holder();
 		test_bounded_wait();
 		test_read_only_waits();
+		test_idle_closed();
 		test_server_gone_before();
 	}
 	stop_redis();
