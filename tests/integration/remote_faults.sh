@@ -3,12 +3,14 @@
 # process creating two Level Zero modules cold, one after the other, on the
 # simulated Arc) runs against a Redis that is stopped, unreachable, paused
 # (CLIENT PAUSE), a server answering garbage, a host that does not answer
-# (connect timeout), or a Redis that refuses the password: every module is created with the driver's result, jitcache says
-# what is wrong in one line, the first failed exchange costs at most the
-# timeout and the remote is then skipped (one error counted, not one per
-# call), also by a second process of the same cache directory.  Then the
-# right password (from a file, and an ACL user limited to jitcache's keys)
-# works.  Every server here is started by this test.
+# (connect timeout), or a Redis that refuses the password: every module is
+# created with the driver's result, jitcache says what is wrong in one
+# line, the first failed exchange costs at most the timeout and the remote
+# is then skipped (one error counted, not one per call), also by a second
+# process of the same cache directory.  A Redis out of memory refuses
+# writes: said once, no back-off.  Then the right password (from a file,
+# and an ACL user limited to jitcache's keys) works.  Every server here is
+# started by this test.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 . "$ROOT/tests/integration/remote_common.bash"
@@ -100,6 +102,19 @@ fault okay "a server answering +OK to everything" "unexpected answer to GET" "re
 # as for a host that does not answer, and connect() waits for its timeout.
 check "a server that never accepts started" fake mute
 fault mute "a host that does not answer" "cannot connect (Connection timed out)" "redis://127.0.0.1:$FAKE_PORT"
+
+# ---- a Redis that refuses writes (out of memory) ---------------------------------------
+# A refusal is not a failure of the connection: said once, counted, and the
+# remote stays in use (no back-off, nothing waits).
+check "redis-server with no room started" start_redis full --maxmemory 1 --maxmemory-policy noeviction
+t=$(run_pair full JITCACHE_REMOTE="redis://127.0.0.1:$REDIS_PORT_full")
+check "Redis out of memory: both modules created" created full
+check "Redis out of memory: said so in one line" \
+	test "$(grep -c "^jitcache: remote .*refused (OOM" "$T/full.out")" -eq 1
+check "Redis out of memory: nothing stored there" test "$(rcli full DBSIZE)" -eq 0
+check "Redis out of memory: still asked for each module (2 remote misses)" \
+	test "$(stat_of full remote_misses)" -eq 2
+echo "     Redis out of memory: ${t} s ($(stat_of full remote_errors) refusals counted)"
 
 # ---- passwords ---------------------------------------------------------------------------
 check "redis-server with a password and an ACL user started" start_redis auth \
