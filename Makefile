@@ -27,7 +27,10 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS   ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
               -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -pthread
-LDLIBS_CORE := -linih -lzstd -ldl -pthread
+# hiredis (the remote tier) is linked statically: the library lives inside
+# other programs, and a host with its own hiredis of another version must not
+# have its calls bound to ours (exports.map keeps every hiredis name hidden).
+LDLIBS_CORE := -linih -lzstd -l:libhiredis.a -ldl -pthread
 
 ifneq ($(SANITIZE),)
   SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -375,6 +375,28 @@ if len(sys.argv) > 3 and sys.argv[3] == "--modern-only":
             o.append("- %s: %s (%s)" % (g, "yes" if met else "**no**", detail))
     print("\n".join(o))
     sys.exit(0)
+# ---- remote tier (bench/remote.sh) --------------------------------------------------
+remote = {}        # size -> kind -> [seconds]
+remote_bytes = {}  # size -> (plain, zstd)
+remote_conc = {}   # mode -> [(wall, compiles)]
+remote_info = {}
+for line in (read("remote.txt") or "").splitlines():
+    f = line.split()
+    if len(f) == 5 and f[0] == "remote":
+        remote.setdefault(f[1], {}).setdefault(f[2], []).append(float(f[4]))
+    elif len(f) == 4 and f[0] == "remote_bytes":
+        remote_bytes[f[1]] = (int(f[2]), int(f[3]))
+    elif len(f) == 5 and f[0] == "remote_conc":
+        remote_conc.setdefault(f[1], []).append((float(f[3]), int(f[4])))
+    elif f and f[0] == "remote_summary":
+        remote_info = dict(x.split("=", 1) for x in f[1:])
+remote_rows = [(n, remote[n]) for n in ("xs", "s", "m", "l")
+               if n in remote and all(k in remote[n] for k in ("cold", "local", "remote"))]
+if "remote" in remote_conc:
+    goals.append(("Remote tier: %s nodes cold at once compile once"
+                  % remote_info.get("nodes", "N"),
+                  all(c == 1 for _, c in remote_conc["remote"]),
+                  "compilations per run: %s" % ", ".join(str(c) for _, c in remote_conc["remote"])))
 
 # ---- write results.md -----------------------------------------------------------------
 o = []
@@ -447,6 +469,24 @@ if "single" in conc and "many" in conc:
          "/".join(str(c) for c in sorted(set(r["comp"] for r in conc["many"]))),
          fmt_t(median([r["wall"] for r in conc["nocache"]])) if "nocache" in conc else "—",
          conc_info.get("procs", "N"), many / one))
+for n, d in remote_rows:
+    # The default sends values zstd-compressed (remote_z); plain beside it.
+    main = d.get("remote_z") or d["remote"]
+    cold, loc, rem = median(d["cold"]), median(d["local"]), median(main)
+    w("| Remote tier, Level Zero %s over loopback Redis | %s | | remote hit %s%s | local hit %s "
+      "| %.2fx (+%.2f ms) | %.0fx |"
+      % (n, fmt_t(cold), fmt_t(rem),
+         " (values uncompressed: %s)" % fmt_t(median(d["remote"])) if "remote_z" in d else "",
+         fmt_t(loc), rem / loc, (rem - loc) * 1e3, cold / rem))
+if "remote" in remote_conc and "local" in remote_conc:
+    w("| Remote tier: %s nodes cold at once, Level Zero m | | | with the remote: %s wall, "
+      "%s compile(s) | without: %s wall, %s compiles | %.2fx of the wall time | |"
+      % (remote_info.get("nodes", "N"), fmt_t(median([x for x, _ in remote_conc["remote"]])),
+         "/".join(str(c) for c in sorted(set(c for _, c in remote_conc["remote"]))),
+         fmt_t(median([x for x, _ in remote_conc["local"]])),
+         "/".join(str(c) for c in sorted(set(c for _, c in remote_conc["local"]))),
+         median([x for x, _ in remote_conc["remote"]]) /
+         median([x for x, _ in remote_conc["local"]])))
 if modern_rows:
     w("")
     modern_table(w)
@@ -636,6 +676,45 @@ if not any_micro:
     w("")
 elif read("micro-compress.txt") is None:
     w("No --compress figures: this build of the store has no zstd (JC_HAVE_ZSTD).")
+    w("")
+
+w("## 7. Remote tier (Redis over loopback)")
+w("")
+if remote_rows or remote_conc:
+    w("bench/remote.sh against a redis-server %s it starts on 127.0.0.1. Each run is a fresh "
+      "process's first zeModuleCreate. *local*: a hit from the local cache directory; "
+      "*remote*: a process with an empty cache directory gets the value from Redis, verifies "
+      "it and keeps it locally, with values sent uncompressed (JITCACHE_REMOTE_COMPRESS=0); "
+      "*remote, zstd*: the same with values compressed on the wire (the default). local, "
+      "remote and remote-zstd interleaved, the first rotating." % remote_info.get("redis", "?"))
+    w("")
+    w("| module | value (plain / zstd) | cold | local hit | remote hit, uncompressed "
+      "| remote hit, zstd (default) | remote zstd − local | cold / remote zstd |")
+    w("|---|---|---|---|---|---|---|---|")
+    for n, d in remote_rows:
+        b = remote_bytes.get(n)
+        w("| %s | %s | %s | %s | %s | %s | %+.2f ms | %.0fx |"
+          % (n, "%s / %s" % (fmt_bytes(b[0]), fmt_bytes(b[1])) if b else "—",
+             fmt_stat(d["cold"]), fmt_stat(d["local"]), fmt_stat(d["remote"]),
+             fmt_stat(d.get("remote_z", [])),
+             (median(d.get("remote_z") or d["remote"]) - median(d["local"])) * 1e3,
+             median(d["cold"]) / median(d.get("remote_z") or d["remote"])))
+    w("")
+    if remote_conc:
+        w("%s nodes (processes with their own cache directories) start cold at once on "
+          "module m; with the remote one compiles and the others wait for its value in "
+          "Redis, without it each compiles. Compilations: the nodes' debug logs."
+          % remote_info.get("nodes", "N"))
+        w("")
+        w("| mode | wall | compilations |")
+        w("|---|---|---|")
+        for mode, label in (("remote", "with the remote"), ("local", "without the remote")):
+            if mode in remote_conc:
+                w("| %s | %s | %s |" % (label, fmt_stat([x for x, _ in remote_conc[mode]]),
+                                       ", ".join(str(c) for _, c in remote_conc[mode])))
+        w("")
+else:
+    w("Not run.")
     w("")
 
 with open(RESULTS, "w") as f:

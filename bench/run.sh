@@ -49,6 +49,9 @@
 #     bench/nvidia-results.md, if present, is included.
 #  5. Concurrency: bench/concurrency.sh, 4 processes starting cold at once
 #     on the ~500 KB module under jitcache, against one process alone.
+#  7. The remote tier: bench/remote.sh, remote hit against local hit and
+#     cold for the four module sizes over a loopback Redis it starts, and 4
+#     nodes cold at once with the remote and without it (~2.5 min).
 #  6. Micro-figures: build/bench/micro (key hashing GB/s, store/load time by
 #     entry size), with --compress too when the store is built with zstd.
 #  7. Intel's 2026 driver (NEO 26.x, in the Debian sid test bed of
@@ -69,7 +72,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze layers cl onednn concurrency micro modern modern_sycl); BENCH_REPS_HIT (15) sets
+# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -352,6 +355,23 @@ if ! skipped concurrency; then
 		failed="$failed concurrency"
 	fi
 	section_done concurrency
+fi
+
+# ---- 5b. remote tier ---------------------------------------------------------------
+if ! skipped remote; then
+	say "remote tier: bench/remote.sh"
+	remote_env=()
+	[ "$QUICK" = 1 ] && remote_env=(REMOTE_SIZES="xs s" REMOTE_REPS=2)
+	if [ ! -r "$OUT/spirv/m.spv" ]; then
+		"$ROOT/bench/make_spirv.sh" "$OUT/spirv" >"$OUT/spirv.txt" || failed="$failed make_spirv"
+	fi
+	if ! env "${remote_env[@]}" BUILD=$B bash "$ROOT/bench/remote.sh" "$OUT/spirv" \
+		>"$OUT/remote.txt" 2>"$OUT/remote.err"; then
+		echo "bench: bench/remote.sh failed (see $OUT/remote.err)" >&2
+		tail -n 5 "$OUT/remote.err" >&2
+		failed="$failed remote"
+	fi
+	section_done remote
 fi
 
 # ---- 6. micro-figures ----------------------------------------------------------

@@ -91,13 +91,35 @@ static void print_json(const struct jc_config *cfg, const char *dir, const struc
 	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu, \"hits\": %llu, "
 	       "\"misses\": %llu, \"stores\": %llu, \"evictions\": %llu, \"corrupt\": %llu, "
 	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu, "
-	       "\"layer_hits\": %llu}\n",
+	       "\"layer_hits\": %llu, \"remote_hits\": %llu, \"remote_misses\": %llu, \"remote_errors\": %llu, "
+	       "\"remote_corrupt\": %llu, \"remote_stores\": %llu, \"remote_bytes_in\": %llu, "
+	       "\"remote_bytes_out\": %llu}\n",
 	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
 	       (unsigned long long)s->size, (unsigned long long)s->hits,
 	       (unsigned long long)s->misses, (unsigned long long)s->stores,
 	       (unsigned long long)s->evictions, (unsigned long long)s->corrupt,
 	       (unsigned long long)s->store_failures, (unsigned long long)s->bytes_stored,
-	       (unsigned long long)s->saved_ns, (unsigned long long)s->layer_hits);
+	       (unsigned long long)s->saved_ns, (unsigned long long)s->layer_hits,
+	       (unsigned long long)s->remote_hits,
+	       (unsigned long long)s->remote_misses, (unsigned long long)s->remote_errors,
+	       (unsigned long long)s->remote_corrupt, (unsigned long long)s->remote_stores,
+	       (unsigned long long)s->remote_bytes_in, (unsigned long long)s->remote_bytes_out);
+}
+
+/* The remote tier's rows, when one is configured or was used. */
+static void print_remote(const struct jc_config *cfg, const struct jc_cache_stats *s)
+{
+	char a[32], b[32];
+	if (!cfg->remote_url[0] && !(s->remote_hits | s->remote_misses | s->remote_errors |
+				     s->remote_corrupt | s->remote_stores))
+		return;
+	printf("%-20s %llu (of the hits above)\n", "remote hits", (unsigned long long)s->remote_hits);
+	printf("%-20s %llu\n", "remote misses", (unsigned long long)s->remote_misses);
+	printf("%-20s %llu\n", "remote errors", (unsigned long long)s->remote_errors);
+	printf("%-20s %llu\n", "remote bad values", (unsigned long long)s->remote_corrupt);
+	printf("%-20s %llu\n", "remote stores", (unsigned long long)s->remote_stores);
+	printf("%-20s %s in, %s out\n", "remote traffic", human(s->remote_bytes_in, a),
+	       human(s->remote_bytes_out, b));
 }
 
 static void print_human(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
@@ -123,6 +145,7 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 	printf("%-20s %llu\n", "corrupt entries", (unsigned long long)s->corrupt);
 	printf("%-20s %llu\n", "store failures", (unsigned long long)s->store_failures);
 	printf("%-20s %.1f s\n", "compile time saved", (double)s->saved_ns / 1e9);
+	print_remote(cfg, s);
 }
 
 static int cmd_stats(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)

@@ -130,13 +130,16 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	c->dir_mode = opts->shared ? 0777 : 0700;
 	if (jc_stats_init(c->dir, c->file_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
+	c->remote = jc_remote_open(&opts->remote, c->dir); /* said why if it failed */
 	return c;
 }
 
 void jc_cache_close(struct jc_cache *cache)
 {
-	if (cache)
+	if (cache) {
 		jc_layers_close(cache->layers);
+		jc_remote_close(cache->remote);
+	}
 	free(cache);
 }
 
@@ -183,6 +186,13 @@ static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *ou
 	out->bytes_stored = v[JC_BYTES_STORED];
 	out->saved_ns = v[JC_SAVED_NS];
 	out->layer_hits = v[JC_LAYER_HITS];
+	out->remote_hits = v[JC_REMOTE_HITS];
+	out->remote_misses = v[JC_REMOTE_MISSES];
+	out->remote_errors = v[JC_REMOTE_ERRORS];
+	out->remote_corrupt = v[JC_REMOTE_CORRUPT];
+	out->remote_stores = v[JC_REMOTE_STORES];
+	out->remote_bytes_in = v[JC_REMOTE_BYTES_IN];
+	out->remote_bytes_out = v[JC_REMOTE_BYTES_OUT];
 }
 
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
@@ -294,37 +304,16 @@ static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
 			    c->dir, key->bytes[0], name);
 }
 
-/* Nothing usable in the cache directory: ask the read-only layers, on the
- * first lookup only (they do not change while we wait for a lock), and
- * count a hit there or the miss.  corrupt: a bad local entry was met.
- * (A remote tier, asked after the layers, slots in here.) */
-static int lookup_further(struct jc_cache *cache, const struct jc_key *key,
-			  struct jc_entry *out, uint64_t count_miss, uint64_t corrupt)
-{
-	unsigned bad = 0;
-	if (count_miss && cache->layers && jc_layers_get(cache->layers, key, out, &bad) == 0) {
-		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = 1, [JC_LAYER_HITS] = 1,
-			 [JC_SAVED_NS] = out->compile_ns, [JC_CORRUPT] = corrupt + bad }, NULL);
-		return 0;
-	}
-	if (count_miss || corrupt || bad) /* a recheck's plain miss counts nothing */
-		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_MISSES] = count_miss,
-			 [JC_CORRUPT] = corrupt + bad }, NULL);
-	return -1;
-}
-
-/* A lookup: the cache directory, then further (above).  For a recheck
- * (count_miss 0) the first lookup already counted a miss: a miss is not
- * counted again, and a hit takes that miss back, so that each request
- * counts exactly one hit or one miss. */
-static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
-		  uint64_t count_miss)
+/* Look in the directory: 0 on a valid entry (*out filled), -1 on a miss;
+ * *corrupt is set when a bad entry was found (and removed). */
+static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
+			int *corrupt)
 {
 	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
 	const char *why = "";
 	memset(out, 0, sizeof *out);
 	if (!cache->local)
-		return lookup_further(cache, key, out, count_miss, 0);
+		return -1;
 	jc_key_hex(key, name);
 	jc_file_path(cache, key->bytes[0], name, path);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -332,15 +321,12 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		if (errno != ENOENT && errno != ENOTDIR)
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache entry %s (%s); treating it as a miss",
 				    path, strerror(errno));
-		return lookup_further(cache, key, out, count_miss, 0);
+		return -1;
 	}
 	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
 	if (status == JC_ENTRY_OK) {
 		jc_fs_set_mtime(fd, jc_wall_ns()); /* recency for LRU; fails harmlessly if read-only */
 		close(fd);
-		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = 1,
-			 [JC_MISSES] = count_miss ? 0 : (uint64_t)-1, /* modulo 2^64 */
-			 [JC_SAVED_NS] = out->compile_ns }, NULL);
 		return 0;
 	}
 	if (status == JC_ENTRY_UNREADABLE)
@@ -349,7 +335,109 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 	else
 		drop_bad(cache, key, fd, status, why);
 	close(fd);
-	return lookup_further(cache, key, out, count_miss, status == JC_ENTRY_CORRUPT);
+	*corrupt = status == JC_ENTRY_CORRUPT;
+	return -1;
+}
+
+static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_encoded *e,
+		 int count);
+
+/* Keep a value the remote answered in the directory: as it came, unless it
+ * is compressed and this cache stores entries plain (then every later hit
+ * would pay for decompressing).  stored is the value's payload as read,
+ * before jc_entry_finish() decoded it into *e. */
+static void keep_locally(struct jc_cache *c, const struct jc_key *key,
+			 const struct jc_remote_value *v, const void *stored,
+			 const struct jc_entry_header *h, const struct jc_entry *e)
+{
+	struct jc_encoded enc = { .payload = stored, .payload_size = h->stored_size };
+	memcpy(enc.header, v->header, JC_ENTRY_HEADER_SIZE);
+	if ((h->flags & JC_ENTRY_ZSTD) && !c->compress)
+		jc_entry_encode(key, e->data, e->size, e->compile_ns, 0, &enc);
+	if (!c->max_size || JC_ENTRY_HEADER_SIZE + enc.payload_size <= c->max_size)
+		store(c, key, &enc, 0);
+	free(enc.owned);
+}
+
+/* Ask the remote tier: 0 and *out filled on a valid value, which is then
+ * also kept in the directory; -1 otherwise.  Counts into delta. */
+static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
+			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS])
+{
+	struct jc_remote_value v;
+	struct jc_entry_header h;
+	const char *why = "";
+	int got = c->remote ? jc_remote_get(c->remote, key, &v, delta) : -1;
+	if (got <= 0) {
+		delta[JC_REMOTE_MISSES] += got == 0 ? count_miss : 0;
+		return -1;
+	}
+	enum jc_entry_status status = jc_remote_value_check(key, &v, &h, &why);
+	/* A compressed payload is decoded in place: keep the bytes as read. */
+	void *stored = (h.flags & JC_ENTRY_ZSTD) && c->compress && status == JC_ENTRY_OK
+		? malloc(h.stored_size ? h.stored_size : 1) : NULL;
+	if (stored)
+		memcpy(stored, v.payload, h.stored_size);
+	if (status == JC_ENTRY_OK)
+		status = jc_entry_finish(v.header, &h, v.payload, out, &why);
+	else
+		free(v.payload);
+	if (status != JC_ENTRY_OK) {
+		char hex[2 * JC_KEY_BYTES + 1];
+		jc_key_hex(key, hex);
+		JC_LOG_ONCE(JC_LOG_WARN, "the remote's value for %s is not a valid entry (%s); "
+			    "compiling here, and the store replaces it", hex, why);
+		/* Once per request: the recheck after the lock reads it again. */
+		delta[JC_REMOTE_CORRUPT] += count_miss;
+		delta[JC_REMOTE_MISSES] += count_miss;
+		free(stored);
+		return -1;
+	}
+	keep_locally(c, key, &v, stored ? stored : out->data, &h, out);
+	free(stored);
+	delta[JC_REMOTE_HITS]++;
+	return 0;
+}
+
+/* Ask the read-only layers (on the first lookup only: they do not change
+ * while we wait for a lock): 0 and *out filled on a hit.  Counts into delta
+ * (bad entries met in a layer count as corrupt; the layer is left alone). */
+static int layer_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
+			uint64_t count_miss, uint64_t delta[JC_NCOUNTERS])
+{
+	unsigned bad = 0;
+	if (!count_miss || !c->layers)
+		return -1;
+	int rc = jc_layers_get(c->layers, key, out, &bad);
+	delta[JC_CORRUPT] += bad;
+	delta[JC_LAYER_HITS] += rc == 0;
+	return rc;
+}
+
+/* A lookup: the directory, then the read-only layers, then the remote tier.
+ * For a recheck (count_miss 0) the first lookup already counted a miss: a
+ * miss is not counted again, and a hit takes that miss back, so that each
+ * request counts exactly one hit or one miss. */
+static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
+		  uint64_t count_miss)
+{
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	int corrupt = 0;
+	int rc = local_lookup(cache, key, out, &corrupt);
+	if (rc != 0)
+		rc = layer_lookup(cache, key, out, count_miss, delta);
+	if (rc != 0)
+		rc = remote_lookup(cache, key, out, count_miss, delta);
+	if (rc == 0) {
+		delta[JC_HITS] = 1;
+		delta[JC_MISSES] = count_miss ? 0 : (uint64_t)-1; /* modulo 2^64 */
+		delta[JC_SAVED_NS] = out->compile_ns;
+	} else {
+		delta[JC_MISSES] = count_miss;
+	}
+	delta[JC_CORRUPT] += (uint64_t)corrupt;
+	jc_count(cache, delta, NULL);
+	return rc;
 }
 
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
@@ -474,7 +562,9 @@ static int commit(struct jc_cache *c, int sub, const char *tmp, const char *name
 	return 0;
 }
 
-static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_encoded *e)
+/* count: a store of a compile (not of a value the remote tier answered). */
+static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_encoded *e,
+		 int count)
 {
 	char tmp[PATH_MAX], name[2 * JC_KEY_BYTES + 1];
 	uint64_t size = JC_ENTRY_HEADER_SIZE + e->payload_size, after[JC_NCOUNTERS];
@@ -492,11 +582,31 @@ static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_e
 		unlink(tmp);
 		return -1;
 	}
+	if (!count)
+		return 0;
 	jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_STORES] = 1,
 		 [JC_BYTES_STORED] = e->payload_size }, after);
 	if (after[JC_STORES] % RESYNC_EVERY == 0 && after[JC_STORES] > 0)
 		jc_resync(c, (int)(after[JC_STORES] / RESYNC_EVERY % JC_SUBDIRS));
 	return 0;
+}
+
+/* Write the entry to the remote tier too, encoded as the remote wants. */
+static void remote_put(struct jc_cache *c, const struct jc_key *key, const void *data,
+		       size_t size, uint64_t compile_ns, const struct jc_encoded *local)
+{
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	struct jc_encoded other = { .owned = NULL };
+	const struct jc_encoded *e = local;
+	if (!c->remote || jc_remote_read_only(c->remote))
+		return;
+	if (!jc_remote_compress(c->remote) != !c->compress) {
+		jc_entry_encode(key, data, size, compile_ns, jc_remote_compress(c->remote), &other);
+		e = &other;
+	}
+	jc_remote_put(c->remote, key, e, delta);
+	free(other.owned);
+	jc_count(c, delta, NULL);
 }
 
 int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
@@ -512,8 +622,9 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 		JC_LOG_ONCE(JC_LOG_INFO, "an entry of %llu bytes is larger than the cache's "
 			    "max_size (%llu bytes); not stored",
 			    (unsigned long long)file_size, (unsigned long long)cache->max_size);
-	else if ((rc = store(cache, key, &e)) != 0)
+	else if ((rc = store(cache, key, &e, 1)) != 0)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_STORE_FAILURES] = 1 }, NULL);
+	remote_put(cache, key, data, size, compile_ns, &e);
 	free(e.owned);
 	return rc;
 }

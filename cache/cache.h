@@ -69,6 +69,24 @@ struct jc_key {
 /* Lower-case hex of the key, NUL-terminated. */
 void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1]);
 
+/* The remote tier (README "The remote tier"): a Redis server many machines
+ * share.  A lookup that misses the directory asks the remote, verifies what
+ * it gets exactly like an entry file and keeps it in the directory; a store
+ * writes both; jc_cache_lock_key() also takes a lease in Redis, so that one
+ * machine compiles while the others wait for its value.  The remote is
+ * never fatal and never slow: see cache/remote.h. */
+struct jc_remote_options {
+	const char *url;           /* redis://... or redis+unix://...; NULL, "" or
+				      "off": no remote tier (cache/remote_url.h) */
+	const char *password_file; /* if set, its first line is the password */
+	int read_only;             /* read values, never write (no stores, no leases) */
+	double connect_timeout;    /* seconds */
+	double timeout;            /* seconds, for each operation */
+	double backoff;            /* seconds the remote is skipped after a failure */
+	double lease;              /* seconds a compile lease lives, renewed meanwhile */
+	int compress;              /* values zstd-compressed on the wire */
+};
+
 struct jc_cache_options {
 	const char *dir;       /* created (0700) if missing */
 	uint64_t max_size;     /* bytes; 0 means no cap */
@@ -78,6 +96,7 @@ struct jc_cache_options {
 				  JC_HAVE_ZSTD; otherwise said once, ignored) */
 	const char *layers;    /* read-only cache directories "DIR[:DIR...]"
 				  searched after dir (cache/layers.h); may be NULL */
+	struct jc_remote_options remote; /* all zero: no remote tier */
 };
 
 struct jc_cache;
@@ -130,7 +149,12 @@ void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key);
  * exclusive lock on the key (flock on a per-key lock file, released by the
  * kernel if the holder dies), waiting at most lock_timeout seconds.  Returns
  * NULL if the wait timed out or locking is impossible: the caller then
- * compiles on its own. */
+ * compiles on its own.  With a remote tier, the holder of the local lock
+ * then waits, within the same lock_timeout, until no other machine holds
+ * the key's lease in Redis or the value is there, and takes the lease
+ * itself (a read-only remote takes none); the lease is renewed until
+ * jc_cache_unlock() and expires by itself if its holder dies.  Either way
+ * the caller's jc_cache_recheck() then finds what another machine stored. */
 struct jc_cache_lock;
 struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key);
 void jc_cache_unlock(struct jc_cache_lock *lock);
@@ -143,6 +167,11 @@ struct jc_cache_stats {
 	uint64_t bytes_stored;     /* payload bytes written by stores (compressed) */
 	uint64_t saved_ns;         /* compile time of the entries that hit */
 	uint64_t entries, size;    /* current contents (shared stats only) */
+	/* The remote tier: lookups it answered (also counted in hits) and first
+	 * lookups it could not answer; failed exchanges; values that failed
+	 * verification; values written; bytes read and written. */
+	uint64_t remote_hits, remote_misses, remote_errors, remote_corrupt, remote_stores;
+	uint64_t remote_bytes_in, remote_bytes_out;
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);

@@ -9,12 +9,15 @@
  *   DIR/ab/<32 hex digits>.lock  its compile-once lock file (jc_cache_lock_key)
  *   DIR/ab/.tmp.*                entries being written; left over by a crash
  *                                and removed by cleanup once an hour old
+ *   DIR/remote-<hash>.down       until when the remote tier of that address
+ *                                is skipped after a failure (remote.c)
  */
 #ifndef JITCACHE_CACHE_INTERNAL_H
 #define JITCACHE_CACHE_INTERNAL_H
 
 #include "cache/cache.h"
 #include "cache/entry.h"
+#include "cache/remote.h"
 #include "cache/stats.h"
 
 #include <limits.h>
@@ -33,6 +36,7 @@ struct jc_cache {
 	struct jc_layers *layers;      /* read-only, searched after dir; or NULL */
 	int local;                     /* 0: dir is unusable and empty: the layers
 					  serve hits, and nothing else is done */
+	struct jc_remote *remote;      /* NULL: no remote tier */
 };
 
 /* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */

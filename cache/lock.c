@@ -1,4 +1,5 @@
-/* lock.c — compile-once locks: one flock(2)ed file per key. */
+/* lock.c — compile-once locks: one flock(2)ed file per key, and with a
+ * remote tier, a lease in Redis while the key is compiled (remote.h). */
 #include "cache/internal.h"
 
 #include "cache/fsutil.h"
@@ -12,7 +13,8 @@
 #include <unistd.h>
 
 struct jc_cache_lock {
-	int fd;
+	int fd;                        /* -1: no local lock */
+	struct jc_remote_lease *lease; /* NULL: none */
 };
 
 static int open_lock_file(const struct jc_cache *c, int sub, const char *path)
@@ -39,6 +41,7 @@ static int still_linked(int fd, const char *path)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* NULL, with errno = err (ETIMEDOUT: another process still holds it). */
 static struct jc_cache_lock *give_up(int fd, const char *path, int err)
 {
 	if (fd >= 0)
@@ -49,19 +52,19 @@ static struct jc_cache_lock *give_up(int fd, const char *path, int err)
 	else
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock %s (%s); compiling without waiting "
 			    "for other processes", path, strerror(err));
+	errno = err;
 	return NULL;
 }
 
-struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_key *key,
+					int64_t deadline)
 {
 	char name[2 * JC_KEY_BYTES + 6], path[PATH_MAX];
 	int sub = key->bytes[0];
-	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
-	if (timeout > 1e6)
-		timeout = 1e6;
-	int64_t deadline = jc_wall_ns() + (int64_t)(timeout * 1e9);
-	if (!cache->local)
-		return NULL; /* layers only: nothing to wait for, nowhere to lock */
+	if (!cache->local) {
+		errno = EROFS; /* layers only: nowhere to lock */
+		return NULL;
+	}
 	jc_key_hex(key, name);
 	strcat(name, ".lock");
 	jc_file_path(cache, sub, name, path);
@@ -79,16 +82,59 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 		if (!lock)
 			return give_up(fd, path, ENOMEM);
 		lock->fd = fd;
+		lock->lease = NULL;
 		return lock;
 	}
 	return NULL;
+}
+
+/* Holding the local lock, wait for other machines through the remote tier,
+ * until the same deadline.  Whatever happens, the caller goes on: to find
+ * the value, or to compile (with the lease, or without one when the remote
+ * cannot be used or another machine is still compiling at the deadline). */
+static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t deadline,
+			struct jc_cache_lock *lock)
+{
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	char hex[2 * JC_KEY_BYTES + 1];
+	int64_t start = jc_wall_ns();
+	enum jc_remote_wait w = jc_remote_wait(c->remote, key, deadline, &lock->lease, delta);
+	jc_key_hex(key, hex);
+	if (w == JC_REMOTE_TIMEOUT)
+		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another machine to compile %s; "
+			    "compiling here as well", hex);
+	else if (w == JC_REMOTE_READY && jc_wall_ns() - start > 1000000)
+		jc_log(JC_LOG_DEBUG, "waited %.3f s for another machine to compile %s",
+		       (double)(jc_wall_ns() - start) / 1e9, hex);
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		if (delta[i]) {
+			jc_count(c, delta, NULL);
+			break;
+		}
+}
+
+struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+{
+	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
+	if (timeout > 1e6)
+		timeout = 1e6;
+	int64_t deadline = jc_wall_ns() + (int64_t)(timeout * 1e9);
+	struct jc_cache_lock *lock = lock_local(cache, key, deadline);
+	if (!lock && errno != ETIMEDOUT && cache->remote && (lock = malloc(sizeof *lock)))
+		*lock = (struct jc_cache_lock){ .fd = -1 }; /* no local lock: still coordinate */
+	if (lock && cache->remote)
+		wait_remote(cache, key, deadline, lock);
+	return lock;
 }
 
 void jc_cache_unlock(struct jc_cache_lock *lock)
 {
 	if (!lock)
 		return;
-	flock(lock->fd, LOCK_UN); /* also for a child that fork() gave a copy of the fd */
-	close(lock->fd);
+	jc_remote_release(lock->lease);
+	if (lock->fd >= 0) {
+		flock(lock->fd, LOCK_UN); /* also for a child that fork() gave a copy of the fd */
+		close(lock->fd);
+	}
 	free(lock);
 }

@@ -1,6 +1,8 @@
 #include "config/config.h"
 #include "config/log.h"
 
+#include "cache/remote_url.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
@@ -123,6 +125,22 @@ static int parse_paths(const char *text, char *out, const char **why)
 	return 0;
 }
 
+/* A remote URL, checked now so that a bad one is reported with its file and
+ * line; "off" and "" mean none. */
+static int parse_url(const char *text, char out[JC_REMOTE_URL_MAX], const char **why)
+{
+	struct jc_remote_url u;
+	if (strcasecmp(text, "off") == 0 || text[0] == '\0') {
+		out[0] = '\0';
+		return 0;
+	}
+	if (jc_remote_url_parse(text, &u, why) != 0)
+		return -1;
+	snprintf(out, JC_REMOTE_URL_MAX, "%s", text);
+	return 0;
+}
+
+#define PARSE_URL(text, field, why)   parse_url(text, field, why)
 #define PARSE_PATH(text, field, why)  parse_path(text, field, why)
 #define PARSE_PATHS(text, field, why) parse_paths(text, field, why)
 #define PARSE_SIZE(text, field, why)  jc_config_parse_size(text, &(field), why)
@@ -171,10 +189,12 @@ static int on_ini_value(void *user, const char *section, const char *name, const
 	int rc = set_setting(r->cfg, section, name, value, from, &why);
 	if (rc < 0)
 		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
-	else if (rc == 0)
+	else if (rc == 0) {
+		char shown[JC_REMOTE_URL_MAX];
+		jc_remote_url_redact(value, shown, sizeof shown); /* never print a password */
 		jc_log(JC_LOG_WARN, "%s: bad value '%s' for [%s] %s: %s; using %s",
-		       from, value, section, name, why,
-		       "the previous value");
+		       from, shown, section, name, why, "the previous value");
+	}
 	return 1; /* keep going: one bad line does not spoil the rest */
 }
 
@@ -225,13 +245,16 @@ static const char *find_ini(char *buf, size_t size)
 static void apply_env(struct jc_config *cfg)
 {
 	const char *why = NULL;
-	char from[64];
+	char from[64], shown[JC_REMOTE_URL_MAX];
 #define X(sec, nm, kind, field, def, env, help)                                          \
 	{                                                                                \
 		const char *v = getenv(env);                                             \
 		snprintf(from, sizeof from, "env %s", env);                              \
-		if (v && *v && set_setting(cfg, #sec, #nm, v, from, &why) == 0)          \
-			jc_log(JC_LOG_WARN, "%s='%s' is not valid: %s; ignored", env, v, why); \
+		if (v && (*v || JC_EMPTY_OK_##kind) &&                                    \
+		    set_setting(cfg, #sec, #nm, v, from, &why) == 0) {                   \
+			jc_remote_url_redact(v, shown, sizeof shown);                    \
+			jc_log(JC_LOG_WARN, "%s='%s' is not valid: %s; ignored", env, shown, why); \
+		}                                                                        \
 	}
 	JC_SETTINGS(X)
 #undef X
@@ -278,12 +301,19 @@ static void show_value(FILE *out, const char *s)          { fprintf(out, "%s", s
 static void show_u64(FILE *out, uint64_t v)              { fprintf(out, "%llu", (unsigned long long)v); }
 static void show_int(FILE *out, int v)                   { fprintf(out, "%d", v); }
 static void show_double(FILE *out, double v)             { fprintf(out, "%g", v); }
+static void show_url(FILE *out, const char *url)
+{
+	char shown[JC_REMOTE_URL_MAX];
+	jc_remote_url_redact(url, shown, sizeof shown);
+	fprintf(out, "%s", shown[0] ? shown : "off");
+}
 #define SHOW_PATH(out, v)  show_value(out, v)
 #define SHOW_PATHS(out, v) show_value(out, v)
 #define SHOW_SIZE(out, v)  show_u64(out, v)
 #define SHOW_BOOL(out, v)  show_int(out, v)
 #define SHOW_SECS(out, v)  show_double(out, v)
 #define SHOW_LEVEL(out, v) show_value(out, jc_log_level_name((enum jc_log_level)(v)))
+#define SHOW_URL(out, v)   show_url(out, v)
 
 void jc_config_show(const struct jc_config *cfg, FILE *out)
 {

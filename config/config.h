@@ -41,6 +41,24 @@
 	  "1 stores entries zstd-compressed: ~10x smaller, ~1 ms slower hits")          \
 	X(cache, layers,       PATHS, layers,       "",     "JITCACHE_LAYERS",             \
 	  "read-only cache directories DIR[:DIR...] searched after the cache")           \
+	X(remote, url,         URL,   remote_url,   "",     "JITCACHE_REMOTE",             \
+	  "Redis shared by many machines: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] "   \
+	  "or redis+unix:///PATH[?db=N]; empty or off: none")                            \
+	X(remote, password_file, PATH, remote_password_file, "", "JITCACHE_REMOTE_PASSWORD_FILE", \
+	  "file whose first line is the Redis password (not in the URL or environment)") \
+	X(remote, read_only,   BOOL,  remote_read_only, "0", "JITCACHE_REMOTE_READ_ONLY",  \
+	  "1 uses the remote's entries but never writes to it")                         \
+	X(remote, connect_timeout, SECS, remote_connect_timeout, "0.2",                    \
+	  "JITCACHE_REMOTE_CONNECT_TIMEOUT", "seconds to wait for a connection")         \
+	X(remote, timeout,     SECS,  remote_timeout, "0.5", "JITCACHE_REMOTE_TIMEOUT",    \
+	  "seconds to wait for each answer of the remote")                              \
+	X(remote, backoff,     SECS,  remote_backoff, "30",  "JITCACHE_REMOTE_BACKOFF",    \
+	  "seconds the remote is left alone after a failure")                           \
+	X(remote, lease,       SECS,  remote_lease,   "10",  "JITCACHE_REMOTE_LEASE",      \
+	  "seconds a machine's claim to compile a kernel lasts unless renewed")         \
+	X(remote, compress,    BOOL,  remote_compress, "1",  "JITCACHE_REMOTE_COMPRESS",   \
+	  "1 sends values zstd-compressed: ~7x less traffic and Redis memory; 0 sends " \
+	  "them as the entry files")                                                     \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
 	  "error, warn, info (adds a summary line at exit) or debug")
 
@@ -57,6 +75,17 @@
 #define JC_DIM_SECS
 #define JC_TYPE_LEVEL int
 #define JC_DIM_LEVEL
+#define JC_TYPE_URL   char
+#define JC_DIM_URL    [1024]
+
+/* Kinds whose empty value in the environment means something (no remote);
+ * for the others an empty variable is ignored. */
+#define JC_EMPTY_OK_PATH  0
+#define JC_EMPTY_OK_SIZE  0
+#define JC_EMPTY_OK_BOOL  0
+#define JC_EMPTY_OK_SECS  0
+#define JC_EMPTY_OK_LEVEL 0
+#define JC_EMPTY_OK_URL   1
 
 struct jc_config {
 #define X(sec, name, kind, field, def, env, help) JC_TYPE_##kind field JC_DIM_##kind;
@@ -77,7 +106,8 @@ void jc_config_load(struct jc_config *cfg);
 int jc_config_parse_size(const char *text, uint64_t *out, const char **why);
 int jc_config_parse_bool(const char *text, int *out, const char **why);
 
-/* Print "section.name = value    (from)" for every setting. */
+/* Print "section.name = value    (from)" for every setting; a password in
+ * the remote URL is shown as "***". */
 void jc_config_show(const struct jc_config *cfg, FILE *out);
 
 #endif

@@ -24,6 +24,16 @@ static void runtime_init(void)
 		.lock_timeout = config.lock_timeout,
 		.compress = config.compress,
 		.layers = config.layers,
+		.remote = {
+			.url = config.remote_url,
+			.password_file = config.remote_password_file,
+			.read_only = config.remote_read_only,
+			.connect_timeout = config.remote_connect_timeout,
+			.timeout = config.remote_timeout,
+			.backoff = config.remote_backoff,
+			.lease = config.remote_lease,
+			.compress = config.remote_compress,
+		},
 	};
 	cache = jc_cache_open(&opts);
 	/* jc_cache_open() said why if it failed; every call now passes through. */

@@ -5,7 +5,8 @@ set -e
 PKGS="build-essential clang pkg-config libxxhash-dev libinih-dev libzstd-dev
       ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
-      clblast-utils gnuplot-nox debootstrap zstd"
+      clblast-utils gnuplot-nox debootstrap zstd
+      redis-server libhiredis-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -13,6 +13,7 @@
  *                 the driver reads as many bytes as the SPIR-V type has)
  *     -t N        N threads, each creating a module from FILE[i % files]
  *     -r N        create each module N times in the process
+ *     -s          each thread creates a module from every FILE in turn
  *     -p          link all FILEs into one module (ZE_experimental_module_program)
  *     -n          the files are native binaries (ZE_MODULE_FORMAT_NATIVE)
  *     -x          chain an extension structure jitcache does not know
@@ -63,7 +64,7 @@ union ze_client_table {
 static struct {
 	struct ze_client_api api;
 	const char *flags;
-	int threads, repeat, program, native, unknown_ext, want_log;
+	int threads, repeat, program, native, unknown_ext, want_log, sequence;
 	int files;
 	unsigned char *data[MAX_FILES];
 	size_t size[MAX_FILES];
@@ -211,7 +212,8 @@ static void *zc_thread(void *arg)
 {
 	int t = (int)(intptr_t)arg;
 	for (int n = 0; n < zc.repeat; n++)
-		zc_create(zc.program ? 0 : t % zc.files);
+		for (int f = 0; f < (zc.sequence && !zc.program ? zc.files : 1); f++)
+			zc_create(zc.program ? 0 : zc.sequence ? f : t % zc.files);
 	return NULL;
 }
 
@@ -238,7 +240,7 @@ static void zc_use_table(void)
 static void zc_options(int argc, char **argv)
 {
 	int opt;
-	while ((opt = getopt(argc, argv, "f:c:t:r:pnxl")) != -1) {
+	while ((opt = getopt(argc, argv, "f:c:t:r:pnxls")) != -1) {
 		switch (opt) {
 		case 'f':
 			zc.flags = optarg;
@@ -271,6 +273,9 @@ static void zc_options(int argc, char **argv)
 			break;
 		case 'l':
 			zc.want_log = 1;
+			break;
+		case 's':
+			zc.sequence = 1;
 			break;
 		default:
 			exit(2);

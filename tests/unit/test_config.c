@@ -16,7 +16,11 @@ static char messages[8192];
 static const char *const our_env[] = {
 	"JITCACHE_CONFIG", "JITCACHE_DIR", "JITCACHE_MAX_SIZE", "JITCACHE_DISABLE",
 	"JITCACHE_LOG", "JITCACHE_SHARED", "JITCACHE_LOCK_TIMEOUT", "JITCACHE_COMPRESS",
-	"JITCACHE_LAYERS", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+	"JITCACHE_LAYERS",
+	"JITCACHE_REMOTE", "JITCACHE_REMOTE_PASSWORD_FILE", "JITCACHE_REMOTE_READ_ONLY",
+	"JITCACHE_REMOTE_CONNECT_TIMEOUT", "JITCACHE_REMOTE_TIMEOUT", "JITCACHE_REMOTE_BACKOFF",
+	"JITCACHE_REMOTE_LEASE", "JITCACHE_REMOTE_COMPRESS",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME",
 };
 
 static void clean_env(void)
@@ -235,6 +239,52 @@ static void test_show(void)
 	CHECK(strstr(text, "log.level            = warn    (default") != NULL, "show gives defaults");
 }
 
+/* The [remote] settings: the URL is checked as it is read (a bad one named
+ * with its file and line, keeping the previous value), an empty or "off"
+ * JITCACHE_REMOTE turns the remote off over the file, and no message or
+ * `jitcache config` output ever holds the password. */
+static void test_remote(void)
+{
+	struct jc_config cfg;
+	char ini[256], out[4096] = "";
+	clean_env();
+	load(&cfg);
+	CHECK(cfg.remote_url[0] == '\0' && cfg.remote_read_only == 0 && cfg.remote_timeout > 0 &&
+	      cfg.remote_connect_timeout > 0 && cfg.remote_backoff > 0 && cfg.remote_lease > 0,
+	      "defaults: no remote, small timeouts, a back-off and a lease");
+	snprintf(ini, sizeof ini, "%s/r.ini", dir);
+	write_file(ini, "[remote]\nurl = redis://ci:Hunter2pw@cache:7000/3\nread_only = 1\n"
+			"timeout = 0.25\nurl = redis://ci:Hunter2pw@cache:99999\n");
+	setenv("JITCACHE_CONFIG", ini, 1);
+	load(&cfg);
+	CHECK(strcmp(cfg.remote_url, "redis://ci:Hunter2pw@cache:7000/3") == 0 &&
+	      cfg.remote_read_only == 1 && cfg.remote_timeout == 0.25, "[remote] read from the file");
+	CHECK(count_lines(messages) == 1 && strstr(messages, ":5: bad value") &&
+	      strstr(messages, "port must be"), "a bad URL: one line naming file:line (%s)", messages);
+	CHECK(strstr(messages, "Hunter2pw") == NULL, "... without the password");
+	FILE *f = fmemopen(out, sizeof out - 1, "w");
+	jc_config_show(&cfg, f);
+	fclose(f);
+	CHECK(strstr(out, "remote.url           = redis://ci:***@cache:7000/3") != NULL,
+	      "config shows the URL with the password as ***");
+	CHECK(strstr(out, "Hunter2pw") == NULL, "... and nowhere else");
+	setenv("JITCACHE_REMOTE", "", 1);
+	load(&cfg);
+	CHECK(cfg.remote_url[0] == '\0' && strcmp(cfg.remote_url_from, "env JITCACHE_REMOTE") == 0,
+	      "an empty JITCACHE_REMOTE turns the file's remote off");
+	setenv("JITCACHE_REMOTE", "OFF", 1);
+	load(&cfg);
+	CHECK(cfg.remote_url[0] == '\0', "JITCACHE_REMOTE=off too");
+	setenv("JITCACHE_REMOTE", "redis+unix:///run/r.sock?db=2", 1);
+	load(&cfg);
+	CHECK(strcmp(cfg.remote_url, "redis+unix:///run/r.sock?db=2") == 0, "a unix socket URL");
+	setenv("JITCACHE_REMOTE", "redis://:Hunter2pw@", 1);
+	load(&cfg);
+	CHECK(strstr(messages, "JITCACHE_REMOTE='redis://:***@' is not valid: no host") &&
+	      strcmp(cfg.remote_url, "redis://ci:Hunter2pw@cache:7000/3") == 0,
+	      "a bad JITCACHE_REMOTE: one line, the file's value kept (%s)", messages);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -247,6 +297,7 @@ int main(void)
 	test_parsers();
 	test_layers();
 	test_show();
+	test_remote();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -1,0 +1,793 @@
+/* remote.c — the remote tier on Redis through hiredis: connections,
+ * back-off, values and compile leases.  See remote.h. */
+#include "cache/remote.h"
+
+#include "cache/fsutil.h"
+#include "cache/remote_url.h"
+#include "config/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* Longest name: "jitcache:v1:" + 32 hex digits + ":lease". */
+#define NAME_MAX_LEN 64
+
+/* A connection and the process that made it: after fork() a child must not
+ * talk over its parent's socket. */
+struct conn {
+	redisContext *ctx;
+	pid_t pid;
+	int reused; /* kept from an earlier exchange: the server may have closed it */
+};
+
+struct jc_remote {
+	struct jc_remote_url url;
+	char shown[JC_REMOTE_URL_MAX]; /* the URL without its password, for messages */
+	int read_only, compress;
+	struct timeval connect_tv, op_tv;
+	double op_timeout, backoff, lease;
+	char down_path[PATH_MAX];      /* the shared back-off file, or "" */
+	int64_t skip_until;            /* wall ns; read and written atomically */
+	struct conn *idle;             /* a connection ready for reuse (atomic) */
+};
+
+struct jc_remote_lease {
+	struct jc_remote *r;
+	char name[NAME_MAX_LEN], token[128];
+	pid_t pid;
+	pthread_t thread;
+	int has_thread, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* ---- problems, once per kind, and back-off ------------------------------ */
+
+enum problem { P_CONNECT, P_IO, P_PROTOCOL, P_AUTH, P_REFUSED, P_LEASE, P_COUNT };
+static int told[P_COUNT];
+
+static void back_off(struct jc_remote *r)
+{
+	int64_t until = jc_wall_ns() + (int64_t)(r->backoff * 1e9);
+	__atomic_store_n(&r->skip_until, until, __ATOMIC_RELAXED);
+	if (!r->down_path[0])
+		return;
+	/* Best effort: a cache directory we cannot write only means other
+	 * processes find out for themselves. */
+	int fd = open(r->down_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	char text[32];
+	int n = snprintf(text, sizeof text, "%lld\n", (long long)until);
+	if (write(fd, text, (size_t)n) != n) {
+		/* a short file is ignored by its readers */
+	}
+	close(fd);
+}
+
+/* Is the remote in a back-off period, ours or one another process of this
+ * cache directory started? */
+static int skipping(struct jc_remote *r)
+{
+	int64_t now = jc_wall_ns();
+	if (now < __atomic_load_n(&r->skip_until, __ATOMIC_RELAXED))
+		return 1;
+	if (!r->down_path[0])
+		return 0;
+	int fd = open(r->down_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char text[32] = "";
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	long long until = n > 0 ? strtoll(text, NULL, 10) : 0;
+	/* A time further off than one back-off period is not one we wrote. */
+	if (until <= now || until > now + (int64_t)(r->backoff * 1e9) + 1000000000)
+		return 0;
+	__atomic_store_n(&r->skip_until, (int64_t)until, __ATOMIC_RELAXED);
+	return 1;
+}
+
+__attribute__((format(printf, 4, 5)))
+static void problem(struct jc_remote *r, enum problem kind, int skip, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (skip)
+		back_off(r);
+	if (__atomic_exchange_n(&told[kind], 1, __ATOMIC_RELAXED))
+		return;
+	if (skip)
+		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)",
+		       r->shown, what, r->backoff);
+	else
+		jc_log(JC_LOG_WARN, "remote %s: %s", r->shown, what);
+}
+
+/* ---- SIGPIPE ------------------------------------------------------------- */
+
+/* Writing to a connection the server closed raises SIGPIPE, which would kill
+ * a host process that never asked for a network.  hiredis writes with
+ * write(2), so SIGPIPE is blocked in this thread around every exchange, and
+ * one raised meanwhile is taken off the pending set before unblocking. */
+struct pipe_guard {
+	sigset_t old;
+	int was_pending;
+};
+
+static void pipe_block(struct pipe_guard *g)
+{
+	sigset_t pipe, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
+	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+static void pipe_unblock(struct pipe_guard *g)
+{
+	sigset_t pipe, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* ---- connections ----------------------------------------------------------- */
+
+static void conn_free(struct conn *cn)
+{
+	if (!cn)
+		return;
+	redisFree(cn->ctx); /* closes the socket; sends nothing */
+	free(cn);
+}
+
+/* A reply, or NULL after saying why (and backing off). */
+static redisReply *exchange(struct jc_remote *r, redisContext *c, int argc, const char **argv,
+			    const size_t *lens, const char *what);
+
+/* A yes-or-no command at login: 0 if the server said OK. */
+static int login_step(struct jc_remote *r, redisContext *c, int argc, const char **argv,
+		      enum problem kind, const char *what)
+{
+	redisReply *rep = exchange(r, c, argc, argv, NULL, argv[0]);
+	if (!rep)
+		return -1;
+	int ok = rep->type == REDIS_REPLY_STATUS;
+	if (!ok)
+		problem(r, kind, 1, "%s refused (%s)", what,
+			rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected answer");
+	freeReplyObject(rep);
+	return ok ? 0 : -1;
+}
+
+static int login(struct jc_remote *r, redisContext *c)
+{
+	char db[16];
+	snprintf(db, sizeof db, "%d", r->url.db);
+	if (r->url.has_password && r->url.user[0] &&
+	    login_step(r, c, 3, (const char *[]){ "AUTH", r->url.user, r->url.password },
+		       P_AUTH, "login") != 0)
+		return -1;
+	if (r->url.has_password && !r->url.user[0] &&
+	    login_step(r, c, 2, (const char *[]){ "AUTH", r->url.password }, P_AUTH, "login") != 0)
+		return -1;
+	if (r->url.db && login_step(r, c, 2, (const char *[]){ "SELECT", db }, P_REFUSED,
+				    "selecting the database") != 0)
+		return -1;
+	return 0;
+}
+
+static struct conn *connect_now(struct jc_remote *r)
+{
+	redisContext *c = r->url.is_unix
+		? redisConnectUnixWithTimeout(r->url.path, r->connect_tv)
+		: redisConnectWithTimeout(r->url.host, r->url.port, r->connect_tv);
+	struct conn *cn = c ? malloc(sizeof *cn) : NULL;
+	if (!cn || c->err) {
+		problem(r, P_CONNECT, 1, "cannot connect (%s)", c ? c->errstr : "out of memory");
+		if (c)
+			redisFree(c);
+		free(cn);
+		return NULL;
+	}
+	cn->ctx = c;
+	cn->pid = getpid();
+	cn->reused = 0;
+	if (redisSetTimeout(c, r->op_tv) != REDIS_OK) {
+		problem(r, P_IO, 1, "cannot set the operation timeout (%s)", c->errstr);
+		conn_free(cn);
+		return NULL;
+	}
+	if (login(r, c) != 0) {
+		conn_free(cn);
+		return NULL;
+	}
+	return cn;
+}
+
+/* Take the idle connection, or make one. */
+static struct conn *checkout(struct jc_remote *r)
+{
+	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
+	if (cn && cn->pid == getpid()) {
+		cn->reused = 1;
+		return cn;
+	}
+	conn_free(cn); /* inherited through fork(): the parent's, not ours */
+	return connect_now(r);
+}
+
+static void checkin(struct jc_remote *r, struct conn *cn)
+{
+	struct conn *none = NULL;
+	if (!__atomic_compare_exchange_n(&r->idle, &none, cn, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		conn_free(cn); /* another thread's is kept instead */
+}
+
+/* ---- one exchange with the server ----------------------------------------- */
+
+struct session {
+	struct jc_remote *r;
+	struct conn *cn;
+	struct pipe_guard pipe;
+	uint64_t *delta;
+	int broken;
+};
+
+static int begin(struct session *s, struct jc_remote *r, uint64_t *delta)
+{
+	*s = (struct session){ .r = r, .delta = delta };
+	if (skipping(r))
+		return -1;
+	pipe_block(&s->pipe);
+	s->cn = checkout(r);
+	if (!s->cn) {
+		delta[JC_REMOTE_ERRORS]++;
+		pipe_unblock(&s->pipe);
+		return -1;
+	}
+	return 0;
+}
+
+static void end(struct session *s)
+{
+	if (s->broken)
+		conn_free(s->cn);
+	else
+		checkin(s->r, s->cn);
+	pipe_unblock(&s->pipe);
+}
+
+/* The connection failed: say why once, skip the remote for a while. */
+static void io_failed(struct jc_remote *r, redisContext *c, const char *what)
+{
+	if (c->err == REDIS_ERR_PROTOCOL)
+		problem(r, P_PROTOCOL, 1, "the answer to %s is not Redis protocol (%s)", what,
+			c->errstr);
+	else if (strstr(c->errstr, "temporarily unavailable") || strstr(c->errstr, "timed out"))
+		problem(r, P_IO, 1, "no answer to %s within %g s", what, r->op_timeout);
+	else
+		problem(r, P_IO, 1, "connection lost during %s (%s)", what,
+			c->errstr[0] ? c->errstr : "closed by the server");
+}
+
+static redisReply *exchange(struct jc_remote *r, redisContext *c, int argc, const char **argv,
+			    const size_t *lens, const char *what)
+{
+	void *reply = NULL;
+	if (redisAppendCommandArgv(c, argc, argv, lens) != REDIS_OK ||
+	    redisGetReply(c, &reply) != REDIS_OK || !reply) {
+		io_failed(r, c, what);
+		return NULL;
+	}
+	return reply;
+}
+
+/* Send n commands at once (one round trip) and read their n replies.
+ * 0, or -1 with the session broken and nothing to free. */
+struct command {
+	int argc;
+	const char *argv[6];
+	size_t lens[6];
+};
+
+static int send_and_read(redisContext *c, int n, struct command *cmd, redisReply **rep)
+{
+	int got = 0;
+	for (int i = 0; i < n; i++)
+		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
+			return -1;
+	for (got = 0; got < n; got++)
+		if (redisGetReply(c, (void **)&rep[got]) != REDIS_OK || !rep[got])
+			break;
+	if (got == n)
+		return 0;
+	while (got > 0)
+		freeReplyObject(rep[--got]);
+	return -1;
+}
+
+/* A kept connection the server closed meanwhile (its idle timeout, a
+ * restart): nothing was done on it, so the exchange is tried again on a new
+ * one rather than taken for a failure of the remote. */
+static int closed_while_idle(const struct conn *cn)
+{
+	const redisContext *c = cn->ctx;
+	return cn->reused && (c->err == REDIS_ERR_EOF ||
+			      (c->err == REDIS_ERR_IO && (strstr(c->errstr, "reset by peer") ||
+							  strstr(c->errstr, "Broken pipe"))));
+}
+
+static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
+		    const char *what)
+{
+	if (send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+		return 0;
+	if (closed_while_idle(s->cn)) {
+		conn_free(s->cn);
+		s->cn = connect_now(s->r);
+		if (s->cn && send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+			return 0;
+	}
+	if (s->cn)
+		io_failed(s->r, s->cn->ctx, what);
+	s->broken = 1;
+	s->delta[JC_REMOTE_ERRORS]++;
+	return -1;
+}
+
+static void command_set(struct command *cmd, int argc, ...)
+{
+	va_list ap;
+	va_start(ap, argc);
+	cmd->argc = argc;
+	for (int i = 0; i < argc; i++) {
+		cmd->argv[i] = va_arg(ap, const char *);
+		cmd->lens[i] = va_arg(ap, size_t);
+	}
+	va_end(ap);
+}
+
+#define ARG(s) (s), strlen(s)
+
+/* An answer Redis would not give: a refusal (out of memory, read-only
+ * replica, no permission) is said once and counted, and costs nothing more;
+ * a login problem or an answer of the wrong kind also skips the remote. */
+static void unexpected(struct session *s, const redisReply *rep, const char *what)
+{
+	s->delta[JC_REMOTE_ERRORS]++;
+	if (rep->type != REDIS_REPLY_ERROR) {
+		problem(s->r, P_PROTOCOL, 1, "unexpected answer to %s (type %d)", what, rep->type);
+		s->broken = 1;
+	} else if (strncmp(rep->str, "NOAUTH", 6) == 0 || strncmp(rep->str, "WRONGPASS", 9) == 0 ||
+		   strncmp(rep->str, "NOPERM", 6) == 0) {
+		problem(s->r, P_AUTH, 1, "%s refused (%s)", what, rep->str);
+	} else {
+		problem(s->r, P_REFUSED, 0, "%s refused (%s)", what, rep->str);
+	}
+}
+
+static void value_name(const struct jc_key *key, const char *suffix, char out[NAME_MAX_LEN])
+{
+	char hex[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(key, hex);
+	snprintf(out, NAME_MAX_LEN, "jitcache:v%d:%s%s", JC_ENTRY_VERSION, hex, suffix);
+}
+
+/* ---- opening ----------------------------------------------------------------- */
+
+static int read_password(const char *path, struct jc_remote_url *u, const char **why)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		*why = strerror(errno);
+		return -1;
+	}
+	char line[sizeof u->password + 2] = "";
+	int ok = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	size_t n = strcspn(line, "\r\n");
+	if (!ok || n == 0 || n >= sizeof u->password) {
+		*why = ok ? "empty first line, or longer than 255 bytes" : "empty file";
+		return -1;
+	}
+	memcpy(u->password, line, n);
+	u->password[n] = '\0';
+	u->has_password = 1;
+	return 0;
+}
+
+static struct timeval to_timeval(double seconds)
+{
+	if (!(seconds >= 0.001))
+		seconds = 0.001;
+	if (seconds > 3600)
+		seconds = 3600;
+	long long us = (long long)(seconds * 1e6);
+	return (struct timeval){ .tv_sec = us / 1000000, .tv_usec = us % 1000000 };
+}
+
+struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir)
+{
+	const char *why = "";
+	if (!opts || !opts->url || !opts->url[0] || strcasecmp(opts->url, "off") == 0)
+		return NULL;
+	struct jc_remote *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	jc_remote_url_redact(opts->url, r->shown, sizeof r->shown);
+	if (jc_remote_url_parse(opts->url, &r->url, &why) != 0) {
+		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
+		       r->shown, why);
+		free(r);
+		return NULL;
+	}
+	if (opts->password_file && opts->password_file[0] &&
+	    read_password(opts->password_file, &r->url, &why) != 0) {
+		jc_log(JC_LOG_WARN, "cannot read the remote's password file %s (%s); "
+		       "remote tier disabled", opts->password_file, why);
+		free(r);
+		return NULL;
+	}
+	r->read_only = opts->read_only;
+	r->compress = opts->compress;
+	r->connect_tv = to_timeval(opts->connect_timeout);
+	r->op_tv = to_timeval(opts->timeout);
+	r->op_timeout = opts->timeout;
+	r->backoff = opts->backoff > 0 ? opts->backoff : 0;
+	r->lease = opts->lease > 0.1 ? opts->lease : 0.1;
+	if (state_dir) {
+		char where[sizeof r->url.host + sizeof r->url.path + 32];
+		snprintf(where, sizeof where, "%s:%d:%s:%d", r->url.host, r->url.port, r->url.path,
+			 r->url.db);
+		snprintf(r->down_path, sizeof r->down_path, "%s/remote-%016llx.down", state_dir,
+			 (unsigned long long)XXH3_64bits(where, strlen(where)));
+	}
+	return r;
+}
+
+void jc_remote_close(struct jc_remote *r)
+{
+	if (!r)
+		return;
+	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
+	conn_free(cn);
+	free(r);
+}
+
+int jc_remote_read_only(const struct jc_remote *r)
+{
+	return r && r->read_only;
+}
+
+int jc_remote_compress(const struct jc_remote *r)
+{
+	return r && r->compress;
+}
+
+/* ---- values ---------------------------------------------------------------------- */
+
+int jc_remote_get(struct jc_remote *r, const struct jc_key *key, struct jc_remote_value *v,
+		  uint64_t delta[JC_NCOUNTERS])
+{
+	struct session s;
+	struct command cmd;
+	redisReply *rep;
+	char name[NAME_MAX_LEN];
+	memset(v, 0, sizeof *v);
+	if (!r || begin(&s, r, delta) != 0)
+		return -1;
+	value_name(key, "", name);
+	command_set(&cmd, 2, ARG("GET"), ARG(name));
+	int rc = -1;
+	if (pipeline(&s, 1, &cmd, &rep, "GET") == 0) {
+		if (rep->type == REDIS_REPLY_NIL) {
+			rc = 0;
+		} else if (rep->type == REDIS_REPLY_STRING) {
+			size_t n = rep->len, head = n < JC_ENTRY_HEADER_SIZE ? n : JC_ENTRY_HEADER_SIZE;
+			v->payload = malloc(n > head ? n - head : 1);
+			if (v->payload) {
+				memcpy(v->header, rep->str, head);
+				memcpy(v->payload, rep->str + head, n - head);
+				v->size = n;
+				delta[JC_REMOTE_BYTES_IN] += n;
+				rc = 1;
+			}
+		} else {
+			unexpected(&s, rep, "GET");
+		}
+		freeReplyObject(rep);
+	}
+	end(&s);
+	return rc;
+}
+
+enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
+					   const struct jc_remote_value *v,
+					   struct jc_entry_header *h, const char **why)
+{
+	enum jc_entry_status status = jc_entry_check_header(v->header, v->size, key, h, why);
+	if (status != JC_ENTRY_OK)
+		return status;
+	if (jc_entry_checksum(v->header, v->payload, h->stored_size) != h->checksum) {
+		*why = "checksum mismatch";
+		return JC_ENTRY_CORRUPT;
+	}
+	return JC_ENTRY_OK;
+}
+
+int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc_encoded *e,
+		  uint64_t delta[JC_NCOUNTERS])
+{
+	struct session s;
+	struct command cmd;
+	redisReply *rep;
+	char name[NAME_MAX_LEN];
+	size_t size = JC_ENTRY_HEADER_SIZE + e->payload_size;
+	if (!r || r->read_only)
+		return -1;
+	char *value = malloc(size);
+	if (!value)
+		return -1;
+	memcpy(value, e->header, JC_ENTRY_HEADER_SIZE);
+	memcpy(value + JC_ENTRY_HEADER_SIZE, e->payload, e->payload_size);
+	value_name(key, "", name);
+	command_set(&cmd, 3, ARG("SET"), ARG(name), value, size);
+	int rc = -1;
+	if (begin(&s, r, delta) == 0) {
+		if (pipeline(&s, 1, &cmd, &rep, "SET") == 0) {
+			if (rep->type == REDIS_REPLY_STATUS) {
+				delta[JC_REMOTE_STORES]++;
+				delta[JC_REMOTE_BYTES_OUT] += size;
+				rc = 0;
+			} else {
+				unexpected(&s, rep, "SET");
+			}
+			freeReplyObject(rep);
+		}
+		end(&s);
+	}
+	free(value);
+	return rc;
+}
+
+/* ---- leases ------------------------------------------------------------------------ */
+
+/* Compare-and-renew and compare-and-delete: a lease that expired and was
+ * taken by another machine is not ours to extend or remove. */
+static const char renew_script[] =
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "
+	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+static const char release_script[] =
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "
+	"return redis.call('del', KEYS[1]) else return 0 end";
+
+static long long lease_ms(const struct jc_remote *r)
+{
+	return (long long)(r->lease * 1000);
+}
+
+/* Run a lease script; 1 if it acted, 0 if the lease is not ours, -1. */
+static int lease_script(struct jc_remote_lease *l, const char *script, const char *what)
+{
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	struct session s;
+	struct command cmd;
+	redisReply *rep;
+	char ms[32];
+	snprintf(ms, sizeof ms, "%lld", lease_ms(l->r));
+	if (begin(&s, l->r, delta) != 0)
+		return -1;
+	command_set(&cmd, 6, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name), ARG(l->token),
+		    ARG(ms));
+	int rc = -1;
+	if (pipeline(&s, 1, &cmd, &rep, what) == 0) {
+		if (rep->type == REDIS_REPLY_INTEGER)
+			rc = rep->integer > 0;
+		else
+			unexpected(&s, rep, what);
+		freeReplyObject(rep);
+	}
+	end(&s);
+	return rc;
+}
+
+static void *renew_loop(void *arg)
+{
+	struct jc_remote_lease *l = arg;
+	int64_t period_ns = (int64_t)(l->r->lease * 1e9 / 3);
+	pthread_mutex_lock(&l->mu);
+	while (!l->stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		int64_t ns = until.tv_nsec + period_ns;
+		until.tv_sec += ns / 1000000000;
+		until.tv_nsec = ns % 1000000000;
+		while (!l->stop && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT) {
+		}
+		if (l->stop)
+			break;
+		pthread_mutex_unlock(&l->mu);
+		if (lease_script(l, renew_script, "lease renewal") == 0) {
+			if (!__atomic_exchange_n(&told[P_LEASE], 1, __ATOMIC_RELAXED))
+				jc_log(JC_LOG_INFO, "remote %s: a compile lease expired before it "
+				       "could be renewed; another machine may compile the same "
+				       "kernel", l->r->shown);
+			pthread_mutex_lock(&l->mu);
+			break;
+		}
+		pthread_mutex_lock(&l->mu);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+/* The renewal thread takes no signal of the host's. */
+static void start_renewal(struct jc_remote_lease *l)
+{
+	pthread_condattr_t attr;
+	sigset_t all, old;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->cv, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_mutex_init(&l->mu, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	l->has_thread = pthread_create(&l->thread, NULL, renew_loop, l) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!l->has_thread)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot start a thread to renew compile leases; a compile "
+			    "longer than the lease may be repeated on another machine");
+}
+
+static struct jc_remote_lease *new_lease(struct jc_remote *r, const char *name)
+{
+	struct jc_remote_lease *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	char host[64] = "?";
+	uint64_t nonce;
+	gethostname(host, sizeof host - 1);
+	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce)
+		nonce = (uint64_t)jc_wall_ns() ^ (uint64_t)getpid() << 32;
+	l->r = r;
+	l->pid = getpid();
+	snprintf(l->name, sizeof l->name, "%s", name);
+	snprintf(l->token, sizeof l->token, "%s/%d/%016llx", host, (int)l->pid,
+		 (unsigned long long)nonce);
+	return l;
+}
+
+void jc_remote_release(struct jc_remote_lease *l)
+{
+	if (!l)
+		return;
+	if (l->pid != getpid()) { /* a fork()ed child's copy: the parent's to release */
+		free(l);
+		return;
+	}
+	if (l->has_thread) {
+		pthread_mutex_lock(&l->mu);
+		l->stop = 1;
+		pthread_cond_signal(&l->cv);
+		pthread_mutex_unlock(&l->mu);
+		pthread_join(l->thread, NULL);
+	}
+	lease_script(l, release_script, "lease release");
+	if (l->has_thread) {
+		pthread_cond_destroy(&l->cv);
+		pthread_mutex_destroy(&l->mu);
+	}
+	free(l);
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+	}
+}
+
+/* One round trip: try to take the lease (or, read-only, see whether anyone
+ * holds it) and see whether the value exists. */
+static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *l,
+				     const char *value, int *busy)
+{
+	struct command cmd[2];
+	redisReply *rep[2];
+	char ms[32];
+	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
+	if (s->r->read_only)
+		command_set(&cmd[0], 2, ARG("EXISTS"), ARG(l->name));
+	else
+		command_set(&cmd[0], 6, ARG("SET"), ARG(l->name), ARG(l->token), ARG("NX"),
+			    ARG("PX"), ARG(ms));
+	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
+	if (pipeline(s, 2, cmd, rep, "a lease request") != 0)
+		return JC_REMOTE_FAILED;
+	enum jc_remote_wait w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
+	int taken = rep[0]->type == REDIS_REPLY_STATUS, exists = rep[1]->type == REDIS_REPLY_INTEGER;
+	if (s->r->read_only)
+		taken = 0, *busy = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer > 0;
+	if (rep[0]->type == REDIS_REPLY_ERROR || rep[1]->type == REDIS_REPLY_ERROR ||
+	    (!taken && rep[0]->type != REDIS_REPLY_NIL && rep[0]->type != REDIS_REPLY_INTEGER) ||
+	    !exists) {
+		unexpected(s, rep[1]->type == REDIS_REPLY_ERROR ? rep[1] : rep[0], "a lease request");
+		w = JC_REMOTE_FAILED;
+	} else if (taken) {
+		w = JC_REMOTE_LEASED;
+	} else if (rep[1]->integer > 0) {
+		w = JC_REMOTE_READY;
+	} else if (s->r->read_only && !*busy) {
+		w = JC_REMOTE_FREE;
+	}
+	freeReplyObject(rep[0]);
+	freeReplyObject(rep[1]);
+	return w;
+}
+
+enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key,
+				   int64_t deadline_ns, struct jc_remote_lease **lease,
+				   uint64_t delta[JC_NCOUNTERS])
+{
+	char value[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	*lease = NULL;
+	if (!r)
+		return JC_REMOTE_FAILED;
+	value_name(key, "", value);
+	value_name(key, ":lease", name);
+	struct jc_remote_lease *l = new_lease(r, name);
+	if (!l)
+		return JC_REMOTE_FAILED;
+	int64_t pause = 5000000; /* 5 ms, doubling to 200 ms */
+	enum jc_remote_wait w;
+	for (;;) {
+		struct session s;
+		int busy = 0;
+		if (begin(&s, r, delta) != 0) {
+			w = JC_REMOTE_FAILED;
+			break;
+		}
+		w = poll_once(&s, l, value, &busy);
+		end(&s);
+		if (w != JC_REMOTE_TIMEOUT)
+			break;
+		int64_t left = deadline_ns - jc_wall_ns();
+		if (left <= 0)
+			break;
+		sleep_ns(pause < left ? pause : left);
+		pause = pause * 2 < 200000000 ? pause * 2 : 200000000;
+	}
+	if (w == JC_REMOTE_LEASED) {
+		start_renewal(l);
+		*lease = l;
+	} else {
+		free(l);
+	}
+	return w;
+}

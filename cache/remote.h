@@ -1,0 +1,92 @@
+/*
+ * remote.h — the remote tier: entries shared by many machines through a
+ * Redis server.  Used by cache.c only; the rest of jitcache sees it through
+ * cache.h (jc_cache_options.remote), as one more place a lookup, a store and
+ * a compile-once lock go.
+ *
+ * On the wire a value is exactly an entry file's bytes (header + stored
+ * payload, entry.h), under the name "jitcache:v<format>:<32 hex digits of
+ * the key>", so a value read from Redis is verified exactly like a file.
+ * While one machine compiles a key it holds a lease, a second name
+ * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
+ * released; a lease whose holder died expires by itself.
+ *
+ * Calling sequence (cache.c):
+ *
+ *   struct jc_remote *r = jc_remote_open(&opts, cache_dir);  // NULL: no remote
+ *   jc_remote_get(r, key, &v, delta)        1 found (v filled), 0 absent, -1 failed
+ *   jc_remote_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
+ *   jc_remote_put(r, key, &encoded, delta)  after compiling (not if read-only)
+ *   jc_remote_release(lease)                after the put; NULL is fine
+ *   jc_remote_close(r)
+ *
+ * Failure is never fatal and never slow: connecting and every operation are
+ * bounded by the configured timeouts; after a failure (no connection, a
+ * timeout, an answer that is not Redis's, a refused password) the remote is
+ * skipped for `backoff` seconds by this process and by every process using
+ * the same cache directory (a small file there says until when), so calls
+ * meanwhile cost nothing.  Each kind of problem is logged once per process.
+ * SIGPIPE from a dropped connection is kept from the host process.  A
+ * connection is made lazily, kept for reuse, and never used across fork().
+ *
+ * Counting: functions add what happened to delta (remote hits, misses,
+ * errors, bytes in and out); the caller adds delta to the statistics.
+ * All functions are thread-safe.
+ */
+#ifndef JITCACHE_REMOTE_H
+#define JITCACHE_REMOTE_H
+
+#include "cache/cache.h"
+#include "cache/entry.h"
+#include "cache/stats.h"
+
+#include <stdint.h>
+
+struct jc_remote;
+struct jc_remote_lease;
+
+/* NULL, after one log line, if the URL is invalid or its password file
+ * cannot be read; NULL silently if no remote is configured.  Connects later,
+ * on first use.  state_dir (the cache directory) holds the back-off file. */
+struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir);
+void jc_remote_close(struct jc_remote *r);
+int jc_remote_read_only(const struct jc_remote *r);
+int jc_remote_compress(const struct jc_remote *r);
+
+/* A value as read: its first 64 bytes (zero-filled if shorter), the rest in
+ * payload (malloc'd; the caller frees it), and the value's full size. */
+struct jc_remote_value {
+	uint8_t header[JC_ENTRY_HEADER_SIZE];
+	void *payload;
+	uint64_t size;
+};
+
+int jc_remote_get(struct jc_remote *r, const struct jc_key *key, struct jc_remote_value *v,
+		  uint64_t delta[JC_NCOUNTERS]);
+
+/* Check a value as an entry file is checked (magic, version, full key,
+ * sizes, checksum), without decompressing it. */
+enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
+					   const struct jc_remote_value *v,
+					   struct jc_entry_header *h, const char **why);
+
+/* Store the encoded entry (not on a read-only remote).  0 on success. */
+int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc_encoded *e,
+		  uint64_t delta[JC_NCOUNTERS]);
+
+/* On a miss: wait, until deadline_ns (jc_wall_ns() time), until the key's
+ * value exists or nobody else holds its lease. */
+enum jc_remote_wait {
+	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */
+	JC_REMOTE_READY,   /* the value exists now: look it up again */
+	JC_REMOTE_FREE,    /* read-only: nobody is compiling it; compile here */
+	JC_REMOTE_TIMEOUT, /* still being compiled elsewhere at the deadline */
+	JC_REMOTE_FAILED,  /* the remote cannot be used now */
+};
+enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key,
+				   int64_t deadline_ns, struct jc_remote_lease **lease,
+				   uint64_t delta[JC_NCOUNTERS]);
+/* Stop renewing and delete the lease if it is still ours. */
+void jc_remote_release(struct jc_remote_lease *lease);
+
+#endif

@@ -1,0 +1,424 @@
+/* Unit tests of the remote tier (cache/remote.c through cache.h): values
+ * verified exactly like entry files, and, against a real redis-server this
+ * test starts on a unix socket in its own directory, lookups falling
+ * through to Redis, stores, read-only, bad values, compile leases between
+ * "machines" (caches in separate directories, in threads and processes) and
+ * a remote that is not there.  Never a system Redis. */
+#include "cache/remote.h"
+#include "tests/unit/cache_util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+static char sock[300], url[340];
+static pid_t redis_pid;
+
+/* ---- values verified like entry files ------------------------------------ */
+
+static void value_of(const struct jc_key *key, const void *data, size_t size, int compress,
+		     struct jc_remote_value *v)
+{
+	struct jc_encoded e;
+	jc_entry_encode(key, data, size, 123, compress, &e);
+	memcpy(v->header, e.header, JC_ENTRY_HEADER_SIZE);
+	v->payload = malloc(e.payload_size + 1);
+	memcpy(v->payload, e.payload, e.payload_size);
+	v->size = JC_ENTRY_HEADER_SIZE + e.payload_size;
+	free(e.owned);
+}
+
+static void test_value_check(void)
+{
+	struct jc_key k = make_key(1, 1), other = make_key(1, 2);
+	struct jc_entry_header h;
+	struct jc_remote_value v;
+	const char *why = "";
+	char data[4096];
+	fill(data, sizeof data, 7);
+	for (int z = 0; z < 2; z++) {
+		value_of(&k, data, sizeof data, z, &v);
+		CHECK(jc_remote_value_check(&k, &v, &h, &why) == JC_ENTRY_OK &&
+		      h.compile_ns == 123, "%s value: accepted", z ? "zstd" : "plain");
+		CHECK(jc_remote_value_check(&other, &v, &h, &why) == JC_ENTRY_CORRUPT &&
+		      strstr(why, "another key"), "%s value under another key: refused (%s)",
+		      z ? "zstd" : "plain", why);
+		v.size--;
+		CHECK(jc_remote_value_check(&k, &v, &h, &why) == JC_ENTRY_CORRUPT,
+		      "%s value one byte short: refused (%s)", z ? "zstd" : "plain", why);
+		v.size++;
+		((uint8_t *)v.payload)[10] ^= 1;
+		CHECK(jc_remote_value_check(&k, &v, &h, &why) == JC_ENTRY_CORRUPT &&
+		      strstr(why, "checksum"), "%s value with a flipped bit: refused (%s)",
+		      z ? "zstd" : "plain", why);
+		((uint8_t *)v.payload)[10] ^= 1;
+		v.header[3] ^= 0x20;
+		CHECK(jc_remote_value_check(&k, &v, &h, &why) == JC_ENTRY_CORRUPT &&
+		      strstr(why, "magic"), "%s value with a bad magic: refused", z ? "zstd" : "plain");
+		v.header[3] ^= 0x20;
+		v.header[8]++;
+		CHECK(jc_remote_value_check(&k, &v, &h, &why) == JC_ENTRY_OLD_FORMAT,
+		      "%s value of another format version: refused", z ? "zstd" : "plain");
+		free(v.payload);
+	}
+	memset(&v, 0, sizeof v);
+	memcpy(v.header, "OK", 2);
+	v.size = 2;
+	CHECK(jc_remote_value_check(&k, &v, &h, &why) == JC_ENTRY_CORRUPT,
+	      "a 2-byte value: refused (%s)", why);
+}
+
+/* ---- a private redis-server ------------------------------------------------ */
+
+static int can_connect(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof a.sun_path)
+		return 0;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static int start_redis(void)
+{
+	char dir[256];
+	test_path(dir, "redis");
+	mkdir(dir, 0700);
+	snprintf(sock, sizeof sock, "%s/redis.sock", dir);
+	snprintf(url, sizeof url, "redis+unix://%s", sock);
+	redis_pid = fork();
+	if (redis_pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", sock,
+		       "--save", "", "--appendonly", "no", "--dir", dir, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500 && redis_pid > 0; i++) {
+		if (can_connect(sock))
+			return 0;
+		if (waitpid(redis_pid, NULL, WNOHANG) == redis_pid)
+			break;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static void stop_redis(void)
+{
+	if (redis_pid > 0) {
+		kill(redis_pid, SIGTERM);
+		waitpid(redis_pid, NULL, 0);
+	}
+}
+
+static struct jc_cache *node(const char *name, int read_only, double lock_timeout, double lease)
+{
+	char dir[256];
+	test_path(dir, name);
+	struct jc_cache_options o = {
+		.dir = dir, .lock_timeout = lock_timeout,
+		.remote = { .url = url, .read_only = read_only, .connect_timeout = 1,
+			    .timeout = 2, .backoff = 30, .lease = lease },
+	};
+	return jc_cache_open(&o);
+}
+
+/* ---- through a real Redis ---------------------------------------------------- */
+
+static void test_fall_through(void)
+{
+	struct jc_cache *a = node("a", 0, 5, 5), *b = node("b", 0, 5, 5), *ro = node("ro", 1, 5, 5);
+	struct jc_key k = make_key(2, 1), k2 = make_key(2, 2);
+	struct jc_entry e;
+	struct jc_cache_stats s;
+	char data[100000];
+	fill(data, sizeof data, 3);
+	CHECK(a && b && ro, "three nodes open");
+	CHECK(jc_cache_get(b, &k, &e) != 0, "node b: cold miss");
+	CHECK(jc_cache_put(a, &k, data, sizeof data, 777) == 0, "node a stores");
+	CHECK(jc_cache_get(b, &k, &e) == 0 && e.size == sizeof data &&
+	      memcmp(e.data, data, sizeof data) == 0 && e.compile_ns == 777,
+	      "node b: the remote's value, byte for byte");
+	jc_entry_free(&e);
+	jc_cache_process_stats(b, &s);
+	CHECK(s.hits == 1 && s.misses == 1 && s.remote_hits == 1 && s.remote_misses == 1 &&
+	      s.remote_bytes_in == sizeof data + JC_ENTRY_HEADER_SIZE && s.stores == 0,
+	      "node b counts: 1 hit (remote), 1 miss, %llu bytes in",
+	      (unsigned long long)s.remote_bytes_in);
+	char path[PATH_MAX], bdir[256];
+	test_path(bdir, "b");
+	entry_file(bdir, &k, path);
+	CHECK(file_exists(path), "node b kept the value in its directory");
+	CHECK(jc_cache_get(b, &k, &e) == 0, "node b: the next lookup hits locally");
+	jc_entry_free(&e);
+	jc_cache_process_stats(b, &s);
+	CHECK(s.remote_hits == 1 && s.remote_bytes_in == sizeof data + JC_ENTRY_HEADER_SIZE,
+	      "... without asking the remote");
+
+	CHECK(jc_cache_put(ro, &k2, data, 1000, 1) == 0, "read-only node stores locally");
+	jc_cache_process_stats(ro, &s);
+	CHECK(s.remote_stores == 0 && s.remote_bytes_out == 0, "... and nothing remotely");
+	CHECK(jc_cache_get(a, &k2, &e) != 0, "node a does not find it in the remote");
+	CHECK(jc_cache_get(ro, &k, &e) == 0, "read-only node reads the remote");
+	jc_entry_free(&e);
+
+	/* A well-formed value of another key planted under k2's name. */
+	struct jc_encoded enc;
+	struct jc_remote_value v;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	struct jc_remote_options ro_opts = { .url = url, .timeout = 1, .connect_timeout = 1 };
+	struct jc_remote *r = jc_remote_open(&ro_opts, NULL);
+	jc_entry_encode(&k, data, 1000, 5, 0, &enc);
+	CHECK(r && jc_remote_put(r, &k2, &enc, delta) == 0, "a value of another key planted");
+	free(enc.owned);
+	CHECK(jc_cache_get(b, &k2, &e) != 0, "node b: the planted value is a miss");
+	jc_cache_process_stats(b, &s);
+	CHECK(s.remote_corrupt == 1, "... counted as a bad remote value");
+	CHECK(jc_cache_put(b, &k2, data, 2000, 9) == 0, "node b compiles and stores");
+	CHECK(jc_remote_get(r, &k2, &v, delta) == 1 && v.size == 2000 + JC_ENTRY_HEADER_SIZE,
+	      "... which replaced the planted value");
+	free(v.payload);
+	jc_remote_close(r);
+	jc_cache_close(a);
+	jc_cache_close(b);
+	jc_cache_close(ro);
+}
+
+/* N "machines" (caches of their own) in threads, cold on one key at once:
+ * the compile-once protocol of shim/ze.c, with a 0.2 s compile. */
+#define NODES 4
+static int compiles;
+
+static void *machine(void *arg)
+{
+	char name[16];
+	snprintf(name, sizeof name, "m%d", (int)(intptr_t)arg);
+	struct jc_cache *c = node(name, 0, 10, 0.3);
+	struct jc_key k = make_key(3, 1);
+	struct jc_entry e;
+	char data[5000];
+	fill(data, sizeof data, 9);
+	if (!c)
+		return (void *)1;
+	if (jc_cache_get(c, &k, &e) == 0) {
+		jc_entry_free(&e);
+	} else {
+		struct jc_cache_lock *l = jc_cache_lock_key(c, &k);
+		if (jc_cache_recheck(c, &k, &e) == 0) {
+			jc_entry_free(&e);
+		} else {
+			__atomic_add_fetch(&compiles, 1, __ATOMIC_RELAXED);
+			usleep(600000); /* longer than the lease: renewal keeps it */
+			jc_cache_put(c, &k, data, sizeof data, 1);
+		}
+		jc_cache_unlock(l);
+	}
+	int ok = jc_cache_get(c, &k, &e) == 0 && e.size == sizeof data;
+	if (ok)
+		jc_entry_free(&e);
+	jc_cache_close(c);
+	return (void *)(intptr_t)!ok;
+}
+
+static void test_compile_once(void)
+{
+	pthread_t t[NODES];
+	int bad = 0;
+	for (int i = 0; i < NODES; i++)
+		pthread_create(&t[i], NULL, machine, (void *)(intptr_t)i);
+	for (int i = 0; i < NODES; i++) {
+		void *rc;
+		pthread_join(t[i], &rc);
+		bad += rc != NULL;
+	}
+	CHECK(bad == 0, "%d machines cold at once all got the value", NODES);
+	CHECK(compiles == 1, "... compiled once in all (%d), the lease renewed past its 0.3 s",
+	      compiles);
+}
+
+/* A machine that dies holding a lease: the lease expires, and the next one
+ * takes it after about the lease's life, not the lock timeout. */
+static void test_dead_holder(void)
+{
+	struct jc_key k = make_key(4, 1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct jc_cache *c = node("dead", 0, 5, 0.5);
+		struct jc_cache_lock *l = c ? jc_cache_lock_key(c, &k) : NULL;
+		(void)l;
+		_exit(l ? 0 : 1); /* dies holding it: nobody releases or renews it */
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a machine took the lease and died");
+	struct jc_cache *c = node("heir", 0, 5, 0.5);
+	double t0 = now_s();
+	struct jc_cache_lock *l = jc_cache_lock_key(c, &k);
+	double waited = now_s() - t0;
+	struct jc_entry e;
+	CHECK(l && jc_cache_recheck(c, &k, &e) != 0, "the next machine gets the lock, no value");
+	CHECK(waited > 0.1 && waited < 2, "... once the dead holder's 0.5 s lease expired (%.2f s)",
+	      waited);
+	jc_cache_unlock(l);
+	jc_cache_close(c);
+}
+
+/* A holder that is alive keeps its lease: a waiter gives up at its own
+ * lock_timeout and compiles itself. */
+static void test_bounded_wait(void)
+{
+	struct jc_key k = make_key(5, 1);
+	struct jc_cache *holder = node("holder", 0, 5, 0.3), *waiter = node("waiter", 0, 0.8, 0.3);
+	struct jc_cache_lock *hl = jc_cache_lock_key(holder, &k);
+	double t0 = now_s();
+	struct jc_cache_lock *wl = jc_cache_lock_key(waiter, &k);
+	double waited = now_s() - t0;
+	CHECK(hl && wl, "both go on");
+	CHECK(waited > 0.7 && waited < 1.5, "the waiter waited its lock_timeout of 0.8 s (%.2f s)",
+	      waited);
+	jc_cache_unlock(wl);
+	jc_cache_unlock(hl);
+	jc_cache_close(holder);
+	jc_cache_close(waiter);
+}
+
+/* The server closes a kept connection (its idle timeout, a restart, here
+ * CLIENT KILL): the next exchange is made on a new one, not counted as a
+ * failure, and the remote is not skipped. */
+static void test_idle_closed(void)
+{
+	struct jc_key k = make_key(9, 1);
+	struct jc_entry e;
+	struct jc_cache_stats s;
+	struct jc_cache *c = node("idle", 0, 2, 1);
+	char cmd[400], data[3000];
+	fill(data, sizeof data, 4);
+	CHECK(c && jc_cache_get(c, &k, &e) != 0, "idle: a connection made and kept");
+	snprintf(cmd, sizeof cmd, "redis-cli -s %s CLIENT KILL TYPE normal >/dev/null", sock);
+	CHECK(system(cmd) == 0, "idle: the server closed it (CLIENT KILL)");
+	CHECK(jc_cache_put(c, &k, data, sizeof data, 1) == 0, "idle: stored");
+	jc_cache_process_stats(c, &s);
+	CHECK(s.remote_stores == 1 && s.remote_errors == 0,
+	      "... in Redis too, on a new connection, no error (%llu stores, %llu errors)",
+	      (unsigned long long)s.remote_stores, (unsigned long long)s.remote_errors);
+	jc_cache_close(c);
+}
+
+/* A read-only machine takes no lease, but waits while a writer holds one;
+ * when nobody does, it goes on at once. */
+static void test_read_only_waits(void)
+{
+	struct jc_key k = make_key(8, 1), free_key = make_key(8, 2);
+	struct jc_cache *w = node("writer", 0, 5, 1), *ro = node("reader", 1, 0.5, 1);
+	struct jc_cache_lock *wl = jc_cache_lock_key(w, &k);
+	double t0 = now_s();
+	struct jc_cache_lock *rl = jc_cache_lock_key(ro, &k);
+	double waited = now_s() - t0;
+	CHECK(wl && rl && waited > 0.4 && waited < 1.2,
+	      "read-only: waited for the writer's lease, up to its 0.5 s (%.2f s)", waited);
+	jc_cache_unlock(rl);
+	t0 = now_s();
+	rl = jc_cache_lock_key(ro, &free_key);
+	waited = now_s() - t0;
+	CHECK(rl && waited < 0.3, "read-only: no lease held, on at once (%.3f s)", waited);
+	jc_cache_unlock(rl);
+	jc_cache_unlock(wl);
+	jc_cache_close(w);
+	jc_cache_close(ro);
+}
+
+/* The server goes away while a connection is kept for reuse: the next
+ * write meets a closed socket, which raises SIGPIPE; the process (which
+ * left SIGPIPE's default action, death) must live on and count one error. */
+static struct jc_cache *kept;
+
+static void test_server_gone_before(void)
+{
+	struct jc_key k = make_key(7, 1);
+	struct jc_entry e;
+	kept = node("kept", 0, 2, 1);
+	CHECK(kept && jc_cache_get(kept, &k, &e) != 0, "a connection made and kept");
+}
+
+static void test_server_gone_after(void)
+{
+	static char data[1 << 20];
+	struct jc_key k = make_key(7, 1);
+	struct jc_cache_stats s;
+	fill(data, sizeof data, 1);
+	CHECK(jc_cache_put(kept, &k, data, sizeof data, 1) == 0,
+	      "server gone: stored locally, and this process is alive (no SIGPIPE)");
+	jc_cache_process_stats(kept, &s);
+	CHECK(s.remote_errors == 1 && s.remote_stores == 0, "... one remote error counted");
+	jc_cache_close(kept);
+}
+
+/* Nothing listens: every call is a quick miss, and after the first failure
+ * the remote is not even tried (no more errors counted) until the back-off
+ * ends, in this process and in another one of the same directory. */
+static void test_absent(void)
+{
+	char dir[256], dead_url[340];
+	test_path(dir, "absent");
+	snprintf(dead_url, sizeof dead_url, "redis+unix://%s/none.sock", test_root);
+	struct jc_cache_options o = {
+		.dir = dir, .lock_timeout = 5,
+		.remote = { .url = dead_url, .connect_timeout = 1, .timeout = 1, .backoff = 30,
+			    .lease = 1 },
+	};
+	struct jc_cache *c = jc_cache_open(&o), *c2 = jc_cache_open(&o);
+	struct jc_key k = make_key(6, 1);
+	struct jc_entry e;
+	struct jc_cache_stats s;
+	char data[100] = { 0 };
+	double t0 = now_s();
+	CHECK(jc_cache_get(c, &k, &e) != 0, "no server: a miss");
+	struct jc_cache_lock *l = jc_cache_lock_key(c, &k);
+	CHECK(l != NULL, "no server: the local lock still works");
+	CHECK(jc_cache_put(c, &k, data, sizeof data, 1) == 0, "no server: stored locally");
+	jc_cache_unlock(l);
+	CHECK(jc_cache_get(c2, &k, &e) == 0, "another process of the directory hits locally");
+	jc_entry_free(&e);
+	struct jc_key k2 = make_key(6, 2);
+	CHECK(jc_cache_get(c2, &k2, &e) != 0, "... and misses another key");
+	jc_cache_process_stats(c, &s);
+	struct jc_cache_stats s2;
+	jc_cache_process_stats(c2, &s2);
+	CHECK(s.remote_errors == 1, "one error, then backed off (%llu)",
+	      (unsigned long long)s.remote_errors);
+	CHECK(s2.remote_errors == 0, "the other process took the back-off from the directory");
+	CHECK(now_s() - t0 < 0.5, "all quick (%.3f s)", now_s() - t0);
+	jc_cache_close(c);
+	jc_cache_close(c2);
+}
+
+int main(void)
+{
+	util_init();
+	signal(SIGPIPE, SIG_DFL); /* as in a host that never thought of it */
+	test_value_check();
+	if (start_redis() != 0) {
+		CHECK(0, "redis-server started (install redis-server: make deps)");
+	} else {
+		test_fall_through();
+		test_compile_once();
+		test_dead_holder();
+		test_bounded_wait();
+		test_read_only_waits();
+		test_idle_closed();
+		test_server_gone_before();
+	}
+	stop_redis();
+	if (kept)
+		test_server_gone_after();
+	test_absent();
+	util_cleanup();
+	return check_summary();
+}

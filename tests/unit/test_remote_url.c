@@ -1,0 +1,114 @@
+/* Unit tests of cache/remote_url.c: the forms of a Redis URL the remote
+ * tier accepts, the one-line reasons for those it refuses, and redaction of
+ * passwords in what jitcache prints. */
+#include "cache/remote_url.h"
+#include "tests/unit/check.h"
+
+#include <string.h>
+
+static struct jc_remote_url u;
+static const char *why;
+
+static int ok(const char *text)
+{
+	why = "";
+	return jc_remote_url_parse(text, &u, &why) == 0;
+}
+
+static int refused(const char *text, const char *reason_part)
+{
+	why = "";
+	return jc_remote_url_parse(text, &u, &why) != 0 && strstr(why, reason_part) != NULL;
+}
+
+static int redacts(const char *text, const char *expect)
+{
+	char out[JC_REMOTE_URL_MAX];
+	jc_remote_url_redact(text, out, sizeof out);
+	return strcmp(out, expect) == 0;
+}
+
+static void tcp_forms(void)
+{
+	CHECK(ok("redis://localhost") && !u.is_unix && strcmp(u.host, "localhost") == 0 &&
+	      u.port == 6379 && u.db == 0 && !u.has_password, "host alone: port 6379, db 0");
+	CHECK(ok("redis://10.0.0.7:7000/3") && strcmp(u.host, "10.0.0.7") == 0 && u.port == 7000 &&
+	      u.db == 3, "host, port and database");
+	CHECK(ok("redis://h/") && u.db == 0, "an empty database is 0");
+	CHECK(ok("REDIS://Cache.Example:1") && strcmp(u.host, "Cache.Example") == 0 && u.port == 1,
+	      "scheme in capitals");
+	CHECK(ok("redis://[::1]:6380/2") && strcmp(u.host, "::1") == 0 && u.port == 6380 && u.db == 2,
+	      "IPv6 address in brackets");
+	CHECK(ok("redis://:s3cret@h") && u.has_password && strcmp(u.password, "s3cret") == 0 &&
+	      u.user[0] == '\0', "password only: the default user");
+	CHECK(ok("redis://ci:pa:ss@h:9/1") && strcmp(u.user, "ci") == 0 &&
+	      strcmp(u.password, "pa:ss") == 0 && u.port == 9 && u.db == 1,
+	      "user and a password holding ':'");
+	CHECK(ok("redis://u:p%40ss%25@h") && strcmp(u.password, "p@ss%") == 0,
+	      "percent escapes decode (40 is '@', 25 is '%%')");
+	CHECK(ok("redis://u:p@ss@h") && strcmp(u.password, "p@ss") == 0 && strcmp(u.host, "h") == 0,
+	      "the user info ends at the last '@'");
+	CHECK(ok("redis://:@h") && u.has_password && u.password[0] == '\0',
+	      "an empty password is still a password");
+}
+
+static void unix_forms(void)
+{
+	CHECK(ok("redis+unix:///run/redis/redis.sock") && u.is_unix &&
+	      strcmp(u.path, "/run/redis/redis.sock") == 0 && u.db == 0, "unix socket");
+	CHECK(ok("redis+unix:///tmp/r.sock?db=4") && u.is_unix && u.db == 4, "unix socket with ?db=");
+	CHECK(ok("redis+unix://:pw@/tmp/r.sock") && u.is_unix && strcmp(u.password, "pw") == 0 &&
+	      strcmp(u.path, "/tmp/r.sock") == 0, "unix socket with a password");
+}
+
+static void refusals(void)
+{
+	char long_path[200] = "redis+unix:///";
+	memset(long_path + 14, 'a', 150);
+	long_path[164] = '\0';
+	CHECK(refused("http://h", "expected redis://"), "another scheme");
+	CHECK(refused("redis:/h", "expected redis://"), "one slash");
+	CHECK(refused("", "expected redis://"), "empty text");
+	CHECK(refused("redis://", "no host"), "no host");
+	CHECK(refused("redis://:6379", "no host"), "port but no host");
+	CHECK(refused("redis://h:0", "port"), "port 0");
+	CHECK(refused("redis://h:65536", "port"), "port too large");
+	CHECK(refused("redis://h:12ab", "port"), "port not a number");
+	CHECK(refused("redis://h:", "port"), "empty port");
+	CHECK(refused("redis://h/x", "database"), "database not a number");
+	CHECK(refused("redis://h/1/2", "database"), "two databases");
+	CHECK(refused("redis://h?db=1", "unexpected text"), "a query on TCP");
+	CHECK(refused("redis://h o", "bad character"), "space in the host");
+	CHECK(refused("redis://[::1", "unclosed"), "unclosed IPv6 bracket");
+	CHECK(refused("redis://bob@h", "needs a password"), "user without a password");
+	CHECK(refused("redis://:%zz@h", "password"), "bad escape in the password");
+	CHECK(refused("redis://:%4@h", "password"), "short escape in the password");
+	CHECK(refused("redis://:%00@h", "password"), "escaped NUL in the password");
+	CHECK(refused("redis+unix://tmp/r.sock", "absolute"), "relative socket path");
+	CHECK(refused("redis+unix:///tmp/r.sock?db=x", "?db="), "bad ?db=");
+	CHECK(refused("redis+unix:///tmp/r.sock?x=1", "?db="), "other query");
+	CHECK(refused(long_path, "too long"), "socket path longer than sun_path");
+}
+
+static void redaction(void)
+{
+	CHECK(redacts("redis://u:secret@h:1/2", "redis://u:***@h:1/2"), "user's password hidden");
+	CHECK(redacts("redis://:secret@h", "redis://:***@h"), "default user's password hidden");
+	CHECK(redacts("redis://u:se@cret@h", "redis://u:***@h"), "a password with '@' hidden whole");
+	CHECK(redacts("redis+unix://:pw@/tmp/s", "redis+unix://:***@/tmp/s"), "unix form");
+	CHECK(redacts("redis://h:1/2", "redis://h:1/2"), "no password: unchanged");
+	CHECK(redacts("redis://bob@h", "redis://bob@h"), "user alone: unchanged");
+	CHECK(redacts("512M", "512M"), "not a URL: unchanged");
+	char small[12];
+	jc_remote_url_redact("redis://u:secret@host", small, sizeof small);
+	CHECK(strstr(small, "secret") == NULL && strlen(small) == 11, "cut to the buffer, still hidden");
+}
+
+int main(void)
+{
+	tcp_forms();
+	unix_forms();
+	refusals();
+	redaction();
+	return check_summary();
+}
