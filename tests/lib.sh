@@ -11,6 +11,13 @@
 # sim_dg2 exports the variables that make Intel's driver simulate an Arc
 # (DG2) GPU; run simulated programs with cwd inside $T (the driver writes
 # .aub files to the current directory).
+#
+# Nothing may depend on the host (BRIEF.md): the C locale, umask 022, and a
+# HOME and XDG directories of the test's own are set here, so that neither the
+# user's ~/.cache (PoCL's, jitcache's) nor their language, nor a missing or
+# read-only home changes a result.  Programs run as another user go through
+# user_setup/as_user below, never straight from the checkout (it may sit in a
+# 0700 directory); tests/integration/checkout_private.sh enforces both.
 
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,10 +26,28 @@ case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 LIB=$B/libjitcache.so
 JITCACHE=$ROOT/bin/jitcache
 export JITCACHE_LIB=$LIB JITCACHE_ADMIN=$B/jitcache-admin
+ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LC_ALL=C
+umask 022
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-test.XXXXXX")
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$T"' EXIT
+[ "${KEEP:-0}" = 1 ] || trap 'cleanup_dirs' EXIT
+CLEANUP_DIRS=$T
+cleanup_dirs() {
+	# $U may hold files made read-only by a test: make them removable first.
+	for d in $CLEANUP_DIRS; do chmod -R u+rwX "$d" 2>/dev/null; rm -rf "$d"; done
+}
+mkdir -p "$T/home"
+# Only the OpenCL drivers the tests are written for, Debian's (intel-opencl-icd
+# and PoCL): other ICDs on the host (a CPU runtime, NVIDIA's, Mesa's) would
+# change which platform comes first and what "Intel" matches.
+mkdir -p "$T/icd"
+for icd in /etc/OpenCL/vendors/intel.icd /etc/OpenCL/vendors/pocl.icd; do
+	[ -r "$icd" ] && cp "$icd" "$T/icd/"
+done
+export OCL_ICD_VENDORS=$T/icd
+export HOME=$T/home XDG_CACHE_HOME=$T/home/.cache
 export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-config
 unset JITCACHE_MAX_SIZE JITCACHE_DISABLE JITCACHE_LOG JITCACHE_SHARED JITCACHE_LOCK_TIMEOUT JITCACHE_COMPRESS
 cd "$T" || exit 1
@@ -55,6 +80,59 @@ skip() {
 sim_dg2() {
 	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2
 	export OverrideMaxWorkgroupSize=256
+}
+
+# ---- another user ---------------------------------------------------------------
+# OTHER_UID/OTHER_GID: a user that is not this one: nobody's ids, or 65534 where
+# no such user exists (root can switch to any uid, named or not).
+OTHER_UID=$(id -u nobody 2>/dev/null || echo 65534)
+OTHER_GID=$(id -g nobody 2>/dev/null || echo 65534)
+
+# root writes anywhere, so tests of permissions drop to OTHER_UID when run as
+# root (and run as themselves otherwise).  That user cannot be assumed to
+# reach anything of ours: the checkout and the build may sit in a 0700
+# directory, $TMPDIR may be private.  user_setup FILE... makes a directory $U
+# owned by the user who runs the programs, in the first of $TMPDIR, /tmp,
+# /var/tmp and /dev/shm that user can reach, and copies into it the library
+# ($U_LIB), build/lib's links to the driver ($U/lib) and each FILE ($U/NAME).
+# as_user CMD... runs CMD as that user with $U/lib on LD_LIBRARY_PATH.
+# USER_NAME says who it is.  Returns 1 (after which the caller skips) only as
+# root without setpriv.
+#   if user_setup "$CLIENT" "$T/reduce.spv"; then
+#   	(cd "$U" && as_user env LD_PRELOAD="$U_LIB" "$U/ze_client" link "$U/reduce.spv")
+U="" U_LIB="" USER_NAME=""
+as_user() { return 1; }
+user_setup() {
+	local base f
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || return 1
+		USER_NAME="uid $OTHER_UID"
+		[ "$(id -un "$OTHER_UID" 2>/dev/null)" = nobody ] && USER_NAME=nobody
+		as_user() {
+			setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups -- \
+				env LD_LIBRARY_PATH="$U/lib${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}" "$@"
+		}
+		U=""
+		for base in ${TMPDIR:-} /tmp /var/tmp /dev/shm; do
+			[ -d "$base" ] && as_user test -x "$base" || continue
+			U=$(mktemp -d "$base/jitcache-user.XXXXXX") && break
+		done
+		[ -n "$U" ] || return 1
+	else
+		USER_NAME=$(id -un 2>/dev/null || id -u)
+		as_user() {
+			env LD_LIBRARY_PATH="$U/lib${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}" "$@"
+		}
+		U=$(mktemp -d "$T/user.XXXXXX") || return 1
+	fi
+	CLEANUP_DIRS="$CLEANUP_DIRS $U"
+	mkdir -p "$U/lib"
+	cp "$LIB" "$U/lib/libjitcache.so"
+	U_LIB=$U/lib/libjitcache.so
+	[ -d "$B/lib" ] && cp -P "$B"/lib/* "$U/lib/" 2>/dev/null
+	for f in "$@"; do cp "$f" "$U/"; done
+	chmod -R a+rX,u+w "$U"
+	[ "$(id -u)" -ne 0 ] || chown -R -h "$OTHER_UID:$OTHER_GID" "$U"
 }
 
 # Number of entries in the cache directory.
