@@ -27,7 +27,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS   ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
               -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -pthread
-LDLIBS_CORE := -linih -lzstd -ldl -pthread
+LDLIBS_CORE := -lzstd -ldl -pthread
 
 ifneq ($(SANITIZE),)
   SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -1,9 +1,9 @@
 #include "config/config.h"
+#include "config/inifile.h"
 #include "config/log.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,19 +83,19 @@ static int parse_level(const char *text, int *out, const char **why)
 	return 0;
 }
 
-/* "~/x" -> "$HOME/x"; anything else is copied. */
+/* "~/x" -> "$HOME/x"; anything else is copied.  A path too long for out
+ * leaves out as it was (a bad value keeps the previous one). */
 static int parse_path(const char *text, char *out, const char **why)
 {
 	const char *home = getenv("HOME");
-	int n;
+	const char *head = "";
 	if (text[0] == '~' && (text[1] == '/' || text[1] == '\0') && home && *home)
-		n = snprintf(out, PATH_MAX, "%s%s", home, text + 1);
-	else
-		n = snprintf(out, PATH_MAX, "%s", text);
-	if (n < 0 || n >= PATH_MAX) {
+		head = home, text++;
+	if (strlen(head) + strlen(text) >= PATH_MAX) {
 		*why = "path too long";
 		return -1;
 	}
+	snprintf(out, PATH_MAX, "%s%s", head, text);
 	return 0;
 }
 
@@ -121,53 +121,51 @@ static int set_setting(struct jc_config *cfg, const char *section, const char *n
 	return -1;
 }
 
+/* How much of a bad value a message quotes: log lines are short. */
+#define SHOWN 64
+
 struct ini_reading {
 	struct jc_config *cfg;
-	FILE *file;
-	int line;
+	const char *path;
 };
 
-/* inih's reader, counting lines so that bad values can name theirs. */
-static char *read_line(char *buf, int size, void *stream)
-{
-	struct ini_reading *r = stream;
-	char *got = fgets(buf, size, r->file);
-	if (got)
-		r->line++;
-	return got;
-}
-
-static int on_ini_value(void *user, const char *section, const char *name, const char *value)
+static void on_ini_value(void *user, int line, const char *section, const char *name,
+			 const char *value)
 {
 	struct ini_reading *r = user;
 	char from[PATH_MAX + 16];
 	const char *why = NULL;
-	snprintf(from, sizeof from, "%s:%d", r->cfg->file, r->line);
+	snprintf(from, sizeof from, "%s:%d", r->path, line);
 	int rc = set_setting(r->cfg, section, name, value, from, &why);
 	if (rc < 0)
 		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
 	else if (rc == 0)
-		jc_log(JC_LOG_WARN, "%s: bad value '%s' for [%s] %s: %s; using %s",
-		       from, value, section, name, why,
+		jc_log(JC_LOG_WARN, "%s: bad value '%.*s%s' for [%s] %s: %s; using %s", from,
+		       SHOWN, value, strlen(value) > SHOWN ? "..." : "", section, name, why,
 		       "the previous value");
-	return 1; /* keep going: one bad line does not spoil the rest */
+}
+
+/* One bad line does not spoil the rest: it is reported and skipped. */
+static void on_ini_error(void *user, int line, const char *why)
+{
+	struct ini_reading *r = user;
+	jc_log(JC_LOG_WARN, "%s:%d: %s; line ignored", r->path, line, why);
 }
 
 static void read_ini(struct jc_config *cfg, const char *path)
 {
-	struct ini_reading r = { .cfg = cfg, .line = 0 };
-	r.file = fopen(path, "re");
-	if (!r.file) {
+	struct ini_reading r = { .cfg = cfg, .path = path };
+	FILE *f = fopen(path, "re");
+	if (!f) {
 		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults",
 		       path, strerror(errno));
 		return;
 	}
 	snprintf(cfg->file, sizeof cfg->file, "%s", path);
-	int err = ini_parse_stream(read_line, &r, on_ini_value, &r);
-	if (err > 0)
-		jc_log(JC_LOG_WARN, "%s:%d: syntax error (expected [section] or name = value); line ignored",
-		       path, err);
-	fclose(r.file);
+	if (jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
+		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using what was read",
+		       path, strerror(errno));
+	fclose(f);
 }
 
 static int readable(const char *path)
@@ -197,17 +195,20 @@ static const char *find_ini(char *buf, size_t size)
 	return NULL;
 }
 
+static void apply_one_env(struct jc_config *cfg, const char *sec, const char *name,
+			  const char *env)
+{
+	const char *v = getenv(env), *why = NULL;
+	char from[64];
+	snprintf(from, sizeof from, "env %s", env);
+	if (v && *v && set_setting(cfg, sec, name, v, from, &why) == 0)
+		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; ignored", env, SHOWN, v,
+		       strlen(v) > SHOWN ? "..." : "", why);
+}
+
 static void apply_env(struct jc_config *cfg)
 {
-	const char *why = NULL;
-	char from[64];
-#define X(sec, nm, kind, field, def, env, help)                                          \
-	{                                                                                \
-		const char *v = getenv(env);                                             \
-		snprintf(from, sizeof from, "env %s", env);                              \
-		if (v && *v && set_setting(cfg, #sec, #nm, v, from, &why) == 0)          \
-			jc_log(JC_LOG_WARN, "%s='%s' is not valid: %s; ignored", env, v, why); \
-	}
+#define X(sec, nm, kind, field, def, env, help) apply_one_env(cfg, #sec, #nm, env);
 	JC_SETTINGS(X)
 #undef X
 }

@@ -1,8 +1,11 @@
 /* Unit tests of config/: defaults, ini files, environment overrides, and the
  * one-line messages for bad input. */
 #include "config/config.h"
+#include "config/inifile.h"
 #include "config/log.h"
 #include "tests/unit/check.h"
+
+#include <limits.h>
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,13 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/jitcache-config-test.XXXXXX";
-static char messages[8192];
+static char dir[160]; /* $TMPDIR/jitcache-config-test.XXXXXX */
+static char messages[65536];
 
 static const char *const our_env[] = {
-	"JITCACHE_CONFIG", "JITCACHE_DIR", "JITCACHE_MAX_SIZE", "JITCACHE_DISABLE",
-	"JITCACHE_LOG", "JITCACHE_SHARED", "JITCACHE_LOCK_TIMEOUT", "JITCACHE_COMPRESS",
-	"XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+#define X(sec, name, kind, field, def, env, help) env,
+	JC_SETTINGS(X)
+#undef X
+	"JITCACHE_CONFIG", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
 };
 
 static void clean_env(void)
@@ -170,6 +174,83 @@ static void test_bad_input(void)
 	CHECK(messages[0] == '\0', "JITCACHE_LOG=off silences warnings");
 }
 
+/* A line of n characters: prefix, then 'x's up to n. */
+static char *line_of(const char *prefix, size_t n)
+{
+	char *s = malloc(n + 1);
+	size_t p = strlen(prefix);
+	memcpy(s, prefix, p);
+	memset(s + p, 'x', n - p);
+	s[n] = '\0';
+	return s;
+}
+
+/* Debian's inih cut lines at 200 bytes and parsed the rest as a new line: a
+ * 215-character dir became a 193-character one, and the following settings
+ * were reported on the wrong lines.  Settings are read whole, up to
+ * JC_INI_MAX_LINE bytes; a longer line is refused in one line. */
+static void test_long_lines(void)
+{
+	struct jc_config cfg;
+	char ini[256], want[512], *text = malloc(32768);
+	clean_env();
+	snprintf(ini, sizeof ini, "%s/long.ini", dir);
+	setenv("JITCACHE_CONFIG", ini, 1);
+
+	static const size_t dir_lengths[] = { 215, 199, 200, 201, 1000, PATH_MAX - 1 };
+	for (size_t i = 0; i < sizeof dir_lengths / sizeof *dir_lengths; i++) {
+		size_t n = dir_lengths[i];
+		char *path = line_of("/", n);
+		snprintf(text, 32768, "[cache]\ndir = %s\nmax_size = 1M\n", path);
+		write_file(ini, text);
+		load(&cfg);
+		snprintf(want, sizeof want, "%s:3", ini);
+		CHECK(strlen(cfg.cache_dir) == n && strcmp(cfg.cache_dir, path) == 0,
+		      "a %zu-character dir is read whole (got %zu)", n, strlen(cfg.cache_dir));
+		CHECK(cfg.max_size == 1 << 20 && strcmp(cfg.max_size_from, want) == 0,
+		      "... and the next setting is on line 3 (%s)", cfg.max_size_from);
+		CHECK(messages[0] == '\0', "... without a message (got: %.200s)", messages);
+		free(path);
+	}
+
+	/* Too long for a path: refused, default kept. */
+	char *path = line_of("/", PATH_MAX + 10);
+	snprintf(text, 32768, "[cache]\ndir = %s\nmax_size = 1M\n", path);
+	write_file(ini, text);
+	load(&cfg);
+	snprintf(want, sizeof want, "%s:2: bad value", ini);
+	CHECK(strstr(cfg.cache_dir, "/.cache/jitcache") && strstr(messages, want) &&
+	      strstr(messages, "path too long") && count_lines(messages) == 1,
+	      "a dir longer than PATH_MAX: one line naming file and line 2, default kept");
+	free(path);
+
+	/* Longer than any setting can be: refused whole, line numbers stay true. */
+	char *comment = line_of("; ", 300);
+	char *huge = line_of("dir = /", JC_INI_MAX_LINE + 100);
+	snprintf(text, 32768, "%s\n[cache]\n%s\nmax_size = 2M\n", comment, huge);
+	write_file(ini, text);
+	load(&cfg);
+	snprintf(want, sizeof want, "%s:3: line too long", ini);
+	CHECK(strstr(messages, want) && count_lines(messages) == 1,
+	      "a line over %d bytes: one line naming file and line 3 (%.200s)", JC_INI_MAX_LINE,
+	      messages);
+	CHECK(strstr(cfg.cache_dir, "/.cache/jitcache") != NULL, "... and dir keeps its default");
+	snprintf(want, sizeof want, "%s:4", ini);
+	CHECK(cfg.max_size == 2 << 20 && strcmp(cfg.max_size_from, want) == 0,
+	      "... and the next setting is on line 4 (%s)", cfg.max_size_from);
+	free(comment);
+	free(huge);
+
+	/* The rest of inih's grammar. */
+	write_file(ini, "\xEF\xBB\xBF[cache] ; c\r\n  max_size : 3M ; three\r\n"
+			"dir = /a;b #c ; d\n\tshared = 1\n");
+	load(&cfg);
+	CHECK(cfg.max_size == 3 << 20 && strcmp(cfg.cache_dir, "/a;b #c") == 0 && cfg.shared == 1 &&
+	      messages[0] == '\0', "BOM, CRLF, ':' , inline ' ;' comments, indented lines (%s)",
+	      cfg.cache_dir);
+	free(text);
+}
+
 static void test_parsers(void)
 {
 	static const struct { const char *text; uint64_t want; } good[] = {
@@ -217,6 +298,10 @@ static void test_show(void)
 
 int main(void)
 {
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp || strlen(tmp) > 100)
+		tmp = "/tmp";
+	snprintf(dir, sizeof dir, "%s/jitcache-config-test.XXXXXX", tmp);
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 2;
@@ -224,6 +309,7 @@ int main(void)
 	test_defaults();
 	test_ini_and_env();
 	test_bad_input();
+	test_long_lines();
 	test_parsers();
 	test_show();
 	char cmd[300];
