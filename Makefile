@@ -16,7 +16,10 @@ BUILD    ?= build
 SANITIZE ?=
 WERROR   ?= -Werror
 
-SONAME_MAJOR := 1
+# The one version: the library's soname (its major number), `jitcache
+# --version` (through jitcache-admin) and the string in the library.
+VERSION      := 1.0.0
+SONAME_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 LIBNAME      := libjitcache.so
 SONAME       := $(LIBNAME).$(SONAME_MAJOR)
 
@@ -26,7 +29,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 
 CFLAGS   ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
-              -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -pthread
+              -D_GNU_SOURCE -DJC_HAVE_ZSTD -DJC_VERSION='"$(VERSION)"' -I. -pthread
 LDLIBS_CORE := -lzstd -ldl -pthread
 
 ifneq ($(SANITIZE),)
@@ -68,6 +71,9 @@ $(BUILD)/obj/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# What shows the version is rebuilt when it changes.
+$(BUILD)/obj/shim/runtime.o: Makefile
+
 # The dlsym door runs inside sanitizer runtimes' own start-up (they look up
 # functions with dlsym before they are ready), so it is never instrumented.
 $(BUILD)/obj/shim/dlsym.o: SAN_CFLAGS =
@@ -81,7 +87,7 @@ $(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(CORE_OBJ) shim/exports.map
 	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
 	ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
 
-$(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a
+$(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a Makefile
 	$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libjccore.a
@@ -183,7 +189,8 @@ sycl-bench: sycl-env ## SYCL workload cold vs warm: no cache, SYCL's cache, jitc
 
 install: all ## install to $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
-	install -m 0755 $(BUILD)/$(LIBNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 0755 $(BUILD)/$(LIBNAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME).$(VERSION)
+	ln -sf $(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME)
 	install -m 0755 $(ADMIN_BIN) $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
 	sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(LIBNAME)|' \
@@ -192,7 +199,7 @@ install: all ## install to $(DESTDIR)$(PREFIX)
 	chmod 0755 $(DESTDIR)$(BINDIR)/jitcache
 
 uninstall: ## remove what `make install` put in place
-	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME) \
+	rm -f $(DESTDIR)$(LIBDIR)/$(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME) \
 	      $(DESTDIR)$(BINDIR)/jitcache $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 

@@ -1,6 +1,7 @@
 /*
  * jitcache-admin — cache management for the `jitcache` command: stats,
- * clear, trim, verify and config.  Settings come from jc_config_load(), as
+ * clear, trim, verify, config and settings (and the commands' and settings'
+ * part of `jitcache --help`).  Settings come from jc_config_load(), as
  * in the library.  Exit status: 0 on success, 1 when the cache cannot be
  * used (or verify found bad entries), 2 on bad usage.
  */
@@ -12,34 +13,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The commands, as `jitcache --help` shows them (bin/jitcache prints this
+ * after its own `run` line), then every setting from config/config.h. */
 static void usage(FILE *out)
 {
-	fputs("usage: jitcache-admin stats [--json]   hits, misses, stores, size, compile time saved\n"
-	      "       jitcache-admin clear            remove every entry\n"
-	      "       jitcache-admin trim [SIZE]      evict least recently used entries down to SIZE\n"
-	      "                                       (K/M/G suffixes; default: the max_size setting)\n"
-	      "       jitcache-admin verify           check every entry; remove and list bad ones\n"
-	      "       jitcache-admin config           show each setting and where it came from\n",
+	fputs("       jitcache stats [--json]        hits, misses, stores, size, JIT time saved\n"
+	      "       jitcache verify                check every entry; remove and list bad ones\n"
+	      "                                      (exit status 1 if it found any)\n"
+	      "       jitcache trim [SIZE]           evict least recently used entries down to SIZE\n"
+	      "                                      (default: the max_size setting)\n"
+	      "       jitcache clear                 remove every entry\n"
+	      "       jitcache config                every effective setting and where it came from\n"
+	      "       jitcache settings [--markdown] every setting, its default and variable\n"
+	      "       jitcache --help | --version\n"
+	      "\n"
+	      "Settings: the first ini file found of $JITCACHE_CONFIG,\n"
+	      "$XDG_CONFIG_HOME/jitcache/jitcache.ini (else ~/.config/jitcache/jitcache.ini)\n"
+	      "and /etc/jitcache.ini, overridden by the environment:\n",
 	      out);
+	jc_config_help(out, 0);
 }
 
 static int bad_usage(const char *why)
 {
-	fprintf(stderr, "jitcache-admin: %s\n", why);
-	usage(stderr);
+	fprintf(stderr, "jitcache-admin: %s (see jitcache --help)\n", why);
 	return 2;
 }
 
-/* "12.3 MiB" */
+/* "12.3M": sizes the way settings write them (see jc_config_size_round). */
 static const char *human(uint64_t bytes, char buf[32])
 {
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024 && u < 4)
-		v /= 1024, u++;
-	snprintf(buf, 32, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-	return buf;
+	return jc_config_size_round(bytes, buf);
 }
 
 static struct jc_cache *open_cache(const struct jc_config *cfg)
@@ -205,8 +209,18 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("jitcache %s\n", JC_VERSION);
+		return 0;
+	}
 	if (argc > 3)
 		return bad_usage("too many arguments");
+	if (!strcmp(argv[1], "settings")) {
+		if (argc > 2 && strcmp(argv[2], "--markdown") != 0)
+			return bad_usage("settings takes only --markdown");
+		jc_config_help(stdout, argc > 2);
+		return 0;
+	}
 	jc_config_load(&cfg);
 	if (!strcmp(argv[1], "config")) {
 		if (argc > 2)
@@ -224,7 +238,6 @@ int main(int argc, char **argv)
 		jc_cache_close(c);
 		return rc;
 	}
-	fprintf(stderr, "jitcache-admin: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "jitcache-admin: unknown command '%s' (see jitcache --help)\n", argv[1]);
 	return 2;
 }

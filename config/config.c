@@ -250,12 +250,48 @@ void jc_config_load(struct jc_config *cfg)
 	jc_log_set_level((enum jc_log_level)cfg->log_level);
 }
 
+static const char size_units[] = "KMGT";
+
+/* The largest unit (1 = K ... 4 = T) not above bytes, or 0. */
+static int size_unit(uint64_t bytes)
+{
+	int u = 0;
+	while (u < 4 && bytes >> (10 * (u + 1)))
+		u++;
+	return u;
+}
+
+const char *jc_config_size_text(uint64_t bytes, char buf[32])
+{
+	int u = size_unit(bytes);
+	while (u > 0 && bytes % (1ull << (10 * u)) != 0)
+		u--;
+	if (u == 0)
+		snprintf(buf, 32, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, 32, "%llu%c", (unsigned long long)(bytes >> (10 * u)), size_units[u - 1]);
+	return buf;
+}
+
+const char *jc_config_size_round(uint64_t bytes, char buf[32])
+{
+	int u = size_unit(bytes);
+	if (u == 0)
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+	else if (bytes % (1ull << (10 * u)) == 0)
+		jc_config_size_text(bytes, buf);
+	else
+		snprintf(buf, 32, "%.1f%c", (double)bytes / (double)(1ull << (10 * u)),
+			 size_units[u - 1]);
+	return buf;
+}
+
 static void show_value(FILE *out, const char *s)          { fprintf(out, "%s", s); }
-static void show_u64(FILE *out, uint64_t v)              { fprintf(out, "%llu", (unsigned long long)v); }
+static void show_size(FILE *out, uint64_t v)             { char b[32]; fputs(jc_config_size_text(v, b), out); }
 static void show_int(FILE *out, int v)                   { fprintf(out, "%d", v); }
 static void show_double(FILE *out, double v)             { fprintf(out, "%g", v); }
 #define SHOW_PATH(out, v)  show_value(out, v)
-#define SHOW_SIZE(out, v)  show_u64(out, v)
+#define SHOW_SIZE(out, v)  show_size(out, v)
 #define SHOW_BOOL(out, v)  show_int(out, v)
 #define SHOW_SECS(out, v)  show_double(out, v)
 #define SHOW_LEVEL(out, v) show_value(out, jc_log_level_name((enum jc_log_level)(v)))
@@ -269,4 +305,61 @@ void jc_config_show(const struct jc_config *cfg, FILE *out)
 	JC_SETTINGS(X)
 #undef X
 	fprintf(out, "%-20s = %s\n", "config file", cfg->file[0] ? cfg->file : "(none)");
+}
+
+/* What a value of each kind looks like, for help. */
+#define JC_FORM_PATH  "PATH"
+#define JC_FORM_SIZE  "SIZE"
+#define JC_FORM_BOOL  "0|1"
+#define JC_FORM_SECS  "SECS"
+#define JC_FORM_LEVEL "LEVEL"
+
+/* "  JITCACHE_DIR=PATH   [cache] dir: HELP (default D)", HELP wrapped at 79
+ * columns under itself. */
+static void help_text(FILE *out, const char *sec, const char *name, const char *form,
+		      const char *def, const char *env, const char *help)
+{
+	char head[64], text[512];
+	snprintf(head, sizeof head, "%s=%s", env, form);
+	snprintf(text, sizeof text, "[%s] %s: %s%s%s%s", sec, name, help, *def ? " (default " : "",
+		 def, *def ? ")" : "");
+	fprintf(out, "  %-28s", head);
+	if (strlen(head) > 27)
+		fprintf(out, "\n%30s", "");
+	int col = 30;
+	for (const char *w = text; *w;) {
+		size_t n = strcspn(w, " ");
+		if (col > 30 && col + 1 + (int)n > 79) {
+			fprintf(out, "\n%30s", "");
+			col = 30;
+		} else if (col > 30) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)n, w);
+		col += (int)n;
+		w += n;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
+}
+
+static void help_markdown(FILE *out, const char *sec, const char *name, const char *def,
+			  const char *env, const char *help)
+{
+	fprintf(out, "| `%s` | `[%s] %s` | %s%s%s | %s |\n", env, sec, name, *def ? "`" : "",
+		*def ? def : "(see meaning)", *def ? "`" : "", help);
+}
+
+void jc_config_help(FILE *out, int markdown)
+{
+	if (markdown)
+		fputs("| variable | ini name | default | meaning |\n|---|---|---|---|\n", out);
+#define X(sec, nm, kind, field, def, env, help)                                  \
+	if (markdown)                                                            \
+		help_markdown(out, #sec, #nm, def, env, help);                   \
+	else                                                                     \
+		help_text(out, #sec, #nm, JC_FORM_##kind, def, env, help);
+	JC_SETTINGS(X)
+#undef X
 }

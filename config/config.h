@@ -30,7 +30,7 @@
 	X(cache, dir,          PATH,  cache_dir,    "",     "JITCACHE_DIR",                \
 	  "cache directory (default $XDG_CACHE_HOME/jitcache or ~/.cache/jitcache)")     \
 	X(cache, max_size,     SIZE,  max_size,     "4G",   "JITCACHE_MAX_SIZE",           \
-	  "size cap; least recently used entries are evicted (K/M/G suffixes)")         \
+	  "size cap; least recently used entries are evicted (K/M/G/T suffixes)")       \
 	X(cache, disable,      BOOL,  disable,      "0",    "JITCACHE_DISABLE",            \
 	  "1 turns jitcache off: every call goes straight to the driver")              \
 	X(cache, shared,       BOOL,  shared,       "0",    "JITCACHE_SHARED",             \
@@ -40,7 +40,7 @@
 	X(cache, compress,     BOOL,  compress,     "0",    "JITCACHE_COMPRESS",           \
 	  "1 stores entries zstd-compressed: ~10x smaller, ~1 ms slower hits")          \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
-	  "error, warn, info (adds a summary line at exit) or debug")
+	  "error, warn, info (adds a summary line at exit), debug or off")
 
 /* Storage type of each kind. */
 #define JC_TYPE_PATH  char
@@ -75,5 +75,17 @@ int jc_config_parse_bool(const char *text, int *out, const char **why);
 
 /* Print "section.name = value    (from)" for every setting. */
 void jc_config_show(const struct jc_config *cfg, FILE *out);
+
+/* Every setting with its environment variable, ini name, default and help,
+ * straight from JC_SETTINGS: as text for --help, or as the Markdown table of
+ * the README (markdown != 0). */
+void jc_config_help(FILE *out, int markdown);
+
+/* Sizes the way settings write them.  jc_config_size_text: exactly, so that it
+ * reads back to the same value ("4G", "1536M", else plain bytes "1000").
+ * jc_config_size_round: for reports ("4G", "12.3M", "512 bytes").  Both
+ * write at most 32 bytes into buf and return it. */
+const char *jc_config_size_text(uint64_t bytes, char buf[32]);
+const char *jc_config_size_round(uint64_t bytes, char buf[32]);
 
 #endif

@@ -276,6 +276,27 @@ static void test_parsers(void)
 	CHECK(jc_config_parse_bool("2", &b, &why) == -1, "bool 2 rejected");
 }
 
+static void test_sizes(void)
+{
+	static const struct { uint64_t v; const char *text, *round; } sizes[] = {
+		{ 0, "0", "0 bytes" }, { 1000, "1000", "1000 bytes" }, { 1024, "1K", "1K" },
+		{ 1536, "1536", "1.5K" }, { 4ull << 30, "4G", "4G" }, { 1536ull << 20, "1536M", "1.5G" },
+		{ (4ull << 30) + 1, "4294967297", "4.0G" }, { 12900000, "12900000", "12.3M" },
+		{ 3ull << 40, "3T", "3T" }, { 5000ull << 40, "5000T", "5000T" },
+	};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		char a[32], b[32];
+		uint64_t back = 0;
+		const char *why;
+		CHECK(strcmp(jc_config_size_text(sizes[i].v, a), sizes[i].text) == 0 &&
+		      strcmp(jc_config_size_round(sizes[i].v, b), sizes[i].round) == 0,
+		      "%llu bytes shown as %s (exactly) and %s (rounded): got %s, %s",
+		      (unsigned long long)sizes[i].v, sizes[i].text, sizes[i].round, a, b);
+		CHECK(jc_config_parse_size(a, &back, &why) == 0 && back == sizes[i].v,
+		      "... and %s reads back as %llu", a, (unsigned long long)sizes[i].v);
+	}
+}
+
 static void test_show(void)
 {
 	struct jc_config cfg;
@@ -291,8 +312,8 @@ static void test_show(void)
 	size_t n = fread(text, 1, sizeof text - 1, f);
 	text[n] = '\0';
 	fclose(f);
-	CHECK(strstr(text, "cache.max_size       = 1073741824    (env JITCACHE_MAX_SIZE") != NULL,
-	      "show gives value and origin");
+	CHECK(strstr(text, "cache.max_size       = 1G    (env JITCACHE_MAX_SIZE") != NULL,
+	      "show gives value (a size as written: 1G) and origin");
 	CHECK(strstr(text, "log.level            = warn    (default") != NULL, "show gives defaults");
 }
 
@@ -311,6 +332,7 @@ int main(void)
 	test_bad_input();
 	test_long_lines();
 	test_parsers();
+	test_sizes();
 	test_show();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
