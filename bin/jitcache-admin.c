@@ -85,21 +85,38 @@ static void print_json(const struct jc_config *cfg, const char *dir, const struc
 {
 	printf("{\"dir\": ");
 	json_string(dir);
-	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu, \"hits\": %llu, "
-	       "\"misses\": %llu, \"stores\": %llu, \"evictions\": %llu, \"corrupt\": %llu, "
-	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu}\n",
+	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu",
 	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
-	       (unsigned long long)s->size, (unsigned long long)s->hits,
-	       (unsigned long long)s->misses, (unsigned long long)s->stores,
-	       (unsigned long long)s->evictions, (unsigned long long)s->corrupt,
-	       (unsigned long long)s->store_failures, (unsigned long long)s->bytes_stored,
-	       (unsigned long long)s->saved_ns);
+	       (unsigned long long)s->size);
+#define X(NAME, field, label) printf(", \"%s\": %llu", #field, (unsigned long long)s->field);
+	JC_COUNTERS(X)
+#undef X
+	printf("}\n");
+}
+
+/* One counter's line of `jitcache stats`: "label  value", a few with more. */
+static void print_counter(const char *label, const char *field, const struct jc_cache_stats *s,
+			  uint64_t v)
+{
+	char a[32];
+	uint64_t lookups = s->hits + s->misses;
+	if (!strcmp(field, "bytes_stored"))
+		return; /* shown with stores */
+	printf("%-20s ", label);
+	if (!strcmp(field, "hits"))
+		printf("%llu (%.1f%% of %llu lookups)\n", (unsigned long long)v,
+		       lookups ? 100.0 * (double)v / (double)lookups : 0.0, (unsigned long long)lookups);
+	else if (!strcmp(field, "stores"))
+		printf("%llu (%s written)\n", (unsigned long long)v, human(s->bytes_stored, a));
+	else if (!strcmp(field, "saved_ns"))
+		printf("%.1f s\n", (double)v / 1e9);
+	else
+		printf("%llu\n", (unsigned long long)v);
 }
 
 static void print_human(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
 {
 	char a[32], b[32];
-	uint64_t lookups = s->hits + s->misses;
 	printf("%-20s %s\n", "cache directory", dir);
 	printf("%-20s %llu\n", "entries", (unsigned long long)s->entries);
 	if (cfg->max_size)
@@ -107,15 +124,9 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 		       100.0 * (double)s->size / (double)cfg->max_size);
 	else
 		printf("%-20s %s (no cap)\n", "size", human(s->size, a));
-	printf("%-20s %llu (%.1f%% of %llu lookups)\n", "hits", (unsigned long long)s->hits,
-	       lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0, (unsigned long long)lookups);
-	printf("%-20s %llu\n", "misses", (unsigned long long)s->misses);
-	printf("%-20s %llu (%s written)\n", "stores", (unsigned long long)s->stores,
-	       human(s->bytes_stored, a));
-	printf("%-20s %llu\n", "evictions", (unsigned long long)s->evictions);
-	printf("%-20s %llu\n", "corrupt entries", (unsigned long long)s->corrupt);
-	printf("%-20s %llu\n", "store failures", (unsigned long long)s->store_failures);
-	printf("%-20s %.1f s\n", "compile time saved", (double)s->saved_ns / 1e9);
+#define X(NAME, field, label) print_counter(label, #field, s, s->field);
+	JC_COUNTERS(X)
+#undef X
 }
 
 static int cmd_stats(const struct jc_config *cfg, struct jc_cache *c, const char *arg)

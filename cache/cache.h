@@ -125,11 +125,28 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 void jc_cache_unlock(struct jc_cache_lock *lock);
 
 /* Statistics.  The per-process counts are this process's; the shared ones
- * are kept in the cache directory across processes. */
+ * are kept in the cache directory across processes.
+ *
+ * Every counter is one line of JC_COUNTERS: X(NAME, field, label).  It makes
+ * the field of struct jc_cache_stats, the counter JC_NAME of the statistics
+ * file (cache/stats.h, in this order: add new ones at the end), its key in
+ * `jitcache stats --json` and its line (label) in `jitcache stats`. */
+#define JC_COUNTERS(X)                                                          \
+	X(HITS,           hits,           "hits")                               \
+	X(MISSES,         misses,         "misses")                             \
+	X(STORES,         stores,         "stores")                             \
+	X(EVICTIONS,      evictions,      "evictions")                          \
+	X(CORRUPT,        corrupt,        "corrupt entries")                    \
+	X(STORE_FAILURES, store_failures, "store failures")                     \
+	/* payload bytes written by stores (compressed) */                      \
+	X(BYTES_STORED,   bytes_stored,   "bytes stored")                       \
+	/* compile time of the entries that hit */                              \
+	X(SAVED_NS,       saved_ns,       "compile time saved")
+
 struct jc_cache_stats {
-	uint64_t hits, misses, stores, evictions, corrupt, store_failures;
-	uint64_t bytes_stored;     /* payload bytes written by stores (compressed) */
-	uint64_t saved_ns;         /* compile time of the entries that hit */
+#define X(NAME, field, label) uint64_t field;
+	JC_COUNTERS(X)
+#undef X
 	uint64_t entries, size;    /* current contents (shared stats only) */
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);

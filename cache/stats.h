@@ -34,12 +34,17 @@
 #ifndef JITCACHE_STATS_H
 #define JITCACHE_STATS_H
 
+#include "cache/cache.h"
+
 #include <stdint.h>
 #include <sys/types.h>
 
+/* JC_HITS, JC_MISSES, ...: the counters of cache.h's JC_COUNTERS, in order. */
 enum jc_counter {
-	JC_HITS, JC_MISSES, JC_STORES, JC_EVICTIONS, JC_CORRUPT, JC_STORE_FAILURES,
-	JC_BYTES_STORED, JC_SAVED_NS, JC_NCOUNTERS
+#define X(NAME, field, label) JC_##NAME,
+	JC_COUNTERS(X)
+#undef X
+	JC_NCOUNTERS
 };
 
 #define JC_SUBDIRS 256
