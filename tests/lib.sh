@@ -12,7 +12,7 @@
 # (DG2) GPU; run simulated programs with cwd inside $T (the driver writes
 # .aub files to the current directory).
 #
-# Nothing may depend on the host (BRIEF.md): the C locale, umask 022, and a
+# Nothing may depend on the host: the C locale, umask 022, and a
 # HOME and XDG directories of the test's own are set here, so that neither the
 # user's ~/.cache (PoCL's, jitcache's) nor their language, nor a missing or
 # read-only home changes a result.  Programs run as another user go through

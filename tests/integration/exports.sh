@@ -2,7 +2,7 @@
 # The library exports exactly the API names it interposes: the list in
 # shim/exports.h (from which the build makes its version script), which must
 # be the functions shim/ defines with JC_EXPORT.
-# Nothing else (xxHash, inih, jitcache internals) may leak into the host
+# Nothing else (xxHash, jitcache internals) may leak into the host
 # process's symbol space.
 . "$(dirname "$0")/../lib.sh"
 
@@ -17,7 +17,7 @@ script=$(grep -oE '[A-Za-z_][A-Za-z0-9_]*;' "$B/exports.map" 2>/dev/null | tr -d
 # Defined dynamic symbols, without version nodes (type A) or @version suffixes.
 exported=$(nm -D --defined-only "$LIB" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u)
 functions=$(nm -D --defined-only "$LIB" | awk '$2 != "A" && $2 != "T" { print $3 }')
-# "JC_EXPORT type name(" in shim/*.c (the name on the same line, as STYLE.md writes it).
+# "JC_EXPORT type name(" in shim/*.c (the name on the same line, as every definition in shim/ is written).
 defined=$(cat "$ROOT"/shim/*.c | tr '\n' ' ' | grep -oE 'JC_EXPORT[[:space:]][^;{(]*\(' |
 	sed -E 's/.*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\($/\1/' | sort -u)
 
