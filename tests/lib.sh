@@ -99,7 +99,7 @@ OTHER_GID=$(id -g nobody 2>/dev/null || echo 65534)
 # ($U_LIB), build/lib's links to the driver ($U/lib) and each FILE ($U/NAME).
 # as_user CMD... runs CMD as that user with $U/lib on LD_LIBRARY_PATH.
 # USER_NAME says who it is.  Returns 1 (after which the caller skips) only as
-# root without setpriv.
+# root without setpriv, or when that user can reach none of those directories.
 #   if user_setup "$CLIENT" "$T/reduce.spv"; then
 #   	(cd "$U" && as_user env LD_PRELOAD="$U_LIB" "$U/ze_client" link "$U/reduce.spv")
 U="" U_LIB="" USER_NAME=""
