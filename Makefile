@@ -4,6 +4,12 @@
 # (settings and logging).  Every .c file in those three folders goes into
 # build/libjitcache.so; cache/ and config/ also form build/libjccore.a, which
 # the unit tests and the admin tool link.
+#
+# `make` (and `make install`) builds only the library and the admin tool,
+# which need only libzstd-dev, libxxhash-dev and opencl-c-headers.  The
+# examples and tests are GPU programs that need Intel's driver, OpenCL and
+# oneDNN: `make examples` and `make tests` (and check, demo, bench) build them.
+# Commands are shown as "CC file"; V=1 shows them whole.
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -12,11 +18,17 @@ BINDIR     ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/jitcache
 
 CC       ?= cc
+V        ?=
+Q        := $(if $(V),,@)
+MAKEFLAGS += --no-print-directory
 BUILD    ?= build
 SANITIZE ?=
 WERROR   ?= -Werror
 
-SONAME_MAJOR := 1
+# The one version: the library's soname (its major number), `jitcache
+# --version` (through jitcache-admin) and the string in the library.
+VERSION      := 1.0.0
+SONAME_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 LIBNAME      := libjitcache.so
 SONAME       := $(LIBNAME).$(SONAME_MAJOR)
 
@@ -26,7 +38,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 
 CFLAGS   ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
-              -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -pthread
+              -D_GNU_SOURCE -DJC_HAVE_ZSTD -DJC_VERSION='"$(VERSION)"' -I. -pthread
 # hiredis (the remote tier) is linked statically: the library lives inside
 # other programs, and a host with its own hiredis of another version must not
 # have its calls bound to ours (exports.map keeps every hiredis name hidden).
@@ -59,21 +71,31 @@ ADMIN_BIN := $(BUILD)/jitcache-admin
 # (tests/testbed/sycl-env.sh, make testbed-sycl).
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
-.PHONY: all lib help deps check unit unit-build fuzz-build demo bench install uninstall clean asan tsan fuzz \
-        sycl-env sycl-check sycl-bench testbed modern-build check-modern bench-modern \
-        testbed-sycl bench-sycl
+.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install \
+        uninstall clean asan tsan fuzz sycl-env sycl-check sycl-bench testbed modern-build \
+        check-modern bench-modern testbed-sycl bench-sycl
 
-all: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the library, admin tool and examples
+all: lib admin ## build the library and the admin tool (needs only the library's own dependencies)
 
 lib: $(BUILD)/$(LIBNAME) ## build build/libjitcache.so only
 
+admin: $(ADMIN_BIN)
+
+examples: all $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the example programs (Intel's driver, OpenCL, oneDNN)
+
+tests: all $(HELP_BIN) $(UNIT_BIN) ## build the unit tests and the test programs (as examples)
+
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
-	@echo "  variables: PREFIX=$(PREFIX) DESTDIR= SANITIZE=address,undefined WERROR= CC=$(CC)"
+	@echo "  variables: PREFIX=$(PREFIX) DESTDIR= SANITIZE=address,undefined WERROR= CC=$(CC) V=1"
 
 $(BUILD)/obj/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# What shows the version is rebuilt when it changes.
+$(BUILD)/obj/shim/runtime.o: Makefile
 
 # The dlsym door runs inside sanitizer runtimes' own start-up (they look up
 # functions with dlsym before they are ready), so it is never instrumented.
@@ -81,19 +103,28 @@ $(BUILD)/obj/shim/dlsym.o: SAN_CFLAGS =
 
 $(BUILD)/libjccore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
-$(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(CORE_OBJ) shim/exports.map
-	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=shim/exports.map \
+# The version script, from the one list of exports in shim/exports.h.
+$(BUILD)/exports.map: shim/exports.h
+	@mkdir -p $(dir $@)
+	$(Q)printf '#include "shim/exports.h"\n#define X(api, name) name;\n{ global: JC_EXPORTS(X) local: *; };\n' | \
+	  $(CC) -E -P -I. -x c - > $@
+
+$(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/exports.map -Wl,--no-undefined-version \
 	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
-	ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
+	$(Q)ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
 
-$(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a
-	$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
+$(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a Makefile
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
 # GPU client programs (test helpers, examples, benchmarks) link to the Level
 # Zero loader as real applications do.  Debian 12's libze1 is the real
@@ -108,7 +139,8 @@ CLIENT_HDRS := $(wildcard tests/helpers/*.h) shim/ze_api.h
 
 $(BUILD)/tests/%: tests/helpers/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
 	  $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
 
 # Test programs that compile a shim file themselves.
@@ -118,19 +150,21 @@ $(BUILD)/tests/test_spirv: shim/spirv.c shim/spirv.h tests/helpers/ze_spec_modul
 $(BUILD)/examples/onednn_conv: EXTRA_LIBS = -ldnnl
 $(BUILD)/examples/%: examples/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< $(EXTRA_LIBS) $(GPU_LIBS)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< $(EXTRA_LIBS) $(GPU_LIBS)
 
 # Benchmark programs: GPU clients, plus the store and key for micro-figures.
 $(BUILD)/bench/%: bench/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a $(BUILD)/obj/shim/key.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
 	  $(BUILD)/obj/shim/key.o $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
 
 $(BUILD)/lib/libze_loader.so.1:
 	@mkdir -p $(dir $@)
 	@test -n "$(ZE_DRIVER)" || { echo "libze_intel_gpu.so.1 not found: run 'make deps'"; exit 1; }
-	ln -sf $(ZE_DRIVER) $@
-	ln -sf libze_loader.so.1 $(BUILD)/lib/libze_loader.so
+	$(Q)ln -sf $(ZE_DRIVER) $@
+	$(Q)ln -sf libze_loader.so.1 $(BUILD)/lib/libze_loader.so
 
 deps: ## install the Debian packages needed to build, test and demo (uses sudo if not root)
 	@./tests/install-deps.sh
@@ -147,7 +181,7 @@ fuzz-build: $(FUZZ_BIN)
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
 check: deps sycl-env testbed testbed-sycl ## install deps, build, and run every test (ends with "N passed, N failed")
-	$(MAKE) all $(HELP_BIN) $(UNIT_BIN) $(FUZZ_BIN)
+	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
@@ -165,16 +199,17 @@ check-modern: testbed testbed-sycl ## only the tests on Intel's 2026 driver (tes
 	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 
 asan: ## run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
-	$(MAKE) BUILD=build-asan SANITIZE=address,undefined unit
+	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit
 
 tsan: ## run the unit tests (threaded paths) under ThreadSanitizer
-	$(MAKE) BUILD=build-tsan SANITIZE=thread unit
+	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit
 
 # Fuzz targets: each tests/fuzz/fuzz_NAME.c with clang's libFuzzer, run for
 # FUZZ_SECONDS from the seeds in tests/fuzz/corpus-NAME.
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -fsanitize=fuzzer,address,undefined \
+	@$(if $(Q),echo "  CLANG   $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -fsanitize=fuzzer,address,undefined \
 	  -o $@ $< $(CORE_SRC) $(LDLIBS_CORE)
 fuzz: $(FUZZ_BIN) ## run each fuzz target for FUZZ_SECONDS (default 30)
 	@for f in $(FUZZ_BIN); do n=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
@@ -184,11 +219,11 @@ fuzz: $(FUZZ_BIN) ## run each fuzz target for FUZZ_SECONDS (default 30)
 	  grep -E '^#[0-9]+.*DONE' $(BUILD)/fuzz/$$n.log | tail -n 1; done
 
 demo: deps ## the main job: a real program JIT-compiles cold, then loads warm from the cache
-	$(MAKE) all
+	$(MAKE) examples
 	BUILD=$(BUILD) ./examples/demo.sh
 
 bench: deps testbed testbed-sycl ## run the benchmarks and write bench/results.md
-	$(MAKE) all $(HELP_BIN) $(BENCH_BIN)
+	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
 
@@ -207,7 +242,7 @@ testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver
 	./tests/testbed/setup.sh
 
 sycl-env: ## install Intel's SYCL runtime + dpctl/dpnp (pinned wheels) into .venv-sycl/
-	./examples/sycl/setup.sh
+	@./examples/sycl/setup.sh
 
 sycl-check: deps sycl-env ## Intel's SYCL runtime, unmodified, under jitcache
 	$(MAKE) lib
@@ -238,7 +273,8 @@ $(BUILD)/examples/libtrace.so: examples/sycl/trace.c
 
 install: all ## install to $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
-	install -m 0755 $(BUILD)/$(LIBNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 0755 $(BUILD)/$(LIBNAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME).$(VERSION)
+	ln -sf $(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME)
 	install -m 0755 $(ADMIN_BIN) $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
 	sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(LIBNAME)|' \
@@ -247,7 +283,7 @@ install: all ## install to $(DESTDIR)$(PREFIX)
 	chmod 0755 $(DESTDIR)$(BINDIR)/jitcache
 
 uninstall: ## remove what `make install` put in place
-	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME) \
+	rm -f $(DESTDIR)$(LIBDIR)/$(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME) \
 	      $(DESTDIR)$(BINDIR)/jitcache $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 

@@ -2,13 +2,13 @@
 # bench/nvidia.sh — jitcache on NVIDIA's OpenCL driver (the lent GPU machine).
 #
 # Here (Debian, where jitcache is built), make a self-contained bundle:
-#   make all && bench/nvidia.sh --bundle build/nvidia
+#   make && bench/nvidia.sh --bundle build/nvidia
 # There (no Debian packages; carry the bundle), run it:
 #   bench/nvidia.sh build/nvidia [KERNELS] [RUNS]
 # (NVIDIA_RESULTS=FILE also writes the results table to FILE.)
 #
 # The bundle holds libjitcache.so, the libraries it needs beyond glibc
-# (libinih), and tests/helpers/cl_build.c compiled against libOpenCL.so.1
+# (libzstd), and tests/helpers/cl_build.c compiled against libOpenCL.so.1
 # alone.  On the GPU machine the script generates a program of KERNELS
 # kernels (default 200) plus `affine` (out = in * 2 + 1, checked exactly)
 # and builds and runs it:

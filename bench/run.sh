@@ -112,7 +112,8 @@ cd "$WORK" || exit 1 # the simulated GPU writes .aub files to the current direct
 failed=""
 start_all=$(date +%s.%N)
 
-# Intel's real driver simulating an Arc A-series (DG2) GPU (shared/TESTBED.md).
+# Intel's real driver simulating an Arc A-series (DG2) GPU (README, "Testing
+# without an Intel GPU").
 export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2
 export OverrideMaxWorkgroupSize=256
 # Programs reach the driver through the Level Zero loader (Debian's libze1)

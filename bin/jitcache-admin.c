@@ -1,6 +1,7 @@
 /*
  * jitcache-admin — cache management for the `jitcache` command: stats,
- * clear, trim, verify, export, import and config.  Settings come from jc_config_load(), as
+ * clear, trim, verify, export, import, config and settings (and the
+ * commands' and settings' part of `jitcache --help`).  Settings come from jc_config_load(), as
  * in the library.  Exit status: 0 on success, 1 when the cache cannot be
  * used (or verify found bad entries), 2 on bad usage.
  */
@@ -14,39 +15,42 @@
 #include <string.h>
 #include <time.h>
 
+/* The commands, as `jitcache --help` shows them (bin/jitcache prints this
+ * after its own `run` line), then every setting from config/config.h. */
 static void usage(FILE *out)
 {
-	fputs("usage: jitcache-admin stats [--json]   hits, misses, stores, size, compile time saved\n"
-	      "       jitcache-admin clear            remove every entry\n"
-	      "       jitcache-admin trim [SIZE]      evict least recently used entries down to SIZE\n"
-	      "                                       (K/M/G suffixes; default: the max_size setting)\n"
-	      "       jitcache-admin verify           check every entry; remove and list bad ones\n"
-	      "       jitcache-admin export FILE [--since DATE]\n"
-	      "                                       write every valid entry (or those used since\n"
-	      "                                       DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
-	      "                                       @SECONDS) to FILE, a zstd-compressed tar\n"
-	      "       jitcache-admin import FILE      check each entry of FILE and add the good ones\n"
-	      "       jitcache-admin config           show each setting and where it came from\n",
+	fputs("       jitcache stats [--json]        hits, misses, stores, size, JIT time saved\n"
+	      "       jitcache verify                check every entry; remove and list bad ones\n"
+	      "                                      (exit status 1 if it found any)\n"
+	      "       jitcache trim [SIZE]           evict least recently used entries down to SIZE\n"
+	      "                                      (default: the max_size setting)\n"
+	      "       jitcache clear                 remove every entry\n"
+	      "       jitcache export FILE [--since DATE]\n"
+	      "                                      write every valid entry (or those used since\n"
+	      "                                      DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
+	      "                                      @SECONDS) to FILE, a zstd-compressed tar\n"
+	      "       jitcache import FILE           check each entry of FILE and add the good ones\n"
+	      "       jitcache config                every effective setting and where it came from\n"
+	      "       jitcache settings [--markdown] every setting, its default and variable\n"
+	      "       jitcache --help | --version\n"
+	      "\n"
+	      "Settings: the first ini file found of $JITCACHE_CONFIG,\n"
+	      "$XDG_CONFIG_HOME/jitcache/jitcache.ini (else ~/.config/jitcache/jitcache.ini)\n"
+	      "and /etc/jitcache.ini, overridden by the environment:\n",
 	      out);
+	jc_config_help(out, 0);
 }
 
 static int bad_usage(const char *why)
 {
-	fprintf(stderr, "jitcache-admin: %s\n", why);
-	usage(stderr);
+	fprintf(stderr, "jitcache-admin: %s (see jitcache --help)\n", why);
 	return 2;
 }
 
-/* "12.3 MiB" */
+/* "12.3M": sizes the way settings write them (see jc_config_size_round). */
 static const char *human(uint64_t bytes, char buf[32])
 {
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024 && u < 4)
-		v /= 1024, u++;
-	snprintf(buf, 32, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-	return buf;
+	return jc_config_size_round(bytes, buf);
 }
 
 static struct jc_cache *open_cache(const struct jc_config *cfg)
@@ -88,22 +92,13 @@ static void print_json(const struct jc_config *cfg, const char *dir, const struc
 {
 	printf("{\"dir\": ");
 	json_string(dir);
-	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu, \"hits\": %llu, "
-	       "\"misses\": %llu, \"stores\": %llu, \"evictions\": %llu, \"corrupt\": %llu, "
-	       "\"store_failures\": %llu, \"bytes_stored\": %llu, \"saved_ns\": %llu, "
-	       "\"layer_hits\": %llu, \"remote_hits\": %llu, \"remote_misses\": %llu, \"remote_errors\": %llu, "
-	       "\"remote_corrupt\": %llu, \"remote_stores\": %llu, \"remote_bytes_in\": %llu, "
-	       "\"remote_bytes_out\": %llu}\n",
+	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu",
 	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
-	       (unsigned long long)s->size, (unsigned long long)s->hits,
-	       (unsigned long long)s->misses, (unsigned long long)s->stores,
-	       (unsigned long long)s->evictions, (unsigned long long)s->corrupt,
-	       (unsigned long long)s->store_failures, (unsigned long long)s->bytes_stored,
-	       (unsigned long long)s->saved_ns, (unsigned long long)s->layer_hits,
-	       (unsigned long long)s->remote_hits,
-	       (unsigned long long)s->remote_misses, (unsigned long long)s->remote_errors,
-	       (unsigned long long)s->remote_corrupt, (unsigned long long)s->remote_stores,
-	       (unsigned long long)s->remote_bytes_in, (unsigned long long)s->remote_bytes_out);
+	       (unsigned long long)s->size);
+#define X(NAME, field, label) printf(", \"%s\": %llu", #field, (unsigned long long)s->field);
+	JC_COUNTERS(X)
+#undef X
+	printf("}\n");
 }
 
 /* The remote tier's rows, when one is configured or was used. */
@@ -122,10 +117,35 @@ static void print_remote(const struct jc_config *cfg, const struct jc_cache_stat
 	       human(s->remote_bytes_out, b));
 }
 
+/* One counter's line of `jitcache stats`: "label  value", a few with more. */
+static void print_counter(const struct jc_config *cfg, const char *label, const char *field,
+			  const struct jc_cache_stats *s, uint64_t v)
+{
+	char a[32];
+	uint64_t lookups = s->hits + s->misses;
+	if (!strcmp(field, "bytes_stored") || !strncmp(field, "remote_", 7))
+		return; /* shown with stores; by print_remote() */
+	if (!strcmp(field, "layer_hits")) {
+		if (cfg->layers[0])
+			printf("%-20s %llu of the hits (layers %s)\n", label, (unsigned long long)v,
+			       cfg->layers);
+		return;
+	}
+	printf("%-20s ", label);
+	if (!strcmp(field, "hits"))
+		printf("%llu (%.1f%% of %llu lookups)\n", (unsigned long long)v,
+		       lookups ? 100.0 * (double)v / (double)lookups : 0.0, (unsigned long long)lookups);
+	else if (!strcmp(field, "stores"))
+		printf("%llu (%s written)\n", (unsigned long long)v, human(s->bytes_stored, a));
+	else if (!strcmp(field, "saved_ns"))
+		printf("%.1f s\n", (double)v / 1e9);
+	else
+		printf("%llu\n", (unsigned long long)v);
+}
+
 static void print_human(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
 {
 	char a[32], b[32];
-	uint64_t lookups = s->hits + s->misses;
 	printf("%-20s %s\n", "cache directory", dir);
 	printf("%-20s %llu\n", "entries", (unsigned long long)s->entries);
 	if (cfg->max_size)
@@ -133,18 +153,9 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 		       100.0 * (double)s->size / (double)cfg->max_size);
 	else
 		printf("%-20s %s (no cap)\n", "size", human(s->size, a));
-	printf("%-20s %llu (%.1f%% of %llu lookups)\n", "hits", (unsigned long long)s->hits,
-	       lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0, (unsigned long long)lookups);
-	if (cfg->layers[0])
-		printf("%-20s %llu of the hits (layers %s)\n", "from layers",
-		       (unsigned long long)s->layer_hits, cfg->layers);
-	printf("%-20s %llu\n", "misses", (unsigned long long)s->misses);
-	printf("%-20s %llu (%s written)\n", "stores", (unsigned long long)s->stores,
-	       human(s->bytes_stored, a));
-	printf("%-20s %llu\n", "evictions", (unsigned long long)s->evictions);
-	printf("%-20s %llu\n", "corrupt entries", (unsigned long long)s->corrupt);
-	printf("%-20s %llu\n", "store failures", (unsigned long long)s->store_failures);
-	printf("%-20s %.1f s\n", "compile time saved", (double)s->saved_ns / 1e9);
+#define X(NAME, field, label) print_counter(cfg, label, #field, s, s->field);
+	JC_COUNTERS(X)
+#undef X
 	print_remote(cfg, s);
 }
 
@@ -326,6 +337,16 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("jitcache %s\n", JC_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "settings")) {
+		if (argc > 2 && strcmp(argv[2], "--markdown") != 0)
+			return bad_usage("settings takes only --markdown");
+		jc_config_help(stdout, argc > 2);
+		return 0;
+	}
 	jc_config_load(&cfg);
 	if (!strcmp(argv[1], "config")) {
 		if (argc > 2)
@@ -343,7 +364,6 @@ int main(int argc, char **argv)
 		jc_cache_close(c);
 		return rc;
 	}
-	fprintf(stderr, "jitcache-admin: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "jitcache-admin: unknown command '%s' (see jitcache --help)\n", argv[1]);
 	return 2;
 }

@@ -177,22 +177,9 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 
 static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *out)
 {
-	out->hits = v[JC_HITS];
-	out->misses = v[JC_MISSES];
-	out->stores = v[JC_STORES];
-	out->evictions = v[JC_EVICTIONS];
-	out->corrupt = v[JC_CORRUPT];
-	out->store_failures = v[JC_STORE_FAILURES];
-	out->bytes_stored = v[JC_BYTES_STORED];
-	out->saved_ns = v[JC_SAVED_NS];
-	out->layer_hits = v[JC_LAYER_HITS];
-	out->remote_hits = v[JC_REMOTE_HITS];
-	out->remote_misses = v[JC_REMOTE_MISSES];
-	out->remote_errors = v[JC_REMOTE_ERRORS];
-	out->remote_corrupt = v[JC_REMOTE_CORRUPT];
-	out->remote_stores = v[JC_REMOTE_STORES];
-	out->remote_bytes_in = v[JC_REMOTE_BYTES_IN];
-	out->remote_bytes_out = v[JC_REMOTE_BYTES_OUT];
+#define X(NAME, field, label) out->field = v[JC_##NAME];
+	JC_COUNTERS(X)
+#undef X
 }
 
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)

@@ -160,18 +160,42 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 void jc_cache_unlock(struct jc_cache_lock *lock);
 
 /* Statistics.  The per-process counts are this process's; the shared ones
- * are kept in the cache directory across processes. */
+ * are kept in the cache directory across processes.
+ *
+ * Every counter is one line of JC_COUNTERS: X(NAME, field, label).  It makes
+ * the field of struct jc_cache_stats, the counter JC_NAME of the statistics
+ * file (cache/stats.h, in this order: add new ones at the end), its key in
+ * `jitcache stats --json` and its line (label) in `jitcache stats`. */
+#define JC_COUNTERS(X)                                                          \
+	X(HITS,           hits,           "hits")                               \
+	X(MISSES,         misses,         "misses")                             \
+	X(STORES,         stores,         "stores")                             \
+	X(EVICTIONS,      evictions,      "evictions")                          \
+	X(CORRUPT,        corrupt,        "corrupt entries")                    \
+	X(STORE_FAILURES, store_failures, "store failures")                     \
+	/* payload bytes written by stores (compressed) */                      \
+	X(BYTES_STORED,   bytes_stored,   "bytes stored")                       \
+	/* compile time of the entries that hit */                              \
+	X(SAVED_NS,       saved_ns,       "compile time saved")                 \
+	/* of the hits, those served by a read-only layer (layers.h) */         \
+	X(LAYER_HITS,     layer_hits,     "from layers")                        \
+	/* the remote tier (remote.h): lookups it answered (also counted in     \
+	 * hits) and first lookups it could not answer; failed exchanges;      \
+	 * values that failed verification; values written; bytes read and     \
+	 * written */                                                           \
+	X(REMOTE_HITS,    remote_hits,    "remote hits")                        \
+	X(REMOTE_MISSES,  remote_misses,  "remote misses")                      \
+	X(REMOTE_ERRORS,  remote_errors,  "remote errors")                      \
+	X(REMOTE_CORRUPT, remote_corrupt, "remote bad values")                  \
+	X(REMOTE_STORES,  remote_stores,  "remote stores")                      \
+	X(REMOTE_BYTES_IN,  remote_bytes_in,  "remote bytes in")                \
+	X(REMOTE_BYTES_OUT, remote_bytes_out, "remote bytes out")
+
 struct jc_cache_stats {
-	uint64_t hits, misses, stores, evictions, corrupt, store_failures;
-	uint64_t layer_hits;       /* of the hits, those served by a layer */
-	uint64_t bytes_stored;     /* payload bytes written by stores (compressed) */
-	uint64_t saved_ns;         /* compile time of the entries that hit */
+#define X(NAME, field, label) uint64_t field;
+	JC_COUNTERS(X)
+#undef X
 	uint64_t entries, size;    /* current contents (shared stats only) */
-	/* The remote tier: lookups it answered (also counted in hits) and first
-	 * lookups it could not answer; failed exchanges; values that failed
-	 * verification; values written; bytes read and written. */
-	uint64_t remote_hits, remote_misses, remote_errors, remote_corrupt, remote_stores;
-	uint64_t remote_bytes_in, remote_bytes_out;
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);

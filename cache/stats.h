@@ -34,16 +34,16 @@
 #ifndef JITCACHE_STATS_H
 #define JITCACHE_STATS_H
 
+#include "cache/cache.h"
+
 #include <stdint.h>
 #include <sys/types.h>
 
-/* A new counter goes at the end: a file written before it holds zero there. */
+/* JC_HITS, JC_MISSES, ...: the counters of cache.h's JC_COUNTERS, in order. */
 enum jc_counter {
-	JC_HITS, JC_MISSES, JC_STORES, JC_EVICTIONS, JC_CORRUPT, JC_STORE_FAILURES,
-	JC_BYTES_STORED, JC_SAVED_NS, JC_LAYER_HITS,
-	/* the remote tier (remote.h) */
-	JC_REMOTE_HITS, JC_REMOTE_MISSES, JC_REMOTE_ERRORS, JC_REMOTE_CORRUPT, JC_REMOTE_STORES,
-	JC_REMOTE_BYTES_IN, JC_REMOTE_BYTES_OUT,
+#define X(NAME, field, label) JC_##NAME,
+	JC_COUNTERS(X)
+#undef X
 	JC_NCOUNTERS
 };
 

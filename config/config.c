@@ -1,11 +1,11 @@
 #include "config/config.h"
+#include "config/inifile.h"
 #include "config/log.h"
 
 #include "cache/remote_url.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,19 +85,19 @@ static int parse_level(const char *text, int *out, const char **why)
 	return 0;
 }
 
-/* "~/x" -> "$HOME/x"; anything else is copied. */
+/* "~/x" -> "$HOME/x"; anything else is copied.  A path too long for out
+ * leaves out as it was (a bad value keeps the previous one). */
 static int parse_path(const char *text, char *out, const char **why)
 {
 	const char *home = getenv("HOME");
-	int n;
+	const char *head = "";
 	if (text[0] == '~' && (text[1] == '/' || text[1] == '\0') && home && *home)
-		n = snprintf(out, PATH_MAX, "%s%s", home, text + 1);
-	else
-		n = snprintf(out, PATH_MAX, "%s", text);
-	if (n < 0 || n >= PATH_MAX) {
+		head = home, text++;
+	if (strlen(head) + strlen(text) >= PATH_MAX) {
 		*why = "path too long";
 		return -1;
 	}
+	snprintf(out, PATH_MAX, "%s%s", head, text);
 	return 0;
 }
 
@@ -164,55 +164,54 @@ static int set_setting(struct jc_config *cfg, const char *section, const char *n
 	return -1;
 }
 
+/* How much of a bad value a message quotes: log lines are short. */
+#define SHOWN 64
+
 struct ini_reading {
 	struct jc_config *cfg;
-	FILE *file;
-	int line;
+	const char *path;
 };
 
-/* inih's reader, counting lines so that bad values can name theirs. */
-static char *read_line(char *buf, int size, void *stream)
-{
-	struct ini_reading *r = stream;
-	char *got = fgets(buf, size, r->file);
-	if (got)
-		r->line++;
-	return got;
-}
-
-static int on_ini_value(void *user, const char *section, const char *name, const char *value)
+static void on_ini_value(void *user, int line, const char *section, const char *name,
+			 const char *value)
 {
 	struct ini_reading *r = user;
 	char from[PATH_MAX + 16];
 	const char *why = NULL;
-	snprintf(from, sizeof from, "%s:%d", r->cfg->file, r->line);
+	snprintf(from, sizeof from, "%s:%d", r->path, line);
 	int rc = set_setting(r->cfg, section, name, value, from, &why);
 	if (rc < 0)
 		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
 	else if (rc == 0) {
 		char shown[JC_REMOTE_URL_MAX];
 		jc_remote_url_redact(value, shown, sizeof shown); /* never print a password */
-		jc_log(JC_LOG_WARN, "%s: bad value '%s' for [%s] %s: %s; using %s",
-		       from, shown, section, name, why, "the previous value");
+		jc_log(JC_LOG_WARN, "%s: bad value '%.*s%s' for [%s] %s: %s; using %s", from,
+		       SHOWN, shown, strlen(shown) > SHOWN ? "..." : "", section, name, why,
+		       "the previous value");
 	}
-	return 1; /* keep going: one bad line does not spoil the rest */
+}
+
+/* One bad line does not spoil the rest: it is reported and skipped. */
+static void on_ini_error(void *user, int line, const char *why)
+{
+	struct ini_reading *r = user;
+	jc_log(JC_LOG_WARN, "%s:%d: %s; line ignored", r->path, line, why);
 }
 
 static void read_ini(struct jc_config *cfg, const char *path)
 {
-	struct ini_reading r = { .cfg = cfg, .line = 0 };
-	r.file = fopen(path, "re");
-	if (!r.file) {
+	struct ini_reading r = { .cfg = cfg, .path = path };
+	FILE *f = fopen(path, "re");
+	if (!f) {
 		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults",
 		       path, strerror(errno));
 		return;
 	}
 	snprintf(cfg->file, sizeof cfg->file, "%s", path);
-	int err = ini_parse_stream(read_line, &r, on_ini_value, &r);
-	if (err > 0)
-		jc_log(JC_LOG_WARN, "%s:%d: syntax error (expected [section] or name = value); line ignored",
-		       path, err);
-	fclose(r.file);
+	if (jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
+		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using what was read",
+		       path, strerror(errno));
+	fclose(f);
 }
 
 static int readable(const char *path)
@@ -242,20 +241,24 @@ static const char *find_ini(char *buf, size_t size)
 	return NULL;
 }
 
+/* One variable: an empty one is ignored unless empty_ok (it then means
+ * "none", e.g. no remote). */
+static void apply_one_env(struct jc_config *cfg, const char *sec, const char *name,
+			  const char *env, int empty_ok)
+{
+	const char *v = getenv(env), *why = NULL;
+	char from[64], shown[JC_REMOTE_URL_MAX];
+	snprintf(from, sizeof from, "env %s", env);
+	if (v && (*v || empty_ok) && set_setting(cfg, sec, name, v, from, &why) == 0) {
+		jc_remote_url_redact(v, shown, sizeof shown); /* never print a password */
+		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; ignored", env, SHOWN, shown,
+		       strlen(shown) > SHOWN ? "..." : "", why);
+	}
+}
+
 static void apply_env(struct jc_config *cfg)
 {
-	const char *why = NULL;
-	char from[64], shown[JC_REMOTE_URL_MAX];
-#define X(sec, nm, kind, field, def, env, help)                                          \
-	{                                                                                \
-		const char *v = getenv(env);                                             \
-		snprintf(from, sizeof from, "env %s", env);                              \
-		if (v && (*v || JC_EMPTY_OK_##kind) &&                                    \
-		    set_setting(cfg, #sec, #nm, v, from, &why) == 0) {                   \
-			jc_remote_url_redact(v, shown, sizeof shown);                    \
-			jc_log(JC_LOG_WARN, "%s='%s' is not valid: %s; ignored", env, shown, why); \
-		}                                                                        \
-	}
+#define X(sec, nm, kind, field, def, env, help) apply_one_env(cfg, #sec, #nm, env, JC_EMPTY_OK_##kind);
 	JC_SETTINGS(X)
 #undef X
 }
@@ -297,8 +300,44 @@ void jc_config_load(struct jc_config *cfg)
 	jc_log_set_level((enum jc_log_level)cfg->log_level);
 }
 
+static const char size_units[] = "KMGT";
+
+/* The largest unit (1 = K ... 4 = T) not above bytes, or 0. */
+static int size_unit(uint64_t bytes)
+{
+	int u = 0;
+	while (u < 4 && bytes >> (10 * (u + 1)))
+		u++;
+	return u;
+}
+
+const char *jc_config_size_text(uint64_t bytes, char buf[32])
+{
+	int u = size_unit(bytes);
+	while (u > 0 && bytes % (1ull << (10 * u)) != 0)
+		u--;
+	if (u == 0)
+		snprintf(buf, 32, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, 32, "%llu%c", (unsigned long long)(bytes >> (10 * u)), size_units[u - 1]);
+	return buf;
+}
+
+const char *jc_config_size_round(uint64_t bytes, char buf[32])
+{
+	int u = size_unit(bytes);
+	if (u == 0)
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+	else if (bytes % (1ull << (10 * u)) == 0)
+		jc_config_size_text(bytes, buf);
+	else
+		snprintf(buf, 32, "%.1f%c", (double)bytes / (double)(1ull << (10 * u)),
+			 size_units[u - 1]);
+	return buf;
+}
+
 static void show_value(FILE *out, const char *s)          { fprintf(out, "%s", s); }
-static void show_u64(FILE *out, uint64_t v)              { fprintf(out, "%llu", (unsigned long long)v); }
+static void show_size(FILE *out, uint64_t v)             { char b[32]; fputs(jc_config_size_text(v, b), out); }
 static void show_int(FILE *out, int v)                   { fprintf(out, "%d", v); }
 static void show_double(FILE *out, double v)             { fprintf(out, "%g", v); }
 static void show_url(FILE *out, const char *url)
@@ -309,7 +348,7 @@ static void show_url(FILE *out, const char *url)
 }
 #define SHOW_PATH(out, v)  show_value(out, v)
 #define SHOW_PATHS(out, v) show_value(out, v)
-#define SHOW_SIZE(out, v)  show_u64(out, v)
+#define SHOW_SIZE(out, v)  show_size(out, v)
 #define SHOW_BOOL(out, v)  show_int(out, v)
 #define SHOW_SECS(out, v)  show_double(out, v)
 #define SHOW_LEVEL(out, v) show_value(out, jc_log_level_name((enum jc_log_level)(v)))
@@ -324,4 +363,65 @@ void jc_config_show(const struct jc_config *cfg, FILE *out)
 	JC_SETTINGS(X)
 #undef X
 	fprintf(out, "%-20s = %s\n", "config file", cfg->file[0] ? cfg->file : "(none)");
+}
+
+/* What a value of each kind looks like, for help. */
+#define JC_FORM_PATH  "PATH"
+#define JC_FORM_PATHS "DIR:..."
+#define JC_FORM_URL   "URL"
+#define JC_FORM_SIZE  "SIZE"
+#define JC_FORM_BOOL  "0|1"
+#define JC_FORM_SECS  "SECS"
+#define JC_FORM_LEVEL "LEVEL"
+
+/* "  JITCACHE_DIR=PATH   [cache] dir: HELP (default D)", HELP wrapped at 79
+ * columns under itself. */
+static void help_text(FILE *out, const char *sec, const char *name, const char *form,
+		      const char *def, const char *env, const char *help)
+{
+	char head[64], text[512];
+	snprintf(head, sizeof head, "%s=%s", env, form);
+	snprintf(text, sizeof text, "[%s] %s: %s%s%s%s", sec, name, help, *def ? " (default " : "",
+		 def, *def ? ")" : "");
+	fprintf(out, "  %-28s", head);
+	if (strlen(head) > 27)
+		fprintf(out, "\n%30s", "");
+	int col = 30;
+	for (const char *w = text; *w;) {
+		size_t n = strcspn(w, " ");
+		if (col > 30 && col + 1 + (int)n > 79) {
+			fprintf(out, "\n%30s", "");
+			col = 30;
+		} else if (col > 30) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)n, w);
+		col += (int)n;
+		w += n;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
+}
+
+static void help_markdown(FILE *out, const char *sec, const char *name, const char *def,
+			  const char *env, const char *help)
+{
+	/* An empty default is "none", unless the meaning says what it is. */
+	const char *none = strstr(help, "default") ? "(see meaning)" : "none";
+	fprintf(out, "| `%s` | `[%s] %s` | %s%s%s | %s |\n", env, sec, name, *def ? "`" : "",
+		*def ? def : none, *def ? "`" : "", help);
+}
+
+void jc_config_help(FILE *out, int markdown)
+{
+	if (markdown)
+		fputs("| variable | ini name | default | meaning |\n|---|---|---|---|\n", out);
+#define X(sec, nm, kind, field, def, env, help)                                  \
+	if (markdown)                                                            \
+		help_markdown(out, #sec, #nm, def, env, help);                   \
+	else                                                                     \
+		help_text(out, #sec, #nm, JC_FORM_##kind, def, env, help);
+	JC_SETTINGS(X)
+#undef X
 }

@@ -30,7 +30,7 @@
 	X(cache, dir,          PATH,  cache_dir,    "",     "JITCACHE_DIR",                \
 	  "cache directory (default $XDG_CACHE_HOME/jitcache or ~/.cache/jitcache)")     \
 	X(cache, max_size,     SIZE,  max_size,     "4G",   "JITCACHE_MAX_SIZE",           \
-	  "size cap; least recently used entries are evicted (K/M/G suffixes)")         \
+	  "size cap; least recently used entries are evicted (K/M/G/T suffixes)")       \
 	X(cache, disable,      BOOL,  disable,      "0",    "JITCACHE_DISABLE",            \
 	  "1 turns jitcache off: every call goes straight to the driver")              \
 	X(cache, shared,       BOOL,  shared,       "0",    "JITCACHE_SHARED",             \
@@ -60,7 +60,7 @@
 	  "1 sends values zstd-compressed: ~7x less traffic and Redis memory; 0 sends " \
 	  "them as the entry files")                                                     \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
-	  "error, warn, info (adds a summary line at exit) or debug")
+	  "error, warn, info (adds a summary line at exit), debug or off")
 
 /* Storage type of each kind. */
 #define JC_TYPE_PATH  char
@@ -81,6 +81,7 @@
 /* Kinds whose empty value in the environment means something (no remote);
  * for the others an empty variable is ignored. */
 #define JC_EMPTY_OK_PATH  0
+#define JC_EMPTY_OK_PATHS 0
 #define JC_EMPTY_OK_SIZE  0
 #define JC_EMPTY_OK_BOOL  0
 #define JC_EMPTY_OK_SECS  0
@@ -109,5 +110,17 @@ int jc_config_parse_bool(const char *text, int *out, const char **why);
 /* Print "section.name = value    (from)" for every setting; a password in
  * the remote URL is shown as "***". */
 void jc_config_show(const struct jc_config *cfg, FILE *out);
+
+/* Every setting with its environment variable, ini name, default and help,
+ * straight from JC_SETTINGS: as text for --help, or as the Markdown table of
+ * the README (markdown != 0). */
+void jc_config_help(FILE *out, int markdown);
+
+/* Sizes the way settings write them.  jc_config_size_text: exactly, so that it
+ * reads back to the same value ("4G", "1536M", else plain bytes "1000").
+ * jc_config_size_round: for reports ("4G", "12.3M", "512 bytes").  Both
+ * write at most 32 bytes into buf and return it. */
+const char *jc_config_size_text(uint64_t bytes, char buf[32]);
+const char *jc_config_size_round(uint64_t bytes, char buf[32]);
 
 #endif

@@ -9,7 +9,7 @@
  *   jitcache run -- onednn_conv
  *
  * On a machine without an Intel GPU, Intel's driver can simulate one
- * (TESTBED.md): NEOReadDebugKeys=1 SetCommandStreamReceiver=1
+ * (README, "Testing without an Intel GPU"): NEOReadDebugKeys=1 SetCommandStreamReceiver=1
  * ProductFamilyOverride=dg2 OverrideMaxWorkgroupSize=256, in a scratch
  * directory (the driver writes .aub files there).
  *

@@ -1,6 +1,7 @@
 /* The OpenCL loader's own functions (see cl_api.h), the dlsym door for the
  * OpenCL entry points, and two small helpers every OpenCL file uses. */
 #include "shim/cl_api.h"
+#include "shim/exports.h"
 #include "shim/shim.h"
 
 #include <dlfcn.h>
@@ -73,20 +74,21 @@ void jc_cl_real_from(const void *symbol)
 
 /* ---- the dlsym door ---------------------------------------------------- */
 
-/* The entry points jitcache exports, by name.  Defined in cl.c and cl_handles.c
- * with the API's own prototypes from <CL/cl.h>. */
+/* The OpenCL entry points jitcache exports (shim/exports.h), by name.  Defined
+ * in cl.c and cl_handles.c with the API's own prototypes from <CL/cl.h>. */
 static const struct {
 	const char *name;
 	void *wrapper;
 } wrapped[] = {
-#define W(name) { #name, (void *)name }
-	W(clCreateProgramWithSource), W(clCreateProgramWithIL), W(clBuildProgram),
-	W(clCompileProgram), W(clLinkProgram), W(clGetExtensionFunctionAddress),
-	W(clGetExtensionFunctionAddressForPlatform), W(clCreateKernel),
-	W(clCreateKernelsInProgram), W(clGetProgramInfo), W(clGetProgramBuildInfo),
-	W(clRetainProgram), W(clReleaseProgram), W(clGetKernelInfo), W(clReleaseKernel),
-	W(clSetProgramSpecializationConstant),
-#undef W
+#define W_dl(name)
+#define W_ze(name)
+#define W_cl(name) { #name, (void *)name },
+#define X(api, name) W_##api(name)
+	JC_EXPORTS(X)
+#undef X
+#undef W_cl
+#undef W_ze
+#undef W_dl
 };
 
 /* Only the ICD loader's functions are wrapped.  An ICD loader itself looks up

@@ -5,6 +5,9 @@
 #include <pthread.h>
 #include <time.h>
 
+/* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
+__attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
+
 static struct jc_config config;
 static struct jc_cache *cache;
 static pthread_once_t once = PTHREAD_ONCE_INIT;

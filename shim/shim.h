@@ -14,7 +14,8 @@
  *     calls into the driver) is looked up and stored once;
  *   - the real dlsym, and the hook through which lookups on library handles
  *     are answered with jitcache's wrappers (shim/dlsym.c);
- *   - JC_EXPORT, the one way a symbol leaves the library (see exports.map).
+ *   - JC_EXPORT, the one way a symbol leaves the library (each one also
+ *     listed in shim/exports.h).
  */
 #ifndef JITCACHE_SHIM_H
 #define JITCACHE_SHIM_H

@@ -6,8 +6,8 @@
  * Debian ships no Level Zero headers, and jitcache must build without an
  * SDK: it resolves the real functions at run time.  The names follow the
  * specification so that code reads as it would against <level_zero/ze_api.h>.
- * Layouts are checked below against the x86-64 figures in shared/ze-abi.md,
- * and the real driver checks the rest.
+ * Layouts are checked below against their x86-64 sizes and offsets in the
+ * published headers, and the real driver checks the rest.
  */
 #ifndef JITCACHE_ZE_API_H
 #define JITCACHE_ZE_API_H
@@ -222,7 +222,7 @@ ze_result_t zeKernelCreate(ze_module_handle_t, const ze_kernel_desc_t *, ze_kern
 ze_result_t zeKernelDestroy(ze_kernel_handle_t);
 ze_result_t zeGetModuleProcAddrTable(ze_api_version_t version, ze_module_dditable_t *pDdiTable);
 
-/* The layouts jitcache reads and writes (shared/ze-abi.md, x86-64). */
+/* The layouts jitcache reads and writes (x86-64 figures of the published headers). */
 #if defined(__x86_64__) || defined(__aarch64__)
 _Static_assert(sizeof(ze_module_desc_t) == 56, "ze_module_desc_t size");
 _Static_assert(offsetof(ze_module_desc_t, format) == 16, "ze_module_desc_t.format");

@@ -1,19 +1,46 @@
 #!/bin/sh
-# Installs the Debian 12 packages jitcache needs to build, test and demo.
-# Quiet and quick when everything is already there.
-set -e
-PKGS="build-essential clang pkg-config libxxhash-dev libinih-dev libzstd-dev
-      ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
+# Installs the Debian 12 packages jitcache needs to build, test and demo
+# (`make deps`, and so `make check` and `make demo`).  Silent when everything
+# is already there; otherwise one line per step, with apt's output kept in a
+# log file (DEPS_LOG, default build/deps.log) that is shown when a step fails.
+set -eu
+# The library and admin tool (`make`) need only the first line; the rest are
+# the drivers, clients and tools of the tests, examples and benchmarks.
+PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredis-dev
+      clang ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
-      clblast-utils gnuplot-nox debootstrap zstd
-      redis-server libhiredis-dev"
+      python3-venv clblast-utils gnuplot-nox debootstrap zstd
+      redis-server"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
-echo "installing:$missing"
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+log=${DEPS_LOG:-$root/build/deps.log}
+mkdir -p "$(dirname "$log")"
+: >"$log"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+
+# step WHAT CMD...: one line; CMD's output goes to the log, shown on failure.
+step() {
+	what=$1; shift
+	printf 'deps: %s ... ' "$what"
+	start=$(date +%s)
+	if "$@" >>"$log" 2>&1; then
+		echo "done ($(( $(date +%s) - start )) s)"
+	else
+		echo "FAILED"
+		echo "deps: the last 30 lines of $log:" >&2
+		tail -n 30 "$log" >&2
+		exit 1
+	fi
+}
+
+n=$(echo $missing | wc -w)
+echo "deps: installing $n Debian packages:$missing (log: $log)"
+step "apt-get update" $SUDO apt-get update
+step "apt-get install" $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	--no-install-recommends $missing

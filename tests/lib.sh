@@ -15,6 +15,13 @@
 # The driver's own persistent cache (NEO_CACHE_PERSISTENT, on by default in
 # the 2026 driver) is kept in $T/neo-cache and switched off, so that tests
 # see jitcache alone; a test may switch it on again.
+#
+# Nothing may depend on the host: the C locale, umask 022, and a
+# HOME and XDG directories of the test's own are set here, so that neither the
+# user's ~/.cache (PoCL's, jitcache's) nor their language, nor a missing or
+# read-only home changes a result.  Programs run as another user go through
+# user_setup/as_user below, never straight from the checkout (it may sit in a
+# 0700 directory); tests/integration/checkout_private.sh enforces both.
 
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,15 +30,33 @@ case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 LIB=$B/libjitcache.so
 JITCACHE=$ROOT/bin/jitcache
 export JITCACHE_LIB=$LIB JITCACHE_ADMIN=$B/jitcache-admin
+ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LC_ALL=C
+umask 022
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-test.XXXXXX")
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$T"' EXIT
+[ "${KEEP:-0}" = 1 ] || trap 'cleanup_dirs' EXIT
+CLEANUP_DIRS=$T
+cleanup_dirs() {
+	# $U may hold files made read-only by a test: make them removable first.
+	for d in $CLEANUP_DIRS; do chmod -R u+rwX "$d" 2>/dev/null; rm -rf "$d"; done
+}
+mkdir -p "$T/home"
+# Only the OpenCL drivers the tests are written for, Debian's (intel-opencl-icd
+# and PoCL): other ICDs on the host (a CPU runtime, NVIDIA's, Mesa's) would
+# change which platform comes first and what "Intel" matches.
+mkdir -p "$T/icd"
+for icd in /etc/OpenCL/vendors/intel.icd /etc/OpenCL/vendors/pocl.icd; do
+	[ -r "$icd" ] && cp "$icd" "$T/icd/"
+done
+export OCL_ICD_VENDORS=$T/icd
+export HOME=$T/home XDG_CACHE_HOME=$T/home/.cache
+# No setting from the caller's environment (every variable of config/config.h's
+# table), but a cache of the test's own.
+unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/config.h")
 export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-config
 export NEO_CACHE_PERSISTENT=0 NEO_CACHE_DIR=$T/neo-cache
-unset JITCACHE_MAX_SIZE JITCACHE_DISABLE JITCACHE_LOG JITCACHE_SHARED JITCACHE_LOCK_TIMEOUT JITCACHE_COMPRESS \
-	JITCACHE_LAYERS JITCACHE_REMOTE JITCACHE_REMOTE_PASSWORD_FILE JITCACHE_REMOTE_READ_ONLY JITCACHE_REMOTE_CONNECT_TIMEOUT \
-	JITCACHE_REMOTE_TIMEOUT JITCACHE_REMOTE_BACKOFF JITCACHE_REMOTE_LEASE JITCACHE_REMOTE_COMPRESS
 cd "$T" || exit 1
 
 PASSED=0 FAILED=0 SKIPPED=0
@@ -81,6 +106,59 @@ sim() {
 	fi
 }
 sim_dg2() { sim dg2; }
+
+# ---- another user ---------------------------------------------------------------
+# OTHER_UID/OTHER_GID: a user that is not this one: nobody's ids, or 65534 where
+# no such user exists (root can switch to any uid, named or not).
+OTHER_UID=$(id -u nobody 2>/dev/null || echo 65534)
+OTHER_GID=$(id -g nobody 2>/dev/null || echo 65534)
+
+# root writes anywhere, so tests of permissions drop to OTHER_UID when run as
+# root (and run as themselves otherwise).  That user cannot be assumed to
+# reach anything of ours: the checkout and the build may sit in a 0700
+# directory, $TMPDIR may be private.  user_setup FILE... makes a directory $U
+# owned by the user who runs the programs, in the first of $TMPDIR, /tmp,
+# /var/tmp and /dev/shm that user can reach, and copies into it the library
+# ($U_LIB), build/lib's links to the driver ($U/lib) and each FILE ($U/NAME).
+# as_user CMD... runs CMD as that user with $U/lib on LD_LIBRARY_PATH.
+# USER_NAME says who it is.  Returns 1 (after which the caller skips) only as
+# root without setpriv, or when that user can reach none of those directories.
+#   if user_setup "$CLIENT" "$T/reduce.spv"; then
+#   	(cd "$U" && as_user env LD_PRELOAD="$U_LIB" "$U/ze_client" link "$U/reduce.spv")
+U="" U_LIB="" USER_NAME=""
+as_user() { return 1; }
+user_setup() {
+	local base f
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || return 1
+		USER_NAME="uid $OTHER_UID"
+		[ "$(id -un "$OTHER_UID" 2>/dev/null)" = nobody ] && USER_NAME=nobody
+		as_user() {
+			setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups -- \
+				env LD_LIBRARY_PATH="$U/lib${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}" "$@"
+		}
+		U=""
+		for base in ${TMPDIR:-} /tmp /var/tmp /dev/shm; do
+			[ -d "$base" ] && as_user test -x "$base" || continue
+			U=$(mktemp -d "$base/jitcache-user.XXXXXX") && break
+		done
+		[ -n "$U" ] || return 1
+	else
+		USER_NAME=$(id -un 2>/dev/null || id -u)
+		as_user() {
+			env LD_LIBRARY_PATH="$U/lib${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}" "$@"
+		}
+		U=$(mktemp -d "$T/user.XXXXXX") || return 1
+	fi
+	CLEANUP_DIRS="$CLEANUP_DIRS $U"
+	mkdir -p "$U/lib"
+	cp "$LIB" "$U/lib/libjitcache.so"
+	U_LIB=$U/lib/libjitcache.so
+	[ -d "$B/lib" ] && cp -P "$B"/lib/* "$U/lib/" 2>/dev/null
+	for f in "$@"; do cp "$f" "$U/"; done
+	chmod -R a+rX,u+w "$U"
+	[ "$(id -u)" -ne 0 ] || chown -R -h "$OTHER_UID:$OTHER_GID" "$U"
+}
 
 # Number of entries in the cache directory.
 entries() {

@@ -28,11 +28,19 @@ case $ver in
 esac
 
 start=$(date +%s)
-echo "installing the SYCL environment ($(basename "$req")) into $venv (about 0.8-1 GB download, 2.7-3 GB on disk)"
-"$py" -m venv "$venv"
+# pip's output goes to a log, shown if it fails.
+log=${SYCL_LOG:-$root/build/sycl-env.log}
+mkdir -p "$(dirname "$log")"
+echo "installing the SYCL environment into $venv ($(basename "$req"); about 0.8-1 GB download, 2.7-3 GB on disk; log: $log)"
+if ! { "$py" -m venv "$venv" &&
+	"$venv/bin/python" -m pip install --no-cache-dir --disable-pip-version-check -r "$req"; } \
+	>"$log" 2>&1; then
+	echo "setup.sh: installing the SYCL environment failed; the last 30 lines of $log:" >&2
+	tail -n 30 "$log" >&2
+	exit 1
+fi
 # Keep git away from it even before .gitignore names it (as Python 3.13's venv does).
 echo '*' > "$venv/.gitignore"
-"$venv/bin/python" -m pip install -q --no-cache-dir --disable-pip-version-check -r "$req"
 
 # intel-opencl-rt's ICD file names a conda placeholder path
 # (/opt/anaconda1anaconda2anaconda3/lib/libintelocl.so) that a conda post-link

@@ -171,6 +171,9 @@ def main():
     d = q.sycl_device
     print(f"device: {d.backend.name}:{d.device_type.name} {d.name} "
           f"(driver {d.driver_version})", flush=True)
+    # The device's name is the host CPU's on a CPU runtime (an AMD one on an
+    # AMD host): the platform and vendor say whose runtime it is.
+    print(f"platform: {d.sycl_platform.name} (vendor {d.vendor})", flush=True)
     res = Result()
     t_build = None
     if spv is not None:

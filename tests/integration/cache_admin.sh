@@ -7,7 +7,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 need_ze
-unset JITCACHE_LOCK_TIMEOUT JITCACHE_COMPRESS # lib.sh leaves these to the caller
 
 for k in reduce norm gemm; do
 	check "SPIR-V built with ocloc ($k)" spirv $k "$KERNELS/$k.cl"
@@ -160,7 +159,7 @@ check "config: environment shown as its origin" \
 check "config: environment overrides the ini file" \
 	grep -q "^cache.lock_timeout  *= 7  *(env JITCACHE_LOCK_TIMEOUT;" "$T/config.out"
 check "config: ini setting shown with file:line" \
-	grep -q "^cache.max_size  *= 1073741824  *($T/j.ini:2;" "$T/config.out"
+	grep -q "^cache.max_size  *= 1G  *($T/j.ini:2;" "$T/config.out"
 check "config: ini setting in another section, with file:line" \
 	grep -q "^log.level  *= info  *($T/j.ini:6;" "$T/config.out"
 check "config: defaults shown as such" grep -q "^cache.disable  *= 0  *(default;" "$T/config.out"

@@ -11,7 +11,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 need_ze
-unset JITCACHE_LOCK_TIMEOUT JITCACHE_COMPRESS # lib.sh leaves these to the caller
 export JITCACHE_LOG=debug
 RANKS=8
 

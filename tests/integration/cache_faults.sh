@@ -8,12 +8,11 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 need_ze
-unset JITCACHE_LOCK_TIMEOUT JITCACHE_COMPRESS # lib.sh leaves these to the caller
 
 MOUNTS=""
 cleanup() {
 	for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m"; done
-	[ "${KEEP:-0}" = 1 ] || rm -rf "$T"
+	[ "${KEEP:-0}" = 1 ] || cleanup_dirs
 }
 trap cleanup EXIT
 # mount ARGS... TARGET, remembering TARGET for the cleanup.
@@ -91,32 +90,20 @@ fi
 
 # ---- permission denied --------------------------------------------------------
 # A user's own warm cache made read-only (directories 0500, files 0400).
-# root writes anywhere, so as root this runs as nobody, on nobody's cache.
-N=$T/user
-mkdir -p "$N"
-cp "$T/reduce.spv" "$T/norm.spv" "$N/"
-if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
-	chmod 0755 "$T"
-	chown nobody "$N"
-	as_user() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$@"; }
-	who=nobody
-elif [ "$(id -u)" -ne 0 ]; then
-	as_user() { "$@"; }
-	who=$(id -un)
-else
-	as_user() { return 1; }
-fi
-user_run() { # OUT [VAR=VALUE...] MODULE, in $N as the user
+# root writes anywhere, so as root this runs as another user (lib.sh's
+# user_setup), on that user's cache, from copies that user can reach.
+user_run() { # OUT [VAR=VALUE...] MODULE, in $U as the user
 	local out=$1; shift
 	local module=${*: -1}
-	(cd "$N" && as_user env HOME="$N" JITCACHE_DIR="$N/cache" "${@:1:$#-1}" LD_PRELOAD="$LIB" \
-		"$CLIENT" link "$N/$module.spv") >"$T/$out" 2>&1
+	(cd "$U" && as_user env HOME="$U" JITCACHE_DIR="$U/cache" "${@:1:$#-1}" LD_PRELOAD="$U_LIB" \
+		"$U/ze_client" link "$U/$module.spv") >"$T/$out" 2>&1
 }
-if as_user true; then
+if user_setup "$CLIENT" "$T/reduce.spv" "$T/norm.spv"; then
+	who=$USER_NAME
 	user_run user-warm.out reduce
-	check "permission: $who stores in its own cache" test "$(entries "$N/cache")" -eq 1
-	chmod -R a-w "$N/cache"
-	check_not "permission: $who cannot write it now" as_user touch "$N/cache/probe"
+	check "permission: $who stores in its own cache" test "$(entries "$U/cache")" -eq 1
+	chmod -R a-w "$U/cache"
+	check_not "permission: $who cannot write it now" as_user touch "$U/cache/probe"
 	user_run user-hit.out reduce
 	check "permission, hit: the program works" works "$T/user-hit.out"
 	check "permission, hit: no line from jitcache" test "$(lines "$T/user-hit.out")" -eq 0
@@ -126,13 +113,11 @@ if as_user true; then
 	check "permission, miss: the program works" works "$T/user-miss.out" 11
 	check "permission, miss: one line from jitcache" test "$(lines "$T/user-miss.out")" -eq 1
 	check "permission, miss: the line says so" \
-		grep -q "^jitcache: .*$N/cache.*Permission denied" "$T/user-miss.out"
+		grep -q "^jitcache: .*$U/cache.*Permission denied" "$T/user-miss.out"
 	show "permission denied, miss" user-miss.out
-	check "permission, miss: nothing written" test "$(entries "$N/cache")" -eq 1
-	chmod -R u+w "$N" # so that the cleanup can remove it
-	chmod 0700 "$T"
+	check "permission, miss: nothing written" test "$(entries "$U/cache")" -eq 1
 else
-	skip "permission denied: as root this needs a 'nobody' user and setpriv"
+	skip "permission denied: as root this needs setpriv (util-linux)"
 fi
 
 # ---- the cache directory removed while programs run -------------------------

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The library exports exactly the API names it interposes: the global list of
-# shim/exports.map, which must be the functions shim/ defines with JC_EXPORT.
-# Nothing else (xxHash, inih, jitcache internals) may leak into the host
+# The library exports exactly the API names it interposes: the list in
+# shim/exports.h (from which the build makes its version script), which must
+# be the functions shim/ defines with JC_EXPORT.
+# Nothing else (xxHash, jitcache internals) may leak into the host
 # process's symbol space.
 . "$(dirname "$0")/../lib.sh"
 
@@ -11,13 +12,13 @@ if [ ! -e "$LIB" ] || ! command -v nm >/dev/null; then
 	exit $?
 fi
 
-map=$(sed -n '/global:/,/local:/p' "$ROOT/shim/exports.map" |
-	sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' | sort -u)
+map=$(sed -n 's/^[[:space:]]*X([a-z]*, *\([A-Za-z_][A-Za-z0-9_]*\)).*/\1/p' "$ROOT/shim/exports.h" | sort -u)
+script=$(grep -oE '[A-Za-z_][A-Za-z0-9_]*;' "$B/exports.map" 2>/dev/null | tr -d ';' | sort -u)
 # Defined dynamic symbols, without version nodes (type A) or @version suffixes.
 exported=$(nm -D --defined-only "$LIB" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u)
 functions=$(nm -D --defined-only "$LIB" | awk '$2 != "A" && $2 != "T" { print $3 }')
-# "JC_EXPORT type name(" in shim/*.c (the name on the same line, as STYLE.md writes it).
-defined=$(cat "$ROOT"/shim/*.c | tr '\n' ' ' | grep -oE 'JC_EXPORT[^;{(]*\(' |
+# "JC_EXPORT type name(" in shim/*.c (the name on the same line, as every definition in shim/ is written).
+defined=$(cat "$ROOT"/shim/*.c | tr '\n' ' ' | grep -oE 'JC_EXPORT[[:space:]][^;{(]*\(' |
 	sed -E 's/.*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\($/\1/' | sort -u)
 
 show_diff() { # label A B: the names in one list and not the other
@@ -28,10 +29,11 @@ show_diff() { # label A B: the names in one list and not the other
 }
 
 echo "$map" >"$T/map"; echo "$exported" >"$T/exported"; echo "$defined" >"$T/defined"
-check "exports.map lists names" test -n "$map"
-show_diff "library vs exports.map" "$exported" "$map"
-check "the library exports exactly the names in shim/exports.map" cmp -s "$T/exported" "$T/map"
-show_diff "JC_EXPORT definitions vs exports.map" "$defined" "$map"
+check "shim/exports.h lists names" test -n "$map"
+check "the build's version script has exactly those names" test "$script" = "$map"
+show_diff "library vs exports.h" "$exported" "$map"
+check "the library exports exactly the names in shim/exports.h" cmp -s "$T/exported" "$T/map"
+show_diff "JC_EXPORT definitions vs exports.h" "$defined" "$map"
 check "those are exactly the functions shim/ defines with JC_EXPORT" cmp -s "$T/defined" "$T/map"
 check "every export is a function" test -z "$functions"
 check "the Level Zero entry points are among them" \

@@ -27,27 +27,22 @@ JITCACHE_DIR=$T/new/deeper/cache jc "$CLIENT" link "$T/reduce.spv" >"$T/new.out"
 check "missing cache dir: the program works" works "$T/new.out"
 check "missing cache dir: created and used" test "$(entries "$T/new/deeper/cache")" -eq 1
 
-# A cache directory this user cannot write.  root writes anywhere, so that
-# case runs as nobody, in a directory of nobody's with mode 0500.
-if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
-	as_user() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$@"; }
-	chmod 0755 "$T"
-	mkdir -p "$T/nobody/ro"
-	cp "$T/reduce.spv" "$T/nobody/"
-	chown -R nobody "$T/nobody"
-	chmod 0500 "$T/nobody/ro"
+# A cache directory this user cannot write.  root writes anywhere, so as
+# root this runs as another user (lib.sh's user_setup), in a directory of that
+# user's with mode 0500.
+if user_setup "$CLIENT" "$T/reduce.spv"; then
+	mkdir "$U/ro"
+	[ "$(id -u)" -ne 0 ] || chown "$OTHER_UID:$OTHER_GID" "$U/ro"
+	chmod 0500 "$U/ro"
+	(cd "$U" && JITCACHE_DIR=$U/ro HOME=$U \
+		as_user env LD_PRELOAD="$U_LIB" "$U/ze_client" link "$U/reduce.spv") \
+		>"$T/ro.out" 2>&1
+	check "unwritable cache dir: the program works" works "$T/ro.out"
+	check "unwritable cache dir: at most one line from jitcache" test "$(jitcache_lines "$T/ro.out")" -le 1
+	check "unwritable cache dir: nothing written" test "$(entries "$U/ro")" -eq 0
 else
-	as_user() { "$@"; }
-	mkdir -p "$T/nobody/ro"
-	cp "$T/reduce.spv" "$T/nobody/"
-	chmod 0500 "$T/nobody/ro"
+	skip "unwritable cache dir: as root this needs setpriv (util-linux)"
 fi
-(cd "$T/nobody" && JITCACHE_DIR=$T/nobody/ro HOME=$T/nobody \
-	as_user env LD_PRELOAD="$LIB" "$CLIENT" link "$T/nobody/reduce.spv") \
-	>"$T/ro.out" 2>&1
-check "unwritable cache dir: the program works" works "$T/ro.out"
-check "unwritable cache dir: at most one line from jitcache" test "$(jitcache_lines "$T/ro.out")" -le 1
-check "unwritable cache dir: nothing written" test "$(entries "$T/nobody/ro")" -eq 0
 
 # A bad ini file: one line naming the file and line, and caching goes on.
 printf '[cache]\nthis is not ini\n' >"$T/bad.ini"

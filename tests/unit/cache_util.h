@@ -35,7 +35,9 @@
 #define SANITIZED 0
 #endif
 
-static char test_root[] = "/tmp/jc-unit.XXXXXX";
+/* A scratch directory of this run's: in $TMPDIR when set (and short enough
+ * for the 256-byte paths below), else /tmp. */
+static char test_root[160];
 
 static inline void test_path(char out[256], const char *name)
 {
@@ -56,12 +58,16 @@ static inline void rm_rf(const char *path)
 
 static inline void util_init(void)
 {
+	const char *tmp = getenv("TMPDIR");
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!tmp || !*tmp || strlen(tmp) > 100)
+		tmp = "/tmp";
+	snprintf(test_root, sizeof test_root, "%s/jc-unit.XXXXXX", tmp);
 	if (!mkdtemp(test_root)) {
 		perror("mkdtemp");
 		exit(2);
 	}
-	chmod(test_root, 0711); /* tests that drop to "nobody" pass through it */
+	chmod(test_root, 0711); /* tests that drop to "nobody" may pass through it */
 }
 
 static inline void util_cleanup(void)

@@ -509,10 +509,40 @@ static void chown_tree(const char *dir)
 	chmod(dir, 0500);
 }
 
+/* 1 if uid NOBODY can reach (search) path: every directory above it
+ * included.  Neither $TMPDIR nor /tmp may be assumed open to others. */
+static int nobody_reaches(const char *path)
+{
+	int status = 1;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0 &&
+		      access(path, X_OK) == 0 ? 0 : 1);
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+/* A new 0711 directory that uid NOBODY can reach, in the first of test_root,
+ * $TMPDIR, /tmp, /var/tmp and /dev/shm it can reach; 0 if none. */
+static int nobody_scratch(char out[256])
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *bases[] = { test_root, tmp && *tmp && strlen(tmp) < 200 ? tmp : "/tmp",
+				"/tmp", "/var/tmp", "/dev/shm" };
+	for (size_t i = 0; i < sizeof bases / sizeof *bases; i++) {
+		snprintf(out, 256, "%s/jc-nobody.XXXXXX", bases[i]);
+		if (!nobody_reaches(bases[i]) || !mkdtemp(out))
+			continue;
+		chmod(out, 0711);
+		return 1;
+	}
+	return 0;
+}
+
 static void as_nobody(void *arg)
 {
 	const char *dir = arg;
-	char elsewhere[PATH_MAX];
+	char elsewhere[PATH_MAX], parent[PATH_MAX - 16];
 	if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0) {
 		printf("#    skipped: cannot become uid %d (%s)\n", NOBODY, strerror(errno));
 		return;
@@ -532,23 +562,30 @@ static void as_nobody(void *arg)
 	jc_cache_verify(c, NULL);
 	CHECK(1, "unwritable directory: trim, clear and verify do not crash");
 	jc_cache_close(c);
-	snprintf(elsewhere, PATH_MAX, "%s/sub/cache", test_root);
+	snprintf(parent, sizeof parent, "%s", dir);
+	*strrchr(parent, '/') = '\0';
+	snprintf(elsewhere, PATH_MAX, "%s/sub/cache", parent);
 	CHECK(open_cache(elsewhere, 0, 0) == NULL, "a directory that cannot be created: open fails");
 }
 
 static void test_unwritable(void)
 {
-	char dir[256];
+	char scratch[256], dir[300];
 	if (geteuid() != 0) {
 		printf("#    skipped: unwritable-directory test needs root to switch users\n");
 		return;
 	}
-	test_path(dir, "nobody");
+	int reached = nobody_scratch(scratch);
+	CHECK(reached, "a directory uid %d can reach (in $TMPDIR, /tmp, /var/tmp or /dev/shm)", NOBODY);
+	if (!reached)
+		return;
+	snprintf(dir, sizeof dir, "%s/nobody", scratch);
 	struct jc_cache *c = open_cache(dir, 1 << 20, 0);
 	put_bytes(c, make_key(0x31, 1), 1000, 1);
 	jc_cache_close(c);
 	chown_tree(dir);
 	in_child("as nobody", as_nobody, dir);
+	rm_rf(scratch);
 }
 
 static void on_tmpfs(void *arg)

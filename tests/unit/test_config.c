@@ -1,8 +1,11 @@
 /* Unit tests of config/: defaults, ini files, environment overrides, and the
  * one-line messages for bad input. */
 #include "config/config.h"
+#include "config/inifile.h"
 #include "config/log.h"
 #include "tests/unit/check.h"
+
+#include <limits.h>
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,17 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/jitcache-config-test.XXXXXX";
-static char messages[8192];
+static char dir[160]; /* $TMPDIR/jitcache-config-test.XXXXXX */
+static char messages[65536];
 
 static const char *const our_env[] = {
-	"JITCACHE_CONFIG", "JITCACHE_DIR", "JITCACHE_MAX_SIZE", "JITCACHE_DISABLE",
-	"JITCACHE_LOG", "JITCACHE_SHARED", "JITCACHE_LOCK_TIMEOUT", "JITCACHE_COMPRESS",
-	"JITCACHE_LAYERS",
-	"JITCACHE_REMOTE", "JITCACHE_REMOTE_PASSWORD_FILE", "JITCACHE_REMOTE_READ_ONLY",
-	"JITCACHE_REMOTE_CONNECT_TIMEOUT", "JITCACHE_REMOTE_TIMEOUT", "JITCACHE_REMOTE_BACKOFF",
-	"JITCACHE_REMOTE_LEASE", "JITCACHE_REMOTE_COMPRESS",
-	"XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+#define X(sec, name, kind, field, def, env, help) env,
+	JC_SETTINGS(X)
+#undef X
+	"JITCACHE_CONFIG", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
 };
 
 static void clean_env(void)
@@ -174,6 +174,92 @@ static void test_bad_input(void)
 	CHECK(messages[0] == '\0', "JITCACHE_LOG=off silences warnings");
 }
 
+/* A line of n characters: prefix, then 'x's up to n. */
+static char *line_of(const char *prefix, size_t n)
+{
+	char *s = malloc(n + 1);
+	size_t p = strlen(prefix);
+	memcpy(s, prefix, p);
+	memset(s + p, 'x', n - p);
+	s[n] = '\0';
+	return s;
+}
+
+/* Debian's inih cut lines at 200 bytes and parsed the rest as a new line: a
+ * 215-character dir became a 193-character one, and the following settings
+ * were reported on the wrong lines.  Lines inih can take (JC_INI_MAX_LINE
+ * bytes) are read whole; a longer line is refused in one line naming file
+ * and line, the setting keeps its value, and later lines keep their numbers. */
+static void test_long_lines(void)
+{
+	struct jc_config cfg;
+	char ini[256], want[512], *text = malloc(32768);
+	clean_env();
+	snprintf(ini, sizeof ini, "%s/long.ini", dir);
+	setenv("JITCACHE_CONFIG", ini, 1);
+
+	const size_t room = JC_INI_MAX_LINE - strlen("dir = ");
+	const size_t whole[] = { 150, room - 1, room };
+	for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+		size_t n = whole[i];
+		char *path = line_of("/", n);
+		snprintf(text, 32768, "[cache]\ndir = %s\nmax_size = 1M\n", path);
+		write_file(ini, text);
+		load(&cfg);
+		snprintf(want, sizeof want, "%s:3", ini);
+		CHECK(strlen(cfg.cache_dir) == n && strcmp(cfg.cache_dir, path) == 0,
+		      "a %zu-character dir is read whole (got %zu)", n, strlen(cfg.cache_dir));
+		CHECK(cfg.max_size == 1 << 20 && strcmp(cfg.max_size_from, want) == 0,
+		      "... and the next setting is on line 3 (%s)", cfg.max_size_from);
+		CHECK(messages[0] == '\0', "... without a message (got: %.200s)", messages);
+		free(path);
+	}
+
+	const size_t refused[] = { room + 1, 215, 1000, PATH_MAX - 1, PATH_MAX + 10 };
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		size_t n = refused[i];
+		char *path = line_of("/", n);
+		snprintf(text, 32768, "[cache]\ndir = %s\nmax_size = 1M\n", path);
+		write_file(ini, text);
+		load(&cfg);
+		snprintf(want, sizeof want, "%s:2: line too long", ini);
+		CHECK(strstr(cfg.cache_dir, "/.cache/jitcache") && strstr(messages, want) &&
+		      count_lines(messages) == 1,
+		      "a %zu-character dir: one line naming file and line 2, default kept (%.200s)", n,
+		      messages);
+		snprintf(want, sizeof want, "%s:3", ini);
+		CHECK(cfg.max_size == 1 << 20 && strcmp(cfg.max_size_from, want) == 0,
+		      "... and the next setting is on line 3 (%s)", cfg.max_size_from);
+		free(path);
+	}
+
+	/* Longer than any setting can be: refused whole, line numbers stay true. */
+	char *comment = line_of("; ", 300);
+	char *huge = line_of("dir = /", JC_INI_MAX_LINE + 100);
+	snprintf(text, 32768, "%s\n[cache]\n%s\nmax_size = 2M\n", comment, huge);
+	write_file(ini, text);
+	load(&cfg);
+	snprintf(want, sizeof want, "%s:3: line too long", ini);
+	CHECK(strstr(messages, want) && count_lines(messages) == 1,
+	      "a line over %d bytes: one line naming file and line 3 (%.200s)", JC_INI_MAX_LINE,
+	      messages);
+	CHECK(strstr(cfg.cache_dir, "/.cache/jitcache") != NULL, "... and dir keeps its default");
+	snprintf(want, sizeof want, "%s:4", ini);
+	CHECK(cfg.max_size == 2 << 20 && strcmp(cfg.max_size_from, want) == 0,
+	      "... and the next setting is on line 4 (%s)", cfg.max_size_from);
+	free(comment);
+	free(huge);
+
+	/* The rest of inih's grammar. */
+	write_file(ini, "\xEF\xBB\xBF[cache] ; c\r\n  max_size : 3M ; three\r\n"
+			"dir = /a;b #c ; d\n\tshared = 1\n");
+	load(&cfg);
+	CHECK(cfg.max_size == 3 << 20 && strcmp(cfg.cache_dir, "/a;b #c") == 0 && cfg.shared == 1 &&
+	      messages[0] == '\0', "BOM, CRLF, ':' , inline ' ;' comments, indented lines (%s)",
+	      cfg.cache_dir);
+	free(text);
+}
+
 static void test_parsers(void)
 {
 	static const struct { const char *text; uint64_t want; } good[] = {
@@ -219,6 +305,27 @@ static void test_layers(void)
 	      "JITCACHE_LAYERS overrides the ini file");
 }
 
+static void test_sizes(void)
+{
+	static const struct { uint64_t v; const char *text, *round; } sizes[] = {
+		{ 0, "0", "0 bytes" }, { 1000, "1000", "1000 bytes" }, { 1024, "1K", "1K" },
+		{ 1536, "1536", "1.5K" }, { 4ull << 30, "4G", "4G" }, { 1536ull << 20, "1536M", "1.5G" },
+		{ (4ull << 30) + 1, "4294967297", "4.0G" }, { 12900000, "12900000", "12.3M" },
+		{ 3ull << 40, "3T", "3T" }, { 5000ull << 40, "5000T", "5000T" },
+	};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		char a[32], b[32];
+		uint64_t back = 0;
+		const char *why;
+		CHECK(strcmp(jc_config_size_text(sizes[i].v, a), sizes[i].text) == 0 &&
+		      strcmp(jc_config_size_round(sizes[i].v, b), sizes[i].round) == 0,
+		      "%llu bytes shown as %s (exactly) and %s (rounded): got %s, %s",
+		      (unsigned long long)sizes[i].v, sizes[i].text, sizes[i].round, a, b);
+		CHECK(jc_config_parse_size(a, &back, &why) == 0 && back == sizes[i].v,
+		      "... and %s reads back as %llu", a, (unsigned long long)sizes[i].v);
+	}
+}
+
 static void test_show(void)
 {
 	struct jc_config cfg;
@@ -234,8 +341,8 @@ static void test_show(void)
 	size_t n = fread(text, 1, sizeof text - 1, f);
 	text[n] = '\0';
 	fclose(f);
-	CHECK(strstr(text, "cache.max_size       = 1073741824    (env JITCACHE_MAX_SIZE") != NULL,
-	      "show gives value and origin");
+	CHECK(strstr(text, "cache.max_size       = 1G    (env JITCACHE_MAX_SIZE") != NULL,
+	      "show gives value (a size as written: 1G) and origin");
 	CHECK(strstr(text, "log.level            = warn    (default") != NULL, "show gives defaults");
 }
 
@@ -287,6 +394,10 @@ static void test_remote(void)
 
 int main(void)
 {
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp || strlen(tmp) > 100)
+		tmp = "/tmp";
+	snprintf(dir, sizeof dir, "%s/jitcache-config-test.XXXXXX", tmp);
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 2;
@@ -294,8 +405,10 @@ int main(void)
 	test_defaults();
 	test_ini_and_env();
 	test_bad_input();
+	test_long_lines();
 	test_parsers();
 	test_layers();
+	test_sizes();
 	test_show();
 	test_remote();
 	char cmd[300];

@@ -1,6 +1,6 @@
 /*
  * ze_fake_loader.c — a stand-in for the Level Zero loader, built by
- * tests/integration/ze_nested.sh as a shared library and preloaded after
+ * tests/integration/ze_doors.sh as a shared library and preloaded after
  * libjitcache.so.  Like the real loader it reaches the driver only through
  * the driver's module dispatch table, which it gets with dlsym() on the
  * driver's handle.  So a zeModuleCreate from the application passes two

@@ -1,0 +1,37 @@
+/*
+ * exports.h — the one list of what libjitcache.so exports: the API entry
+ * points it interposes, each defined in shim/ with JC_EXPORT (shim.h).
+ *
+ * From this list come the linker's version script (the Makefile makes
+ * build/exports.map from it with the C preprocessor, so that nothing else
+ * leaves the library) and the dlsym door's table of OpenCL wrappers
+ * (shim/cl_real.c).  tests/integration/exports.sh checks the built library
+ * and the JC_EXPORT definitions against it.
+ *
+ *   X(api, name)    api: dl (dlsym itself), ze (Level Zero), cl (OpenCL)
+ */
+#ifndef JITCACHE_EXPORTS_H
+#define JITCACHE_EXPORTS_H
+
+#define JC_EXPORTS(X)                                                             \
+	X(dl, dlsym)                                                              \
+	X(ze, zeModuleCreate)                                                     \
+	X(ze, zeGetModuleProcAddrTable)                                           \
+	X(cl, clCreateProgramWithSource)                                          \
+	X(cl, clCreateProgramWithIL)                                              \
+	X(cl, clBuildProgram)                                                     \
+	X(cl, clCompileProgram)                                                   \
+	X(cl, clLinkProgram)                                                      \
+	X(cl, clGetExtensionFunctionAddress)                                      \
+	X(cl, clGetExtensionFunctionAddressForPlatform)                           \
+	X(cl, clCreateKernel)                                                     \
+	X(cl, clCreateKernelsInProgram)                                           \
+	X(cl, clGetProgramInfo)                                                   \
+	X(cl, clGetProgramBuildInfo)                                              \
+	X(cl, clRetainProgram)                                                    \
+	X(cl, clReleaseProgram)                                                   \
+	X(cl, clGetKernelInfo)                                                    \
+	X(cl, clReleaseKernel)                                                    \
+	X(cl, clSetProgramSpecializationConstant)
+
+#endif

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# What users read agrees with the code: `jitcache --help`, `jitcache config`,
+# `jitcache stats` and the README's table show every setting of
+# config/config.h's JC_SETTINGS with the default written there, and
+# `jitcache --version` and the library carry the Makefile's VERSION.
+# The table is read here with sed, independently of the C code that prints it.
+. "$(dirname "$0")/../lib.sh"
+
+if [ ! -x "$B/jitcache-admin" ]; then
+	check "jitcache-admin built ($B/jitcache-admin)" false
+	finish
+	exit $?
+fi
+
+# "section|name|KIND|default|ENV" for each X(...) line of the table.
+sed -n 's/^[[:space:]]*X(\([a-z_]*\), *\([a-z_]*\), *\([A-Z]*\), *[a-z_]*, *"\([^"]*\)", *"\([A-Z_]*\)".*/\1|\2|\3|\4|\5/p' \
+	"$ROOT/config/config.h" >"$T/table"
+n=$(wc -l <"$T/table")
+check "config.h's table read ($n settings)" test "$n" -ge 7
+
+"$JITCACHE" --help >"$T/help" 2>&1
+check "--help: exit status 0" test $? -eq 0
+env -u JITCACHE_DIR "$JITCACHE" config >"$T/config" 2>&1
+"$JITCACHE" stats >"$T/stats" 2>&1
+# The help entry of one variable, its wrapped lines joined.
+entry() { awk -v v="  $1=" 'index($0, v) == 1 { on = 1; print; next }
+	on && /^  [^ ]/ { exit } on { print }' "$T/help" | tr -s ' \n' ' '; }
+while IFS='|' read -r sec name kind def env; do
+	check "--help: $env ([$sec] $name)" grep -q "^  $env=" "$T/help"
+	if [ -n "$def" ]; then
+		check "--help: $env says (default $def)" grep -qF "(default $def)" <(entry "$env")
+		check "config: $sec.$name = $def (default)" \
+			grep -qE "^$sec\\.$name +=  *$(printf '%s' "$def" | sed 's/[.[*^$]/\\&/g') +\\(default;" "$T/config"
+	else
+		check "config: $sec.$name shown with its computed default" \
+			grep -qE "^$sec\\.$name +=  *[^ ].* +\\(default;" "$T/config"
+	fi
+	check "README: a row for $env with default ${def:-(see meaning)}" \
+		grep -qF "| \`$env\` | \`[$sec] $name\` | ${def:+\`}${def:-(see meaning)}${def:+\`} |" "$ROOT/README.md"
+done <"$T/table"
+check "--help: no variable it does not know" \
+	test "$(grep -oE '^  JITCACHE_[A-Z_]+=' "$T/help" | grep -vc '^  JITCACHE_LIB=')" -eq "$n"
+
+sed -n '/^<!-- settings: begin -->$/,/^<!-- settings: end -->$/p' "$ROOT/README.md" | sed '1d;$d' >"$T/readme"
+"$JITCACHE" settings --markdown >"$T/markdown"
+check "README: the settings table is 'jitcache settings --markdown' (paste it there)" \
+	cmp -s "$T/readme" "$T/markdown"
+
+max=$(awk -F'|' '$2 == "max_size" { print $4 }' "$T/table")
+check "stats: the cap shown as written ($max)" grep -qE "^size .* of $max \\(" "$T/stats"
+
+version=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
+check "--version: jitcache $version (the Makefile's VERSION)" \
+	test "$("$JITCACHE" --version)" = "jitcache $version"
+check "the library carries the same version" grep -qa "jitcache $version" "$LIB"
+check "... and its soname's major number" \
+	sh -c "objdump -p '$LIB' | grep -q 'SONAME *libjitcache.so.${version%%.*}\$'"
+
+finish
