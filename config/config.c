@@ -336,7 +336,7 @@ const char *jc_config_size_round(uint64_t bytes, char buf[32])
 	return buf;
 }
 
-static void show_value(FILE *out, const char *s)          { fprintf(out, "%s", s); }
+static void show_value(FILE *out, const char *s)          { fprintf(out, "%s", *s ? s : "none"); }
 static void show_size(FILE *out, uint64_t v)             { char b[32]; fputs(jc_config_size_text(v, b), out); }
 static void show_int(FILE *out, int v)                   { fprintf(out, "%d", v); }
 static void show_double(FILE *out, double v)             { fprintf(out, "%g", v); }

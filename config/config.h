@@ -48,8 +48,8 @@
 	  "file whose first line is the Redis password (not in the URL or environment)") \
 	X(remote, read_only,   BOOL,  remote_read_only, "0", "JITCACHE_REMOTE_READ_ONLY",  \
 	  "1 uses the remote's entries but never writes to it")                         \
-	X(remote, connect_timeout, SECS, remote_connect_timeout, "0.2",                    \
-	  "JITCACHE_REMOTE_CONNECT_TIMEOUT", "seconds to wait for a connection")         \
+	X(remote, connect_timeout, SECS, remote_connect_timeout, "0.2", "JITCACHE_REMOTE_CONNECT_TIMEOUT", \
+	  "seconds to wait for a connection")                                           \
 	X(remote, timeout,     SECS,  remote_timeout, "0.5", "JITCACHE_REMOTE_TIMEOUT",    \
 	  "seconds to wait for each answer of the remote")                              \
 	X(remote, backoff,     SECS,  remote_backoff, "30",  "JITCACHE_REMOTE_BACKOFF",    \

@@ -32,11 +32,14 @@ while IFS='|' read -r sec name kind def env; do
 		check "config: $sec.$name = $def (default)" \
 			grep -qE "^$sec\\.$name +=  *$(printf '%s' "$def" | sed 's/[.[*^$]/\\&/g') +\\(default;" "$T/config"
 	else
-		check "config: $sec.$name shown with its computed default" \
+		check "config: $sec.$name shown with its computed default (or none)" \
 			grep -qE "^$sec\\.$name +=  *[^ ].* +\\(default;" "$T/config"
 	fi
-	check "README: a row for $env with default ${def:-(see meaning)}" \
-		grep -qF "| \`$env\` | \`[$sec] $name\` | ${def:+\`}${def:-(see meaning)}${def:+\`} |" "$ROOT/README.md"
+	# An empty default is computed where the meaning says so, else "none".
+	shown='(see meaning)'
+	grep -A1 "X($sec, *$name," "$ROOT/config/config.h" | grep -q default || shown=none
+	check "README: a row for $env with default ${def:-$shown}" \
+		grep -qF "| \`$env\` | \`[$sec] $name\` | ${def:+\`}${def:-$shown}${def:+\`} |" "$ROOT/README.md"
 done <"$T/table"
 check "--help: no variable it does not know" \
 	test "$(grep -oE '^  JITCACHE_[A-Z_]+=' "$T/help" | grep -vc '^  JITCACHE_LIB=')" -eq "$n"
