@@ -81,6 +81,7 @@
 /* Kinds whose empty value in the environment means something (no remote);
  * for the others an empty variable is ignored. */
 #define JC_EMPTY_OK_PATH  0
+#define JC_EMPTY_OK_PATHS 0
 #define JC_EMPTY_OK_SIZE  0
 #define JC_EMPTY_OK_BOOL  0
 #define JC_EMPTY_OK_SECS  0
