@@ -71,6 +71,12 @@ void *jc_real_for_caller(const void *caller, const char *name)
 	return p;
 }
 
+int jc_is_ours(const void *address)
+{
+	pthread_once(&dlsym_once, find_real_dlsym);
+	return object_of(address) == self;
+}
+
 /* Only ze* and cl* names are ever wrapped, and never when the lookup already
  * found jitcache's own export (RTLD_DEFAULT, or the main program's handle). */
 static int wrappable(const char *name, void *p)
