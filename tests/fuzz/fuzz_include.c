@@ -2,8 +2,8 @@
  * survive any source text and any options: no crash, no read outside the
  * text, every directive's name inside it, and resolution that either
  * hashes files or says "not cached".  The input is options, a NUL, then the
- * source (no NUL: all source).  It runs in a temporary directory holding a
- * few headers that include each other. */
+ * source (no NUL: all source).  The options always start with -I of a
+ * temporary directory holding a few headers that include each other. */
 #include "key/fingerprint.h"
 #include "key/include.h"
 
@@ -16,8 +16,12 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void put(const char *path, const char *text)
+static char dir[4096];
+
+static void put(const char *name, const char *text)
 {
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
 		abort();
@@ -26,9 +30,12 @@ static void put(const char *path, const char *text)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = getenv("TMPDIR");
-	static char dir[4096];
+	char inc[4200];
 	snprintf(dir, sizeof dir, "%s/jc-fuzz-include.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir) || chdir(dir) != 0 || mkdir("inc", 0700) != 0)
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(inc, sizeof inc, "%s/inc", dir);
+	if (mkdir(inc, 0700) != 0)
 		abort();
 	put("a.h", "#include \"b.h\"\n#include <inc/c.h>\n");
 	put("b.h", "#ifndef B\n#define B\n#include \"a.h\"\n#endif\n");
@@ -63,7 +70,11 @@ static int keep(void *ctx, char kind, const char *name, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nul = memchr(data, '\0', size);
-	char *options = nul ? strndup((const char *)data, (size_t)(nul - data)) : NULL;
+	size_t n = nul ? (size_t)(nul - data) : 0;
+	char *options = malloc(strlen(dir) + n + 8);
+	sprintf(options, "-I '%s' ", dir);
+	memcpy(options + strlen(options), data, n);
+	options[strlen(dir) + 6 + n] = '\0';
 	size_t at = nul ? (size_t)(nul - data) + 1 : 0;
 	char *source = malloc(size - at + 1);
 	memcpy(source, data + at, size - at);
