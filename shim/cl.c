@@ -484,7 +484,7 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 	return err;
 }
 
-static cl_int build(struct build *b, struct jc_cache *cache)
+static cl_int build(struct build *b)
 {
 	if (jc_clmap_has_kernels(b->app))
 		return CL_INVALID_OPERATION;
@@ -518,7 +518,7 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 			   .once = { .cache = cache, .what = "OpenCL build", .ops = &build_ops } };
 	b.once.call = &b;
 	b.rec = cache ? jc_clmap_find(program) : NULL;
-	cl_int err = b.rec ? build(&b, cache)
+	cl_int err = b.rec ? build(&b)
 			   : cl->clBuildProgram(program, num_devices, device_list, options,
 						pfn_notify, user_data);
 	free(b.devices);
