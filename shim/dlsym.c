@@ -53,15 +53,19 @@ static struct link_map *object_of(const void *address)
 	return map;
 }
 
+const char *jc_library_file_of(const void *address)
+{
+	Dl_info info;
+	return dladdr(address, &info) ? info.dli_fname : NULL;
+}
+
 void *jc_real_for_caller(const void *caller, const char *name)
 {
 	void *p = jc_real_dlsym(RTLD_NEXT, name);
 	if (p)
 		return p;
-	Dl_info info;
-	if (!dladdr(caller, &info) || !info.dli_fname)
-		return NULL;
-	void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	const char *file = jc_library_file_of(caller);
+	void *handle = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	if (!handle)
 		return NULL;
 	p = jc_real_dlsym(handle, name); /* the caller's object and its dependencies */

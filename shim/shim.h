@@ -55,6 +55,10 @@ void *jc_real_for_caller(const void *caller, const char *name);
 /* Whether address lies in jitcache's own library (a wrapper of ours). */
 int jc_is_ours(const void *address);
 
+/* The file name of the loaded object that holds address, as dladdr() gives
+ * it (valid while that object stays loaded), or NULL. */
+const char *jc_library_file_of(const void *address);
+
 /* Called by the interposed dlsym for every successful lookup on a handle:
  * return the wrapper to hand out instead of `real`, or NULL to leave the
  * lookup alone.  Each API file implements its own. */

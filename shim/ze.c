@@ -56,16 +56,9 @@ struct ze_door {
 
 static pthread_mutex_t doors_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The file name of the library that holds address, as dladdr() gives it. */
-static const char *library_file_of(const void *address)
-{
-	Dl_info info;
-	return dladdr(address, &info) ? info.dli_fname : NULL;
-}
-
 static void find_fns(struct ze_door *door)
 {
-	const char *file = library_file_of((const void *)door->create);
+	const char *file = jc_library_file_of((const void *)door->create);
 	/* RTLD_NOLOAD: the library is loaded already; this only finds it. */
 	void *lib = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	struct ze_fns *f = &door->fns;
