@@ -1,12 +1,15 @@
 # jitcache — build, test, demo and install.   `make help` lists the targets.
 #
-# Layout: shim/ (interposed entry points), cache/ (on-disk store), config/
-# (settings and logging).  Every .c file in those three folders goes into
-# build/libjitcache.so; cache/ and config/ also form build/libjccore.a, which
-# the unit tests and the admin tool link.
+# Layout: shim/ (interposed entry points), key/ (requests and their keys:
+# fingerprint, compiler identity, #includes, SPIR-V), cache/ (on-disk
+# store), config/ (settings and logging).  Every .c file in those four
+# folders goes into build/libjitcache.so; cache/ and config/ also form
+# build/libjccore.a, which the admin tool links, and key/ build/libjckey.a,
+# which the unit tests and benchmarks link beside it.
 #
 # `make` (and `make install`) builds only the library and the admin tool,
-# which need only libzstd-dev, libxxhash-dev and opencl-c-headers.  The
+# which need only libzstd-dev, libxxhash-dev, libinih-dev, libhiredis-dev and
+# opencl-c-headers.  The
 # examples and tests are GPU programs that need Intel's driver, OpenCL and
 # oneDNN: `make examples` and `make tests` (and check, demo, bench) build them.
 # Commands are shown as "CC file"; V=1 shows them whole.
@@ -51,8 +54,10 @@ endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_CFLAGS)
 
 CORE_SRC := $(wildcard cache/*.c) $(wildcard config/*.c)
+KEY_SRC  := $(wildcard key/*.c)
 SHIM_SRC := $(wildcard shim/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+KEY_OBJ  := $(KEY_SRC:%.c=$(BUILD)/obj/%.o)
 SHIM_OBJ := $(SHIM_SRC:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -105,26 +110,30 @@ $(BUILD)/libjccore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
 
+$(BUILD)/libjckey.a: $(KEY_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)$(AR) rcs $@ $^
+
 # The version script, from the one list of exports in shim/exports.h.
 $(BUILD)/exports.map: shim/exports.h
 	@mkdir -p $(dir $@)
 	$(Q)printf '#include "shim/exports.h"\n#define X(api, name) name;\n{ global: JC_EXPORTS(X) local: *; };\n' | \
 	  $(CC) -E -P -I. -x c - > $@
 
-$(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
+$(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/exports.map -Wl,--no-undefined-version \
-	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
+	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
 	$(Q)ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
 
 $(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a Makefile
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libjccore.a
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libjckey.a $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
 # GPU client programs (test helpers, examples, benchmarks) link to the Level
 # Zero loader as real applications do.  Debian 12's libze1 is the real
@@ -145,7 +154,8 @@ $(BUILD)/tests/%: tests/helpers/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.
 
 # Test programs that compile a shim file themselves.
 $(BUILD)/tests/cl_cache_tool: shim/cl_payload.c shim/cl_payload.h
-$(BUILD)/tests/test_spirv: shim/spirv.c shim/spirv.h tests/helpers/ze_spec_module.h
+$(BUILD)/tests/test_cl_payload: shim/cl_payload.c shim/cl_payload.h
+$(BUILD)/tests/test_spirv $(BUILD)/tests/test_key: tests/helpers/ze_spec_module.h
 
 $(BUILD)/examples/onednn_conv: EXTRA_LIBS = -ldnnl
 $(BUILD)/examples/%: examples/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1
@@ -154,11 +164,11 @@ $(BUILD)/examples/%: examples/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< $(EXTRA_LIBS) $(GPU_LIBS)
 
 # Benchmark programs: GPU clients, plus the store and key for micro-figures.
-$(BUILD)/bench/%: bench/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a $(BUILD)/obj/shim/key.o
+$(BUILD)/bench/%: bench/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjckey.a $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
-	  $(BUILD)/obj/shim/key.o $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
+	  $(BUILD)/libjckey.a $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
 
 $(BUILD)/lib/libze_loader.so.1:
 	@mkdir -p $(dir $@)
@@ -169,7 +179,7 @@ $(BUILD)/lib/libze_loader.so.1:
 deps: ## install the Debian packages needed to build, test and demo (uses sudo if not root)
 	@./tests/install-deps.sh
 
-unit: $(UNIT_BIN) ## run the C unit tests of cache/ and config/
+unit: $(UNIT_BIN) ## run the C unit tests of cache/, config/ and key/
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
 unit-build: $(UNIT_BIN)
@@ -205,12 +215,13 @@ tsan: ## run the unit tests (threaded paths) under ThreadSanitizer
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit
 
 # Fuzz targets: each tests/fuzz/fuzz_NAME.c with clang's libFuzzer, run for
-# FUZZ_SECONDS from the seeds in tests/fuzz/corpus-NAME.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(wildcard */*.h)
+# FUZZ_SECONDS from the seeds in tests/fuzz/corpus-NAME.  They are built from
+# the sources of cache/, config/ and key/ (a target may #include a shim file).
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(KEY_SRC) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CLANG   $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -fsanitize=fuzzer,address,undefined \
-	  -o $@ $< $(CORE_SRC) $(LDLIBS_CORE)
+	  -o $@ $< $(CORE_SRC) $(KEY_SRC) $(LDLIBS_CORE)
 fuzz: $(FUZZ_BIN) ## run each fuzz target for FUZZ_SECONDS (default 30)
 	@for f in $(FUZZ_BIN); do n=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  echo "== fuzz $$n ($(FUZZ_SECONDS) s)"; \

@@ -10,7 +10,7 @@
  * Usage: micro CACHE_DIR [--compress]
  */
 #include "cache/cache.h"
-#include "shim/key.h"
+#include "key/fingerprint.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* cache.c — opening a cache, reading and storing entries, statistics. */
+/* cache.c — opening a cache, reading and storing entries. */
 #include "cache/internal.h"
 
 #include "cache/fsutil.h"
@@ -14,33 +14,6 @@
 /* Every this many stores (counted across processes), one subdirectory is
  * rescanned, so that usage records left wrong by a crash heal themselves. */
 #define RESYNC_EVERY 32
-
-void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
-{
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < JC_KEY_BYTES; i++) {
-		out[2 * i] = digits[key->bytes[i] >> 4];
-		out[2 * i + 1] = digits[key->bytes[i] & 15];
-	}
-	out[2 * JC_KEY_BYTES] = '\0';
-}
-
-void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX])
-{
-	snprintf(path, PATH_MAX, "%s/%02x", c->dir, sub);
-}
-
-void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX])
-{
-	snprintf(path, PATH_MAX, "%s/%02x/%s", c->dir, sub, name);
-}
-
-void jc_file_id_of(const struct stat *st, struct jc_file_id *id)
-{
-	id->dev = st->st_dev;
-	id->ino = st->st_ino;
-	id->mtime_ns = jc_fs_mtime_ns(st);
-}
 
 /* ---- opening ---------------------------------------------------------- */
 
@@ -148,127 +121,7 @@ const char *jc_cache_dir(const struct jc_cache *cache)
 	return cache->local ? cache->dir : "none: read-only layers only";
 }
 
-/* ---- statistics ------------------------------------------------------- */
-
-void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
-	      uint64_t shared_after[JC_NCOUNTERS])
-{
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		if (delta[i])
-			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
-	if (!c->local) {
-		if (shared_after)
-			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
-		return;
-	}
-	if (jc_stats_add(c->dir, delta, shared_after) == 0)
-		return;
-	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
-		if (jc_stats_init(c->dir, c->file_mode) == 1)
-			jc_resync_all(c);
-		if (jc_stats_add(c->dir, delta, shared_after) == 0)
-			return;
-	}
-	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
-		    "counting in this process only", c->dir, strerror(errno));
-	if (shared_after)
-		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
-}
-
-static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *out)
-{
-#define X(NAME, field, label) out->field = v[JC_##NAME];
-	JC_COUNTERS(X)
-#undef X
-}
-
-void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
-{
-	uint64_t v[JC_NCOUNTERS];
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		v[i] = __atomic_load_n(&cache->counts[i], __ATOMIC_RELAXED);
-	memset(out, 0, sizeof *out);
-	fill_stats(v, out);
-}
-
-int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
-{
-	uint64_t v[JC_NCOUNTERS];
-	struct jc_usage u[JC_SUBDIRS];
-	memset(out, 0, sizeof *out);
-	if (!cache->local || jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
-		return -1;
-	fill_stats(v, out);
-	for (int i = 0; i < JC_SUBDIRS; i++) {
-		out->entries += u[i].count;
-		out->size += u[i].size;
-	}
-	return 0;
-}
-
 /* ---- reading ---------------------------------------------------------- */
-
-enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
-				   const char **why)
-{
-	uint8_t raw[JC_ENTRY_HEADER_SIZE] = { 0 };
-	struct jc_entry_header h;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		*why = "not a readable regular file";
-		return JC_ENTRY_UNREADABLE;
-	}
-	uint64_t size = (uint64_t)st.st_size;
-	if (size >= JC_ENTRY_HEADER_SIZE && jc_fs_read_all(fd, raw, sizeof raw) != 0) {
-		*why = strerror(errno);
-		return JC_ENTRY_UNREADABLE;
-	}
-	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
-	if (status != JC_ENTRY_OK)
-		return status;
-	void *stored = malloc(h.stored_size ? h.stored_size : 1);
-	if (!stored) {
-		*why = "out of memory";
-		return JC_ENTRY_UNREADABLE;
-	}
-	if (jc_fs_read_all(fd, stored, h.stored_size) != 0) {
-		int eof = errno == EIO;
-		*why = eof ? "file ends early" : strerror(errno);
-		free(stored);
-		return eof ? JC_ENTRY_CORRUPT : JC_ENTRY_UNREADABLE;
-	}
-	return jc_entry_finish(raw, &h, stored, out, why);
-}
-
-int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
-		    const struct jc_file_id *expect)
-{
-	char path[PATH_MAX];
-	struct jc_usage u;
-	struct stat st;
-	struct jc_file_id now;
-	jc_file_path(c, sub, name, path);
-	int lock = jc_usage_lock(c->dir, sub, &u); /* without it, remove anyway */
-	int rc = lstat(path, &st);
-	if (rc == 0) {
-		jc_file_id_of(&st, &now);
-		if (expect && (expect->dev != now.dev || expect->ino != now.ino ||
-			       expect->mtime_ns != now.mtime_ns))
-			rc = -1; /* replaced or used since: not ours to remove */
-		else
-			rc = unlink(path);
-	}
-	if (lock >= 0 && rc == 0) {
-		u.size = jc_sub_sat(u.size, (uint64_t)st.st_size);
-		u.count = jc_sub_sat(u.count, 1);
-		if (u.count == 0)
-			u.size = 0, u.oldest_ns = 0;
-		jc_usage_commit(lock, sub, &u);
-	} else if (lock >= 0) {
-		jc_usage_release(lock);
-	}
-	return rc;
-}
 
 /* Remove the bad file we have open, unless it has been replaced meanwhile. */
 static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
@@ -435,13 +288,6 @@ int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_ent
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
 {
 	return lookup(cache, key, out, 0);
-}
-
-void jc_entry_free(struct jc_entry *entry)
-{
-	free(entry->data);
-	entry->data = NULL;
-	entry->size = 0;
 }
 
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)

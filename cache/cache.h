@@ -77,7 +77,7 @@ void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1]);
  * never fatal and never slow: see cache/remote.h. */
 struct jc_remote_options {
 	const char *url;           /* redis://... or redis+unix://...; NULL, "" or
-				      "off": no remote tier (cache/remote_url.h) */
+				      "off": no remote tier (config/remote_url.h) */
 	const char *password_file; /* if set, its first line is the password */
 	int read_only;             /* read values, never write (no stores, no leases) */
 	double connect_timeout;    /* seconds */

@@ -1,6 +1,17 @@
 /*
- * internal.h — what cache.c (entries, locks, statistics) and evict.c
- * (cleanup, trim, clear, verify) share.  Not for use outside cache/.
+ * internal.h — what the files of cache/ share.  Not for use outside cache/.
+ *
+ * The files, each calling only those above it (no cycle):
+ *
+ *   layout.c   paths, file identities, reading and removing one entry file
+ *   scan.c     listing and cleaning one subdirectory; jc_resync
+ *   count.c    this process's and the shared counters (jc_count)
+ *   evict.c    making room under the cap; trim, clear, verify
+ *   lock.c     compile-once locks (jc_cache_lock_key)
+ *   cache.c    opening, get, recheck, reject, put
+ *
+ * beside entry.c (the entry format), stats.c (the statistics file) and
+ * fsutil.c (file system helpers), which know nothing of struct jc_cache.
  *
  * Layout of a cache directory DIR:
  *
@@ -39,13 +50,11 @@ struct jc_cache {
 	struct jc_remote *remote;      /* NULL: no remote tier */
 };
 
+/* ---- layout.c ---- */
+
 /* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */
 void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX]);
 void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX]);
-
-/* Add to this process's counters and to the shared ones. */
-void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
-	      uint64_t shared_after[JC_NCOUNTERS]);
 
 /* Read, validate and hand out the entry for key from its open file fd.  On a
  * bad file, returns its status with a reason in *why. */
@@ -72,12 +81,58 @@ static inline uint64_t jc_sub_sat(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* evict.c: before storing incoming bytes, evict least recently used entries
- * so that the total stays under the cap (a few subdirectories at most). */
-void jc_make_room(struct jc_cache *c, uint64_t incoming);
+/* ---- scan.c ---- */
+
+struct jc_item {
+	char name[2 * JC_KEY_BYTES + 1];
+	int sub;
+	uint64_t size;
+	struct jc_file_id id;
+};
+
+struct jc_listing {
+	struct jc_item *v;
+	size_t n, cap;
+	uint64_t size;
+};
+
+/* Lock sub's usage record and list its entries into l (every unheld lock
+ * file is removed too if all_locks): the lock's fd, or -1 (with nothing
+ * held) if either fails. */
+int jc_lock_and_list(struct jc_cache *c, int sub, int all_locks, struct jc_listing *l,
+		     struct jc_usage *u);
+void jc_sort_by_age(struct jc_listing *l);
+/* The usage record of the entries l->v[from..]. */
+void jc_usage_of(const struct jc_listing *l, size_t from, struct jc_usage *u);
+
+/* What an eviction round may remove from one subdirectory. */
+struct jc_quota {
+	int64_t bound;  /* entries older than this go first (INT64_MAX: any) */
+	uint64_t need;  /* stop once this many bytes are freed */
+	int all_locks;  /* remove every unheld lock file (clear) */
+};
+
+/* Scan sub under its record lock, remove entries oldest first as q allows,
+ * and rewrite the record from what is left.  Returns the number removed, or
+ * -1 if the subdirectory could not be locked or read. */
+long jc_clean_subdir(struct jc_cache *c, int sub, const struct jc_quota *q);
+
 /* Rescan one subdirectory (or all): recount its usage record and remove
  * stale temporary and lock files. */
 void jc_resync(struct jc_cache *c, int sub);
 void jc_resync_all(struct jc_cache *c);
+
+/* ---- count.c ---- */
+
+/* Add to this process's counters and to the shared ones (re-creating a
+ * removed or damaged statistics file, recounted with jc_resync_all). */
+void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
+	      uint64_t shared_after[JC_NCOUNTERS]);
+
+/* ---- evict.c ---- */
+
+/* Before storing incoming bytes, evict least recently used entries so that
+ * the total stays under the cap (a few subdirectories at most). */
+void jc_make_room(struct jc_cache *c, uint64_t incoming);
 
 #endif

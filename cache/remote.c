@@ -3,7 +3,7 @@
 #include "cache/remote.h"
 
 #include "cache/fsutil.h"
-#include "cache/remote_url.h"
+#include "config/remote_url.h"
 #include "config/log.h"
 
 #include <errno.h>

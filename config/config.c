@@ -2,7 +2,7 @@
 #include "config/inifile.h"
 #include "config/log.h"
 
-#include "cache/remote_url.h"
+#include "config/remote_url.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
  * OpenCL programs: creation and builds, where the cache is asked.
  *
  * clCreateProgramWith{Source,IL} record what the program is made of
- * (cl_key.h).  clBuildProgram keys the build; on a hit it builds a shadow
+ * (key/cl_request.h).  clBuildProgram keys the build; on a hit it builds a shadow
  * program from the stored binaries and records it beside the application's
  * handle (cl_program_map.h); on a miss it builds the application's program
  * and stores the binaries of all its devices with their build logs
@@ -10,10 +10,12 @@
  * Anything unusual (a subset of the devices, a rejected binary, no cache)
  * falls through to the driver, which then answers as it always would.
  */
+#include "key/cl_request.h"
 #include "shim/cl_api.h"
-#include "shim/cl_key.h"
+#include "shim/cl_device.h"
 #include "shim/cl_payload.h"
 #include "shim/cl_program_map.h"
+#include "shim/compile_once.h"
 #include "shim/shim.h"
 
 #include <stdlib.h>
@@ -129,15 +131,26 @@ JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
 
 /* ---- one build ------------------------------------------------------------ */
 
+/* What a finished build stores: the program's binaries and build logs
+ * (export_payload), and how its log line names it (stored). */
+struct built {
+	cl_program program;
+	cl_uint ndev;
+	const cl_device_id *devices;
+	const char *hex;
+};
+
+/* One clBuildProgram call.  `out` comes first, so that the miss path's
+ * export and log callbacks see a build as the program it built. */
 struct build {
+	struct built out;
 	cl_program app;
 	struct jc_cl_program *rec;
 	const char *options;
 	cl_context context;
 	cl_uint ndev;           /* all the program's devices, in its order */
 	cl_device_id *devices;
-	struct jc_key key;
-	char hex[2 * JC_KEY_BYTES + 1];
+	struct jc_once once;
 	/* the application's request, as given */
 	cl_uint req_ndev;
 	const cl_device_id *req_devices;
@@ -164,6 +177,12 @@ static int covers_program(const struct build *b)
 	return 1;
 }
 
+static int hash_devices(void *ctx, struct jc_fp *fp)
+{
+	const struct build *b = ctx;
+	return jc_cl_hash_devices(fp, b->ndev, b->devices);
+}
+
 /* Fill in the program's context, devices and the key: 0 if the build can
  * be cached. */
 static int prepare(struct build *b)
@@ -178,15 +197,13 @@ static int prepare(struct build *b)
 	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
 		return -1;
 	b->ndev = (cl_uint)(size / sizeof *b->devices);
+	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex };
 	if (!covers_program(b)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
 				     "program's devices");
 		return -1;
 	}
-	if (jc_cl_key(&b->rec->input, b->ndev, b->devices, b->options, &b->key) != 0)
-		return -1;
-	jc_key_hex(&b->key, b->hex);
-	return 0;
+	return jc_cl_key(&b->rec->input, b->options, hash_devices, b, &b->once.key);
 }
 
 /* ---- hit: a shadow program from the stored binaries --------------------- */
@@ -254,12 +271,9 @@ static const char *cl_error_name(cl_int err)
 }
 
 /* Why a stored entry cannot be used: the driver refused it, or it is not a
- * payload this version reads.  Either way it is dropped and replaced, and
- * the lookup counts as a miss rather than a hit. */
-static void reject(struct build *b, struct jc_cache *cache, const struct jc_entry *e,
-		   cl_int err)
+ * payload this version reads.  Either way it is dropped and replaced. */
+static void say_rejected(const struct build *b, cl_int err)
 {
-	jc_cache_reject(cache, &b->key, e);
 	if (err == CL_SUCCESS) {
 		JC_LOG_ONCE(JC_LOG_WARN, "an OpenCL cache entry is not in a format this "
 					 "jitcache reads; entry dropped, compiling from source");
@@ -267,34 +281,29 @@ static void reject(struct build *b, struct jc_cache *cache, const struct jc_entr
 	}
 	JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); entry "
 				 "dropped, compiling from source", cl_error_name(err));
-	jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped", b->hex,
-	       (int)err);
+	jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped",
+	       b->once.hex, (int)err);
 }
 
-typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
-
-/* 1 if the build was answered from the cache (looked up with jc_cache_get,
- * or jc_cache_recheck after waiting for the key's lock).  An entry the
- * driver rejects is dropped, and the caller compiles as on a miss; running
- * out of memory or resources says nothing about the entry, which stays. */
-static int try_hit(struct build *b, struct jc_cache *cache, lookup_fn lookup)
+/* A shadow program from the entry.  Running out of memory or resources says
+ * nothing about the entry, which stays; anything else rejects it. */
+static enum jc_load load_shadow(void *call, const struct jc_entry *e)
 {
-	struct jc_entry e;
-	if (lookup(cache, &b->key, &e) != 0)
-		return 0;
+	struct build *b = call;
 	struct jc_cl_payload p;
 	struct jc_cl_shadow *shadow = NULL;
-	int readable = jc_cl_payload_decode(e.data, e.size, &p) == 0 && p.ndev == b->ndev;
+	int readable = jc_cl_payload_decode(e->data, e->size, &p) == 0 && p.ndev == b->ndev;
 	cl_int err = readable ? build_shadow(b, &p, &shadow) : CL_SUCCESS;
 	jc_cl_payload_free(&p);
-	if (!shadow && err != CL_OUT_OF_HOST_MEMORY && err != CL_OUT_OF_RESOURCES)
-		reject(b, cache, &e, err);
-	jc_entry_free(&e);
-	if (!shadow)
-		return 0;
+	if (!shadow) {
+		if (err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES)
+			return JC_LOAD_FAILED;
+		say_rejected(b, err);
+		return JC_LOAD_REJECTED;
+	}
 	jc_clmap_set_shadow(b->app, shadow);
-	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit", b->hex);
-	return 1;
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit", b->once.hex);
+	return JC_LOADED;
 }
 
 /* ---- miss: store what the driver built -------------------------------------- */
@@ -348,33 +357,47 @@ static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices
 				    binaries, NULL) == CL_SUCCESS ? 0 : -1;
 }
 
-static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
-		  const struct jc_key *key, uint64_t compile_ns)
+static int export_payload(void *call, void **bytes, size_t *size)
 {
+	const struct built *w = call;
+	cl_uint ndev = w->ndev;
 	struct jc_cl_payload p = { .ndev = ndev };
 	p.binaries = calloc(ndev, sizeof *p.binaries);
 	p.binary_sizes = calloc(ndev, sizeof *p.binary_sizes);
 	p.logs = calloc(ndev, sizeof *p.logs);
 	p.log_sizes = calloc(ndev, sizeof *p.log_sizes);
 	void **owned = calloc(2 * (size_t)ndev, sizeof *owned);
-	uint64_t start = jc_now_ns();
-	void *bytes = NULL;
-	size_t size = 0;
-	if (p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
-	    collect(program, ndev, devices, &p, owned) == 0 &&
-	    jc_cl_payload_encode(&p, &bytes, &size) == 0 &&
-	    jc_cache_put(jc_runtime_cache(), key, bytes, size, compile_ns) == 0) {
-		char hex[2 * JC_KEY_BYTES + 1];
-		jc_key_hex(key, hex);
-		jc_log(JC_LOG_DEBUG, "OpenCL build %s: compiled in %.3f s, stored %zu bytes "
-				     "in %.3f s", hex, (double)compile_ns / 1e9, size,
-		       (double)(jc_now_ns() - start) / 1e9);
-	}
-	free(bytes);
+	int rc = p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
+		 collect(w->program, ndev, w->devices, &p, owned) == 0 &&
+		 jc_cl_payload_encode(&p, bytes, size) == 0 ? 0 : -1;
 	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
 		free(owned[i]);
 	free(owned);
 	jc_cl_payload_free(&p);
+	return rc;
+}
+
+static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
+{
+	const struct built *w = call;
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: compiled in %.3f s, stored %zu bytes in %.3f s",
+	       w->hex, (double)compile_ns / 1e9, size, (double)store_ns / 1e9);
+}
+
+static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
+
+static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored };
+
+/* Store the program's binaries under key, compiled in compile_ns. */
+static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
+		  const struct jc_key *key, uint64_t compile_ns)
+{
+	struct built w = { program, ndev, devices, NULL };
+	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
+				.what = "OpenCL build", .ops = &build_ops, .call = &w };
+	jc_key_hex(key, once.hex);
+	w.hex = once.hex;
+	jc_once_store(&once, compile_ns);
 }
 
 /* ---- miss with pfn_notify: the build may end later ---------------------------- */
@@ -428,7 +451,7 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 					  b->notify, b->user_data);
 	}
 	memcpy(devices, b->devices, b->ndev * sizeof *devices);
-	*w = (struct pending){ .key = b->key, .ndev = b->ndev, .devices = devices,
+	*w = (struct pending){ .key = b->once.key, .ndev = b->ndev, .devices = devices,
 			       .start = jc_now_ns(), .lock = lock, .notify = b->notify,
 			       .user_data = b->user_data, .refs = 2 };
 	cl_int err = cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
@@ -444,21 +467,24 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 	return err;
 }
 
-static cl_int compile(struct build *b, struct jc_cache_lock *lock)
+/* The application's own build.  With pfn_notify it may end later: the
+ * callback then stores and unlocks. */
+static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 {
+	struct build *b = call;
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: miss", b->once.hex);
 	jc_clmap_set_shadow(b->app, NULL); /* the program's own build replaces it */
-	if (b->notify)
+	if (b->notify) {
+		*built = JC_BUILT_LATER;
 		return compile_async(b, lock);
-	uint64_t start = jc_now_ns();
+	}
 	cl_int err = jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
-	if (err == CL_SUCCESS)
-		store(b->app, b->ndev, b->devices, &b->key, jc_now_ns() - start);
-	jc_cache_unlock(lock);
+	*built = err == CL_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
 	return err;
 }
 
-static cl_int build(struct build *b, struct jc_cache *cache)
+static cl_int build(struct build *b)
 {
 	if (jc_clmap_has_kernels(b->app))
 		return CL_INVALID_OPERATION;
@@ -467,20 +493,12 @@ static cl_int build(struct build *b, struct jc_cache *cache)
 		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);
 	}
-	if (try_hit(b, cache, jc_cache_get)) {
+	int err = CL_SUCCESS;
+	if (jc_compile_once(&b->once, &err)) {
 		b->notify_now = b->notify != NULL;
 		return CL_SUCCESS;
 	}
-	struct jc_cache_lock *lock = jc_cache_lock_key(cache, &b->key);
-	if (try_hit(b, cache, jc_cache_recheck)) {
-		jc_log(JC_LOG_DEBUG, "OpenCL build %s was compiled by another thread or process "
-		       "meanwhile", b->hex);
-		jc_cache_unlock(lock);
-		b->notify_now = b->notify != NULL;
-		return CL_SUCCESS;
-	}
-	jc_log(JC_LOG_DEBUG, "OpenCL build %s: miss", b->hex);
-	return compile(b, lock);
+	return err;
 }
 
 JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
@@ -493,12 +511,14 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 	if (!jc_enter())
 		return cl->clBuildProgram(program, num_devices, device_list, options, pfn_notify,
 					  user_data);
+	struct jc_cache *cache = jc_runtime_cache();
 	struct build b = { .app = program, .options = options, .req_ndev = num_devices,
 			   .req_devices = device_list, .notify = pfn_notify,
-			   .user_data = user_data };
-	struct jc_cache *cache = jc_runtime_cache();
+			   .user_data = user_data,
+			   .once = { .cache = cache, .what = "OpenCL build", .ops = &build_ops } };
+	b.once.call = &b;
 	b.rec = cache ? jc_clmap_find(program) : NULL;
-	cl_int err = b.rec ? build(&b, cache)
+	cl_int err = b.rec ? build(&b)
 			   : cl->clBuildProgram(program, num_devices, device_list, options,
 						pfn_notify, user_data);
 	free(b.devices);

@@ -18,8 +18,9 @@
  *   cl.c              program creation and builds: the cache question
  *   cl_handles.c      entry points that take a program: the handle map's users
  *   cl_program_map.c  application handle -> what jitcache knows of it
- *   cl_key.c          the fingerprint of a build, #include resolution
+ *   cl_device.c       a device as the key sees it, asked of the driver
  *   cl_payload.c      the bytes of one cache entry
+ * The program's input and the build's key are key/cl_request.h's.
  */
 #ifndef JITCACHE_CL_API_H
 #define JITCACHE_CL_API_H

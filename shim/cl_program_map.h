@@ -39,7 +39,7 @@
 #define JITCACHE_CL_PROGRAM_MAP_H
 
 #include "shim/cl_api.h"
-#include "shim/cl_key.h"
+#include "key/cl_request.h"
 
 struct jc_cl_shadow {
 	cl_program program; /* built from cached binaries; one reference is the map's */

@@ -60,11 +60,10 @@ const struct jc_cl_real *jc_cl_real(void)
 
 void jc_cl_real_from(const void *symbol)
 {
-	Dl_info info;
-	if (__atomic_load_n(&complete, __ATOMIC_ACQUIRE) || !dladdr(symbol, &info) ||
-	    !info.dli_fname)
+	if (__atomic_load_n(&complete, __ATOMIC_ACQUIRE))
 		return;
-	void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	const char *file = jc_library_file_of(symbol);
+	void *handle = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	if (!handle)
 		return;
 	pthread_mutex_lock(&real_lock);
@@ -96,11 +95,11 @@ static const struct {
  * are the loader's business and must reach the driver untouched. */
 static int in_loader(const void *symbol)
 {
-	Dl_info info;
-	if (!dladdr(symbol, &info) || !info.dli_fname)
+	const char *file = jc_library_file_of(symbol);
+	if (!file)
 		return 0;
-	const char *base = strrchr(info.dli_fname, '/');
-	base = base ? base + 1 : info.dli_fname;
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
 	return strncmp(base, "libOpenCL.so", 12) == 0;
 }
 

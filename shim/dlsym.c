@@ -61,14 +61,18 @@ static struct link_map *object_of(const void *address)
 	return map;
 }
 
+const char *jc_library_file_of(const void *address)
+{
+	Dl_info info;
+	return dladdr(address, &info) ? info.dli_fname : NULL;
+}
+
 /* name as found from the object containing caller and its dependencies
  * (never jitcache's own definition), or NULL. */
 static void *in_caller_object(const void *caller, const char *name)
 {
-	Dl_info info;
-	if (!dladdr(caller, &info) || !info.dli_fname)
-		return NULL;
-	void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	const char *file = jc_library_file_of(caller);
+	void *handle = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	if (!handle)
 		return NULL;
 	void *p = jc_real_dlsym(handle, name); /* the caller's object and its dependencies */
@@ -82,6 +86,12 @@ void *jc_real_for_caller(const void *caller, const char *name)
 {
 	void *p = jc_real_dlsym(RTLD_NEXT, name);
 	return p ? p : in_caller_object(caller, name);
+}
+
+int jc_is_ours(const void *address)
+{
+	pthread_once(&dlsym_once, find_real_dlsym);
+	return object_of(address) == self;
 }
 
 /* Only ze* and cl* names are ever wrapped, and never when the lookup already

@@ -3,8 +3,9 @@
  *
  * The shim is the only part of jitcache that knows GPU APIs.  Each entry
  * point (shim/ze.c for Level Zero, shim/cl.c for OpenCL) is thin: it unpacks
- * the call, builds a key with shim/key.h, asks the cache, and calls the real
- * function on a miss.  This header gives them:
+ * the call into a request (key/), and hands the cache question to the shared
+ * miss path (shim/compile_once.h) with callbacks that load, compile and
+ * export.  The shim does no file I/O.  This header gives them:
  *
  *   - the runtime: settings and the cache, set up once per process
  *     (jc_runtime_cache() returns NULL when caching is off or unusable, and
@@ -51,6 +52,13 @@ void *jc_real_dlsym(void *handle, const char *name);
  * runtime adapter linked to a privately loaded loader) still has its calls
  * bound to jitcache's global exports.  NULL if there is none. */
 void *jc_real_for_caller(const void *caller, const char *name);
+
+/* Whether address lies in jitcache's own library (a wrapper of ours). */
+int jc_is_ours(const void *address);
+
+/* The file name of the loaded object that holds address, as dladdr() gives
+ * it (valid while that object stays loaded), or NULL. */
+const char *jc_library_file_of(const void *address);
 
 /* Called by the interposed dlsym for every successful lookup on a handle:
  * return the wrapper to hand out instead of `real`, or NULL to leave the

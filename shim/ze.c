@@ -23,28 +23,17 @@
  * are a fixed set of small functions, each bound to one slot that records the
  * real pointer it stands for.
  */
+#include "key/fingerprint.h"
+#include "key/memo.h"
+#include "key/ze_request.h"
+#include "shim/compile_once.h"
 #include "shim/shim.h"
-#include "shim/key.h"
-#include "shim/spirv.h"
 #include "shim/ze_api.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The driver and compiler libraries whose builds decide the native code.
- * IGC comes first: Intel's driver loads it at zeInit, so it is always found
- * loaded, and the others are then found beside it whether or not they are
- * loaded, or loaded under another name (jc_fp_libraries() looks beside the
- * first one found).  IGC 2.x (libigc.so.2, libigdfcl.so.2: Intel's drivers
- * since 2025) and 1.x are both listed: a name that is absent is hashed as
- * absent.  The Level Zero loader compiles nothing and is left out: whether
- * a program reached the driver through it must not change the key. */
-static const char *const ze_compiler_libs[] = {
-	"libigc.so.2", "libigdfcl.so.2", "libigc.so.1", "libigdfcl.so.1",
-	"libze_intel_gpu.so.1", NULL,
-};
 
 /* ---- doors --------------------------------------------------------------- */
 
@@ -67,27 +56,9 @@ struct ze_door {
 
 static pthread_mutex_t doors_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The object file that holds address, as dladdr() names it, or NULL. */
-static const char *object_of(const void *address, void **base)
-{
-	Dl_info info;
-	if (!dladdr(address, &info) || !info.dli_fname)
-		return NULL;
-	if (base)
-		*base = info.dli_fbase;
-	return info.dli_fname;
-}
-
-static int is_ours(const void *address)
-{
-	void *mine = NULL, *theirs = NULL;
-	object_of((const void *)is_ours, &mine);
-	return object_of(address, &theirs) && theirs == mine;
-}
-
 static void find_fns(struct ze_door *door)
 {
-	const char *file = object_of((const void *)door->create, NULL);
+	const char *file = jc_library_file_of((const void *)door->create);
 	/* RTLD_NOLOAD: the library is loaded already; this only finds it. */
 	void *lib = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	struct ze_fns *f = &door->fns;
@@ -224,7 +195,7 @@ static ze_result_t get_module_table(ze_pfnGetModuleProcAddrTable_t real,
 		return ZE_RESULT_ERROR_UNINITIALIZED;
 	ze_result_t r = real(version, table);
 	if (r != ZE_RESULT_SUCCESS || !table || !table->pfnCreate || caching_disabled() ||
-	    is_ours((const void *)table->pfnCreate))
+	    jc_is_ours((const void *)table->pfnCreate))
 		return r;
 	void *wrapper = wrapper_for(&table_create, (void *)table->pfnCreate);
 	if (wrapper)
@@ -242,7 +213,7 @@ void *jc_ze_dlsym_hook(const char *name, void *real)
 		pool = &dlsym_table;
 	else
 		return NULL;
-	if (caching_disabled() || is_ours(real))
+	if (caching_disabled() || jc_is_ours(real))
 		return NULL;
 	return wrapper_for(pool, real);
 }
@@ -288,21 +259,13 @@ JC_EXPORT ze_result_t zeGetModuleProcAddrTable(ze_api_version_t version,
 
 /* ---- what is asked ------------------------------------------------------- */
 
-/* One SPIR-V input, as the key sees it. */
-struct ze_input {
-	const uint8_t *spirv;
-	size_t size;
-	const char *flags;
-	const ze_module_constants_t *constants;
-};
-
 /* A cacheable request: one input, or several linked (program extension). */
 struct ze_request {
 	uint32_t count;
-	const struct ze_input *inputs;
-	struct ze_input single;
-	struct ze_input *linked; /* malloc'd for the program extension */
-	char *joined_flags;      /* every input's flags, for the native load */
+	const struct jc_ze_input *inputs;
+	struct jc_ze_input single;
+	struct jc_ze_input *linked; /* malloc'd for the program extension */
+	char *joined_flags;         /* every input's flags, for the native load */
 	const char *native_flags;
 };
 
@@ -312,12 +275,21 @@ static void request_free(struct ze_request *req)
 	free(req->joined_flags);
 }
 
-static int input_ok(const struct ze_input *in)
+/* The key's view of one input; 0 if the driver's structures are usable. */
+static int input_of(const void *spirv, size_t size, const char *flags,
+		    const ze_module_constants_t *c, struct jc_ze_input *in)
 {
-	const ze_module_constants_t *c = in->constants;
-	if (!in->spirv || in->size == 0)
+	*in = (struct jc_ze_input){ .spirv = spirv, .size = size, .flags = flags };
+	if (!spirv || size == 0)
+		return -1;
+	if (!c || c->numConstants == 0)
 		return 0;
-	return !c || c->numConstants == 0 || (c->pConstantIds && c->pConstantValues);
+	if (!c->pConstantIds || !c->pConstantValues)
+		return -1;
+	in->n_constants = c->numConstants;
+	in->constant_ids = c->pConstantIds;
+	in->constant_values = (const void *const *)c->pConstantValues;
+	return 0;
 }
 
 static int describe_program(const ze_module_program_exp_desc_t *p, struct ze_request *req)
@@ -329,14 +301,11 @@ static int describe_program(const ze_module_program_exp_desc_t *p, struct ze_req
 		return -1;
 	size_t flags_size = 1;
 	for (uint32_t i = 0; i < p->count; i++) {
-		struct ze_input *in = &req->linked[i];
-		in->spirv = p->pInputModules[i];
-		in->size = p->inputSizes[i];
-		in->flags = p->pBuildFlags ? p->pBuildFlags[i] : NULL;
-		in->constants = p->pConstants ? p->pConstants[i] : NULL;
-		if (!input_ok(in))
+		const char *flags = p->pBuildFlags ? p->pBuildFlags[i] : NULL;
+		if (input_of(p->pInputModules[i], p->inputSizes[i], flags,
+			     p->pConstants ? p->pConstants[i] : NULL, &req->linked[i]) != 0)
 			return -1;
-		flags_size += in->flags ? strlen(in->flags) + 1 : 0;
+		flags_size += flags ? strlen(flags) + 1 : 0;
 	}
 	/* A native load is one module: it gets every input's flags, which the
 	 * driver reads for module-wide switches (symbol export, and so on). */
@@ -376,9 +345,8 @@ static int describe(const ze_module_desc_t *desc, struct ze_request *req)
 		 * placeholders there): never read them. */
 		return describe_program((const ze_module_program_exp_desc_t *)ext, req);
 	}
-	req->single = (struct ze_input){ desc->pInputModule, desc->inputSize, desc->pBuildFlags,
-					 desc->pConstants };
-	if (!input_ok(&req->single))
+	if (input_of(desc->pInputModule, desc->inputSize, desc->pBuildFlags, desc->pConstants,
+		     &req->single) != 0)
 		return -1;
 	req->count = 1;
 	req->inputs = &req->single;
@@ -386,32 +354,7 @@ static int describe(const ze_module_desc_t *desc, struct ze_request *req)
 	return 0;
 }
 
-/* ---- the key ------------------------------------------------------------- */
-
-static int hash_constants(struct jc_fp *fp, const struct ze_input *in)
-{
-	const ze_module_constants_t *c = in->constants;
-	uint32_t n = c ? c->numConstants : 0;
-	jc_fp_u64(fp, "spec.count", n);
-	if (n == 0)
-		return 0;
-	uint32_t *sizes = malloc(n * sizeof *sizes);
-	if (!sizes || jc_spirv_spec_sizes(in->spirv, in->size, n, c->pConstantIds, sizes) != 0) {
-		free(sizes);
-		JC_LOG_ONCE(JC_LOG_INFO, "zeModuleCreate with specialization constants that the "
-			    "SPIR-V does not declare as scalars: not cached");
-		return -1;
-	}
-	int ok = 1;
-	for (uint32_t i = 0; i < n && ok; i++) {
-		ok = c->pConstantValues[i] != NULL;
-		jc_fp_u64(fp, "spec.id", c->pConstantIds[i]);
-		if (ok)
-			jc_fp_bytes(fp, "spec.value", c->pConstantValues[i], sizes[i]);
-	}
-	free(sizes);
-	return ok ? 0 : -1;
-}
+/* ---- the device, as the key sees it -------------------------------------- */
 
 static int driver_has_ip_version(const struct ze_fns *fn, ze_driver_handle_t driver)
 {
@@ -490,63 +433,20 @@ static int identify_device(const struct ze_fns *fn, ze_device_handle_t device,
 }
 
 /* Device handles live as long as the process: their identity is asked once. */
-#define DEVICE_MEMO 64
-static struct {
-	ze_device_handle_t device;
-	struct jc_key id;
-} device_memo[DEVICE_MEMO];
-static unsigned device_memo_used;
-static pthread_mutex_t device_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+JC_MEMO(devices, 64);
 
 static int device_identity(const struct ze_fns *fn, ze_device_handle_t device,
 			   struct jc_key *id)
 {
-	pthread_mutex_lock(&device_memo_lock);
-	for (unsigned i = 0; i < device_memo_used; i++)
-		if (device_memo[i].device == device) {
-			*id = device_memo[i].id;
-			pthread_mutex_unlock(&device_memo_lock);
-			return 0;
-		}
-	pthread_mutex_unlock(&device_memo_lock);
-	if (identify_device(fn, device, id) != 0)
-		return -1;
-	pthread_mutex_lock(&device_memo_lock);
-	if (device_memo_used < DEVICE_MEMO) {
-		device_memo[device_memo_used].device = device;
-		device_memo[device_memo_used].id = *id;
-		device_memo_used++;
-	}
-	pthread_mutex_unlock(&device_memo_lock);
-	return 0;
-}
-
-static int make_key(const struct ze_fns *fn, ze_device_handle_t device,
-		    const struct ze_request *req, struct jc_key *key)
-{
-	struct jc_key device_id;
-	if (device_identity(fn, device, &device_id) != 0) {
+	if (jc_memo_get(&devices, device, id) == 0)
+		return 0;
+	if (identify_device(fn, device, id) != 0) {
 		JC_LOG_ONCE(JC_LOG_WARN, "cannot read the Level Zero device's properties; "
 			    "its module builds are not cached");
 		return -1;
 	}
-	struct jc_fp *fp = jc_fp_begin("ze.module");
-	if (!fp)
-		return -1;
-	int ok = 1;
-	jc_fp_u64(fp, "inputs", req->count);
-	for (uint32_t i = 0; i < req->count && ok; i++) {
-		const struct ze_input *in = &req->inputs[i];
-		jc_fp_bytes(fp, "spirv", in->spirv, in->size);
-		/* The driver reads no flags and empty flags alike. */
-		jc_fp_str(fp, "flags", in->flags ? in->flags : "");
-		ok = hash_constants(fp, in) == 0;
-	}
-	jc_fp_bytes(fp, "device", device_id.bytes, sizeof device_id.bytes);
-	jc_fp_libraries(fp, ze_compiler_libs);
-	jc_fp_environment(fp);
-	jc_fp_end(fp, key);
-	return ok ? 0 : -1;
+	jc_memo_put(&devices, device, id);
+	return 0;
 }
 
 /* ---- hit, miss ----------------------------------------------------------- */
@@ -555,9 +455,7 @@ static int make_key(const struct ze_fns *fn, ze_device_handle_t device,
 struct ze_call {
 	struct ze_door *door;
 	const struct ze_fns *fn;
-	struct jc_cache *cache;
-	struct jc_key key;
-	char hex[2 * JC_KEY_BYTES + 1];
+	struct jc_once once;
 	ze_context_handle_t context;
 	ze_device_handle_t device;
 	const ze_module_desc_t *desc;
@@ -567,9 +465,11 @@ struct ze_call {
 };
 
 /* Create the module from a stored native binary.  The application's build
- * log, if it asked for one, is the native load's own. */
-static ze_result_t load_native(const struct ze_call *c, const struct jc_entry *e)
+ * log, if it asked for one, is the native load's own.  A binary the driver
+ * refuses is rejected, and the module is compiled from SPIR-V. */
+static enum jc_load load_native(void *call, const struct jc_entry *e)
 {
+	const struct ze_call *c = call;
 	ze_module_desc_t native = {
 		.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
 		.format = ZE_MODULE_FORMAT_NATIVE,
@@ -585,101 +485,63 @@ static ze_result_t load_native(const struct ze_call *c, const struct jc_entry *e
 		*c->module = module;
 		if (c->log)
 			*c->log = log;
-	} else if (log) {
+		jc_log(JC_LOG_DEBUG, "%s: hit, loaded %zu bytes from %s", c->door->name, e->size,
+		       c->once.hex);
+		return JC_LOADED;
+	}
+	if (log)
 		c->fn->build_log_destroy(log);
-	}
-	return r;
+	jc_log(JC_LOG_WARN, "the driver rejected cached module %s (0x%x); entry removed, "
+	       "compiling from SPIR-V", c->once.hex, (unsigned)r);
+	return JC_LOAD_REJECTED;
 }
 
-typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
-
-/* 1 if the module was created from the cache (looked up with jc_cache_get,
- * or jc_cache_recheck after waiting for the key's lock).  An entry the driver
- * rejects is removed, and the caller compiles as on a miss. */
-static int try_hit(const struct ze_call *c, lookup_fn lookup)
+static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 {
-	struct jc_entry e;
-	if (lookup(c->cache, &c->key, &e) != 0)
-		return 0;
-	ze_result_t r = load_native(c, &e);
-	if (r == ZE_RESULT_SUCCESS)
-		jc_log(JC_LOG_DEBUG, "%s: hit, loaded %zu bytes from %s", c->door->name, e.size,
-		       c->hex);
-	else {
-		jc_cache_reject(c->cache, &c->key, &e);
-		jc_log(JC_LOG_WARN, "the driver rejected cached module %s (0x%x); entry removed, "
-		       "compiling from SPIR-V", c->hex, (unsigned)r);
-	}
-	jc_entry_free(&e);
-	return r == ZE_RESULT_SUCCESS;
-}
-
-static void store(const struct ze_call *c, uint64_t compile_ns)
-{
-	size_t size = 0;
-	uint8_t *binary = NULL;
-	ze_module_handle_t module = *c->module;
-	if (c->fn->get_native_binary(module, &size, NULL) == ZE_RESULT_SUCCESS && size)
-		binary = malloc(size);
-	if (!binary || c->fn->get_native_binary(module, &size, binary) != ZE_RESULT_SUCCESS) {
-		JC_LOG_ONCE(JC_LOG_WARN, "zeModuleGetNativeBinary failed; module not cached");
-		free(binary);
-		return;
-	}
-	if (jc_cache_put(c->cache, &c->key, binary, size, compile_ns) == 0)
-		jc_log(JC_LOG_DEBUG, "%s: miss, compiled in %.3f s, stored %zu bytes as %s",
-		       c->door->name, (double)compile_ns / 1e9, size, c->hex);
-	free(binary);
-}
-
-static ze_result_t compile(const struct ze_call *c)
-{
-	uint64_t start = jc_now_ns();
+	const struct ze_call *c = call;
 	ze_result_t r = c->door->create(c->context, c->device, c->desc, c->module, c->log);
-	uint64_t compile_ns = jc_now_ns() - start;
-	if (r == ZE_RESULT_SUCCESS)
-		store(c, compile_ns);
-	else
+	*built = r == ZE_RESULT_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
+	if (r != ZE_RESULT_SUCCESS)
 		jc_log(JC_LOG_DEBUG, "%s: build failed (0x%x); nothing stored", c->door->name,
 		       (unsigned)r);
-	return r;
+	return (int)r;
 }
+
+static int export_native(void *call, void **bytes, size_t *size)
+{
+	const struct ze_call *c = call;
+	uint8_t *binary = NULL;
+	*size = 0;
+	if (c->fn->get_native_binary(*c->module, size, NULL) == ZE_RESULT_SUCCESS && *size)
+		binary = malloc(*size);
+	if (!binary || c->fn->get_native_binary(*c->module, size, binary) != ZE_RESULT_SUCCESS) {
+		JC_LOG_ONCE(JC_LOG_WARN, "zeModuleGetNativeBinary failed; module not cached");
+		free(binary);
+		return -1;
+	}
+	*bytes = binary;
+	return 0;
+}
+
+static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
+{
+	const struct ze_call *c = call;
+	jc_log(JC_LOG_DEBUG, "%s: miss, compiled in %.3f s, stored %zu bytes as %s",
+	       c->door->name, (double)compile_ns / 1e9, size, c->once.hex);
+}
+
+static const struct jc_once_ops ze_once_ops = { load_native, compile, export_native, stored };
 
 /* 0 and *c filled if the call can be answered from the cache. */
 static int prepare(struct ze_call *c)
 {
-	if (!c->cache || !c->context || !c->device || !c->module ||
+	struct jc_key device;
+	if (!c->once.cache || !c->context || !c->device || !c->module ||
 	    describe(c->desc, &c->req) != 0 || !(c->fn = fns_of(c->door)) ||
-	    make_key(c->fn, c->device, &c->req, &c->key) != 0)
+	    device_identity(c->fn, c->device, &device) != 0 ||
+	    jc_ze_key(c->req.count, c->req.inputs, &device, &c->once.key) != 0)
 		return -1;
-	jc_key_hex(&c->key, c->hex);
 	return 0;
-}
-
-static ze_result_t cached_create(struct ze_call *c)
-{
-	if (prepare(c) != 0) {
-		/* One line per call at debug level, so that a log accounts for
-		 * every zeModuleCreate (hits + misses + these = the calls made). */
-		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", c->door->name,
-		       c->desc && c->desc->format == ZE_MODULE_FORMAT_NATIVE ? "native input"
-									  : "not cacheable");
-		return c->door->create(c->context, c->device, c->desc, c->module, c->log);
-	}
-	if (try_hit(c, jc_cache_get))
-		return ZE_RESULT_SUCCESS;
-	/* Compile once: another thread or process may be building it now. */
-	struct jc_cache_lock *lock = jc_cache_lock_key(c->cache, &c->key);
-	ze_result_t r;
-	if (try_hit(c, jc_cache_recheck)) {
-		jc_log(JC_LOG_DEBUG, "%s: %s was compiled by another thread or process meanwhile",
-		       c->door->name, c->hex);
-		r = ZE_RESULT_SUCCESS;
-	} else {
-		r = compile(c);
-	}
-	jc_cache_unlock(lock);
-	return r;
 }
 
 static ze_result_t module_create(struct ze_door *door, ze_context_handle_t context,
@@ -689,10 +551,22 @@ static ze_result_t module_create(struct ze_door *door, ze_context_handle_t conte
 	if (!jc_enter()) /* an outer door, or jitcache itself, is handling it */
 		return door->create(context, device, desc, module, log);
 	struct ze_call c = {
-		.door = door, .cache = jc_runtime_cache(), .context = context,
-		.device = device, .desc = desc, .module = module, .log = log,
+		.door = door, .context = context, .device = device, .desc = desc,
+		.module = module, .log = log,
+		.once = { .cache = jc_runtime_cache(), .what = door->name, .ops = &ze_once_ops },
 	};
-	ze_result_t r = cached_create(&c);
+	c.once.call = &c;
+	int status = ZE_RESULT_SUCCESS;
+	ze_result_t r;
+	if (prepare(&c) != 0) {
+		/* One line per call at debug level, so that a log accounts for
+		 * every zeModuleCreate (hits + misses + these = the calls made). */
+		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", door->name,
+		       desc && desc->format == ZE_MODULE_FORMAT_NATIVE ? "native input"
+								  : "not cacheable");
+		r = door->create(context, device, desc, module, log);
+	} else
+		r = jc_compile_once(&c.once, &status) ? ZE_RESULT_SUCCESS : (ze_result_t)status;
 	request_free(&c.req);
 	jc_leave();
 	return r;

@@ -4,7 +4,7 @@
  * socket path that fits, a port in range.  And they must agree: the
  * redacted form of a valid URL parses to the same address and user, with
  * "***" for a password, so that what is printed never holds it. */
-#include "cache/remote_url.h"
+#include "config/remote_url.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  *     true) ? 1 : 0; out64[0] = SpecId 9 (ulong, default 9)
  *
  * Used by ze_spec_spirv (writes it to a file for the integration tests) and
- * by the unit test of shim/spirv.c.
+ * by the unit test of key/spirv.c.
  */
 #ifndef JITCACHE_TEST_ZE_SPEC_MODULE_H
 #define JITCACHE_TEST_ZE_SPEC_MODULE_H

@@ -1,7 +1,7 @@
-/* Unit tests of cache/remote_url.c: the forms of a Redis URL the remote
+/* Unit tests of config/remote_url.c: the forms of a Redis URL the remote
  * tier accepts, the one-line reasons for those it refuses, and redaction of
  * passwords in what jitcache prints. */
-#include "cache/remote_url.h"
+#include "config/remote_url.h"
 #include "tests/unit/check.h"
 
 #include <string.h>

@@ -1,12 +1,12 @@
 /*
  * test_spirv — the SPIR-V scan that sizes specialization constants
- * (shim/spirv.c, compiled in here).  Every module is copied into a buffer of
+ * (key/spirv.c).  Every module is copied into a buffer of
  * exactly its size, so that AddressSanitizer catches any read past it.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/spirv.c"
+#include "key/spirv.h"
 #include "tests/helpers/ze_spec_module.h"
 #include "tests/unit/check.h"
 

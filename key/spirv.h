@@ -16,8 +16,8 @@
  * not well-formed SPIR-V, or any id is not a scalar spec constant in it.  It
  * reads only inside [module, module + size), whatever the bytes say.
  */
-#ifndef JITCACHE_SPIRV_H
-#define JITCACHE_SPIRV_H
+#ifndef JITCACHE_KEY_SPIRV_H
+#define JITCACHE_KEY_SPIRV_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* A bounded scan of a SPIR-V module's declarations (see spirv.h). */
-#include "shim/spirv.h"
+#include "key/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>

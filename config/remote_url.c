@@ -1,5 +1,5 @@
 /* remote_url.c — parsing and redacting the remote tier's Redis URL. */
-#include "cache/remote_url.h"
+#include "config/remote_url.h"
 
 #include <ctype.h>
 #include <stdio.h>

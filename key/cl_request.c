@@ -1,0 +1,144 @@
+/* An OpenCL program's input and the key of its builds (see cl_request.h). */
+#include "key/cl_request.h"
+#include "key/compiler.h"
+#include "key/include.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The driver and compiler libraries whose builds decide the output: the ICD
+ * loader, Intel's NEO + IGC (2.x of the 2025+ drivers, and 1.x), PoCL + its LLVM,
+ * NVIDIA's driver and PTX JIT. */
+static const char *const compiler_libs[] = {
+	"libOpenCL.so.1",
+	"libigdrcl.so", "libigc.so.2", "libigdfcl.so.2", "libopencl-clang.so.16",
+	"libigc.so.1", "libigdfcl.so.1", "libopencl-clang.so.14",
+	"libpocl.so.2", "libLLVM-15.so.1", "libclang-cpp.so.15",
+	"libnvidia-opencl.so.1", "libnvidia-ptxjitcompiler.so.1",
+	NULL,
+};
+
+static int keep_include(void *ctx, char kind, const char *name, size_t len)
+{
+	struct jc_cl_input *in = ctx;
+	char **grown = realloc(in->includes, (in->n_includes + 1) * sizeof *grown);
+	char *s = malloc(len + 2);
+	if (!grown || !s) {
+		free(s);
+		if (grown)
+			in->includes = grown;
+		return -1;
+	}
+	s[0] = kind;
+	memcpy(s + 1, name, len);
+	s[len + 1] = '\0';
+	in->includes = grown;
+	in->includes[in->n_includes++] = s;
+	return 0;
+}
+
+/* ---- the program's input ------------------------------------------------ */
+
+int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **strings,
+		       const size_t *lengths)
+{
+	memset(in, 0, sizeof *in);
+	size_t total = 0;
+	for (uint32_t i = 0; i < count; i++)
+		total += lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+	char *text = malloc(total + 1);
+	if (!text)
+		return -1;
+	size_t at = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		size_t n = lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+		memcpy(text + at, strings[i], n);
+		at += n;
+	}
+	struct jc_fp *fp = jc_fp_begin("cl.source");
+	jc_fp_bytes(fp, "source", text, total);
+	jc_fp_end(fp, &in->digest);
+	int rc = fp ? jc_include_scan(text, total, keep_include, in) : -1;
+	free(text);
+	if (rc != 0)
+		jc_cl_input_free(in);
+	return rc;
+}
+
+int jc_cl_input_il(struct jc_cl_input *in, const void *il, size_t size)
+{
+	memset(in, 0, sizeof *in);
+	in->from_il = 1;
+	struct jc_fp *fp = jc_fp_begin("cl.il");
+	if (!fp)
+		return -1;
+	jc_fp_bytes(fp, "il", il, size);
+	jc_fp_end(fp, &in->digest);
+	return 0;
+}
+
+/* The value set last for an id wins, as in the driver. */
+int jc_cl_input_spec(struct jc_cl_input *in, uint32_t id, size_t size, const void *value)
+{
+	size_t i = 0;
+	while (i < in->n_specs && in->specs[i].id < id)
+		i++;
+	unsigned char *copy = malloc(size ? size : 1);
+	if (!copy) {
+		in->incomplete = 1;
+		return -1;
+	}
+	memcpy(copy, value, size);
+	if (i == in->n_specs || in->specs[i].id != id) {
+		struct jc_cl_spec *grown = realloc(in->specs, (in->n_specs + 1) * sizeof *grown);
+		if (!grown) {
+			free(copy);
+			in->incomplete = 1;
+			return -1;
+		}
+		in->specs = grown;
+		memmove(&in->specs[i + 1], &in->specs[i], (in->n_specs - i) * sizeof *grown);
+		in->n_specs++;
+		in->specs[i].value = NULL;
+	}
+	free(in->specs[i].value);
+	in->specs[i] = (struct jc_cl_spec){ .id = id, .size = size, .value = copy };
+	return 0;
+}
+
+void jc_cl_input_free(struct jc_cl_input *in)
+{
+	for (size_t i = 0; i < in->n_includes; i++)
+		free(in->includes[i]);
+	for (size_t i = 0; i < in->n_specs; i++)
+		free(in->specs[i].value);
+	free(in->includes);
+	free(in->specs);
+	memset(in, 0, sizeof *in);
+}
+
+/* ---- the key ------------------------------------------------------------ */
+
+int jc_cl_key(const struct jc_cl_input *in, const char *options,
+	      jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key)
+{
+	if (in->incomplete)
+		return -1;
+	struct jc_fp *fp = jc_fp_begin(in->from_il ? "cl.program.il" : "cl.program.source");
+	if (!fp)
+		return -1;
+	jc_fp_bytes(fp, "input", in->digest.bytes, sizeof in->digest.bytes);
+	jc_fp_str(fp, "options", options);
+	jc_fp_u64(fp, "spec.count", in->n_specs);
+	for (size_t i = 0; i < in->n_specs; i++) {
+		jc_fp_u64(fp, "spec.id", in->specs[i].id);
+		jc_fp_bytes(fp, "spec.value", in->specs[i].value, in->specs[i].size);
+	}
+	int rc = hash_devices(ctx, fp);
+	if (rc == 0)
+		rc = jc_include_hash(fp, in->n_includes, in->includes, options);
+	jc_fp_libraries(fp, compiler_libs);
+	jc_fp_environment(fp);
+	jc_fp_end(fp, key);
+	return rc;
+}

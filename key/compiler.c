@@ -1,0 +1,236 @@
+/* Compiler identity and environment (see compiler.h). */
+#include "key/compiler.h"
+#include "key/elfnote.h"
+#include "key/memo.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- environment ------------------------------------------------------ */
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* NEO's debug keys are CamelCase names such as ProductFamilyOverride. */
+static int is_camel_case(const char *var)
+{
+	if (!(var[0] >= 'A' && var[0] <= 'Z'))
+		return 0;
+	for (const char *p = var; *p && *p != '='; p++)
+		if (*p >= 'a' && *p <= 'z')
+			return 1;
+	return 0;
+}
+
+static int compiler_relevant(const char *var, int neo_debug_keys)
+{
+	static const char *const ignored[] = {
+		"POCL_KERNEL_CACHE=", "POCL_CACHE_DIR=", "POCL_DEBUG", "POCL_VERBOSE=",
+		"CUDA_CACHE_", "NEO_CACHE_", "IGC_ShaderDumpEnable",
+	};
+	for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
+		if (starts_with(var, ignored[i]))
+			return 0;
+	if (starts_with(var, "IGC_") || starts_with(var, "POCL_") ||
+	    starts_with(var, "CUDA_") || starts_with(var, "__NV") ||
+	    starts_with(var, "NEOReadDebugKeys="))
+		return 1;
+	return neo_debug_keys && is_camel_case(var);
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* NEO reads its debug keys when NEOReadDebugKeys is set and not "0" (the
+ * first definition counts, as for getenv). */
+static int neo_reads_debug_keys(const char *const *env)
+{
+	for (const char *const *e = env; *e; e++)
+		if (starts_with(*e, "NEOReadDebugKeys="))
+			return strcmp(*e + strlen("NEOReadDebugKeys="), "0") != 0;
+	return 0;
+}
+
+void jc_fp_environment_of(struct jc_fp *fp, const char *const *env)
+{
+	if (!fp || !env)
+		return;
+	int neo_debug_keys = neo_reads_debug_keys(env);
+	size_t n = 0;
+	for (const char *const *e = env; *e; e++)
+		n++;
+	const char **picked = malloc((n + 1) * sizeof *picked);
+	if (!picked) {
+		jc_fp_str(fp, "env", "(out of memory)");
+		return;
+	}
+	size_t k = 0;
+	for (const char *const *e = env; *e; e++)
+		if (compiler_relevant(*e, neo_debug_keys))
+			picked[k++] = *e;
+	qsort(picked, k, sizeof *picked, compare_strings);
+	jc_fp_u64(fp, "env.count", k);
+	for (size_t i = 0; i < k; i++)
+		jc_fp_str(fp, "env", picked[i]);
+	free(picked);
+}
+
+void jc_fp_environment(struct jc_fp *fp)
+{
+	extern char **environ;
+	jc_fp_environment_of(fp, (const char *const *)environ);
+}
+
+/* ---- library identity ------------------------------------------------- */
+
+/* One library looked for among the loaded images. */
+struct image {
+	const char *name;
+	char path[PATH_MAX];      /* as the dynamic linker names it */
+	uint8_t id[JC_BUILD_ID_MAX];
+	size_t id_size;           /* 0: no build-id in memory */
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* The build-id from the image's note segments, as mapped: the same bytes
+ * and limits as jc_elf_file_build_id() reads from the file. */
+static size_t image_build_id(const struct dl_phdr_info *info, uint8_t *out, size_t cap)
+{
+	if (info->dlpi_phnum > JC_ELF_MAX_PHDRS)
+		return 0;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE || ph->p_filesz > JC_ELF_MAX_NOTES ||
+		    ph->p_memsz < ph->p_filesz)
+			continue;
+		size_t n = jc_elf_notes_build_id((const void *)(info->dlpi_addr + ph->p_vaddr),
+						 ph->p_filesz, out, cap);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+static int match_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct image *f = data;
+	if (!info->dlpi_name[0] || strcmp(base_name(info->dlpi_name), f->name) != 0)
+		return 0;
+	int n = snprintf(f->path, sizeof f->path, "%s", info->dlpi_name);
+	if (n < 0 || (size_t)n >= sizeof f->path)
+		return 0; /* a name that cannot be a path: not this one */
+	f->id_size = image_build_id(info, f->id, sizeof f->id);
+	return 1;
+}
+
+/* 1 and *f filled if `name` is loaded. */
+static int find_loaded(const char *name, struct image *f)
+{
+	memset(f, 0, sizeof *f);
+	f->name = name;
+	return dl_iterate_phdr(match_loaded, f);
+}
+
+/* The directory of the first library of the list that is loaded, where the
+ * others are looked for when they are not (yet) loaded: a driver dlopens its
+ * compiler on first use, and the key must not depend on whether it has. */
+static void library_dir(const char *const *names, char dir[PATH_MAX])
+{
+	dir[0] = '\0';
+	for (const char *const *n = names; *n; n++) {
+		struct image f;
+		if (find_loaded(*n, &f)) {
+			char *slash;
+			if (realpath(f.path, dir) && (slash = strrchr(dir, '/')))
+				*slash = '\0';
+			else
+				dir[0] = '\0';
+			return;
+		}
+	}
+}
+
+/* A file's identity: its build-id, else size + mtime + inode. */
+static void hash_file(struct jc_fp *fp, const char *name, const char *path)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		if (fd >= 0)
+			close(fd);
+		jc_fp_str(fp, "lib.absent", name);
+		return;
+	}
+	uint8_t id[JC_BUILD_ID_MAX];
+	size_t n = jc_elf_file_build_id(fd, id, sizeof id);
+	close(fd);
+	jc_fp_str(fp, "lib", name);
+	if (n) {
+		jc_fp_bytes(fp, "lib.build-id", id, n);
+	} else {
+		jc_fp_u64(fp, "lib.size", (uint64_t)st.st_size);
+		jc_fp_u64(fp, "lib.mtime", (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+					   (uint64_t)st.st_mtim.tv_nsec);
+		jc_fp_u64(fp, "lib.ino", (uint64_t)st.st_ino);
+	}
+}
+
+static void hash_library(struct jc_fp *fp, const char *name, const char *dir)
+{
+	struct image f;
+	if (find_loaded(name, &f)) {
+		if (f.id_size) { /* from memory: no file to read */
+			jc_fp_str(fp, "lib", name);
+			jc_fp_bytes(fp, "lib.build-id", f.id, f.id_size);
+			return;
+		}
+		char real[PATH_MAX];
+		if (realpath(f.path, real)) {
+			hash_file(fp, name, real);
+			return;
+		}
+	}
+	char path[PATH_MAX];
+	int n = dir[0] ? snprintf(path, sizeof path, "%s/%s", dir, name) : -1;
+	int found = n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0;
+	hash_file(fp, name, found ? path : NULL);
+}
+
+static void identify(const char *const *names, struct jc_key *out)
+{
+	struct jc_fp *fp = jc_fp_begin("libraries");
+	char dir[PATH_MAX];
+	library_dir(names, dir);
+	for (const char *const *n = names; *n; n++)
+		hash_library(fp, *n, dir);
+	jc_fp_end(fp, out);
+}
+
+JC_MEMO(identities, 8);
+
+void jc_fp_libraries(struct jc_fp *fp, const char *const *names)
+{
+	if (!fp)
+		return;
+	struct jc_key id;
+	if (jc_memo_get(&identities, names, &id) != 0) {
+		identify(names, &id);
+		jc_memo_put(&identities, names, &id);
+	}
+	jc_fp_bytes(fp, "libraries", id.bytes, sizeof id.bytes);
+}

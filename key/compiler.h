@@ -1,0 +1,35 @@
+/*
+ * compiler.h — what identifies the compiler of a request, beyond its input:
+ * the builds of the driver and compiler libraries, and the environment
+ * variables those compilers read.
+ *
+ *   static const char *const libs[] = { "libigc.so.1", "libze_intel_gpu.so.1", NULL };
+ *   jc_fp_libraries(fp, libs);   // memoized per process and per list
+ *   jc_fp_environment(fp);       // this process's environ
+ *
+ * jc_fp_libraries(): each library, given by file name, is identified by its
+ * GNU build-id, read from its image in memory when the process has it
+ * loaded (dl_iterate_phdr, as Mesa does), else from its file, found in the
+ * directory of the first library of the list that is loaded: a driver
+ * dlopens its compiler on first use (NEO loads IGC lazily for OpenCL), and
+ * the key must not depend on whether it has yet.  Both ways give the same
+ * bytes.  A library without a build-id is identified by its file's size,
+ * mtime and inode; one found nowhere is hashed as absent.  The list is
+ * identified by its address: pass a static array.
+ *
+ * jc_fp_environment(): IGC_*, NEO's debug keys (when NEOReadDebugKeys is set,
+ * every CamelCase variable), POCL_* (except its cache and debug switches)
+ * and CUDA_/__NV JIT switches, sorted, so that the order of the environment
+ * does not matter.  jc_fp_environment_of() does the same for a given
+ * NULL-terminated array (for tests).  Both accept a NULL fp.
+ */
+#ifndef JITCACHE_KEY_COMPILER_H
+#define JITCACHE_KEY_COMPILER_H
+
+#include "key/fingerprint.h"
+
+void jc_fp_libraries(struct jc_fp *fp, const char *const *names);
+void jc_fp_environment(struct jc_fp *fp);
+void jc_fp_environment_of(struct jc_fp *fp, const char *const *env);
+
+#endif

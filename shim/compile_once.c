@@ -1,0 +1,55 @@
+/* The shared miss path (see compile_once.h). */
+#include "shim/compile_once.h"
+
+#include "shim/shim.h"
+
+#include <stdlib.h>
+
+typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
+
+/* 1 if the request was answered from the entry that lookup found. */
+static int try_hit(const struct jc_once *o, lookup_fn lookup)
+{
+	struct jc_entry e;
+	if (lookup(o->cache, &o->key, &e) != 0)
+		return 0;
+	enum jc_load r = o->ops->load(o->call, &e);
+	if (r == JC_LOAD_REJECTED)
+		jc_cache_reject(o->cache, &o->key, &e);
+	jc_entry_free(&e);
+	return r == JC_LOADED;
+}
+
+void jc_once_store(const struct jc_once *o, uint64_t compile_ns)
+{
+	void *bytes = NULL;
+	size_t size = 0;
+	uint64_t start = jc_now_ns();
+	if (o->ops->export(o->call, &bytes, &size) == 0 &&
+	    jc_cache_put(o->cache, &o->key, bytes, size, compile_ns) == 0)
+		o->ops->stored(o->call, size, compile_ns, jc_now_ns() - start);
+	free(bytes);
+}
+
+int jc_compile_once(struct jc_once *o, int *status)
+{
+	jc_key_hex(&o->key, o->hex);
+	if (try_hit(o, jc_cache_get))
+		return 1;
+	struct jc_cache_lock *lock = jc_cache_lock_key(o->cache, &o->key);
+	if (try_hit(o, jc_cache_recheck)) {
+		jc_log(JC_LOG_DEBUG, "%s: %s was compiled by another thread or process meanwhile",
+		       o->what, o->hex);
+		jc_cache_unlock(lock);
+		return 1;
+	}
+	enum jc_built built = JC_BUILT_FAILED;
+	uint64_t start = jc_now_ns();
+	*status = o->ops->compile(o->call, lock, &built);
+	if (built == JC_BUILT_LATER)
+		return 0; /* compile() took the lock over */
+	if (built == JC_BUILT_NOW)
+		jc_once_store(o, jc_now_ns() - start);
+	jc_cache_unlock(lock);
+	return 0;
+}

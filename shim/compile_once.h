@@ -1,0 +1,70 @@
+/*
+ * compile_once.h — the miss path that Level Zero and OpenCL share:
+ *
+ *   get -> hit: load ............................................ answered
+ *       -> miss: lock the key (another thread or process may be compiling it)
+ *                -> recheck -> hit: load, unlock ................ answered
+ *                           -> miss: compile, export, store, unlock
+ *
+ * Each API describes only its side, in three callbacks on its own call
+ * (`call`): load a result from a stored entry, compile, and export what was
+ * compiled as the bytes to store; a fourth writes its "stored" log line.
+ *
+ *   struct jc_once once = { .cache = cache, .key = key, .what = "zeModuleCreate",
+ *                           .ops = &ze_once_ops, .call = &c };
+ *   int status;
+ *   if (jc_compile_once(&once, &status)) ...answered from the cache...
+ *   else return status;                      // what compile() returned
+ *
+ * Counting (cache.h): each request counts one hit or one miss.  The first
+ * lookup counts; a hit on the recheck after waiting for the lock takes that
+ * miss back; an entry that load() rejects is dropped and its hit becomes a
+ * miss (jc_cache_reject).  An entry that load() could not use for reasons of
+ * its own (JC_LOAD_FAILED: out of memory) stays, and the request compiles.
+ *
+ * compile() returns the API's status and says in *built whether the result
+ * is there to store now (JC_BUILT_NOW), is not (JC_BUILT_FAILED), or will be
+ * later (JC_BUILT_LATER: an OpenCL build with pfn_notify).  In the last case
+ * compile() takes over `lock` (it may be NULL): whoever finishes the build
+ * calls jc_once_store() if it succeeded, then jc_cache_unlock(lock).
+ * Otherwise this file stores and unlocks.  Nothing here fails the request:
+ * a store that fails only costs the next process a compile.
+ */
+#ifndef JITCACHE_SHIM_COMPILE_ONCE_H
+#define JITCACHE_SHIM_COMPILE_ONCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/cache.h"
+
+enum jc_load { JC_LOADED, JC_LOAD_REJECTED, JC_LOAD_FAILED };
+enum jc_built { JC_BUILT_NOW, JC_BUILT_FAILED, JC_BUILT_LATER };
+
+struct jc_once_ops {
+	/* Answer the request from entry; log the hit, or why it is rejected. */
+	enum jc_load (*load)(void *call, const struct jc_entry *entry);
+	int (*compile)(void *call, struct jc_cache_lock *lock, enum jc_built *built);
+	/* 0 and *bytes (malloc'd, freed by the caller) to store; -1 if none. */
+	int (*export)(void *call, void **bytes, size_t *size);
+	/* One debug line: stored `size` bytes, compiled in compile_ns. */
+	void (*stored)(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns);
+};
+
+struct jc_once {
+	struct jc_cache *cache;
+	struct jc_key key;
+	char hex[2 * JC_KEY_BYTES + 1]; /* filled by jc_compile_once */
+	const char *what;               /* how the request came, for log lines */
+	const struct jc_once_ops *ops;
+	void *call;
+};
+
+/* 1 if the request was answered from the cache; 0 after compile(), whose
+ * status is in *status. */
+int jc_compile_once(struct jc_once *once, int *status);
+
+/* Export what was compiled in compile_ns and store it under once's key. */
+void jc_once_store(const struct jc_once *once, uint64_t compile_ns);
+
+#endif
