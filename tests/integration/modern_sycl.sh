@@ -149,7 +149,7 @@ check "oneDNN warm: jitcache sees every zeModuleCreate" \
 # On by default in the 2026 driver: a run with no NEO_* setting fills
 # ~/.cache/neo_compiler_cache.
 mkdir -p "$T/home"
-(unset NEO_CACHE_PERSISTENT NEO_CACHE_DIR; HOME=$T/home "$ONEDNN" >"$T/dnnl-neo-default.out" 2>&1)
+(unset NEO_CACHE_PERSISTENT NEO_CACHE_DIR XDG_CACHE_HOME; HOME=$T/home "$ONEDNN" >"$T/dnnl-neo-default.out" 2>&1)
 check "NEO's cache is on by default (files in ~/.cache/neo_compiler_cache)" \
 	test -n "$(find "$T/home/.cache/neo_compiler_cache" -name '*.cl_cache' 2>/dev/null | head -n 1)"
 # Both caches on: jitcache still serves every build and module.
