@@ -44,7 +44,8 @@ BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
               -D_GNU_SOURCE -DJC_HAVE_ZSTD -DJC_VERSION='"$(VERSION)"' -I. -pthread
 # hiredis (the remote tier) is linked statically: the library lives inside
 # other programs, and a host with its own hiredis of another version must not
-# have its calls bound to ours (exports.map keeps every hiredis name hidden).
+# have its calls bound to ours (the version script, build/exports.map, keeps
+# every hiredis name hidden).
 LDLIBS_CORE := -linih -lzstd -l:libhiredis.a -ldl -pthread
 
 ifneq ($(SANITIZE),)
