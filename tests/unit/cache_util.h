@@ -110,6 +110,38 @@ static inline void fill(void *buf, size_t size, unsigned seed)
 	}
 }
 
+/* Store size bytes of fill(seed) under k, with compile time 1000 + seed. */
+static inline int put_bytes(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed)
+{
+	void *buf = malloc(size ? size : 1);
+	fill(buf, size, seed);
+	int rc = jc_cache_put(c, &k, buf, size, 1000 + seed);
+	free(buf);
+	return rc;
+}
+
+/* 1 if e holds exactly what put_bytes(.., size, seed) stored. */
+static inline int entry_is(const struct jc_entry *e, size_t size, unsigned seed)
+{
+	void *want = malloc(size ? size : 1);
+	fill(want, size, seed);
+	int ok = e->data && e->size == size && memcmp(e->data, want, size) == 0 &&
+		 e->compile_ns == 1000 + seed;
+	free(want);
+	return ok;
+}
+
+/* 1 if k is a hit holding exactly what put_bytes(.., size, seed) stored. */
+static inline int holds(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed)
+{
+	struct jc_entry e;
+	if (jc_cache_get(c, &k, &e) != 0)
+		return 0;
+	int ok = entry_is(&e, size, seed);
+	jc_entry_free(&e);
+	return ok;
+}
+
 static inline void entry_file(const char *dir, const struct jc_key *k, char out[PATH_MAX])
 {
 	char hex[2 * JC_KEY_BYTES + 1];

@@ -9,28 +9,6 @@
 
 #define N_ENTRIES 12
 
-static int put_bytes(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed)
-{
-	uint8_t *buf = malloc(size);
-	fill(buf, size, seed);
-	int rc = jc_cache_put(c, &k, buf, size, 1000 + seed);
-	free(buf);
-	return rc;
-}
-
-static int holds(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed)
-{
-	struct jc_entry e;
-	if (jc_cache_get(c, &k, &e) != 0)
-		return 0;
-	uint8_t *want = malloc(size);
-	fill(want, size, seed);
-	int ok = e.size == size && memcmp(e.data, want, size) == 0 && e.compile_ns == 1000 + seed;
-	free(want);
-	jc_entry_free(&e);
-	return ok;
-}
-
 static size_t entry_size(unsigned i)
 {
 	return 3000 + 1500 * i; /* not multiples of 512: members need padding */

@@ -14,30 +14,6 @@
 
 #define NOBODY 65534
 
-static int put_bytes(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed)
-{
-	void *buf = malloc(size ? size : 1);
-	fill(buf, size, seed);
-	int rc = jc_cache_put(c, &k, buf, size, 1000 + seed);
-	free(buf);
-	return rc;
-}
-
-/* 1 if k is a hit holding exactly what put_bytes(size, seed) stored. */
-static int holds(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed)
-{
-	struct jc_entry e;
-	if (jc_cache_get(c, &k, &e) != 0)
-		return 0;
-	void *want = malloc(size ? size : 1);
-	fill(want, size, seed);
-	int ok = e.data && e.size == size && memcmp(e.data, want, size) == 0 &&
-		 e.compile_ns == 1000 + seed;
-	free(want);
-	jc_entry_free(&e);
-	return ok;
-}
-
 static int is_miss(struct jc_cache *c, struct jc_key k)
 {
 	struct jc_entry e;

@@ -13,15 +13,6 @@ static struct jc_cache *open_layered(const char *dir, const char *layers, int sh
 	return jc_cache_open(&o);
 }
 
-static int put_bytes(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed)
-{
-	uint8_t *buf = malloc(size);
-	fill(buf, size, seed);
-	int rc = jc_cache_put(c, &k, buf, size, 1000 + seed);
-	free(buf);
-	return rc;
-}
-
 /* 1 if a get of k hits with the bytes put_bytes(.., size, seed) stored,
  * from layer number `layer` (0: the cache directory). */
 static int hits(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed, int layer)
@@ -29,11 +20,7 @@ static int hits(struct jc_cache *c, struct jc_key k, size_t size, unsigned seed,
 	struct jc_entry e;
 	if (jc_cache_get(c, &k, &e) != 0)
 		return 0;
-	uint8_t *want = malloc(size);
-	fill(want, size, seed);
-	int ok = e.size == size && memcmp(e.data, want, size) == 0 && e.layer == layer &&
-		 e.compile_ns == 1000 + seed;
-	free(want);
+	int ok = entry_is(&e, size, seed) && e.layer == layer;
 	jc_entry_free(&e);
 	return ok;
 }
