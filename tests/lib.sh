@@ -92,6 +92,15 @@ modern_driver() {
 	compgen -G "/usr/lib/*/libigc.so.2" >/dev/null
 }
 
+# need_modern_driver: a script for Intel's 2026 driver only skips (and ends)
+# anywhere else.
+need_modern_driver() {
+	modern_driver && return 0
+	skip "Intel's 2026 driver is not here (run in the test bed: tests/testbed/run)"
+	finish
+	exit $?
+}
+
 # sim PRODUCT: simulate that GPU (dg2, bmg, mtl, ...: ProductFamilyOverride).
 # The 2026 driver needs three more keys: without UseAubStream=0 zeInit
 # crashes, without HardwareInfoOverride it offers no driver, and without

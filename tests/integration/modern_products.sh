@@ -7,10 +7,7 @@
 # GPU's first run compiles).  Skipped on other drivers.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
-if ! modern_driver; then
-	skip "Intel's 2026 driver is not here (run in the test bed: tests/testbed/run)"
-	finish; exit $?
-fi
+need_modern_driver
 need_ze
 export JITCACHE_LOG=debug
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"

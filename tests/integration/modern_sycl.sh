@@ -23,10 +23,7 @@
 VENV=${SYCL_VENV:-/opt/jitcache-sycl}
 ONEDNN=$B/examples/onednn_sycl
 TRACER=$B/examples/libtrace.so
-if ! modern_driver; then
-	skip "Intel's 2026 driver is not here (run in the test bed: tests/testbed/run)"
-	finish; exit $?
-fi
+need_modern_driver
 if [ ! -x "$VENV/bin/python" ]; then
 	skip "no SYCL environment in $VENV ('make testbed-sycl' installs it)"
 	finish; exit $?
