@@ -117,6 +117,9 @@ struct jc_entry {
 	uint64_t compile_ns; /* what compiling this cost when it was stored */
 	int layer;           /* 0: from the cache directory; n: from the n-th
 				read-only layer (cache/layers.h) */
+	void *map;           /* non-NULL: data lies in this read-only mapping of
+				the entry file (map_size bytes), not on the heap */
+	size_t map_size;
 };
 
 /* 0 and *out filled on a valid hit; -1 on a miss (including a corrupt entry,

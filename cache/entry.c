@@ -165,5 +165,7 @@ enum jc_entry_status jc_entry_finish(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 	out->data = stored;
 	out->size = h->data_size;
 	out->compile_ns = h->compile_ns;
+	out->map = NULL;
+	out->map_size = 0;
 	return JC_ENTRY_OK;
 }

@@ -5,8 +5,10 @@
 #include "cache/fsutil.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
@@ -36,6 +38,47 @@ void jc_file_id_of(const struct stat *st, struct jc_file_id *id)
 	id->mtime_ns = jc_fs_mtime_ns(st);
 }
 
+/* A plain payload this large is mapped instead of read.  Reading copies it
+ * into fresh heap memory, which costs a page fault per page on the first
+ * hit of a process: 7-10 ms for an 8 MB module on a 2-core VM, where
+ * mapping the page cache costs well under 1 ms (the checksum's pass faults
+ * the pages in, 16 at a time).  Not MAP_POPULATE: measured 0.8-2 ms slower
+ * end to end.  Small payloads are cheaper to read than to map and unmap. */
+#define JC_MAP_MIN (64 * 1024)
+
+/* Hand out the payload of a plain entry as a read-only mapping of its file:
+ * 0 with *status set (OK, or CORRUPT on a checksum mismatch), or -1 when
+ * the file cannot be mapped and should be read instead.  Entry files are
+ * written once and renamed into place, never rewritten or truncated, so
+ * the mapping stays whole while the caller uses it, even if the entry is
+ * evicted or replaced meanwhile (the name goes, the file stays until
+ * unmapped).  Only someone truncating the file in place during a hit
+ * could make the pages vanish. */
+static int map_entry(int fd, const uint8_t raw[JC_ENTRY_HEADER_SIZE],
+		     const struct jc_entry_header *h, uint64_t file_size, struct jc_entry *out,
+		     enum jc_entry_status *status, const char **why)
+{
+	if (file_size > SIZE_MAX)
+		return -1;
+	uint8_t *map = mmap(NULL, (size_t)file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	uint8_t *payload = map + JC_ENTRY_HEADER_SIZE;
+	if (jc_entry_checksum(raw, payload, h->stored_size) != h->checksum) {
+		munmap(map, (size_t)file_size);
+		*why = "checksum mismatch";
+		*status = JC_ENTRY_CORRUPT;
+		return 0;
+	}
+	out->data = payload;
+	out->size = h->data_size;
+	out->compile_ns = h->compile_ns;
+	out->map = map;
+	out->map_size = (size_t)file_size;
+	*status = JC_ENTRY_OK;
+	return 0;
+}
+
 enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
 				   const char **why)
 {
@@ -53,6 +96,9 @@ enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_e
 	}
 	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
 	if (status != JC_ENTRY_OK)
+		return status;
+	if (!(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&
+	    map_entry(fd, raw, &h, size, out, &status, why) == 0)
 		return status;
 	void *stored = malloc(h.stored_size ? h.stored_size : 1);
 	if (!stored) {
@@ -100,7 +146,10 @@ int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
 
 void jc_entry_free(struct jc_entry *entry)
 {
-	free(entry->data);
-	entry->data = NULL;
-	entry->size = 0;
+	if (entry->map)
+		munmap(entry->map, entry->map_size);
+	else
+		free(entry->data);
+	entry->data = entry->map = NULL;
+	entry->size = entry->map_size = 0;
 }

@@ -168,22 +168,32 @@ static void test_corrupt(void)
 		{ "an empty file", empty, 1 },
 		{ "another format version", other_version, 0 },
 	};
+	/* Payloads under 64 KiB are read, larger ones mapped (cache/layout.c). */
+	static const struct {
+		size_t size;
+		const char *how;
+	} sizes[] = { { 5000, "read" }, { 100000, "mapped" } };
 	char dir[256], path[PATH_MAX];
 	test_path(dir, "corrupt");
 	struct jc_cache *c = open_cache(dir, 0, 0);
-	for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct jc_key k = make_key(0x44, i);
-		put_bytes(c, k, 5000, i);
-		entry_file(dir, &k, path);
-		cases[i].damage(path);
-		uint64_t before = mine(c).corrupt, shared_before = shared(c).corrupt;
-		CHECK(is_miss(c, k), "an entry with %s is a miss", cases[i].what);
-		CHECK(!file_exists(path), "... and is removed");
-		CHECK(mine(c).corrupt - before == (uint64_t)cases[i].corrupt &&
-		      shared(c).corrupt - shared_before == (uint64_t)cases[i].corrupt,
-		      "... and %s", cases[i].corrupt ? "counts as corrupt" : "does not count as corrupt");
-		CHECK(put_bytes(c, k, 5000, i) == 0 && holds(c, k, 5000, i), "... and a new put works");
-	}
+	for (unsigned j = 0; j < sizeof sizes / sizeof *sizes; j++)
+		for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+			size_t size = sizes[j].size;
+			struct jc_key k = make_key(0x44 + (int)j, i);
+			put_bytes(c, k, size, i);
+			entry_file(dir, &k, path);
+			cases[i].damage(path);
+			uint64_t before = mine(c).corrupt, shared_before = shared(c).corrupt;
+			CHECK(is_miss(c, k), "an entry (%s) with %s is a miss", sizes[j].how,
+			      cases[i].what);
+			CHECK(!file_exists(path), "... and is removed");
+			CHECK(mine(c).corrupt - before == (uint64_t)cases[i].corrupt &&
+			      shared(c).corrupt - shared_before == (uint64_t)cases[i].corrupt,
+			      "... and %s",
+			      cases[i].corrupt ? "counts as corrupt" : "does not count as corrupt");
+			CHECK(put_bytes(c, k, size, i) == 0 && holds(c, k, size, i),
+			      "... and a new put works");
+		}
 	/* A whole, valid entry under another key's name. */
 	struct jc_key a = make_key(0x55, 1), b = make_key(0x55, 2);
 	char pa[PATH_MAX], pb[PATH_MAX];
@@ -193,9 +203,36 @@ static void test_corrupt(void)
 	entry_file(dir, &b, pb);
 	rename(pa, pb);
 	CHECK(is_miss(c, b) && !file_exists(pb), "an entry holding another key is a miss and removed");
-	CHECK(shared(c).entries == sizeof cases / sizeof *cases + 1 /* a */,
+	CHECK(shared(c).entries == 2 * sizeof cases / sizeof *cases + 1 /* a */,
 	      "usage stays exact through removals (%llu entries)",
 	      (unsigned long long)shared(c).entries);
+	jc_cache_close(c);
+}
+
+/* A payload from 64 KiB up is served from a mapping of its entry file. */
+static void test_mapped(void)
+{
+	char dir[256], path[PATH_MAX];
+	struct jc_entry e;
+	test_path(dir, "mapped");
+	struct jc_cache *c = open_cache(dir, 0, 0);
+	struct jc_key small = make_key(0x21, 1), big = make_key(0x22, 2);
+	put_bytes(c, small, 65535, 1);
+	put_bytes(c, big, 65536, 2);
+	CHECK(jc_cache_get(c, &small, &e) == 0 && entry_is(&e, 65535, 1) && e.map == NULL,
+	      "a 65535-byte payload is read into memory");
+	jc_entry_free(&e);
+	CHECK(jc_cache_get(c, &big, &e) == 0 && entry_is(&e, 65536, 2) && e.map != NULL &&
+	      (uint8_t *)e.data == (uint8_t *)e.map + JC_ENTRY_HEADER_SIZE,
+	      "a 64 KiB payload is served from a mapping of its file");
+	entry_file(dir, &big, path);
+	jc_cache_drop(c, &big);
+	CHECK(!file_exists(path) && entry_is(&e, 65536, 2),
+	      "the mapped payload stays whole when its entry is removed meanwhile");
+	jc_entry_free(&e);
+	CHECK(e.data == NULL && e.map == NULL && e.size == 0, "jc_entry_free unmaps it");
+	put_bytes(c, big, 65536, 3);
+	CHECK(holds(c, big, 65536, 3), "a new entry under the same key is served");
 	jc_cache_close(c);
 }
 
@@ -618,6 +655,7 @@ int main(void)
 	test_roundtrip();
 	test_replace_and_drop();
 	test_corrupt();
+	test_mapped();
 	test_lru();
 	test_too_big();
 	test_leftovers();
