@@ -1,6 +1,7 @@
 #include "cache/entry.h"
 
 #include "cache/fsutil.h"
+#include "cache/hash.h"
 #include "config/log.h"
 
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static const char magic[8] = { 'j', 'i', 't', 'c', 'a', 'c', 'h', 'e' };
 uint64_t jc_entry_checksum(const uint8_t raw[JC_ENTRY_HEADER_SIZE], const void *stored,
 			   size_t size)
 {
-	return XXH3_64bits_withSeed(stored, size, XXH3_64bits(raw, 56));
+	return jc_hash64(stored, size, XXH3_64bits(raw, 56));
 }
 
 static void put_header(uint8_t raw[JC_ENTRY_HEADER_SIZE], const struct jc_entry_header *h)

@@ -1,6 +1,8 @@
 /* Labelled, length-prefixed XXH3-128 (see fingerprint.h). */
 #include "key/fingerprint.h"
 
+#include "cache/hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +15,7 @@ struct jc_fp {
 
 static void feed(struct jc_fp *fp, const void *data, size_t size)
 {
-	XXH3_128bits_update(&fp->state, data, size);
+	jc_hash128_update(&fp->state, data, size);
 }
 
 static void feed_label(struct jc_fp *fp, const char *label, uint64_t size)
