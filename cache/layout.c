@@ -52,8 +52,9 @@ void jc_file_id_of(const struct stat *st, struct jc_file_id *id)
  * written once and renamed into place, never rewritten or truncated, so
  * the mapping stays whole while the caller uses it, even if the entry is
  * evicted or replaced meanwhile (the name goes, the file stays until
- * unmapped).  Only someone truncating the file in place during a hit
- * could make the pages vanish. */
+ * unmapped).  Only someone else writing or truncating the file in place
+ * during a hit could change the pages after their checksum or take them
+ * away (SIGBUS): the price of not copying, as for any mapped cache. */
 static int map_entry(int fd, const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 		     const struct jc_entry_header *h, uint64_t file_size, struct jc_entry *out,
 		     enum jc_entry_status *status, const char **why)
