@@ -12,16 +12,7 @@ if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
 	finish; exit
 fi
 
-cat >k.cl <<'CL'
-kernel void compute(global float *out, global const float *in, uint n)
-{
-	size_t i = get_global_id(0);
-	if (i < n) {
-		float v = in[i];
-		out[i] = sin(v) * SCALE + sqrt(fabs(v) + 1.0f) - exp(v * 0.001f) / (v * v + 1.0f);
-	}
-}
-CL
+cp "$ROOT/tests/integration/compute.cl" k.cl
 OPTS="-DSCALE=1.75f -cl-mad-enable"
 result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$1"; }
 run_build() { # NAME [cl_build args...]: output in NAME.out / NAME.err

@@ -24,17 +24,7 @@ stat_of() { # NODE FIELD
 result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$T/$1.out"; }
 seconds() { sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$T/$1.out"; }
 
-cat >k.cl <<'CL'
-kernel void compute(global float *out, global const float *in, uint n)
-{
-	size_t i = get_global_id(0);
-	if (i < n) {
-		float v = in[i];
-		out[i] = sin(v) * SCALE + sqrt(fabs(v) + 1.0f) - exp(v * 0.001f) / (v * v + 1.0f);
-	}
-}
-#warning jitcache-remote-test
-CL
+{ cat "$ROOT/tests/integration/compute.cl"; echo "#warning jitcache-remote-test"; } >k.cl
 
 # ---- PoCL ---------------------------------------------------------------------------
 if clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cache/hash.h"
-#include "tests/unit/check.h"
+#include "tests/unit/cache_util.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -19,11 +19,7 @@
 static unsigned char *input(size_t size, unsigned seed)
 {
 	unsigned char *p = malloc(size ? size : 1);
-	uint32_t x = seed * 2654435761u + 1;
-	for (size_t i = 0; i < size; i++) {
-		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-		p[i] = (unsigned char)x;
-	}
+	fill(p, size, seed);
 	return p;
 }
 
