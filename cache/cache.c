@@ -110,6 +110,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 void jc_cache_close(struct jc_cache *cache)
 {
 	if (cache) {
+		jc_cache_flush(cache);
 		jc_layers_close(cache->layers);
 		jc_remote_close(cache->remote);
 	}

@@ -41,8 +41,9 @@
  *
  * Crash safety: a process killed at any point leaves whole entries or none,
  * no lock held and a sound statistics file; at worst a temporary file (removed
- * once it is an hour old) and a usage count off by one entry until its
- * subdirectory is next rescanned.  Nothing is fsync'd (as in ccache): after a
+ * once it is an hour old), a usage count off by one entry until its
+ * subdirectory is next rescanned, and its last second of hits missing from
+ * the shared counts (jc_cache_flush).  Nothing is fsync'd (as in ccache): after a
  * power cut, a damaged entry fails its checksum and is compiled again.
  *
  * Trust: jc_cache_open() refuses a directory owned by another user or
@@ -202,6 +203,13 @@ struct jc_cache_stats {
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
+
+/* Hits reach the shared counts in batches: at the latest with the first
+ * other event or the first hit a second after them, at jc_cache_close() or
+ * jc_cache_shared_stats(), or here.  Call it before the process ends (the
+ * shim does, at exit); a process killed by a signal loses the hits of its
+ * last second from the shared counts.  NULL is fine. */
+void jc_cache_flush(struct jc_cache *cache);
 
 /* Management, for the `jitcache` command. */
 int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */

@@ -3,6 +3,7 @@
 #include "key/elfnote.h"
 #include "key/memo.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -146,6 +147,36 @@ static int find_loaded(const char *name, struct image *f)
 	return dl_iterate_phdr(match_loaded, f);
 }
 
+/* The directory that holds the file a loaded library's path names, after
+ * following that file if it is a symbolic link, or "" if there is none.
+ * A link to a file beside it (Debian's libfoo.so.N -> libfoo.so.N.x.y)
+ * keeps the path's own directory: one readlink() instead of realpath()'s
+ * one per path component, a few microseconds each on the first hit of a
+ * process.  Directory links need no resolving: the same files are found
+ * through them.  Anything else (a relative path, a link elsewhere) goes
+ * through realpath(). */
+static void directory_of(const char *path, char dir[PATH_MAX])
+{
+	char target[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (path[0] == '/') {
+		ssize_t n = readlink(path, target, sizeof target);
+		int beside = n < 0 ? errno == EINVAL /* not a link */
+				   : (size_t)n < sizeof target && !memchr(target, '/', (size_t)n);
+		if (beside) {
+			size_t len = (size_t)(slash - path);
+			memcpy(dir, path, len);
+			dir[len] = '\0';
+			return;
+		}
+	}
+	char *end;
+	if (realpath(path, dir) && (end = strrchr(dir, '/')))
+		*end = '\0';
+	else
+		dir[0] = '\0';
+}
+
 /* The directory of the first library of the list that is loaded, where the
  * others are looked for when they are not (yet) loaded: a driver dlopens its
  * compiler on first use, and the key must not depend on whether it has. */
@@ -155,11 +186,7 @@ static void library_dir(const char *const *names, char dir[PATH_MAX])
 	for (const char *const *n = names; *n; n++) {
 		struct image f;
 		if (find_loaded(*n, &f)) {
-			char *slash;
-			if (realpath(f.path, dir) && (slash = strrchr(dir, '/')))
-				*slash = '\0';
-			else
-				dir[0] = '\0';
+			directory_of(f.path, dir);
 			return;
 		}
 	}

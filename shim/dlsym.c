@@ -51,9 +51,18 @@ void *jc_real_dlsym(void *handle, const char *name)
 	return real_dlsym ? real_dlsym(handle, name) : NULL;
 }
 
-/* The object (link map) containing address, or NULL. */
+/* The object (link map) containing address, or NULL.  glibc 2.35's
+ * _dl_find_object() answers in a few nanoseconds; dladdr1() also looks for
+ * the nearest symbol, which in a big library takes tens of microseconds, on
+ * the first hit of every process.  It is the fallback (older glibc, or an
+ * address _dl_find_object does not know yet). */
 static struct link_map *object_of(const void *address)
 {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+	struct dl_find_object found;
+	if (_dl_find_object((void *)(uintptr_t)address, &found) == 0)
+		return found.dlfo_link_map;
+#endif
 	Dl_info info;
 	struct link_map *map = NULL;
 	if (!dladdr1(address, &info, (void **)&map, RTLD_DL_LINKMAP))
@@ -63,7 +72,10 @@ static struct link_map *object_of(const void *address)
 
 const char *jc_library_file_of(const void *address)
 {
-	Dl_info info;
+	struct link_map *map = object_of(address);
+	if (map && map->l_name[0])
+		return map->l_name; /* what dladdr() gives, without its symbol search */
+	Dl_info info; /* the main program: dladdr() names it after argv[0] */
 	return dladdr(address, &info) ? info.dli_fname : NULL;
 }
 

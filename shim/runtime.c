@@ -81,10 +81,12 @@ uint64_t jc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One summary line at exit, only when asked for (JITCACHE_LOG=info).  This
- * prints; it frees and cleans nothing, so it is safe however the host exits. */
+/* At exit: the hits still waiting go to the shared statistics, and one
+ * summary line is printed, only when asked for (JITCACHE_LOG=info).  This
+ * frees and cleans nothing, so it is safe however the host exits. */
 __attribute__((destructor)) static void runtime_report(void)
 {
+	jc_cache_flush(cache);
 	if (!cache || !jc_log_enabled(JC_LOG_INFO))
 		return;
 	struct jc_cache_stats s;

@@ -57,7 +57,10 @@ void *jc_real_for_caller(const void *caller, const char *name);
 int jc_is_ours(const void *address);
 
 /* The file name of the loaded object that holds address, as dladdr() gives
- * it (valid while that object stays loaded), or NULL. */
+ * it (valid while that object stays loaded), or
+ * NULL.  A handle for jc_real_dlsym() is then dlopen(file, RTLD_NOLOAD):
+ * the object's link map alone is not one (glibc sets up the search list of
+ * a library loaded at start-up only when it is dlopen()ed). */
 const char *jc_library_file_of(const void *address);
 
 /* Called by the interposed dlsym for every successful lookup on a handle:

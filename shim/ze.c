@@ -44,12 +44,13 @@ struct ze_fns {
 	ze_pfnDeviceGetProperties_t device_get_properties;
 	ze_pfnDriverGet_t driver_get;
 	ze_pfnDriverGetProperties_t driver_get_properties;
-	ze_pfnDriverGetExtensionProperties_t driver_get_extensions; /* optional */
 };
 
 struct ze_door {
 	const char *name;           /* how the call came in, for the log */
 	ze_pfnModuleCreate_t create; /* the real function behind this door */
+	int next;                   /* create is the next definition after jitcache,
+				       and so are the fns */
 	int state;                  /* 0: fns not looked up, 1: usable, -1: not */
 	struct ze_fns fns;
 };
@@ -58,9 +59,13 @@ static pthread_mutex_t doors_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void find_fns(struct ze_door *door)
 {
-	const char *file = jc_library_file_of((const void *)door->create);
-	/* RTLD_NOLOAD: the library is loaded already; this only finds it. */
-	void *lib = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+	const char *file = NULL;
+	void *lib = RTLD_NEXT;
+	if (!door->next) {
+		/* RTLD_NOLOAD: the library is loaded already; this only finds it. */
+		file = jc_library_file_of((const void *)door->create);
+		lib = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+	}
 	struct ze_fns *f = &door->fns;
 	if (lib) {
 #define FIND(field, name) (f->field = (__typeof__(f->field))jc_real_dlsym(lib, name))
@@ -69,14 +74,14 @@ static void find_fns(struct ze_door *door)
 		FIND(device_get_properties, "zeDeviceGetProperties");
 		FIND(driver_get, "zeDriverGet");
 		FIND(driver_get_properties, "zeDriverGetProperties");
-		FIND(driver_get_extensions, "zeDriverGetExtensionProperties");
 #undef FIND
 	}
 	int complete = f->get_native_binary && f->build_log_destroy &&
 		       f->device_get_properties && f->driver_get && f->driver_get_properties;
 	if (!complete)
 		jc_log(JC_LOG_WARN, "Level Zero functions not found beside %s in %s; its module "
-		       "builds are not cached", door->name, file ? file : "(unknown object)");
+		       "builds are not cached", door->name,
+		       door->next ? "the libraries after jitcache" : file ? file : "(unknown object)");
 	__atomic_store_n(&door->state, complete ? 1 : -1, __ATOMIC_RELEASE);
 }
 
@@ -219,7 +224,7 @@ void *jc_ze_dlsym_hook(const char *name, void *real)
 }
 
 /* Door 1 and door 3's export: the next definitions after jitcache. */
-static struct ze_door linked = { .name = "zeModuleCreate" };
+static struct ze_door linked = { .name = "zeModuleCreate", .next = 1 };
 static ze_pfnGetModuleProcAddrTable_t linked_table;
 static pthread_once_t linked_once = PTHREAD_ONCE_INIT;
 
@@ -356,28 +361,11 @@ static int describe(const ze_module_desc_t *desc, struct ze_request *req)
 
 /* ---- the device, as the key sees it -------------------------------------- */
 
-static int driver_has_ip_version(const struct ze_fns *fn, ze_driver_handle_t driver)
-{
-	uint32_t n = 0;
-	if (!fn->driver_get_extensions || fn->driver_get_extensions(driver, &n, NULL) != 0 ||
-	    n == 0 || n > 4096)
-		return 0;
-	ze_driver_extension_properties_t *ext = calloc(n, sizeof *ext);
-	int found = 0;
-	if (ext && fn->driver_get_extensions(driver, &n, ext) == ZE_RESULT_SUCCESS)
-		for (uint32_t i = 0; i < n && !found; i++)
-			found = strncmp(ext[i].name, ZE_DEVICE_IP_VERSION_EXT_NAME,
-					sizeof ext[i].name) == 0;
-	free(ext);
-	return found;
-}
-
-/* Hashes the drivers' identity; tells whether one offers the IP version. */
-static int hash_drivers(struct jc_fp *fp, const struct ze_fns *fn, int *ip_version)
+/* Hashes the drivers' identity. */
+static int hash_drivers(struct jc_fp *fp, const struct ze_fns *fn)
 {
 	ze_driver_handle_t drivers[16];
 	uint32_t n = 0;
-	*ip_version = 0;
 	if (fn->driver_get(&n, NULL) != ZE_RESULT_SUCCESS)
 		return -1;
 	if (n > 16)
@@ -393,7 +381,6 @@ static int hash_drivers(struct jc_fp *fp, const struct ze_fns *fn, int *ip_versi
 		 * the time it was initialised, so it changes with every process.
 		 * The driver's build is in the key through jc_fp_libraries(). */
 		jc_fp_u64(fp, "driver.version", p.driverVersion);
-		*ip_version |= driver_has_ip_version(fn, drivers[i]);
 	}
 	return 0;
 }
@@ -403,18 +390,23 @@ static int identify_device(const struct ze_fns *fn, ze_device_handle_t device,
 			   struct jc_key *id)
 {
 	struct jc_fp *fp = jc_fp_begin("ze.device");
-	int ip_supported;
-	if (!fp || hash_drivers(fp, fn, &ip_supported) != 0) {
+	if (!fp || hash_drivers(fp, fn) != 0) {
 		jc_fp_end(fp, id);
 		return -1;
 	}
+	/* The IP version extension is asked for without asking the driver
+	 * whether it offers it (listing a driver's extensions costs more than
+	 * the rest of the device's identity): a driver that refuses the chained
+	 * structure is asked again without it, and one that ignores it leaves
+	 * ipVersion 0, the same in every process. */
 	ze_device_ip_version_ext_t ip = { .stype = ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT };
-	ze_device_properties_t p = { .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
-				     .pNext = ip_supported ? &ip : NULL };
+	ze_device_properties_t p = { .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, .pNext = &ip };
+	int ip_supported = 1;
 	ze_result_t r = fn->device_get_properties(device, &p);
-	if (r != ZE_RESULT_SUCCESS && ip_supported) {
+	if (r != ZE_RESULT_SUCCESS) {
 		ip_supported = 0;
-		p.pNext = NULL;
+		ip.ipVersion = 0;
+		p = (ze_device_properties_t){ .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES };
 		r = fn->device_get_properties(device, &p);
 	}
 	if (r != ZE_RESULT_SUCCESS) {

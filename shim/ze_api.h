@@ -75,8 +75,6 @@ typedef struct _ze_kernel_handle_t *ze_kernel_handle_t;
 #define ZE_MAX_DRIVER_UUID_SIZE 16
 #define ZE_MAX_DEVICE_UUID_SIZE 16
 #define ZE_MAX_DEVICE_NAME 256
-#define ZE_MAX_EXTENSION_NAME 256
-#define ZE_DEVICE_IP_VERSION_EXT_NAME "ZE_extension_device_ip_version"
 
 /* Every descriptor and property structure starts like this; pNext chains
  * extension structures. */
@@ -91,11 +89,6 @@ typedef struct _ze_driver_properties_t {
 	uint8_t uuid[ZE_MAX_DRIVER_UUID_SIZE];
 	uint32_t driverVersion;
 } ze_driver_properties_t;
-
-typedef struct _ze_driver_extension_properties_t {
-	char name[ZE_MAX_EXTENSION_NAME];
-	uint32_t version;
-} ze_driver_extension_properties_t;
 
 typedef struct _ze_device_properties_t {
 	ze_structure_type_t stype;
@@ -180,8 +173,6 @@ typedef ze_result_t (*ze_pfnModuleBuildLogGetString_t)(ze_module_build_log_handl
 typedef ze_result_t (*ze_pfnDeviceGetProperties_t)(ze_device_handle_t, ze_device_properties_t *);
 typedef ze_result_t (*ze_pfnDriverGet_t)(uint32_t *, ze_driver_handle_t *);
 typedef ze_result_t (*ze_pfnDriverGetProperties_t)(ze_driver_handle_t, ze_driver_properties_t *);
-typedef ze_result_t (*ze_pfnDriverGetExtensionProperties_t)(ze_driver_handle_t, uint32_t *,
-							     ze_driver_extension_properties_t *);
 
 /* The module dispatch table (ze_ddi.h), as a loader gets it from a driver.
  * Only the fields up to pfnGetFunctionPointer exist in every 1.x version;
@@ -205,8 +196,6 @@ typedef ze_result_t (*ze_pfnGetModuleProcAddrTable_t)(ze_api_version_t, ze_modul
 ze_result_t zeInit(ze_init_flags_t flags);
 ze_result_t zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers);
 ze_result_t zeDriverGetProperties(ze_driver_handle_t, ze_driver_properties_t *);
-ze_result_t zeDriverGetExtensionProperties(ze_driver_handle_t, uint32_t *,
-					   ze_driver_extension_properties_t *);
 ze_result_t zeDeviceGet(ze_driver_handle_t, uint32_t *pCount, ze_device_handle_t *phDevices);
 ze_result_t zeDeviceGetProperties(ze_device_handle_t, ze_device_properties_t *);
 ze_result_t zeContextCreate(ze_driver_handle_t, const ze_context_desc_t *, ze_context_handle_t *);
@@ -251,7 +240,6 @@ _Static_assert(offsetof(ze_device_properties_t, uuid) == 96, "device.uuid");
 _Static_assert(offsetof(ze_device_properties_t, name) == 112, "device.name");
 _Static_assert(sizeof(ze_device_ip_version_ext_t) == 24, "ze_device_ip_version_ext_t size");
 _Static_assert(offsetof(ze_device_ip_version_ext_t, ipVersion) == 16, "ip.ipVersion");
-_Static_assert(sizeof(ze_driver_extension_properties_t) == 260, "extension properties size");
 _Static_assert(sizeof(ze_kernel_desc_t) == 32, "ze_kernel_desc_t size");
 _Static_assert(offsetof(ze_module_dditable_t, pfnGetNativeBinary) == 24, "table.pfnGetNativeBinary");
 _Static_assert(sizeof(ze_result_t) == 4 && sizeof(ze_structure_type_t) == 4, "32-bit enums");

@@ -409,6 +409,59 @@ static void test_stats_file(void)
 	jc_cache_close(c);
 }
 
+/* Hits reach the statistics file in batches (cache/count.c).  other is a
+ * second handle on the same directory: it reads the file as another process
+ * would, without writing c's waiting hits. */
+static int hit(struct jc_cache *c, struct jc_key k)
+{
+	struct jc_entry e;
+	if (jc_cache_get(c, &k, &e) != 0)
+		return 0;
+	jc_entry_free(&e);
+	return 1;
+}
+
+static void hit_in_child(void *arg)
+{
+	struct jc_cache *c = arg;
+	jc_cache_flush(c); /* the parent's waiting hit is not the child's to write */
+	CHECK(hit(c, make_key(1, 1)), "the child hits");
+	jc_cache_flush(c);
+}
+
+static void test_batched_hits(void)
+{
+	char dir[256];
+	test_path(dir, "batched");
+	struct jc_cache *c = open_cache(dir, 0, 0), *other = open_cache(dir, 0, 0);
+	struct jc_key k = make_key(1, 1);
+	put_bytes(c, k, 1000, 2);
+	int all = 1;
+	for (int i = 0; i < 3; i++)
+		all &= hit(c, k);
+	CHECK(all && mine(c).hits == 3 && shared(other).hits == 0,
+	      "hits wait in the process (%llu in the file)", (unsigned long long)shared(other).hits);
+	jc_cache_flush(c);
+	struct jc_cache_stats s = shared(other);
+	CHECK(s.hits == 3 && s.saved_ns == 3 * 1002, "jc_cache_flush writes them, with the time saved");
+	all = hit(c, k) && is_miss(c, make_key(1, 2));
+	s = shared(other);
+	CHECK(all && s.hits == 4 && s.misses == 1, "a miss takes the waiting hit along");
+	all = hit(c, k);
+	CHECK(all && shared(other).hits == 4, "a hit waits again");
+	usleep(1100 * 1000);
+	all = hit(c, k);
+	CHECK(all && shared(other).hits == 6, "a hit a second after the oldest waiting one writes both");
+	all = hit(c, k);
+	in_child("a forked child", hit_in_child, c);
+	CHECK(all && shared(other).hits == 7, "a forked child writes its own hit, not its parent's");
+	CHECK(shared(c).hits == 8, "jc_cache_shared_stats writes this process's waiting hits first");
+	all = hit(c, k);
+	jc_cache_close(c);
+	CHECK(all && shared(other).hits == 9, "jc_cache_close writes them");
+	jc_cache_close(other);
+}
+
 static void test_compress(void)
 {
 	char dir[256], path[PATH_MAX];
@@ -661,6 +714,7 @@ int main(void)
 	test_leftovers();
 	test_clear_trim_verify();
 	test_stats_file();
+	test_batched_hits();
 	test_compress();
 	test_permissions();
 	test_dir_removed();
