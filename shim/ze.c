@@ -405,7 +405,6 @@ static int identify_device(const struct ze_fns *fn, ze_device_handle_t device,
 	ze_result_t r = fn->device_get_properties(device, &p);
 	if (r != ZE_RESULT_SUCCESS) {
 		ip_supported = 0;
-		ip.ipVersion = 0;
 		p = (ze_device_properties_t){ .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES };
 		r = fn->device_get_properties(device, &p);
 	}

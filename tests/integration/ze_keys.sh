@@ -89,4 +89,21 @@ check "platform: tgllp hits its own" hit g2
 check "platform: dg2 still hits its own" hit g3
 check "platform: two entries" test "$(entries)" -eq 2
 
+# A driver that refuses the IP version structure (a stand-in preloaded after
+# jitcache): asked again without it, the module is still cached, under
+# another device identity than the one with the IP version.
+rm -rf "$JITCACHE_DIR"
+mkdir -p "$T/noip"
+check "no IP version: stand-in builds" cc -shared -fPIC -O1 -D_GNU_SOURCE -I"$ROOT" \
+	-o "$T/noip/libnoip.so" "$ROOT/tests/helpers/loader/ze_no_ip_version.c" -ldl
+noip() { LD_PRELOAD="$LIB:$T/noip/libnoip.so" "$CLIENT" link "$@"; }
+noip "$T/reduce.spv" >"$T/i0.out" 2>&1
+noip "$T/reduce.spv" >"$T/i1.out" 2>&1
+run i2 "$T/reduce.spv"
+check "no IP version: the structure was refused" grep -q "^no-ip: refused" "$T/i0.out"
+check "no IP version: module stored" stored i0
+check "no IP version: a hit" hit i1
+check "no IP version: the driver that has it gets its own entry" stored i2
+check "no IP version: two entries" test "$(entries)" -eq 2
+
 finish
