@@ -43,8 +43,9 @@
  * no lock held and a sound statistics file; at worst a temporary file (removed
  * once it is an hour old), a usage count off by one entry until its
  * subdirectory is next rescanned, and its last second of hits missing from
- * the shared counts (jc_cache_flush).  Nothing is fsync'd (as in ccache): after a
- * power cut, a damaged entry fails its checksum and is compiled again.
+ * the shared counts (jc_cache_flush).  Nothing is fsync'd (as in ccache):
+ * after a power cut, a damaged entry fails its checksum and is compiled
+ * again.
  *
  * Trust: jc_cache_open() refuses a directory owned by another user or
  * writable by group or others, unless opts->shared, because whoever can write

@@ -84,7 +84,7 @@ uint64_t jc_now_ns(void)
 /* At exit: the hits still waiting go to the shared statistics, and one
  * summary line is printed, only when asked for (JITCACHE_LOG=info).  This
  * frees and cleans nothing, so it is safe however the host exits. */
-__attribute__((destructor)) static void runtime_report(void)
+__attribute__((destructor)) static void runtime_at_exit(void)
 {
 	jc_cache_flush(cache);
 	if (!cache || !jc_log_enabled(JC_LOG_INFO))
