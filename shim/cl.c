@@ -34,7 +34,7 @@ JC_EXPORT cl_program clCreateProgramWithSource(cl_context context, cl_uint count
 					       const char **strings, const size_t *lengths,
 					       cl_int *errcode_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl) {
 		if (errcode_ret)
 			*errcode_ret = CL_INVALID_OPERATION;
@@ -75,7 +75,7 @@ static cl_program create_with_il(create_il_fn create, cl_context context, const 
 JC_EXPORT cl_program clCreateProgramWithIL(cl_context context, const void *il, size_t length,
 					   cl_int *errcode_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	return create_with_il(cl ? cl->clCreateProgramWithIL : NULL, context, il, length,
 			      errcode_ret);
 }
@@ -118,14 +118,14 @@ static void *extension(void *fn, const char *name)
 JC_EXPORT void *clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
 							 const char *name)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	return cl ? extension(cl->clGetExtensionFunctionAddressForPlatform(platform, name), name)
 		  : NULL;
 }
 
 JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	return cl ? extension(cl->clGetExtensionFunctionAddress(name), name) : NULL;
 }
 
@@ -505,7 +505,7 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 				const cl_device_id *device_list, const char *options,
 				jc_cl_notify_fn pfn_notify, void *user_data)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
@@ -536,7 +536,7 @@ JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 				  const char **header_include_names, jc_cl_notify_fn pfn_notify,
 				  void *user_data)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (jc_enter()) {
@@ -560,7 +560,7 @@ JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
 				   jc_cl_notify_fn pfn_notify, void *user_data,
 				   cl_int *errcode_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl) {
 		if (errcode_ret)
 			*errcode_ret = CL_INVALID_OPERATION;
