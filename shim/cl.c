@@ -20,6 +20,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- program creation --------------------------------------------------- */
 
@@ -235,6 +238,41 @@ static struct jc_cl_shadow *shadow_new(const struct build *b, cl_program program
 	return s;
 }
 
+/* PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) writes each program's
+ * files to a temporary directory, .../uncached/_UNCACHED_XXXXXX, removed when
+ * the program is released, and its binary names that directory: every
+ * program created from the binary unpacks into the same one, so releasing
+ * one deletes the files of the others, and a later kernel creation or build
+ * aborts the process ("Can't get stat() on .../_UNCACHED_..."), seen with
+ * 8 threads hitting the same entry, and two processes would do the same.
+ * Each hit therefore gets a directory name of its own, as a build from
+ * source would: the six characters after each "_UNCACHED_" are replaced in
+ * a copy of the binary.  NULL: the binary is used as stored. */
+static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
+{
+	static const char tag[] = "_UNCACHED_";
+	const size_t tag_len = sizeof tag - 1, name_len = 6;
+	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len))
+		return NULL;
+	unsigned char *copy = malloc(size);
+	if (!copy)
+		return NULL;
+	memcpy(copy, bin, size);
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char name[6];
+	if (getrandom(name, sizeof name, GRND_NONBLOCK) != (ssize_t)sizeof name)
+		for (size_t i = 0; i < sizeof name; i++) /* no entropy yet: unique enough */
+			name[i] = (unsigned char)(getpid() * 31 + i * 7 + (size_t)clock());
+	unsigned char *at = copy;
+	while ((at = memmem(at, size - (size_t)(at - copy), tag, tag_len)) &&
+	       (size_t)(at - copy) + tag_len + name_len <= size) {
+		at += tag_len;
+		for (size_t i = 0; i < name_len; i++)
+			at[i] = (unsigned char)alnum[name[i] % (sizeof alnum - 1)];
+	}
+	return copy;
+}
+
 /* clCreateProgramWithBinary + clBuildProgram, as the API requires even for
  * binaries.  Returns the driver's error, CL_SUCCESS with *out set. */
 static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
@@ -243,11 +281,25 @@ static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_int err = CL_SUCCESS;
 	cl_int *status = calloc(b->ndev, sizeof *status);
-	if (!status)
+	const unsigned char **binaries = calloc(b->ndev, sizeof *binaries);
+	unsigned char **copies = calloc(b->ndev, sizeof *copies);
+	if (!status || !binaries || !copies) {
+		free(status);
+		free(binaries);
+		free(copies);
 		return CL_OUT_OF_HOST_MEMORY;
+	}
+	for (cl_uint i = 0; i < b->ndev; i++) {
+		copies[i] = pocl_private_dir(p->binaries[i], p->binary_sizes[i]);
+		binaries[i] = copies[i] ? copies[i] : p->binaries[i];
+	}
 	cl_program program = cl->clCreateProgramWithBinary(b->context, b->ndev, b->devices,
-							   p->binary_sizes, p->binaries, status,
+							   p->binary_sizes, binaries, status,
 							   &err);
+	for (cl_uint i = 0; i < b->ndev; i++)
+		free(copies[i]);
+	free(copies);
+	free(binaries);
 	free(status);
 	if (program)
 		err = cl->clBuildProgram(program, b->ndev, b->devices, b->options, NULL, NULL);
