@@ -194,7 +194,10 @@ void jc_cache_unlock(struct jc_cache_lock *lock);
 	X(REMOTE_CORRUPT, remote_corrupt, "remote bad values")                  \
 	X(REMOTE_STORES,  remote_stores,  "remote stores")                      \
 	X(REMOTE_BYTES_IN,  remote_bytes_in,  "remote bytes in")                \
-	X(REMOTE_BYTES_OUT, remote_bytes_out, "remote bytes out")
+	X(REMOTE_BYTES_OUT, remote_bytes_out, "remote bytes out")             \
+	/* of the hits, failure records: a build that failed, answered with    \
+	 * the driver's error and log without compiling */                      \
+	X(FAILED_HITS,    failed_hits,    "failed builds replayed")
 
 struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;
@@ -203,6 +206,8 @@ struct jc_cache_stats {
 	uint64_t entries, size;    /* current contents (shared stats only) */
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
+/* Count a hit (already counted as one) that answered with a failure record. */
+void jc_cache_count_failure_hit(struct jc_cache *cache);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
 
 /* Hits reach the shared counts in batches: at the latest with the first

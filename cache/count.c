@@ -141,3 +141,12 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 	}
 	return 0;
 }
+
+void jc_cache_count_failure_hit(struct jc_cache *c)
+{
+	if (!c)
+		return;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	delta[JC_FAILED_HITS] = 1;
+	jc_count(c, delta, NULL);
+}

@@ -141,6 +141,7 @@ struct built {
 	cl_uint ndev;
 	const cl_device_id *devices;
 	const char *hex;
+	cl_int failed; /* the build failed with this error: store a failure record */
 };
 
 /* One clBuildProgram call.  `out` comes first, so that the miss path's
@@ -160,6 +161,7 @@ struct build {
 	jc_cl_notify_fn notify;
 	void *user_data;
 	int notify_now;         /* answered from the cache: call notify on return */
+	cl_int answer;          /* what a build answered from the cache returns */
 };
 
 /* The devices the build is for must be all the program's devices: a
@@ -200,7 +202,7 @@ static int prepare(struct build *b)
 	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
 		return -1;
 	b->ndev = (cl_uint)(size / sizeof *b->devices);
-	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex };
+	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex, 0 };
 	if (!covers_program(b)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
 				     "program's devices");
@@ -337,6 +339,29 @@ static void say_rejected(const struct build *b, cl_int err)
 	       b->once.hex, (int)err);
 }
 
+/* A failure record: the build failed with p->status the first time, and
+ * fails the same way now, without compiling.  A build with pfn_notify is
+ * compiled instead (drivers differ in what such a call returns). */
+static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
+{
+	struct jc_cl_shadow *failure = b->notify ? NULL : shadow_new(b, NULL, p);
+	if (failure) {
+		failure->failed = p->status;
+		failure->options = strdup(b->options ? b->options : "");
+	}
+	jc_cl_payload_free(p);
+	if (!failure || !failure->options) {
+		jc_cl_shadow_free(failure);
+		return JC_LOAD_FAILED;
+	}
+	jc_clmap_set_shadow(b->app, failure);
+	b->answer = failure->failed;
+	jc_cache_count_failure_hit(b->once.cache);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit, a failed build (%d) replayed", b->once.hex,
+	       (int)b->answer);
+	return JC_LOADED;
+}
+
 /* A shadow program from the entry.  Running out of memory or resources says
  * nothing about the entry, which stays; anything else rejects it. */
 static enum jc_load load_shadow(void *call, const struct jc_entry *e)
@@ -345,6 +370,8 @@ static enum jc_load load_shadow(void *call, const struct jc_entry *e)
 	struct jc_cl_payload p;
 	struct jc_cl_shadow *shadow = NULL;
 	int readable = jc_cl_payload_decode(e->data, e->size, &p) == 0 && p.ndev == b->ndev;
+	if (readable && p.status)
+		return load_failure(b, &p);
 	cl_int err = readable ? build_shadow(b, &p, &shadow) : CL_SUCCESS;
 	jc_cl_payload_free(&p);
 	if (!shadow) {
@@ -383,11 +410,36 @@ static int built_on(cl_program program, cl_device_id device)
 	return status == CL_BUILD_SUCCESS;
 }
 
+static int failed_on(cl_program program, cl_device_id device)
+{
+	cl_build_status status = CL_BUILD_SUCCESS;
+	jc_cl_real()->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+					    sizeof status, &status, NULL);
+	return status == CL_BUILD_ERROR;
+}
+
+/* A failed build's logs, into `owned` (one per device); -1 unless every
+ * device's build failed. */
+static int collect_logs(cl_program program, cl_uint ndev, const cl_device_id *devices,
+			struct jc_cl_payload *p, void **owned)
+{
+	for (cl_uint i = 0; i < ndev; i++) {
+		if (!failed_on(program, devices[i]) ||
+		    !(owned[i] = build_log(program, devices[i], &p->log_sizes[i])))
+			return -1;
+		p->logs[i] = owned[i];
+		p->binary_sizes[i] = 0;
+	}
+	return 0;
+}
+
 /* Binaries and logs of every device, into buffers listed in `owned` (2 per
  * device) for the caller to free; -1 if any is missing. */
 static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices,
 		   struct jc_cl_payload *p, void **owned)
 {
+	if (p->status) /* a failure record: every device failed, logs only */
+		return collect_logs(program, ndev, devices, p, owned + ndev);
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_uint n = 0;
 	if (cl->clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL) !=
@@ -413,7 +465,7 @@ static int export_payload(void *call, void **bytes, size_t *size)
 {
 	const struct built *w = call;
 	cl_uint ndev = w->ndev;
-	struct jc_cl_payload p = { .ndev = ndev };
+	struct jc_cl_payload p = { .status = w->failed, .ndev = ndev };
 	p.binaries = calloc(ndev, sizeof *p.binaries);
 	p.binary_sizes = calloc(ndev, sizeof *p.binary_sizes);
 	p.logs = calloc(ndev, sizeof *p.logs);
@@ -432,8 +484,9 @@ static int export_payload(void *call, void **bytes, size_t *size)
 static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
 {
 	const struct built *w = call;
-	jc_log(JC_LOG_DEBUG, "OpenCL build %s: compiled in %.3f s, stored %zu bytes in %.3f s",
-	       w->hex, (double)compile_ns / 1e9, size, (double)store_ns / 1e9);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: %s in %.3f s, stored %zu bytes in %.3f s",
+	       w->hex, w->failed ? "failed" : "compiled", (double)compile_ns / 1e9, size,
+	       (double)store_ns / 1e9);
 }
 
 static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
@@ -444,7 +497,7 @@ static const struct jc_once_ops build_ops = { load_shadow, compile, export_paylo
 static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
 		  const struct jc_key *key, uint64_t compile_ns)
 {
-	struct built w = { program, ndev, devices, NULL };
+	struct built w = { program, ndev, devices, NULL, 0 };
 	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
 				.what = "OpenCL build", .ops = &build_ops, .call = &w };
 	jc_key_hex(key, once.hex);
@@ -532,7 +585,12 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 	}
 	cl_int err = jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
-	*built = err == CL_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
+	/* A compile error is a fact about the key, remembered like a result:
+	 * export then stores a failure record (only if every device failed). */
+	if (err == CL_BUILD_PROGRAM_FAILURE)
+		b->out.failed = err;
+	*built = err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE ? JC_BUILT_NOW
+								     : JC_BUILT_FAILED;
 	return err;
 }
 
@@ -548,7 +606,7 @@ static cl_int build(struct build *b)
 	int err = CL_SUCCESS;
 	if (jc_compile_once(&b->once, &err)) {
 		b->notify_now = b->notify != NULL;
-		return CL_SUCCESS;
+		return b->answer;
 	}
 	return err;
 }

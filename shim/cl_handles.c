@@ -102,9 +102,13 @@ JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 		return cl->clGetProgramBuildInfo(program, device, param_name, param_value_size,
 						 param_value, param_value_size_ret);
 	cl_int err;
-	if (param_name != CL_PROGRAM_BUILD_LOG ||
-	    !jc_clmap_build_log(program, device, param_value_size, param_value,
-				param_value_size_ret, &err))
+	int answered = param_name == CL_PROGRAM_BUILD_LOG
+			       ? jc_clmap_build_log(program, device, param_value_size,
+						    param_value, param_value_size_ret, &err)
+			       : jc_clmap_failed_build_info(program, device, param_name,
+							    param_value_size, param_value,
+							    param_value_size_ret, &err);
+	if (!answered)
 		err = cl->clGetProgramBuildInfo(jc_clmap_target(program), device, param_name,
 						param_value_size, param_value,
 						param_value_size_ret);

@@ -18,6 +18,8 @@
  * the kernel must compute out[i] = in[i] * 2 + 1, which is checked exactly.
  *
  * Prints "build=CODE seconds=S", the build log between "log<<" and ">>log",
+ * "status=ERR/STATUS options=[OPTIONS] kernel_after_failure=ERR" (the build
+ * info, and clCreateKernel's error on a program whose build failed),
  * and "result=HASH" after --run.  Exit status 0 only if all succeeded.
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -255,6 +257,20 @@ int main(int argc, char **argv)
 	cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
 	printf("log<<\n%s\n>>log\n", log);
 	free(log);
+	cl_build_status status = 99;
+	char opts[512] = "?";
+	cl_int serr = cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+					       sizeof status, &status, NULL);
+	cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, sizeof opts, opts, NULL);
+	cl_kernel probe = NULL;
+	cl_int kerr = CL_SUCCESS;
+	if (err != CL_SUCCESS) { /* what a failed program answers */
+		probe = cl.clCreateKernel(program, kernel ? kernel : "compute", &kerr);
+		if (probe)
+			cl.clReleaseKernel(probe);
+	}
+	printf("status=%d/%d options=[%s] kernel_after_failure=%d\n", (int)serr, (int)status, opts,
+	       (int)kerr);
 	int rc = err == CL_SUCCESS ? 0 : 1;
 	if (rc == 0 && kernel && run(context, device, program, kernel) != 0)
 		rc = 1;
