@@ -6,7 +6,8 @@
 #     dropped, the program is compiled, the results are right;
 #   - #include'd headers (nested, through "-I dir" and "-Idir"): a changed
 #     header is a miss, and the new build is used;
-#   - an #include that cannot be resolved: that build is not cached.
+#   - an #include found nowhere: keyed by its name (the compiler's own, or
+#     not compiled); through a macro: that build is not cached.
 . "$(dirname "$0")/../lib.sh"
 export POCL_KERNEL_CACHE=0 JITCACHE_LOG=info
 CLB=$B/tests/cl_build TOOL=$B/tests/cl_cache_tool
@@ -114,14 +115,28 @@ cl --source inc.cl --options "$OPTS" --run compute >inc.changed2 2>&1
 check "includes: a changed <header> from -Idir is a miss" grep -q 'jitcache: 0 hits, .* 1 stores' inc.changed2
 check "includes: three entries by now" test "$(entries)" -eq 3
 
-# --- unresolvable includes -------------------------------------------------------
-printf '#if 0\n#include "nowhere.h"\n#endif\n' | cat - k.cl >lost.cl
+# --- includes found nowhere ----------------------------------------------------
+# In a branch the compiler does not take (Random123's array.h includes
+# <stddef.h> only #ifdef __cplusplus), or the compiler's own header: keyed
+# by name, cached.  The file appearing later is a miss.
+printf '#ifdef __cplusplus\n#include "nowhere.h"\n#include <cstddef>\n#endif\n' | cat - k.cl >lost.cl
 JITCACHE_LOG=debug cl --source lost.cl --run compute >lost.out 2>&1
-check "unresolvable include: the build works" test "$(build_rc lost.out)" = 0
-check "unresolvable include: not cached" test "$(entries)" -eq 3
-check "unresolvable include: logged at debug level" grep -q 'not cached: #include "nowhere.h" not found' lost.out
+check "include found nowhere: the build works" test "$(build_rc lost.out)" = 0
+check "include found nowhere: cached" test "$(entries)" -eq 4
+check "include found nowhere: logged at debug level" \
+	grep -q '#include "nowhere.h" not found where jitcache looks; keyed by its name' lost.out
+JITCACHE_LOG=info cl --source lost.cl --run compute >lost.warm 2>&1
+check "include found nowhere: a hit" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' lost.warm
+echo '#error never compiled' >nowhere.h
+JITCACHE_LOG=info cl --source lost.cl --run compute >lost.appeared 2>&1
+check "include found nowhere: the file appearing is a miss" \
+	grep -q 'jitcache: 0 hits, 1 misses, 1 stores' lost.appeared
+rm nowhere.h
+CPATH=$T JITCACHE_LOG=debug cl --source lost.cl --run compute >lost.cpath 2>&1
+check "include found nowhere while CPATH is set: not cached" \
+	grep -q 'not cached: #include "nowhere.h" not found, and the compiler also searches CPATH' lost.cpath
 printf '#define HDR "inc/outer.h"\n#include HDR\n' | cat - k.cl >macro.cl
 JITCACHE_LOG=debug cl --source macro.cl --run compute >macro.out 2>&1
 check "include through a macro: the build works" test "$(build_rc macro.out)" = 0
-check "include through a macro: not cached" test "$(entries)" -eq 3
+check "include through a macro: not cached" test "$(entries)" -eq 5
 finish
