@@ -599,6 +599,9 @@ static cl_int build(struct build *b)
 	if (jc_clmap_has_kernels(b->app))
 		return CL_INVALID_OPERATION;
 	if (prepare(b) != 0) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (not keyable: see above, or "
+				     "user_data without pfn_notify)");
+		jc_cache_count_pass(b->once.cache, JC_PASS_NOT_KEYABLE);
 		jc_clmap_set_shadow(b->app, NULL);
 		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);
@@ -628,6 +631,12 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 			   .once = { .cache = cache, .what = "OpenCL build", .ops = &build_ops } };
 	b.once.call = &b;
 	b.rec = cache ? jc_clmap_find(program) : NULL;
+	if (cache && !b.rec) {
+		/* One line per build, so that a log accounts for every one. */
+		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (a program created from "
+				     "binaries, or not from source or IL)");
+		jc_cache_count_pass(cache, JC_PASS_NATIVE);
+	}
 	cl_int err = b.rec ? build(&b)
 			   : cl->clBuildProgram(program, num_devices, device_list, options,
 						pfn_notify, user_data);
@@ -640,6 +649,16 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 
 /* ---- other ways a program gets built -------------------------------------- */
 
+static void pass_compile_link(const char *what)
+{
+	struct jc_cache *cache = jc_runtime_cache();
+	if (!cache)
+		return;
+	jc_log(JC_LOG_DEBUG, "%s: passed through (separate compile and link steps are not "
+	       "cached)", what);
+	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
+}
+
 JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 				  const cl_device_id *device_list, const char *options,
 				  cl_uint num_input_headers, const cl_program *input_headers,
@@ -650,6 +669,7 @@ JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (jc_enter()) {
+		pass_compile_link("clCompileProgram");
 		int busy = jc_clmap_find(program) && jc_clmap_has_kernels(program);
 		if (!busy)
 			jc_clmap_set_shadow(program, NULL);
@@ -677,6 +697,10 @@ JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
 		return NULL;
 	}
 	cl_program *inputs = NULL;
+	if (jc_enter()) {
+		pass_compile_link("clLinkProgram");
+		jc_leave();
+	}
 	if (input_programs && num_input_programs && jc_enter()) {
 		inputs = malloc(num_input_programs * sizeof *inputs);
 		for (cl_uint i = 0; inputs && i < num_input_programs; i++)

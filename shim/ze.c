@@ -552,9 +552,10 @@ static ze_result_t module_create(struct ze_door *door, ze_context_handle_t conte
 	if (prepare(&c) != 0) {
 		/* One line per call at debug level, so that a log accounts for
 		 * every zeModuleCreate (hits + misses + these = the calls made). */
+		int native = desc && desc->format == ZE_MODULE_FORMAT_NATIVE;
 		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", door->name,
-		       desc && desc->format == ZE_MODULE_FORMAT_NATIVE ? "native input"
-								  : "not cacheable");
+		       native ? "native input" : "not cacheable");
+		jc_cache_count_pass(c.once.cache, native ? JC_PASS_NATIVE : JC_PASS_NOT_KEYABLE);
 		r = door->create(context, device, desc, module, log);
 	} else
 		r = jc_compile_once(&c.once, &status) ? ZE_RESULT_SUCCESS : (ze_result_t)status;

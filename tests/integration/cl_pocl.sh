@@ -63,6 +63,22 @@ for i in $(seq 1 20); do
 		grep -q 'jitcache: 8 hits, 0 misses' threads.warm && ok=$((ok + 1))
 done
 check "threads, warm: 20 runs in a row, each 8 hits and no abort ($ok of 20)" test "$ok" -eq 20
+
+# Every build is accounted for: 3 from source (looked up), 3 of programs
+# created from their binaries (passed through, one debug line each,
+# counted).  One thread per binary: PoCL with its cache off aborts threads
+# that load one binary at once by themselves, without jitcache (5 runs in 6
+# with 8 threads on 3 binaries, measured).
+export JITCACHE_DIR=$T/cache-binaries
+JITCACHE_LOG=debug $JITCACHE run -- "$B/tests/cl_threads" --platform Portable --binary \
+	--threads 3 >bin.out 2>&1
+check "programs from binaries: built" grep -q '^threads=3 ok=3' bin.out
+check "programs from binaries: one debug line per build passed through" \
+	test "$(grep -c 'OpenCL build: passed through (a program created from binaries' bin.out)" -eq 3
+check "programs from binaries: and the 3 from source looked up" \
+	test "$(grep -cE 'OpenCL build [0-9a-f]+: (miss|hit)$' bin.out)" -eq 3
+check "programs from binaries: jitcache stats counts them" \
+	sh -c "'$JITCACHE' stats | grep -q 'passed through: native or binaries *3'"
 export JITCACHE_DIR=$T/cache
 
 # JITCACHE_DISABLE=1: straight to the driver, nothing cached or looked up.
