@@ -64,7 +64,9 @@ struct jc_once {
  * status is in *status. */
 int jc_compile_once(struct jc_once *once, int *status);
 
-/* Export what was compiled in compile_ns and store it under once's key. */
+/* Export what was compiled in compile_ns and store it under once's key.
+ * jc_compile_once() records the compiling thread's CPU time (at most its
+ * wall time): what a hit saves, not what a busy machine made it last. */
 void jc_once_store(const struct jc_once *once, uint64_t compile_ns);
 
 #endif
