@@ -340,26 +340,15 @@ static int describe_program(const ze_module_program_exp_desc_t *p, struct ze_req
 	return 0;
 }
 
-/* The option that silences the driver's "recompiled from IR" warning, which
- * a hit must see (load_native); it changes nothing else (NEO takes it out
- * of the options before IGC sees them). */
-#define NO_RECOMPILED_WARNING "-Wno-recompiled-from-ir"
-
-/* The native load's flags without NO_RECOMPILED_WARNING; -1 if out of memory. */
+/* The native load must see the driver's "recompiled from IR" warning
+ * (compile_once.h). */
 static int keep_recompiled_warning(struct ze_request *req)
 {
-	const char *f = req->native_flags;
-	const char *at = f ? strstr(f, NO_RECOMPILED_WARNING) : NULL;
-	if (!at)
-		return 0;
-	req->native_owned = strdup(f);
-	if (!req->native_owned)
-		return -1;
-	char *p;
-	while ((p = strstr(req->native_owned, NO_RECOMPILED_WARNING)))
-		memset(p, ' ', strlen(NO_RECOMPILED_WARNING));
-	req->native_flags = req->native_owned;
-	return 0;
+	int failed;
+	req->native_owned = jc_keep_recompiled_warning(req->native_flags, &failed);
+	if (req->native_owned)
+		req->native_flags = req->native_owned;
+	return failed ? -1 : 0;
 }
 
 /* 0 if jitcache can cache this call; -1 to pass it through untouched. */
@@ -490,24 +479,15 @@ struct ze_call {
 	ze_module_build_log_handle_t *log;
 };
 
-/* The driver's word that it did not use a native binary: NEO rebuilds the
- * module from the IR the binary carries when the binary does not fit the
- * device or driver (another stepping of the GPU, say), taking the time of a
- * compile, and says so in the build log (NEO's CompilerWarnings). */
-#define RECOMPILED_FROM_IR "[-Wrecompiled-from-ir]"
-
+/* 1 if the log says the driver recompiled the module (compile_once.h). */
 static int recompiled_from_ir(const struct ze_fns *fn, ze_module_build_log_handle_t log)
 {
 	size_t size = 0;
-	if (!log || fn->build_log_get_string(log, &size, NULL) != ZE_RESULT_SUCCESS ||
-	    size < sizeof RECOMPILED_FROM_IR)
+	if (!log || fn->build_log_get_string(log, &size, NULL) != ZE_RESULT_SUCCESS || size == 0)
 		return 0;
-	char *text = malloc(size + 1);
-	int found = text && fn->build_log_get_string(log, &size, text) == ZE_RESULT_SUCCESS;
-	if (found) {
-		text[size] = '\0';
-		found = strstr(text, RECOMPILED_FROM_IR) != NULL;
-	}
+	char *text = malloc(size);
+	int found = text && fn->build_log_get_string(log, &size, text) == ZE_RESULT_SUCCESS &&
+		    jc_recompiled_from_ir(text, size);
 	free(text);
 	return found;
 }

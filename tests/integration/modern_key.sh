@@ -10,7 +10,8 @@
 #     nor the EU topology changes the binary or the key.
 #   - A stored binary that the driver recompiles from its IR (here ocloc's
 #     for the neighbouring stepping 12.55.4, on 12.55.8) is rejected: not a
-#     hit, counted, replaced by the driver's own binary.
+#     hit, counted, replaced by the driver's own binary; in Level Zero and in
+#     OpenCL.
 # Skipped on other drivers.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
@@ -136,4 +137,24 @@ quiet quiet1
 check "quiet: the program works" grep -q "result 0x0 kernels [1-9]" "$T/quiet1.out"
 check "quiet: still seen as recompiled from IR, not a hit" \
 	grep -q "jitcache: the driver recompiled cached module $quiet_key from its IR" "$T/quiet1.out"
+
+# OpenCL: the same, for a program built from source.
+export JITCACHE_DIR=$T/cache-cl
+ocloc compile -q -file "$KERNELS/reduce.cl" -device 12.55.4 -output "$T/cl-12.55.4" \
+	-output_no_suffix >"$T/cl-ocloc.log" 2>&1
+clrun() { (sim acm-g10 56A0; LD_PRELOAD="$LIB" "$B/tests/cl_build" --platform Intel \
+	--source "$KERNELS/reduce.cl" >"$T/$1.out" 2>&1); }
+clrun cl0
+cl_key=$(sed -n 's/.*OpenCL build \([0-9a-f]*\): compiled.*/\1/p' "$T/cl0.out" | head -n 1)
+check "OpenCL: built and stored" test -n "$cl_key" -a "$(entries)" -eq 1
+check "OpenCL: 12.55.4's binary planted" \
+	"$B/tests/cl_cache_tool" "$JITCACHE_DIR" replace "$cl_key" "$T/cl-12.55.4.bin"
+clrun cl1
+clrun cl2
+check "OpenCL: the program builds" grep -q "^build=0 " "$T/cl1.out"
+check "OpenCL: one line saying the driver recompiled it from IR" \
+	test "$(count "jitcache: the OpenCL driver recompiled cached binary $cl_key from its IR" "$T/cl1.out")" -eq 1
+check "OpenCL: not a hit: 0 hits, 1 miss, 1 store" \
+	grep -q "jitcache: 0 hits, 1 misses, 1 stores; 0.00 s of JIT avoided" "$T/cl1.out"
+check "OpenCL: replaced: the next run hits" grep -q "jitcache: 1 hits, 0 misses" "$T/cl2.out"
 finish
