@@ -151,10 +151,13 @@ check "OpenCL: 12.55.4's binary planted" \
 	"$B/tests/cl_cache_tool" "$JITCACHE_DIR" replace "$cl_key" "$T/cl-12.55.4.bin"
 clrun cl1
 clrun cl2
+(export OverrideDeviceName="Intel(R) Arc(TM) A770 Graphics"; clrun cl3)
 check "OpenCL: the program builds" grep -q "^build=0 " "$T/cl1.out"
 check "OpenCL: one line saying the driver recompiled it from IR" \
 	test "$(count "jitcache: the OpenCL driver recompiled cached binary $cl_key from its IR" "$T/cl1.out")" -eq 1
 check "OpenCL: not a hit: 0 hits, 1 miss, 1 store" \
 	grep -q "jitcache: 0 hits, 1 misses, 1 stores; 0.00 s of JIT avoided" "$T/cl1.out"
 check "OpenCL: replaced: the next run hits" grep -q "jitcache: 1 hits, 0 misses" "$T/cl2.out"
+check "OpenCL: another device name, the same entry (a hit)" \
+	grep -q "jitcache: 1 hits, 0 misses" "$T/cl3.out"
 finish
