@@ -275,20 +275,42 @@ static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
 	return copy;
 }
 
+static char *build_log(cl_program program, cl_device_id device, size_t *size);
+
+/* Did the driver rebuild the program from its IR on some device? (compile_once.h) */
+static int recompiled_from_ir(const struct build *b, cl_program program)
+{
+	int found = 0;
+	for (cl_uint i = 0; i < b->ndev && !found; i++) {
+		size_t size;
+		char *log = build_log(program, b->devices[i], &size);
+		found = jc_recompiled_from_ir(log, log ? size : 0);
+		free(log);
+	}
+	return found;
+}
+
+/* An entry whose binaries the driver recompiled from their IR. */
+#define JC_CL_RECOMPILED 1
+
 /* clCreateProgramWithBinary + clBuildProgram, as the API requires even for
- * binaries.  Returns the driver's error, CL_SUCCESS with *out set. */
+ * binaries.  Returns the driver's error, JC_CL_RECOMPILED, or CL_SUCCESS
+ * with *out set. */
 static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
 			   struct jc_cl_shadow **out)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_int err = CL_SUCCESS;
+	int failed;
+	char *options = jc_keep_recompiled_warning(b->options, &failed);
 	cl_int *status = calloc(b->ndev, sizeof *status);
 	const unsigned char **binaries = calloc(b->ndev, sizeof *binaries);
 	unsigned char **copies = calloc(b->ndev, sizeof *copies);
-	if (!status || !binaries || !copies) {
+	if (!status || !binaries || !copies || failed) {
 		free(status);
 		free(binaries);
 		free(copies);
+		free(options);
 		return CL_OUT_OF_HOST_MEMORY;
 	}
 	for (cl_uint i = 0; i < b->ndev; i++) {
@@ -304,7 +326,11 @@ static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
 	free(binaries);
 	free(status);
 	if (program)
-		err = cl->clBuildProgram(program, b->ndev, b->devices, b->options, NULL, NULL);
+		err = cl->clBuildProgram(program, b->ndev, b->devices,
+					 options ? options : b->options, NULL, NULL);
+	free(options);
+	if (err == CL_SUCCESS && recompiled_from_ir(b, program))
+		err = JC_CL_RECOMPILED;
 	if (err == CL_SUCCESS && !(*out = shadow_new(b, program, p)))
 		err = CL_OUT_OF_HOST_MEMORY;
 	if (err != CL_SUCCESS && program)
@@ -331,6 +357,12 @@ static void say_rejected(const struct build *b, cl_int err)
 	if (err == CL_SUCCESS) {
 		JC_LOG_ONCE(JC_LOG_WARN, "an OpenCL cache entry is not in a format this "
 					 "jitcache reads; entry dropped, compiling from source");
+		return;
+	}
+	if (err == JC_CL_RECOMPILED) {
+		jc_log(JC_LOG_WARN, "the OpenCL driver recompiled cached binary %s from its IR "
+		       "(a binary for another GPU or driver); entry dropped, compiling from "
+		       "source", b->once.hex);
 		return;
 	}
 	JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); entry "

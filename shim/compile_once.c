@@ -4,6 +4,7 @@
 #include "shim/shim.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
 
@@ -62,4 +63,24 @@ int jc_compile_once(struct jc_once *o, int *status)
 		jc_once_store(o, compile_time(jc_now_ns() - start, jc_thread_cpu_ns() - cpu_start));
 	jc_cache_unlock(lock);
 	return 0;
+}
+
+int jc_recompiled_from_ir(const char *log, size_t size)
+{
+	return log && memmem(log, size, JC_RECOMPILED_FROM_IR, strlen(JC_RECOMPILED_FROM_IR));
+}
+
+char *jc_keep_recompiled_warning(const char *options, int *failed)
+{
+	*failed = 0;
+	if (!options || !strstr(options, JC_NO_RECOMPILED_WARNING))
+		return NULL;
+	char *own = strdup(options);
+	if (!own) {
+		*failed = 1;
+		return NULL;
+	}
+	for (char *p = own; (p = strstr(p, JC_NO_RECOMPILED_WARNING));)
+		memset(p, ' ', strlen(JC_NO_RECOMPILED_WARNING));
+	return own;
 }
