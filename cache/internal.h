@@ -17,7 +17,9 @@
  *
  *   DIR/stats                    shared counters and per-subdirectory usage
  *   DIR/ab/<32 hex digits>       the entry whose key starts with byte 0xab
- *   DIR/ab/<32 hex digits>.lock  its compile-once lock file (jc_cache_lock_key)
+ *   DIR/locks                    compile-once locks: one byte per key (lock.c)
+ *   DIR/ab/<32 hex digits>.lock  a lock file of jitcache before 2026-11;
+ *                                removed by cleanup once an hour old
  *   DIR/ab/.tmp.*                entries being written; left over by a crash
  *                                and removed by cleanup once an hour old
  *   DIR/remote-<hash>.down       until when the remote tier of that address
