@@ -3,6 +3,7 @@
 #include "cache/remote.h"
 
 #include "cache/fsutil.h"
+#include "config/readfile.h"
 #include "config/remote_url.h"
 #include "config/log.h"
 
@@ -400,25 +401,27 @@ static void value_name(const struct jc_key *key, const char *suffix, char out[NA
 
 /* ---- opening ----------------------------------------------------------------- */
 
+/* A password file holds one line; anything larger is not one. */
+#define PASSWORD_FILE_MAX 4096
+
 static int read_password(const char *path, struct jc_remote_url *u, const char **why)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		*why = strerror(errno);
+	size_t len = 0;
+	char *text = jc_read_small_file(path, PASSWORD_FILE_MAX, &len, why);
+	if (!text)
 		return -1;
+	size_t n = strcspn(text, "\r\n");
+	int ok = n > 0 && n < sizeof u->password;
+	if (ok) {
+		memcpy(u->password, text, n);
+		u->password[n] = '\0';
+		u->has_password = 1;
+	} else {
+		*why = len ? "empty first line, or longer than 255 bytes" : "empty file";
 	}
-	char line[sizeof u->password + 2] = "";
-	int ok = fgets(line, sizeof line, f) != NULL;
-	fclose(f);
-	size_t n = strcspn(line, "\r\n");
-	if (!ok || n == 0 || n >= sizeof u->password) {
-		*why = ok ? "empty first line, or longer than 255 bytes" : "empty file";
-		return -1;
-	}
-	memcpy(u->password, line, n);
-	u->password[n] = '\0';
-	u->has_password = 1;
-	return 0;
+	explicit_bzero(text, len);
+	free(text);
+	return ok ? 0 : -1;
 }
 
 static struct timeval to_timeval(double seconds)

@@ -2,6 +2,7 @@
 #include "config/inifile.h"
 #include "config/log.h"
 
+#include "config/readfile.h"
 #include "config/remote_url.h"
 
 #include <ctype.h>
@@ -167,10 +168,25 @@ static int set_setting(struct jc_config *cfg, const char *section, const char *n
 /* How much of a bad value a message quotes: log lines are short. */
 #define SHOWN 64
 
+/* An ini file larger than this is refused whole: settings take a few
+ * hundred bytes, and the file is read before the host's main(). */
+#define INI_MAX_BYTES (64 * 1024)
+
+/* The most problems said about one file; the rest are counted in one line,
+ * so that no file can flood the host's stderr. */
+#define INI_MAX_PROBLEMS 5
+
 struct ini_reading {
 	struct jc_config *cfg;
 	const char *path;
+	int problems;
 };
+
+/* Say this problem unless the file has had its share: 1 if it may be said. */
+static int may_say(struct ini_reading *r)
+{
+	return ++r->problems <= INI_MAX_PROBLEMS;
+}
 
 static void on_ini_value(void *user, int line, const char *section, const char *name,
 			 const char *value)
@@ -180,6 +196,8 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 	const char *why = NULL;
 	snprintf(from, sizeof from, "%s:%d", r->path, line);
 	int rc = set_setting(r->cfg, section, name, value, from, &why);
+	if (rc <= 0 && !may_say(r))
+		return;
 	if (rc < 0)
 		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
 	else if (rc == 0) {
@@ -195,23 +213,35 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 static void on_ini_error(void *user, int line, const char *why)
 {
 	struct ini_reading *r = user;
-	jc_log(JC_LOG_WARN, "%s:%d: %s; line ignored", r->path, line, why);
+	if (may_say(r))
+		jc_log(JC_LOG_WARN, "%s:%d: %s; line ignored", r->path, line, why);
 }
 
+/* The file is read whole first (a regular file of bounded size only: never
+ * a FIFO, device or directory, which could block or never end), then
+ * parsed from memory. */
 static void read_ini(struct jc_config *cfg, const char *path)
 {
 	struct ini_reading r = { .cfg = cfg, .path = path };
-	FILE *f = fopen(path, "re");
+	size_t len = 0;
+	const char *why = "";
+	char *text = jc_read_small_file(path, INI_MAX_BYTES, &len, &why);
+	FILE *f = text ? fmemopen(text, len ? len : 1, "r") : NULL;
 	if (!f) {
-		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults",
-		       path, strerror(errno));
+		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults", path,
+		       text ? strerror(errno) : why);
+		free(text);
 		return;
 	}
 	snprintf(cfg->file, sizeof cfg->file, "%s", path);
-	if (jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
+	if (len && jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
 		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using what was read",
 		       path, strerror(errno));
+	if (r.problems > INI_MAX_PROBLEMS)
+		jc_log(JC_LOG_WARN, "%s: %d more problems not shown", path,
+		       r.problems - INI_MAX_PROBLEMS);
 	fclose(f);
+	free(text);
 }
 
 static int readable(const char *path)
