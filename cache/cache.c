@@ -46,7 +46,8 @@ static int set_dir(struct jc_cache *c, const char *dir)
 static int check_dir(const struct jc_cache *c, int shared)
 {
 	struct stat st;
-	if (jc_fs_mkdir_p(c->dir, 0700) != 0 || stat(c->dir, &st) != 0) {
+	/* A shared cache leaves permissions to the umask (002 for a group). */
+	if (jc_fs_mkdir_p(c->dir, shared ? 0777 : 0700) != 0 || stat(c->dir, &st) != 0) {
 		jc_log(JC_LOG_WARN, "cannot create cache directory %s (%s); caching disabled",
 		       c->dir, strerror(errno));
 		return -1;

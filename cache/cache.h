@@ -215,8 +215,12 @@ void jc_cache_flush(struct jc_cache *cache);
 /* Management, for the `jitcache` command. */
 int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
 int jc_cache_trim(struct jc_cache *cache, uint64_t max_size); /* evict LRU to size */
-/* Check every entry, remove bad ones; write a line for each bad one and a
- * summary to out (if not NULL).  Returns the number of bad entries found.
+/* Check every entry, remove bad ones; write a line for each bad one, each
+ * entry or subdirectory that could not be checked (a symlink in place of a
+ * subdirectory, an unreadable file) and a summary to out (if not NULL).
+ * Returns the number of problems: bad entries (removed or, in a read-only
+ * cache, left in place) and what could not be checked; 0 means every entry
+ * was checked and sound, -1 that there is no cache directory to check.
  * trim, clear and verify visit every subdirectory; they also recount the
  * usage records and remove leftover temporary files. */
 long jc_cache_verify(struct jc_cache *cache, FILE *out);

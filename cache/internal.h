@@ -100,6 +100,12 @@ struct jc_listing {
 	uint64_t size;
 };
 
+/* Add the entries of subdirectory sub to l, removing stale temporary files
+ * and lock files (every unheld lock file if all_locks).  A subdirectory
+ * that does not exist is empty; one that cannot be read (a symlink, which
+ * is never followed, included) is -1 with errno set. */
+int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_listing *l);
+
 /* Lock sub's usage record and list its entries into l (every unheld lock
  * file is removed too if all_locks): the lock's fd, or -1 (with nothing
  * held) if either fails. */

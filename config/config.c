@@ -102,10 +102,11 @@ static int parse_path(const char *text, char *out, const char **why)
 	return 0;
 }
 
-/* "DIR[:DIR...]", each DIR as parse_path() takes it ("~/x" too). */
-static int parse_paths(const char *text, char *out, const char **why)
+/* "DIR[:DIR...]", each DIR as parse_path() takes it ("~/x" too).  The list
+ * is taken whole or not at all: a bad one leaves out as it was. */
+static int parse_paths(const char *text, char *result, const char **why)
 {
-	char one[PATH_MAX], expanded[PATH_MAX];
+	char one[PATH_MAX], expanded[PATH_MAX], out[PATH_MAX];
 	size_t used = 0;
 	out[0] = '\0';
 	for (const char *p = text; *p; p += strcspn(p, ":"), p += *p == ':') {
@@ -123,6 +124,7 @@ static int parse_paths(const char *text, char *out, const char **why)
 			return *why = "list of paths too long", -1;
 		used += (size_t)n;
 	}
+	memcpy(result, out, used + 1);
 	return 0;
 }
 
@@ -165,6 +167,22 @@ static int set_setting(struct jc_config *cfg, const char *section, const char *n
 	return -1;
 }
 
+/* A bad value for section.name from `from` was ignored: say so where
+ * `jitcache config` shows where the value came from. */
+static void mark_ignored(struct jc_config *cfg, const char *section, const char *name,
+			 const char *from, const char *why)
+{
+#define X(sec, nm, kind, field, def, env, help)                                   \
+	if (strcasecmp(section, #sec) == 0 && strcasecmp(name, #nm) == 0) {         \
+		size_t n = strlen(cfg->field##_from);                               \
+		snprintf(cfg->field##_from + n, sizeof cfg->field##_from - n,       \
+			 "; INVALID value in %s ignored: %s", from, why);           \
+		return;                                                             \
+	}
+	JC_SETTINGS(X)
+#undef X
+}
+
 /* How much of a bad value a message quotes: log lines are short. */
 #define SHOWN 64
 
@@ -196,6 +214,8 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 	const char *why = NULL;
 	snprintf(from, sizeof from, "%s:%d", r->path, line);
 	int rc = set_setting(r->cfg, section, name, value, from, &why);
+	if (rc == 0)
+		mark_ignored(r->cfg, section, name, from, why);
 	if (rc <= 0 && !may_say(r))
 		return;
 	if (rc < 0)
@@ -280,6 +300,7 @@ static void apply_one_env(struct jc_config *cfg, const char *sec, const char *na
 	char from[64], shown[JC_REMOTE_URL_MAX];
 	snprintf(from, sizeof from, "env %s", env);
 	if (v && (*v || empty_ok) && set_setting(cfg, sec, name, v, from, &why) == 0) {
+		mark_ignored(cfg, sec, name, from, why);
 		jc_remote_url_redact(v, shown, sizeof shown); /* never print a password */
 		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; ignored", env, SHOWN, shown,
 		       strlen(shown) > SHOWN ? "..." : "", why);
