@@ -251,6 +251,8 @@ struct jc_archive_reader {
 	uint64_t consumed;        /* archive bytes read so far */
 	char skipped[200];        /* why, for a damaged stretch skipped over */
 	char err[160];            /* why the reading stopped or a frame failed */
+	jc_archive_check_fn *check; /* judges a member from its first bytes */
+	void *check_arg;
 };
 
 static void set_err(struct jc_archive_reader *r, const char *fmt, ...)
@@ -366,6 +368,12 @@ static int resync(struct jc_archive_reader *r)
 	}
 }
 
+void jc_archive_set_check(struct jc_archive_reader *r, jc_archive_check_fn *check, void *arg)
+{
+	r->check = check;
+	r->check_arg = arg;
+}
+
 struct jc_archive_reader *jc_archive_open(FILE *file, uint64_t max_member)
 {
 	struct jc_archive_reader *r = calloc(1, sizeof *r);
@@ -440,11 +448,27 @@ static void member_name(const uint8_t h[BLOCK], char out[260])
 static int read_data(struct jc_archive_reader *r, struct jc_archive_member *m, uint64_t limit)
 {
 	uint64_t padded = m->size + (BLOCK - m->size % BLOCK) % BLOCK, have = 0, cap = 0;
-	int keep = m->size <= limit;
+	uint64_t first = m->size < BLOCK ? m->size : BLOCK;
+	int keep = m->size <= limit, checked = !r->check || !limit;
 	if (!keep)
 		m->why = "larger than the limit for an entry (max_size)";
-	while (have < padded) {
+	while (have < padded || !checked) {
+		if (!checked && keep && have >= first) {
+			/* Judged from its first bytes: a refused member is read past,
+			 * never kept. */
+			checked = 1;
+			const char *why = r->check(r->check_arg, m->name, m->data, (size_t)have, m->size);
+			if (why) {
+				jc_archive_member_free(m);
+				keep = 0;
+				m->why = why;
+			}
+			continue;
+		}
+		checked |= !keep;
 		uint64_t step = padded - have > (1u << 20) ? (1u << 20) : padded - have;
+		if (!checked && step > first - have)
+			step = first - have;
 		uint64_t into = keep && have < m->size ? (m->size - have < step ? m->size - have : step) : 0;
 		if (into && have + into > cap) {
 			cap = cap * 2 > have + into ? cap * 2 : have + into;

@@ -92,7 +92,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		return NULL;
 	}
 	int local = opts && set_dir(c, opts->dir) == 0 && check_dir(c, opts->shared) == 0;
-	c->layers = opts ? jc_layers_open(opts->layers, opts->shared) : NULL;
+	c->layers = opts ? jc_layers_open(opts->layers, opts->shared, opts->max_size) : NULL;
 	if (!local)
 		return layers_only(c);
 	c->local = 1;
@@ -165,7 +165,7 @@ static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct
 				    path, strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
+	enum jc_entry_status status = jc_read_entry(fd, key, jc_entry_limit(cache->max_size), out, &why);
 	if (status == JC_ENTRY_OK) {
 		jc_fs_set_mtime(fd, jc_wall_ns()); /* recency for LRU; fails harmlessly if read-only */
 		close(fd);

@@ -163,7 +163,7 @@ static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FI
 	if (fd < 0)
 		why = strerror(errno);
 	else
-		status = jc_read_entry(fd, &key, &e, &why);
+		status = jc_read_entry(fd, &key, jc_entry_limit(c->max_size), &e, &why);
 	if (fd >= 0)
 		close(fd);
 	if (status == JC_ENTRY_OK) {

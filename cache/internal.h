@@ -61,9 +61,10 @@ void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX]);
 void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX]);
 
 /* Read, validate and hand out the entry for key from its open file fd.  On a
- * bad file, returns its status with a reason in *why. */
-enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
-				   const char **why);
+ * bad file, returns its status with a reason in *why.  A file whose header
+ * claims more than limit bytes (jc_entry_limit) is refused unread. */
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				   struct jc_entry *out, const char **why);
 
 /* Which file a name referred to when it was looked at. */
 struct jc_file_id {

@@ -13,6 +13,7 @@
 struct jc_layer {
 	char dir[PATH_MAX - 64]; /* room below for "/ab/<key>" */
 	int number;              /* place in the configured list, from 1 */
+	uint64_t limit;          /* largest entry taken (jc_entry_limit) */
 };
 
 struct jc_layers {
@@ -53,7 +54,7 @@ static int trusted(const char *dir, int shared)
 	return 0;
 }
 
-struct jc_layers *jc_layers_open(const char *list, int shared)
+struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size)
 {
 	if (!list || !*list)
 		return NULL;
@@ -72,6 +73,7 @@ struct jc_layers *jc_layers_open(const char *list, int shared)
 			continue;
 		struct jc_layer *one = &l->layer[l->count];
 		one->number = ++number;
+		one->limit = jc_entry_limit(max_size);
 		if (len >= sizeof one->dir) {
 			jc_log(JC_LOG_WARN, "cache layer path too long (%.*s...); skipped", 64, p);
 			continue;
@@ -111,7 +113,7 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 				    "treating it as a miss", path, strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
+	enum jc_entry_status status = jc_read_entry(fd, key, layer->limit, out, &why);
 	close(fd);
 	if (status == JC_ENTRY_OK) {
 		out->layer = layer->number;

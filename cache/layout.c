@@ -80,8 +80,8 @@ static int map_entry(int fd, const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 	return 0;
 }
 
-enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
-				   const char **why)
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				   struct jc_entry *out, const char **why)
 {
 	uint8_t raw[JC_ENTRY_HEADER_SIZE] = { 0 };
 	struct jc_entry_header h;
@@ -96,6 +96,8 @@ enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_e
 		return JC_ENTRY_UNREADABLE;
 	}
 	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
+	if (status == JC_ENTRY_OK)
+		status = jc_entry_check_limit(&h, limit, why);
 	if (status != JC_ENTRY_OK)
 		return status;
 	if (!(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&
