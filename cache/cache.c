@@ -104,7 +104,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	c->dir_mode = opts->shared ? 0777 : 0700;
 	if (jc_stats_init(c->dir, c->file_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
-	c->remote = jc_remote_open(&opts->remote, c->dir); /* said why if it failed */
+	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size)); /* said why if it failed */
 	return c;
 }
 
@@ -215,6 +215,8 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		return -1;
 	}
 	enum jc_entry_status status = jc_remote_value_check(key, &v, &h, &why);
+	if (status == JC_ENTRY_OK) /* before inflating: a small frame may claim gigabytes */
+		status = jc_entry_check_limit(&h, jc_entry_limit(c->max_size), &why);
 	/* A compressed payload is decoded in place: keep the bytes as read. */
 	void *stored = (h.flags & JC_ENTRY_ZSTD) && c->compress && status == JC_ENTRY_OK
 		? malloc(h.stored_size ? h.stored_size : 1) : NULL;

@@ -83,7 +83,7 @@ struct jc_remote_options {
 	const char *password_file; /* if set, its first line is the password */
 	int read_only;             /* read values, never write (no stores, no leases) */
 	double connect_timeout;    /* seconds */
-	double timeout;            /* seconds, for each operation */
+	double timeout;            /* seconds, for each whole answer */
 	double backoff;            /* seconds the remote is skipped after a failure */
 	double lease;              /* seconds a compile lease lives, renewed meanwhile */
 	int compress;              /* values zstd-compressed on the wire */

@@ -41,6 +41,7 @@ struct jc_remote {
 	int read_only, compress;
 	struct timeval connect_tv, op_tv;
 	double op_timeout, backoff, lease;
+	uint64_t limit;                /* largest value read (jc_entry_limit) */
 	char down_path[PATH_MAX];      /* the shared back-off file, or "" */
 	int64_t skip_until;            /* wall ns; read and written atomically */
 	struct conn *idle;             /* a connection ready for reuse (atomic) */
@@ -296,12 +297,61 @@ static void io_failed(struct jc_remote *r, redisContext *c, const char *what)
 			c->errstr[0] ? c->errstr : "closed by the server");
 }
 
+/* Monotonic nanoseconds. */
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* hiredis's socket timeout bounds each read(2), not an answer: a server (or
+ * a link) that trickles a byte now and then would keep a reader forever.
+ * So every read and write is given only the time left until the deadline
+ * of the whole answer, and the answer fails once it has passed. */
+static int by_deadline(redisContext *c, int64_t deadline)
+{
+	int64_t left = deadline - mono_ns();
+	if (left <= 0) {
+		c->err = REDIS_ERR_IO;
+		snprintf(c->errstr, sizeof c->errstr, "timed out");
+		return -1;
+	}
+	struct timeval tv = { .tv_sec = left / 1000000000,
+			      .tv_usec = (left % 1000000000) / 1000 + 1 };
+	return redisSetTimeout(c, tv) == REDIS_OK ? 0 : -1;
+}
+
+/* Send what is buffered and read one reply, all before deadline. */
+static int reply_by(redisContext *c, void **reply, int64_t deadline)
+{
+	int done = 0;
+	*reply = NULL;
+	if (redisGetReplyFromReader(c, reply) != REDIS_OK)
+		return -1;
+	while (!*reply && !done) {
+		if (by_deadline(c, deadline) != 0 || redisBufferWrite(c, &done) != REDIS_OK)
+			return -1;
+	}
+	while (!*reply) {
+		if (by_deadline(c, deadline) != 0 || redisBufferRead(c) != REDIS_OK ||
+		    redisGetReplyFromReader(c, reply) != REDIS_OK)
+			return -1;
+	}
+	return 0;
+}
+
+static int64_t deadline_of(const struct jc_remote *r)
+{
+	return mono_ns() + (int64_t)(r->op_timeout * 1e9);
+}
+
 static redisReply *exchange(struct jc_remote *r, redisContext *c, int argc, const char **argv,
 			    const size_t *lens, const char *what)
 {
 	void *reply = NULL;
 	if (redisAppendCommandArgv(c, argc, argv, lens) != REDIS_OK ||
-	    redisGetReply(c, &reply) != REDIS_OK || !reply) {
+	    reply_by(c, &reply, deadline_of(r)) != 0 || !reply) {
 		io_failed(r, c, what);
 		return NULL;
 	}
@@ -312,18 +362,20 @@ static redisReply *exchange(struct jc_remote *r, redisContext *c, int argc, cons
  * 0, or -1 with the session broken and nothing to free. */
 struct command {
 	int argc;
-	const char *argv[6];
-	size_t lens[6];
+	const char *argv[7];
+	size_t lens[7];
 };
 
-static int send_and_read(redisContext *c, int n, struct command *cmd, redisReply **rep)
+static int send_and_read(const struct jc_remote *r, redisContext *c, int n, struct command *cmd,
+			 redisReply **rep)
 {
 	int got = 0;
+	int64_t deadline = deadline_of(r);
 	for (int i = 0; i < n; i++)
 		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
 			return -1;
 	for (got = 0; got < n; got++)
-		if (redisGetReply(c, (void **)&rep[got]) != REDIS_OK || !rep[got])
+		if (reply_by(c, (void **)&rep[got], deadline) != 0 || !rep[got])
 			break;
 	if (got == n)
 		return 0;
@@ -346,12 +398,12 @@ static int closed_while_idle(const struct conn *cn)
 static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
 		    const char *what)
 {
-	if (send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
 		return 0;
 	if (closed_while_idle(s->cn)) {
 		conn_free(s->cn);
 		s->cn = connect_now(s->r);
-		if (s->cn && send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
 			return 0;
 	}
 	if (s->cn)
@@ -434,7 +486,8 @@ static struct timeval to_timeval(double seconds)
 	return (struct timeval){ .tv_sec = us / 1000000, .tv_usec = us % 1000000 };
 }
 
-struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir)
+struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir,
+				 uint64_t limit)
 {
 	const char *why = "";
 	if (!opts || !opts->url || !opts->url[0] || strcasecmp(opts->url, "off") == 0)
@@ -460,7 +513,8 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	r->compress = opts->compress;
 	r->connect_tv = to_timeval(opts->connect_timeout);
 	r->op_tv = to_timeval(opts->timeout);
-	r->op_timeout = opts->timeout;
+	r->op_timeout = opts->timeout > 0.001 ? opts->timeout : 0.001;
+	r->limit = limit;
 	r->backoff = opts->backoff > 0 ? opts->backoff : 0;
 	r->lease = opts->lease > 0.1 ? opts->lease : 0.1;
 	if (state_dir) {
@@ -494,37 +548,81 @@ int jc_remote_compress(const struct jc_remote *r)
 
 /* ---- values ---------------------------------------------------------------------- */
 
+/* A value up to this size comes with the first round trip; a larger one
+ * is fetched in a second, once its size is known to be within the limit. */
+#define FIRST_READ (128 * 1024)
+
+/* Take a value out of its reply: header copied, the rest moved to the
+ * front of the reply's own buffer, which becomes v->payload (no copy of a
+ * large value). */
+static void take_value(redisReply *rep, struct jc_remote_value *v)
+{
+	size_t n = rep->len, head = n < JC_ENTRY_HEADER_SIZE ? n : JC_ENTRY_HEADER_SIZE;
+	memcpy(v->header, rep->str, head);
+	memmove(rep->str, rep->str + head, n - head);
+	v->payload = rep->str;
+	v->size = n;
+	rep->str = NULL;
+}
+
+/* STRLEN and the first FIRST_READ bytes in one round trip; the rest with a
+ * GET only if the whole value is within r->limit.  1 found, 0 absent or
+ * refused as too large (said once), -1 failed. */
+static int get_bounded(struct session *s, const char *name, struct jc_remote_value *v)
+{
+	struct command cmd[2];
+	redisReply *rep[2], *whole = NULL;
+	char last[32];
+	snprintf(last, sizeof last, "%d", FIRST_READ - 1);
+	command_set(&cmd[0], 2, ARG("STRLEN"), ARG(name));
+	command_set(&cmd[1], 4, ARG("GETRANGE"), ARG(name), ARG("0"), ARG(last));
+	if (pipeline(s, 2, cmd, rep, "GET") != 0)
+		return -1;
+	int rc = -1;
+	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_STRING) {
+		unexpected(s, rep[0]->type != REDIS_REPLY_INTEGER ? rep[0] : rep[1], "GET");
+	} else if (rep[0]->integer <= 0 || rep[1]->len == 0) {
+		rc = 0;
+	} else if ((uint64_t)rep[0]->integer > s->r->limit) {
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a value of %lld bytes is larger than max_size "
+			    "allows (%llu bytes); not read, compiling here", s->r->shown,
+			    rep[0]->integer, (unsigned long long)s->r->limit);
+		s->delta[JC_REMOTE_CORRUPT]++;
+		rc = 0;
+	} else if ((long long)rep[1]->len == rep[0]->integer) {
+		take_value(rep[1], v);
+		rc = 1;
+	} else {
+		command_set(&cmd[0], 2, ARG("GET"), ARG(name));
+		if (pipeline(s, 1, cmd, &whole, "GET") == 0) {
+			if (whole->type == REDIS_REPLY_NIL)
+				rc = 0;
+			else if (whole->type != REDIS_REPLY_STRING)
+				unexpected(s, whole, "GET");
+			else if (whole->len > s->r->limit)
+				rc = 0; /* replaced meanwhile by one too large */
+			else
+				take_value(whole, v), rc = 1;
+			freeReplyObject(whole);
+		}
+	}
+	freeReplyObject(rep[0]);
+	freeReplyObject(rep[1]);
+	return rc;
+}
+
 int jc_remote_get(struct jc_remote *r, const struct jc_key *key, struct jc_remote_value *v,
 		  uint64_t delta[JC_NCOUNTERS])
 {
 	struct session s;
-	struct command cmd;
-	redisReply *rep;
 	char name[NAME_MAX_LEN];
 	memset(v, 0, sizeof *v);
 	if (!r || begin(&s, r, delta) != 0)
 		return -1;
 	value_name(key, "", name);
-	command_set(&cmd, 2, ARG("GET"), ARG(name));
-	int rc = -1;
-	if (pipeline(&s, 1, &cmd, &rep, "GET") == 0) {
-		if (rep->type == REDIS_REPLY_NIL) {
-			rc = 0;
-		} else if (rep->type == REDIS_REPLY_STRING) {
-			size_t n = rep->len, head = n < JC_ENTRY_HEADER_SIZE ? n : JC_ENTRY_HEADER_SIZE;
-			v->payload = malloc(n > head ? n - head : 1);
-			if (v->payload) {
-				memcpy(v->header, rep->str, head);
-				memcpy(v->payload, rep->str + head, n - head);
-				v->size = n;
-				delta[JC_REMOTE_BYTES_IN] += n;
-				rc = 1;
-			}
-		} else {
-			unexpected(&s, rep, "GET");
-		}
-		freeReplyObject(rep);
-	}
+	int rc = get_bounded(&s, name, v);
+	if (rc == 1)
+		delta[JC_REMOTE_BYTES_IN] += v->size;
 	end(&s);
 	return rc;
 }
@@ -585,6 +683,14 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 static const char renew_script[] =
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+/* Take the lease if free.  Every lease jitcache sets expires (PX), so one
+ * without an expiry is not a compile in progress but a squatter's (or a
+ * leftover of something else): it is removed and the lease taken, instead
+ * of making every miss wait lock_timeout for it. */
+static const char take_script[] =
+	"if redis.call('pttl', KEYS[1]) == -1 then redis.call('del', KEYS[1]) end "
+	"if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
+	"return 0";
 static const char release_script[] =
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('del', KEYS[1]) else return 0 end";
@@ -716,38 +822,28 @@ static void sleep_ns(int64_t ns)
 	}
 }
 
-/* One round trip: try to take the lease (or, read-only, see whether anyone
- * holds it) and see whether the value exists. */
+/* One round trip: try to take the lease and see whether the value exists. */
 static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *l,
-				     const char *value, int *busy)
+				     const char *value)
 {
 	struct command cmd[2];
 	redisReply *rep[2];
 	char ms[32];
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
-	if (s->r->read_only)
-		command_set(&cmd[0], 2, ARG("EXISTS"), ARG(l->name));
-	else
-		command_set(&cmd[0], 6, ARG("SET"), ARG(l->name), ARG(l->token), ARG("NX"),
-			    ARG("PX"), ARG(ms));
+	command_set(&cmd[0], 6, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
+		    ARG(l->token), ARG(ms));
 	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
 	if (pipeline(s, 2, cmd, rep, "a lease request") != 0)
 		return JC_REMOTE_FAILED;
 	enum jc_remote_wait w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
-	int taken = rep[0]->type == REDIS_REPLY_STATUS, exists = rep[1]->type == REDIS_REPLY_INTEGER;
-	if (s->r->read_only)
-		taken = 0, *busy = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer > 0;
-	if (rep[0]->type == REDIS_REPLY_ERROR || rep[1]->type == REDIS_REPLY_ERROR ||
-	    (!taken && rep[0]->type != REDIS_REPLY_NIL && rep[0]->type != REDIS_REPLY_INTEGER) ||
-	    !exists) {
+	int taken = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer == 1;
+	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_INTEGER) {
 		unexpected(s, rep[1]->type == REDIS_REPLY_ERROR ? rep[1] : rep[0], "a lease request");
 		w = JC_REMOTE_FAILED;
 	} else if (taken) {
 		w = JC_REMOTE_LEASED;
 	} else if (rep[1]->integer > 0) {
 		w = JC_REMOTE_READY;
-	} else if (s->r->read_only && !*busy) {
-		w = JC_REMOTE_FREE;
 	}
 	freeReplyObject(rep[0]);
 	freeReplyObject(rep[1]);
@@ -762,6 +858,8 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	*lease = NULL;
 	if (!r)
 		return JC_REMOTE_FAILED;
+	if (r->read_only)
+		return JC_REMOTE_FREE; /* never waits: a lease is not its business */
 	value_name(key, "", value);
 	value_name(key, ":lease", name);
 	struct jc_remote_lease *l = new_lease(r, name);
@@ -771,12 +869,11 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	enum jc_remote_wait w;
 	for (;;) {
 		struct session s;
-		int busy = 0;
 		if (begin(&s, r, delta) != 0) {
 			w = JC_REMOTE_FAILED;
 			break;
 		}
-		w = poll_once(&s, l, value, &busy);
+		w = poll_once(&s, l, value);
 		end(&s);
 		if (w != JC_REMOTE_TIMEOUT)
 			break;
