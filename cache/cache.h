@@ -51,7 +51,10 @@
  * writable by group or others, unless opts->shared, because whoever can write
  * entries chooses the GPU code this user's programs run.  The configured path
  * is used as given, symlinks included (a ~/.cache that links elsewhere
- * works); below it, no file jitcache opens or creates (entries, temporary,
+ * works), checked on the opened directory and then held open: every later
+ * access goes through that descriptor (/proc/self/fd/N/...), so a rename of
+ * the directory or of a parent cannot swap it (a removed one is made and
+ * checked again); below it, no file jitcache opens or creates (entries, temporary,
  * lock and statistics files) is followed if it is a symlink.  The
  * subdirectories "00".."ff" are trusted as their owner made them.
  */

@@ -87,7 +87,7 @@ int jc_cache_clear(struct jc_cache *cache)
 {
 	struct jc_quota q = { .bound = INT64_MAX, .need = UINT64_MAX, .all_locks = 1 };
 	int rc = 0;
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
@@ -118,7 +118,7 @@ int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
 {
 	struct jc_listing all = { 0 };
 	long removed = 0;
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	int rc = list_all(cache, &all);
@@ -150,12 +150,13 @@ enum checked { GOOD, REMOVED, BAD_KEPT, UNCHECKED };
  * unless the entry is good. */
 static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], shown[PATH_MAX];
 	struct jc_key key;
 	struct jc_entry e;
 	const char *why = "";
 	key_of(it->name, &key);
 	jc_file_path(c, it->sub, it->name, path);
+	const char *said = jc_shown(c, path, shown);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
 		return GOOD; /* removed or replaced since it was listed */
@@ -172,17 +173,17 @@ static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FI
 	}
 	if (status == JC_ENTRY_UNREADABLE) {
 		if (out)
-			fprintf(out, "could not check %s: %s\n", path, why);
+			fprintf(out, "could not check %s: %s\n", said, why);
 		return UNCHECKED;
 	}
 	if (unlink(path) != 0) {
 		if (out)
-			fprintf(out, "bad %s: %s; could not remove it (%s)\n", path, why,
+			fprintf(out, "bad %s: %s; could not remove it (%s)\n", said, why,
 				strerror(errno));
 		return BAD_KEPT;
 	}
 	if (out)
-		fprintf(out, "removed %s: %s\n", path, why);
+		fprintf(out, "removed %s: %s\n", said, why);
 	return REMOVED;
 }
 
@@ -198,15 +199,17 @@ static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict
 {
 	struct jc_listing l = { 0 };
 	struct jc_usage u;
-	char path[PATH_MAX];
+	char path[PATH_MAX], shown[PATH_MAX];
 	int lock = jc_lock_and_list(c, sub, 0, &l, &u);
 	if (lock < 0) {
 		free(l.v);
 		l = (struct jc_listing){ 0 };
 		if (jc_list_subdir(c, sub, 0, &l) != 0) {
+			int err = errno;
 			jc_subdir_path(c, sub, path);
 			if (out)
-				fprintf(out, "could not check %s: %s\n", path, strerror(errno));
+				fprintf(out, "could not check %s: %s\n", jc_shown(c, path, shown),
+					strerror(err));
 			v->unchecked++;
 			free(l.v);
 			return;
@@ -233,7 +236,7 @@ static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict
 long jc_cache_verify(struct jc_cache *cache, FILE *out)
 {
 	struct verdict v = { 0 };
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)

@@ -38,7 +38,16 @@
 #define JC_STALE_NS (3600 * (int64_t)1000000000)
 
 struct jc_cache {
+	/* Every file of the cache is reached through dir, which names the
+	 * directory held open in dfd ("/proc/self/fd/N"), never through the
+	 * configured path again: a rename of the directory or of an ancestor
+	 * after it was checked cannot put another in its place.  shown is the
+	 * path as configured (absolute), for messages. */
 	char dir[PATH_MAX - 64];  /* room below for "/ab/<key>.lock" and temp names */
+	char shown[PATH_MAX - 64];
+	int dfd;                  /* the checked directory, or -1 */
+	uint64_t held_dev, held_ino; /* what dfd is (atomic: revival replaces it) */
+	int shared;
 	uint64_t max_size;
 	double lock_timeout;
 	int compress;
@@ -55,6 +64,31 @@ struct jc_cache {
 };
 
 /* ---- layout.c ---- */
+
+/* Open the directory at path (creating it and missing parents with mode
+ * first, with JC_DIR_CREATE) and check, on the open directory itself, that
+ * it may be trusted: owned by this user (or root too, with JC_DIR_LAYER)
+ * and writable by nobody else, unless shared.  The descriptor (O_CLOEXEC),
+ * or -1 after one log line saying why (none with JC_DIR_QUIET); *st gets
+ * what it is. */
+#define JC_DIR_CREATE 1
+#define JC_DIR_LAYER  2 /* a read-only layer: root may own it; messages say so */
+#define JC_DIR_QUIET  4
+int jc_dir_open(const char *path, int flags, mode_t mode, int shared, struct stat *st);
+
+/* The name by which files below a held directory fd are reached:
+ * "/proc/self/fd/N" where /proc shows it (then the name cannot be made to
+ * lead elsewhere), else path itself (said once).  0, or -1 if too long. */
+int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size_t size);
+
+/* Is the cache's dfd still the directory checked (a program that closed
+ * descriptors it did not open, and opened others, could have reused it)?
+ * If it was removed, make it again at its path and check and hold the new
+ * one, under the same descriptor number.  0 if usable; -1 after one line. */
+int jc_dir_usable(struct jc_cache *c);
+
+/* path, with the "/proc/self/fd/N" of c->dir shown as the configured path. */
+const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_MAX]);
 
 /* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */
 void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX]);

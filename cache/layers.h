@@ -24,7 +24,9 @@
  * unless `shared` is set, which trusts shared layers as it trusts a shared
  * cache directory.  A missing, relative or untrusted layer is skipped with
  * one log line.  As for the cache directory, the path is used as given,
- * symlinks included, and entries are never opened through a symlink.
+ * symlinks included, checked on the opened directory and then held open
+ * (reached only through its descriptor, so a later rename of it or of a
+ * parent cannot swap it), and entries are never opened through a symlink.
  *
  *   struct jc_layers *l = jc_layers_open("/opt/a:/opt/b", shared, max_size); // NULL: none
  *   unsigned bad = 0;

@@ -17,11 +17,11 @@ struct jc_cache_lock {
 	struct jc_remote_lease *lease; /* NULL: none */
 };
 
-static int open_lock_file(const struct jc_cache *c, int sub, const char *path)
+static int open_lock_file(struct jc_cache *c, int sub, const char *path)
 {
 	char dir[PATH_MAX];
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
-	if (fd < 0 && errno == ENOENT) {
+	if (fd < 0 && errno == ENOENT && jc_dir_usable(c) == 0) {
 		jc_subdir_path(c, sub, dir);
 		if (jc_fs_mkdir_p(dir, c->dir_mode) == 0)
 			fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
@@ -59,28 +59,33 @@ static struct jc_cache_lock *give_up(int fd, const char *path, int err)
 static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_key *key,
 					int64_t deadline)
 {
-	char name[2 * JC_KEY_BYTES + 6], path[PATH_MAX];
+	char name[2 * JC_KEY_BYTES + 6], path[PATH_MAX], shown[PATH_MAX];
 	int sub = key->bytes[0];
 	if (!cache->local) {
 		errno = EROFS; /* layers only: nowhere to lock */
 		return NULL;
 	}
+	if (jc_dir_usable(cache) != 0) {
+		errno = EBADF;
+		return NULL;
+	}
 	jc_key_hex(key, name);
 	strcat(name, ".lock");
 	jc_file_path(cache, sub, name, path);
+	const char *said = jc_shown(cache, path, shown);
 	for (int attempt = 0; attempt < 100; attempt++) {
 		int fd = open_lock_file(cache, sub, path);
 		if (fd < 0)
-			return give_up(-1, path, errno);
+			return give_up(-1, said, errno);
 		if (jc_fs_flock_wait(fd, (double)(deadline - jc_wall_ns()) / 1e9) != 0)
-			return give_up(fd, path, errno);
+			return give_up(fd, said, errno);
 		if (!still_linked(fd, path)) {
 			close(fd);
 			continue;
 		}
 		struct jc_cache_lock *lock = malloc(sizeof *lock);
 		if (!lock)
-			return give_up(fd, path, ENOMEM);
+			return give_up(fd, said, ENOMEM);
 		lock->fd = fd;
 		lock->lease = NULL;
 		return lock;

@@ -317,8 +317,9 @@ static int by_deadline(redisContext *c, int64_t deadline)
 		snprintf(c->errstr, sizeof c->errstr, "timed out");
 		return -1;
 	}
+	left += 999; /* whole microseconds, rounded up: never 0 (no timeout) */
 	struct timeval tv = { .tv_sec = left / 1000000000,
-			      .tv_usec = (left % 1000000000) / 1000 + 1 };
+			      .tv_usec = (left % 1000000000) / 1000 };
 	return redisSetTimeout(c, tv) == REDIS_OK ? 0 : -1;
 }
 

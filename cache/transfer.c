@@ -84,6 +84,8 @@ static int read_entry_file(struct jc_cache *c, int sub, const char *name, int64_
 		*why = "not a regular file";
 	else if (jc_fs_mtime_ns(st) < since_ns)
 		rc = 0;
+	else if ((uint64_t)st->st_size > jc_entry_limit(c->max_size))
+		*why = "larger than max_size allows (not read)";
 	else if (!(*data = malloc(st->st_size ? (size_t)st->st_size : 1)))
 		*why = "out of memory";
 	else if (jc_fs_read_all(fd, *data, (size_t)st->st_size) != 0)
@@ -102,7 +104,7 @@ static int read_entry_file(struct jc_cache *c, int sub, const char *name, int64_
 static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
 		      struct jc_archive_writer *w, FILE *msgs, struct jc_transfer *t)
 {
-	char dir[PATH_MAX], subname[4], member[300];
+	char dir[PATH_MAX], shown[PATH_MAX], subname[4], member[300];
 	int dir_done = 0, rc = 0;
 	jc_subdir_path(c, sub, dir);
 	DIR *d = opendir(dir);
@@ -119,7 +121,7 @@ static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
 			got = -1;
 		if (got < 0) {
 			fprintf(msgs, "skipped a bad entry %s/%s (%s); `jitcache verify` removes it\n",
-				dir, de->d_name, why);
+				jc_shown(c, dir, shown), de->d_name, why);
 			t->refused++;
 		}
 		if (got == 1) {
@@ -144,7 +146,7 @@ int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
 		    FILE *msgs, struct jc_transfer *t)
 {
 	memset(t, 0, sizeof *t);
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	struct jc_archive_writer *w = jc_archive_create(path, msgs);
 	if (!w)
@@ -268,7 +270,7 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 {
 	struct jc_cache_stats before, after;
 	memset(t, 0, sizeof *t);
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	FILE *f = fopen(path, "rbe");
 	if (!f) {

@@ -322,9 +322,8 @@ static void default_cache_dir(struct jc_config *cfg)
 		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/jitcache", xdg);
 	else if (home && *home)
 		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/.cache/jitcache", home);
-	else
-		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "/tmp/jitcache-%u",
-			 (unsigned)getuid());
+	/* Else none: a fixed name in a directory everyone can write (such as
+	 * /tmp/jitcache-UID) could be taken by someone else first. */
 }
 
 void jc_config_load(struct jc_config *cfg)

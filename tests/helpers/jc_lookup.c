@@ -7,14 +7,20 @@
  *
  *   jc_lookup KEYHEX...    one line per key: "KEYHEX hit|miss SECONDS"
  *
+ * With JC_LOOKUP_AFTER=FILE it opens the cache first, then waits (20 s at
+ * most) for FILE to exist before it looks: a program that runs on while
+ * someone changes the file system around its cache.
+ *
  * Exit status 0 (a miss is an answer, not an error); 2 on bad usage.
  */
 #include "cache/cache.h"
 #include "config/config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -50,6 +56,9 @@ int main(int argc, char **argv)
 			    .lease = cfg.remote_lease, .compress = cfg.remote_compress },
 	};
 	struct jc_cache *c = jc_cache_open(&o);
+	const char *after = getenv("JC_LOOKUP_AFTER");
+	for (int i = 0; after && *after && i < 2000 && access(after, F_OK) != 0; i++)
+		usleep(10000);
 	for (int i = 1; i < argc; i++) {
 		struct jc_key k;
 		struct jc_entry e;
