@@ -26,8 +26,9 @@ wait_for() { for i in $(seq 1 200); do [ -e "$1" ] && return 0; sleep 0.025; don
 if [ "$(id -u)" -ne 0 ] || ! user_setup "$STORE"; then
 	skip "needs root and a second user (setpriv) to play the group member"
 else
-	chmod o+x "$T"
-	P=$T/proj
+	# The project directory: root's, its group the member's, 2775.  It sits
+	# in $U, the one place the member can surely reach.
+	P=$U/proj
 	mkdir "$P" && chgrp "$OTHER_GID" "$P" && chmod 2775 "$P"
 	# The group member's own entry for K1, in his own cache.
 	as_user "$U/jc_store" "$U/evil" 1 100 >"$T/evil.list"
