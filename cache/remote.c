@@ -566,13 +566,74 @@ static void take_value(redisReply *rep, struct jc_remote_value *v)
 	rep->str = NULL;
 }
 
-/* STRLEN and the first FIRST_READ bytes in one round trip; the rest with a
- * GET only if the whole value is within r->limit.  1 found, 0 absent or
+/* A larger value is read in pieces of this size into one buffer of its
+ * size: the memory it costs is its size and a piece, not the two or three
+ * copies a whole reply passes through in hiredis. */
+#define PIECE (4 * 1024 * 1024)
+
+/* The value of size bytes whose first ones are in first: the rest, piece by
+ * piece (each answer within the timeout).  1 read, 0 changed meanwhile
+ * (then a miss), -1 failed. */
+static int get_rest(struct session *s, const char *name, size_t size, const redisReply *first,
+		    struct jc_remote_value *v)
+{
+	char *buf = malloc(size + 1);
+	size_t have = first->len;
+	if (!buf)
+		return 0;
+	memcpy(buf, first->str, have);
+	while (have < size) {
+		struct command cmd;
+		redisReply *rep;
+		char from[32], to[32];
+		size_t want = size - have < PIECE ? size - have : PIECE;
+		snprintf(from, sizeof from, "%zu", have);
+		snprintf(to, sizeof to, "%zu", have + want - 1);
+		command_set(&cmd, 4, ARG("GETRANGE"), ARG(name), ARG(from), ARG(to));
+		if (pipeline(s, 1, &cmd, &rep, "GET") != 0) {
+			free(buf);
+			return -1;
+		}
+		int ok = rep->type == REDIS_REPLY_STRING && rep->len == want;
+		if (ok)
+			memcpy(buf + have, rep->str, want);
+		else if (rep->type != REDIS_REPLY_STRING)
+			unexpected(s, rep, "GET");
+		freeReplyObject(rep);
+		if (!ok) {
+			free(buf);
+			return 0; /* shortened or gone meanwhile: a miss */
+		}
+		have += want;
+	}
+	memcpy(v->header, buf, JC_ENTRY_HEADER_SIZE);
+	memmove(buf, buf + JC_ENTRY_HEADER_SIZE, size - JC_ENTRY_HEADER_SIZE);
+	v->payload = buf;
+	v->size = size;
+	return 1;
+}
+
+/* Could a value of size bytes starting with first be a sound entry for key
+ * (header and limit)?  A value whose header says no is not fetched whole;
+ * jc_remote_value_check() says why from the header alone. */
+static int sound_start(const struct jc_key *key, const redisReply *first, uint64_t size,
+		       uint64_t limit)
+{
+	struct jc_entry_header h;
+	const char *why;
+	return first->len >= JC_ENTRY_HEADER_SIZE &&
+	       jc_entry_check_header((const uint8_t *)first->str, size, key, &h, &why) == JC_ENTRY_OK &&
+	       jc_entry_check_limit(&h, limit, &why) == JC_ENTRY_OK;
+}
+
+/* STRLEN and the first FIRST_READ bytes in one round trip; the rest, in
+ * pieces, only if the whole value is within r->limit.  1 found, 0 absent or
  * refused as too large (said once), -1 failed. */
-static int get_bounded(struct session *s, const char *name, struct jc_remote_value *v)
+static int get_bounded(struct session *s, const struct jc_key *key, const char *name,
+		       struct jc_remote_value *v)
 {
 	struct command cmd[2];
-	redisReply *rep[2], *whole = NULL;
+	redisReply *rep[2];
 	char last[32];
 	snprintf(last, sizeof last, "%d", FIRST_READ - 1);
 	command_set(&cmd[0], 2, ARG("STRLEN"), ARG(name));
@@ -593,19 +654,13 @@ static int get_bounded(struct session *s, const char *name, struct jc_remote_val
 	} else if ((long long)rep[1]->len == rep[0]->integer) {
 		take_value(rep[1], v);
 		rc = 1;
+	} else if (!sound_start(key, rep[1], (uint64_t)rep[0]->integer, s->r->limit)) {
+		/* Its header already says it is bad: the rest is not fetched. */
+		memcpy(v->header, rep[1]->str, JC_ENTRY_HEADER_SIZE);
+		v->size = (uint64_t)rep[0]->integer;
+		rc = 1;
 	} else {
-		command_set(&cmd[0], 2, ARG("GET"), ARG(name));
-		if (pipeline(s, 1, cmd, &whole, "GET") == 0) {
-			if (whole->type == REDIS_REPLY_NIL)
-				rc = 0;
-			else if (whole->type != REDIS_REPLY_STRING)
-				unexpected(s, whole, "GET");
-			else if (whole->len > s->r->limit)
-				rc = 0; /* replaced meanwhile by one too large */
-			else
-				take_value(whole, v), rc = 1;
-			freeReplyObject(whole);
-		}
+		rc = get_rest(s, name, (size_t)rep[0]->integer, rep[1], v);
 	}
 	freeReplyObject(rep[0]);
 	freeReplyObject(rep[1]);
@@ -621,7 +676,7 @@ int jc_remote_get(struct jc_remote *r, const struct jc_key *key, struct jc_remot
 	if (!r || begin(&s, r, delta) != 0)
 		return -1;
 	value_name(key, "", name);
-	int rc = get_bounded(&s, name, v);
+	int rc = get_bounded(&s, key, name, v);
 	if (rc == 1)
 		delta[JC_REMOTE_BYTES_IN] += v->size;
 	end(&s);
@@ -635,6 +690,10 @@ enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
 	enum jc_entry_status status = jc_entry_check_header(v->header, v->size, key, h, why);
 	if (status != JC_ENTRY_OK)
 		return status;
+	if (!v->payload && h->stored_size) { /* not fetched: its header claims too much */
+		*why = "larger than max_size allows (refused unread)";
+		return JC_ENTRY_CORRUPT;
+	}
 	if (jc_entry_checksum(v->header, v->payload, h->stored_size) != h->checksum) {
 		*why = "checksum mismatch";
 		return JC_ENTRY_CORRUPT;

@@ -59,7 +59,9 @@ int jc_remote_read_only(const struct jc_remote *r);
 int jc_remote_compress(const struct jc_remote *r);
 
 /* A value as read: its first 64 bytes (zero-filled if shorter), the rest in
- * payload (malloc'd; the caller frees it), and the value's full size. */
+ * payload (malloc'd; the caller frees it), and the value's full size.  A
+ * value whose header already shows it bad is not fetched further: payload
+ * is then NULL, and jc_remote_value_check() refuses it from the header. */
 struct jc_remote_value {
 	uint8_t header[JC_ENTRY_HEADER_SIZE];
 	void *payload;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The remote tier against a Redis that others can write, or a slow link:
 #   - a value larger than max_size allows is never read (its size is asked
-#     first), and a small zstd value claiming a large entry is refused
-#     before it is inflated, in little time and memory;
+#     first), a value whose header is bad is not read past its first bytes,
+#     a sound large value is read in pieces into one buffer of its size, and
+#     a small zstd value claiming a large entry is refused before it is
+#     inflated, in little time and memory;
 #   - the timeout bounds each answer, not each read(2): through a link that
 #     trickles 512 bytes every 0.3 s a lookup gives up after one timeout;
 #   - a lease set without an expiry (a squatter's) does not make a miss
@@ -41,8 +43,17 @@ check "... never read ($(took big))" small big 2 65536
 check "... said in one line" grep -q "^jitcache: remote .*: a value of 314572800 bytes is larger than max_size allows" "$T/big.out"
 measure big-default JITCACHE_REMOTE="$URL" -- $K1
 echo "     the same value under the default max_size: $(took big-default), $(grep -c "^jitcache:" "$T/big-default.out") line: $(grep "^jitcache:" "$T/big-default.out" | head -n 1 | cut -c1-120)"
-check "... under the default max_size: given up within the timeout, in under 700 MB" small big-default 2 716800
+check "... under the default max_size: refused from its first bytes (bad magic), not read whole" small big-default 2 65536
 rcli main DEL "$(name $K1)" >/dev/null
+
+# ---- a sound 64 MiB value: read into one buffer of its size ---------------------------
+"$STORE" "$T/v64" 1 $((64 << 20)) >"$T/v64.list"
+rcli main -x SET "$(name $K1)" <"$(cat "$T/v64.list")" >/dev/null
+measure v64 JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_TIMEOUT=10 -- $K1
+check "a sound 64 MiB value: a hit" grep -q " hit " "$T/v64.out"
+check "... in memory of about its size, not three copies ($(took v64))" small v64 10 $((96 << 10))
+rcli main DEL "$(name $K1)" >/dev/null
+rm -rf "$T/v64"
 
 # ---- a small compressed value that inflates to 256 MiB ----------------------------------
 JITCACHE_COMPRESS=1 "$STORE" "$T/bomb" 1 $((256 << 20)) zeros >"$T/bomb.list"
