@@ -103,7 +103,8 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	c->dir_mode = opts->shared ? 0777 : 0700;
 	if (jc_stats_init(c->dir, c->file_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
-	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size)); /* said why if it failed */
+	/* said why if it failed */
+	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size));
 	return c;
 }
 
@@ -167,7 +168,8 @@ static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct
 				    jc_shown(cache, path, shown), strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status = jc_read_entry(fd, key, jc_entry_limit(cache->max_size), out, &why);
+	enum jc_entry_status status = jc_read_entry(fd, key, jc_entry_limit(cache->max_size), out,
+						    &why);
 	if (status == JC_ENTRY_OK) {
 		jc_fs_set_mtime(fd, jc_wall_ns()); /* recency for LRU; fails harmlessly if read-only */
 		close(fd);
