@@ -743,12 +743,14 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 static const char renew_script[] =
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
-/* Take the lease if free.  Every lease jitcache sets expires (PX), so one
- * without an expiry is not a compile in progress but a squatter's (or a
- * leftover of something else): it is removed and the lease taken, instead
- * of making every miss wait lock_timeout for it. */
+/* Take the lease if free.  Every lease jitcache sets expires within its
+ * lease time (PX, renewed to the same), so one without an expiry, or with
+ * more than ten lease times left, is not a compile in progress but a
+ * squatter's (or a leftover of something else): it is removed and the
+ * lease taken, instead of making every miss wait lock_timeout for it. */
 static const char take_script[] =
-	"if redis.call('pttl', KEYS[1]) == -1 then redis.call('del', KEYS[1]) end "
+	"local t = redis.call('pttl', KEYS[1]) "
+	"if t == -1 or t > 10 * tonumber(ARGV[2]) then redis.call('del', KEYS[1]) end "
 	"if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
 	"return 0";
 static const char release_script[] =

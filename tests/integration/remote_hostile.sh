@@ -85,6 +85,10 @@ rcli main SET "$(name $K1):lease" squatter >/dev/null
 measure squat-w JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a lease without expiry: a writer does not wait for it ($(took squat-w))" small squat-w 2 65536
 check "... and no lease is left behind" test "$(rcli main EXISTS "$(name $K1):lease")" -eq 0
+rcli main SET "$(name $K1):lease" squatter PX 3600000 >/dev/null
+measure squat-long JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 -- $K1
+check "a lease of an hour (over ten lease times): a writer does not wait for it ($(took squat-long))" \
+	small squat-long 2 65536
 rcli main SET "$(name $K1):lease" squatter >/dev/null
 measure squat-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a lease without expiry: a read-only node does not wait for it ($(took squat-r))" small squat-r 2 65536
