@@ -29,11 +29,11 @@ struct jc_cache_lock {
 };
 
 /* DIR/locks, for writing if this user may, else for reading. */
-static int open_locks(const struct jc_cache *c, const char *path, short *type)
+static int open_locks(struct jc_cache *c, const char *path, short *type)
 {
 	*type = F_WRLCK;
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
-	if (fd < 0 && errno == ENOENT && jc_fs_mkdir_p(c->dir, c->dir_mode) == 0) /* removed */
+	if (fd < 0 && errno == ENOENT && jc_dir_usable(c) == 0) /* removed: made again */
 		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
 	if (fd < 0 && (errno == EACCES || errno == EROFS)) { /* read-only cache */
 		*type = F_RDLCK;
@@ -68,22 +68,27 @@ static struct jc_cache_lock *give_up(int fd, const char *path, int err)
 static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_key *key,
 					int64_t deadline)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], shown[PATH_MAX];
 	if (!cache->local) {
 		errno = EROFS; /* layers only: nowhere to lock */
 		return NULL;
 	}
+	if (jc_dir_usable(cache) != 0) {
+		errno = EBADF;
+		return NULL;
+	}
 	snprintf(path, sizeof path, "%s/locks", cache->dir);
+	const char *said = jc_shown(cache, path, shown);
 	short type;
 	int fd = open_locks(cache, path, &type);
 	if (fd < 0)
-		return give_up(-1, path, errno);
+		return give_up(-1, said, errno);
 	off_t at = byte_of(key);
 	if (jc_fs_lock_range(fd, type, at, 1, (double)(deadline - jc_wall_ns()) / 1e9) != 0)
-		return give_up(fd, path, errno);
+		return give_up(fd, said, errno);
 	struct jc_cache_lock *lock = malloc(sizeof *lock);
 	if (!lock)
-		return give_up(fd, path, ENOMEM); /* closing the descriptor unlocks */
+		return give_up(fd, said, ENOMEM); /* closing the descriptor unlocks */
 	*lock = (struct jc_cache_lock){ .fd = fd, .at = at };
 	return lock;
 }
