@@ -20,7 +20,15 @@ static void fill_from(void *handle)
 {
 	struct jc_cl_real found;
 	int all = 1;
-#define X(name, ret, params, required)                                          	{                                                                       		void *p = jc_real_dlsym(handle, #name);                         		if (p && jc_is_ours(p))                                         			p = NULL;                                               		memcpy(&found.name, &p, sizeof p);                              		if (required && !p)                                             			all = 0;                                                	}
+#define X(name, ret, params, required)                                          \
+	{                                                                       \
+		void *p = jc_real_dlsym(handle, #name);                         \
+		if (p && jc_is_ours(p))                                         \
+			p = NULL;                                               \
+		memcpy(&found.name, &p, sizeof p);                              \
+		if (required && !p)                                             \
+			all = 0;                                                \
+	}
 	JC_CL_FUNCTIONS(X)
 #undef X
 	if (!all)
