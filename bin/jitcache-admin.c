@@ -1,10 +1,11 @@
 /*
  * jitcache-admin — cache management for the `jitcache` command: stats,
- * clear, trim, verify, export, import, config and settings (and the
+ * clear, trim, verify, export, import, warm (bin/warm.h), config and settings (and the
  * commands' and settings' part of `jitcache --help`).  Settings come from jc_config_load(), as
  * in the library.  Exit status: 0 on success, 1 when the cache cannot be
  * used (or verify found bad entries), 2 on bad usage.
  */
+#include "bin/warm.h"
 #include "cache/archive.h"
 #include "cache/cache.h"
 #include "config/config.h"
@@ -29,8 +30,10 @@ static void usage(FILE *out)
 	      "                                      write every valid entry (or those used since\n"
 	      "                                      DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
 	      "                                      @SECONDS) to FILE, a zstd-compressed tar\n"
-	      "       jitcache import FILE           check each entry of FILE and add the good ones\n"
-	      "       jitcache config                every effective setting and where it came from\n"
+	      "       jitcache import FILE           check each entry of FILE and add the good ones\n",
+	      out);
+	jc_warm_usage(out);
+	fputs(	      "       jitcache config                every effective setting and where it came from\n"
 	      "       jitcache settings [--markdown] every setting, its default and variable\n"
 	      "       jitcache --help | --version\n"
 	      "\n"
@@ -326,6 +329,7 @@ static const struct command {
 	{ "verify", cmd_verify },
 	{ "export", cmd_export },
 	{ "import", cmd_import },
+	{ "warm", jc_warm_main },
 };
 
 int main(int argc, char **argv)

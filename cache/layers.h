@@ -53,4 +53,7 @@ void jc_layers_close(struct jc_layers *layers);
 int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 		  struct jc_entry *out, unsigned *bad);
 
+/* The directory of the n-th layer (from 0), or NULL past the last. */
+const char *jc_layers_dir(const struct jc_layers *layers, int n);
+
 #endif

@@ -386,7 +386,8 @@ static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_
 
 static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
 
-static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored };
+static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored,
+					       NULL };
 
 /* Store the program's binaries under key, compiled in compile_ns. */
 static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
