@@ -482,14 +482,20 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
 			const void *data, size_t size)
 {
-	struct jc_encoded e;
 	struct jc_key key;
 	jc_recipe_key(entry, &key);
-	jc_entry_encode_flags(&key, data, size, 0, 1, JC_ENTRY_RECIPE, &e);
+	return jc_store_recipe(cache, &key, data, size);
+}
+
+int jc_store_recipe(struct jc_cache *cache, const struct jc_key *key, const void *data,
+		    size_t size)
+{
+	struct jc_encoded e;
+	jc_entry_encode_flags(key, data, size, 0, 1, JC_ENTRY_RECIPE, &e);
 	uint64_t file_size = JC_ENTRY_HEADER_SIZE + e.payload_size;
 	int rc = -1;
 	if (cache->local && (!cache->max_size || file_size <= cache->max_size))
-		rc = store(cache, &key, &e, 0);
+		rc = store(cache, key, &e, 0);
 	free(e.owned);
 	return rc;
 }

@@ -201,10 +201,11 @@ static int import_member(struct jc_cache *c, const struct jc_archive_member *m,
 		return bookkeeping(m->name) ? 0 : (*why = "not a cache entry", -1);
 	if (check_entry(m->data, m->size, &key, &e, why) != 0)
 		return -1;
-	int rc = 2;
+	int rc = 2, recipe = m->data && (((const uint8_t *)m->data)[12] & JC_ENTRY_RECIPE);
 	if (!present(c, &key))
-		rc = jc_cache_put(c, &key, e.data, e.size, e.compile_ns) == 0 ? 1
-		   : (*why = "could not be stored (see above)", -1);
+		rc = (recipe ? jc_store_recipe(c, &key, e.data, e.size)
+			     : jc_cache_put(c, &key, e.data, e.size, e.compile_ns)) == 0
+			? 1 : (*why = "could not be stored (see above)", -1);
 	jc_entry_free(&e);
 	return rc;
 }
