@@ -296,7 +296,11 @@ static void check_device(struct run *r, const char *line)
 	snprintf(r->devices + used, sizeof r->devices - used, "%s%s (0x%04x, IP %s)",
 		 used ? "; " : "", line + name, id, ip_text(ip, ipbuf));
 	r->n_devices++;
-	if (r->target && (id != r->target->id || ip != r->target->ip)) {
+	if (r->target && ip == 0) {
+		snprintf(r->why, sizeof r->why, "the installed driver reports no IP version for it "
+			 "(it is too old to simulate it as the real GPU)");
+		r->refused = r->why;
+	} else if (r->target && (id != r->target->id || ip != r->target->ip)) {
 		snprintf(r->why, sizeof r->why, "the installed driver simulates it as 0x%04x with "
 			 "IP version %s", id, ip_text(ip, ipbuf));
 		r->refused = r->why;

@@ -94,7 +94,7 @@ check "the layer carries the recipes too" test "$(recipes "$T/layer")" -ge "$(n_
 # ---- a target the driver does not simulate as itself ------------------------------
 cat >"$T/fake-replay" <<'EOF'
 #!/bin/sh
-echo "device 8086 e20b 0 Intel(R) Graphics [0xe20b]"
+echo "device 8086 e20b 5004004 Intel(R) Graphics [0xe20b]"
 echo "ready 1"
 cat >/dev/null
 EOF
@@ -102,7 +102,7 @@ chmod +x "$T/fake-replay"
 JITCACHE_REPLAY=$T/fake-replay $WARM --for b580 >"$T/refused.out" 2>&1
 check "a simulation that reports another IP version: refused (exit 1)" test $? -eq 1
 check "refused in one line" sh -c "test \$(wc -l <'$T/refused.out') -eq 1 &&
-	grep -q 'cannot prewarm for b580.*simulates it as 0xe20b with IP version 0.0.0' '$T/refused.out'"
+	grep -q 'cannot prewarm for b580.*simulates it as 0xe20b with IP version 20.1.4' '$T/refused.out'"
 $WARM --for nosuchgpu >"$T/unknown.out" 2>&1
 check "an unknown target: bad usage (exit 2)" test $? -eq 2
 check "warm --list names every target" \

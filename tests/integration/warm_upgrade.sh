@@ -30,6 +30,17 @@ for m in $MODULES; do
 	JITCACHE_LOG=debug jc "$EXAMPLE" "$T/$m.spv" >"$T/old.$m.log" 2>&1
 done
 check "old driver: every module compiled and its recipe kept" test "$(recipes)" -eq 3
+$JITCACHE warm >"$T/old-warm.out" 2>&1
+check "old driver: jitcache warm finds everything cached" \
+	grep -q "0 compiled, 3 already cached, 0 failed" "$T/old-warm.out"
+# A driver that cannot simulate a B580 as itself (Debian 12's reports no IP
+# version) is refused in one line; one that can must report its identity.
+$JITCACHE warm --for b580 >"$T/old-b580.out" 2>&1
+rc=$?
+check "old driver: warm --for b580 is refused in one line, or warms a true B580" \
+	sh -c "{ test $rc -eq 1 && test \$(wc -l <'$T/old-b580.out') -eq 1 &&
+		grep -q '^jitcache warm: cannot prewarm for b580' '$T/old-b580.out'; } ||
+	       { test $rc -eq 0 && grep -q '(0xe20b, IP 20.1.0)' '$T/old-b580.out'; }"
 
 # ---- the upgrade: warm on the 2026 driver, then the program's first run ------------
 mkdir -p "$T/sid"
