@@ -7,9 +7,16 @@
  * this driver and device, and one already there is a hit and costs a load.
  * It knows nothing of the cache: it only re-issues calls.
  *
+ * OpenCL recipes are built again the same way, with clCreateProgramWith-
+ * Source (or IL) and clBuildProgram on each GPU of every OpenCL platform,
+ * each in a context of its own (libOpenCL.so.1, looked up with dlsym).
+ * The files the source #includes are written where the compiler will find
+ * them, relative to a scratch directory; an absolute one is used where it
+ * is if its contents are the recorded ones (else the recipe is skipped).
+ *
  * Protocol, on stdin and stdout:
- *   out: "device VENDOR ID IP NAME" per GPU (hex, as the driver reports
- *        them), then "ready N" (N devices), or "none WHY" and exit 1;
+ *   out: "device VENDOR ID IP NAME" per Level Zero GPU (hex, as the driver
+ *        reports them), then "ready N" (N devices), or "none WHY" and exit 1;
  *   in:  a recipe: u64 little-endian size, then its bytes; end of input ends;
  *   out: one line per recipe: "ok", "fail 0xRESULT" (the driver refused it
  *        on some device) or "skip WHY" (this worker cannot replay it).
@@ -17,12 +24,18 @@
  * libze_intel_gpu.so.1), looked up with dlsym as SYCL does.
  */
 #include "key/recipe.h"
+#include "shim/cl_api.h"
 #include "shim/ze_api.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_DEVICES 16
 
@@ -67,17 +80,30 @@ static int load_ze(void)
 		       ? 0 : -1;
 }
 
-static void announce(ze_device_handle_t device)
+/* The device as the key sees it; 0 if it is new, 1 if one alike was seen
+ * (through a second driver: a loader may list one twice), which would only
+ * look up the same entries again. */
+static int announce(ze_device_handle_t device)
 {
+	static char seen[MAX_DEVICES][300];
+	static unsigned n_seen;
 	ze_device_ip_version_ext_t ip = { .stype = ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT };
 	ze_device_properties_t p = { .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, .pNext = &ip };
+	char line[300];
 	if (ze.device_properties(device, &p) != ZE_RESULT_SUCCESS) {
 		ip.ipVersion = 0;
 		p = (ze_device_properties_t){ .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES };
 		ze.device_properties(device, &p);
 	}
-	printf("device %x %x %x %.*s\n", p.vendorId, p.deviceId, ip.ipVersion,
-	       (int)strnlen(p.name, sizeof p.name), p.name);
+	snprintf(line, sizeof line, "device %x %x %x %.*s", p.vendorId, p.deviceId, ip.ipVersion,
+		 (int)strnlen(p.name, sizeof p.name), p.name);
+	for (unsigned i = 0; i < n_seen; i++)
+		if (strcmp(seen[i], line) == 0)
+			return 1;
+	if (n_seen < MAX_DEVICES)
+		memcpy(seen[n_seen++], line, sizeof line);
+	printf("%s\n", line);
+	return 0;
 }
 
 /* Every GPU of every driver, each with a context of its driver. */
@@ -106,10 +132,9 @@ static const char *find_gpus(void)
 		if (ze.device_get(drivers[d], &n, devices) != ZE_RESULT_SUCCESS ||
 		    ze.context_create(drivers[d], &cd, &context) != ZE_RESULT_SUCCESS)
 			continue;
-		for (uint32_t i = 0; i < n; i++) {
-			gpus[n_gpus++] = (struct gpu){ context, devices[i] };
-			announce(devices[i]);
-		}
+		for (uint32_t i = 0; i < n; i++)
+			if (!announce(devices[i]))
+				gpus[n_gpus++] = (struct gpu){ context, devices[i] };
 	}
 	return n_gpus ? NULL : "no Level Zero device";
 }
@@ -181,6 +206,188 @@ static ze_result_t create_on(const struct gpu *g, const struct jc_recipe *r,
 	return rc;
 }
 
+/* ---- OpenCL ---------------------------------------------------------------- */
+
+static struct {
+	__typeof__(clGetPlatformIDs) *platforms;
+	__typeof__(clGetDeviceIDs) *devices;
+	__typeof__(clCreateContext) *context;
+	__typeof__(clReleaseContext) *release_context;
+	__typeof__(clCreateProgramWithSource) *with_source;
+	__typeof__(clCreateProgramWithIL) *with_il;
+	__typeof__(clSetProgramSpecializationConstant) *spec;
+	__typeof__(clBuildProgram) *build;
+	__typeof__(clReleaseProgram) *release_program;
+	__typeof__(clGetDeviceInfo) *info;
+	int state; /* 0: not looked for, 1: found, -1: none */
+	cl_context contexts[MAX_DEVICES];
+	cl_device_id gpus[MAX_DEVICES];
+	unsigned n;
+} cl;
+
+/* Every OpenCL GPU, each in a context of its own; looked for once, at the
+ * first OpenCL recipe. */
+static int find_cl(void)
+{
+	void *lib;
+	cl_platform_id platforms[MAX_DEVICES];
+	cl_uint np = 0;
+	if (cl.state)
+		return cl.state;
+	cl.state = -1;
+	if (!(lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)))
+		return -1;
+#define FIND(field, name) (cl.field = (__typeof__(cl.field))dlsym(lib, name))
+	FIND(platforms, "clGetPlatformIDs");
+	FIND(devices, "clGetDeviceIDs");
+	FIND(context, "clCreateContext");
+	FIND(release_context, "clReleaseContext");
+	FIND(with_source, "clCreateProgramWithSource");
+	FIND(with_il, "clCreateProgramWithIL");
+	FIND(spec, "clSetProgramSpecializationConstant");
+	FIND(build, "clBuildProgram");
+	FIND(release_program, "clReleaseProgram");
+	FIND(info, "clGetDeviceInfo");
+#undef FIND
+	if (!cl.platforms || !cl.devices || !cl.context || !cl.with_source || !cl.build ||
+	    !cl.release_program || cl.platforms(MAX_DEVICES, platforms, &np) != CL_SUCCESS)
+		return -1;
+	for (cl_uint p = 0; p < np && p < MAX_DEVICES; p++) {
+		cl_device_id devs[MAX_DEVICES];
+		cl_uint nd = 0;
+		if (cl.devices(platforms[p], CL_DEVICE_TYPE_GPU, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+			continue;
+		for (cl_uint i = 0; i < nd && i < MAX_DEVICES && cl.n < MAX_DEVICES; i++) {
+			cl_int err;
+			cl_context c = cl.context(NULL, 1, &devs[i], NULL, NULL, &err);
+			if (c) {
+				cl.contexts[cl.n] = c;
+				cl.gpus[cl.n++] = devs[i];
+			}
+		}
+	}
+	cl.state = cl.n ? 1 : -1;
+	return cl.state;
+}
+
+/* A file name a recipe may write below the scratch directory: relative,
+ * and never up through "..". */
+static int safe_relative(const char *path)
+{
+	if (!*path || path[0] == '/')
+		return 0;
+	for (const char *p = path; p; p = strchr(p, '/')) {
+		p += *p == '/';
+		if (strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == '\0'))
+			return 0;
+	}
+	return 1;
+}
+
+static int same_contents(const char *path, const void *data, size_t size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int same = fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size == size;
+	char *buf = same ? malloc(size ? size : 1) : NULL;
+	same = same && buf && read(fd, buf, size) == (ssize_t)size && !memcmp(buf, data, size);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+static int write_file(const char *path, const void *data, size_t size)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", path);
+	for (char *s = strchr(dir, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int ok = fd >= 0 && write(fd, data, size) == (ssize_t)size;
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/* The recipe's included files, where the compiler will look: NULL, or why not. */
+static const char *lay_out_files(const struct jc_recipe *r)
+{
+	for (size_t i = 0; i < r->cl_n_files; i++) {
+		const struct jc_recipe_file *f = &r->cl_files[i];
+		if (f->path[0] == '/') {
+			if (!same_contents(f->path, f->data, f->size))
+				return "an included file outside its directory is not here as recorded";
+		} else if (!safe_relative(f->path) || write_file(f->path, f->data, f->size) != 0) {
+			return "an included file cannot be written where the compiler looks";
+		}
+	}
+	return NULL;
+}
+
+static cl_int build_on(unsigned g, const struct jc_recipe *r)
+{
+	cl_int err = CL_SUCCESS;
+	cl_program p;
+	if (r->cl_from_il) {
+		if (!cl.with_il)
+			return CL_INVALID_OPERATION;
+		p = cl.with_il(cl.contexts[g], r->cl_text, r->cl_size, &err);
+	} else {
+		const char *text = r->cl_text;
+		size_t size = r->cl_size;
+		p = cl.with_source(cl.contexts[g], 1, &text, &size, &err);
+	}
+	for (size_t i = 0; p && err == CL_SUCCESS && i < r->cl_n_specs; i++)
+		err = cl.spec ? cl.spec(p, r->cl_specs[i].id, r->cl_specs[i].size,
+					r->cl_specs[i].value)
+			      : CL_INVALID_OPERATION;
+	if (p && err == CL_SUCCESS)
+		err = cl.build(p, 1, &cl.gpus[g], r->cl_options, NULL, NULL);
+	if (p)
+		cl.release_program(p);
+	return err;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* In a scratch directory of its own, removed after. */
+static void replay_cl(const struct jc_recipe *r)
+{
+	char scratch[] = "cl.XXXXXX";
+	const char *why = NULL;
+	if (find_cl() != 1) {
+		printf("skip no OpenCL GPU\n");
+		return;
+	}
+	if (!mkdtemp(scratch) || chdir(scratch) != 0) {
+		printf("skip cannot make a scratch directory\n");
+		return;
+	}
+	why = lay_out_files(r);
+	cl_int worst = CL_SUCCESS;
+	for (unsigned g = 0; !why && g < cl.n && worst == CL_SUCCESS; g++)
+		worst = build_on(g, r);
+	if (chdir("..") != 0)
+		why = why ? why : "cannot leave the scratch directory";
+	nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (why)
+		printf("skip %s\n", why);
+	else if (worst == CL_SUCCESS)
+		printf("ok\n");
+	else
+		printf("fail %d\n", (int)worst);
+}
+
 static void replay(const void *bytes, size_t size)
 {
 	struct jc_recipe r;
@@ -188,8 +395,10 @@ static void replay(const void *bytes, size_t size)
 		printf("skip not a recipe this version reads\n");
 		return;
 	}
-	if (r.api != JC_RECIPE_ZE) {
-		printf("skip OpenCL recipes are not replayed yet\n");
+	if (r.api == JC_RECIPE_CL) {
+		replay_cl(&r);
+	} else if (n_gpus == 0) {
+		printf("skip no Level Zero GPU\n");
 	} else {
 		struct inputs x = { 0 };
 		ze_result_t worst = inputs_of(&r, &x) == 0 ? ZE_RESULT_SUCCESS
@@ -205,14 +414,33 @@ static void replay(const void *bytes, size_t size)
 	jc_recipe_free(&r);
 }
 
+/* A machine with OpenCL GPUs only: those are the devices. */
+static int announce_cl(void)
+{
+	if (find_cl() != 1)
+		return -1;
+	for (unsigned g = 0; g < cl.n; g++) {
+		cl_uint vendor = 0, id = 0, ip = 0;
+		char name[256] = "";
+		if (cl.info) {
+			cl.info(cl.gpus[g], CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, NULL);
+			cl.info(cl.gpus[g], JC_CL_DEVICE_ID_INTEL, sizeof id, &id, NULL);
+			cl.info(cl.gpus[g], JC_CL_DEVICE_IP_VERSION_INTEL, sizeof ip, &ip, NULL);
+			cl.info(cl.gpus[g], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+		}
+		printf("device %x %x %x %s\n", vendor, id, ip, name);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	const char *why = find_gpus();
-	if (why) {
+	if (why && announce_cl() != 0) {
 		printf("none %s\n", why);
 		return 1;
 	}
-	printf("ready %u\n", n_gpus);
+	printf("ready %u\n", n_gpus ? n_gpus : cl.n);
 	fflush(stdout);
 	for (;;) {
 		uint8_t head[8];

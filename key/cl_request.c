@@ -59,7 +59,8 @@ int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **stri
 	jc_fp_bytes(fp, "source", text, total);
 	jc_fp_end(fp, &in->digest);
 	int rc = fp ? jc_include_scan(text, total, keep_include, in) : -1;
-	free(text);
+	in->text = text;
+	in->text_size = total;
 	if (rc != 0)
 		jc_cl_input_free(in);
 	return rc;
@@ -74,6 +75,9 @@ int jc_cl_input_il(struct jc_cl_input *in, const void *il, size_t size)
 		return -1;
 	jc_fp_bytes(fp, "il", il, size);
 	jc_fp_end(fp, &in->digest);
+	if ((in->text = malloc(size ? size : 1)))
+		memcpy(in->text, il, size);
+	in->text_size = size;
 	return 0;
 }
 
@@ -114,6 +118,7 @@ void jc_cl_input_free(struct jc_cl_input *in)
 		free(in->specs[i].value);
 	free(in->includes);
 	free(in->specs);
+	free(in->text);
 	memset(in, 0, sizeof *in);
 }
 

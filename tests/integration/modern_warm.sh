@@ -91,6 +91,28 @@ check "B580 identity, first run: every module hits the prewarmed layer" \
 check "B580 identity, first run: nothing compiled" test "$(all_logs b580 | grep -c 'miss, compiled')" -eq 0
 check "the layer carries the recipes too" test "$(recipes "$T/layer")" -ge "$(n_modules)"
 
+# ---- OpenCL: the source, its options and the files it #includes ---------------------
+CL_BUILD=$B/tests/cl_build
+mkdir -p "$T/clapp/inc"
+echo '#define SCALE 2.0f' >"$T/clapp/inc/util.h"
+cat >"$T/clapp/k.cl" <<'EOF'
+#include "util.h"
+kernel void twice(global float *out, global const float *in, uint n)
+{ size_t i = get_global_id(0); if (i < n) out[i] = in[i] * SCALE + 1.0f; }
+EOF
+cl_run() { # NAME: the program built once from $T/clapp, with its include directory
+	(cd "$T/clapp" && JITCACHE_LOG=debug jc "$CL_BUILD" --platform Intel --source k.cl \
+		--options "-I inc" >"$T/$1.log" 2>&1)
+}
+(export JITCACHE_DIR=$T/cache-cl; present a770; cl_run cl-record)
+check "OpenCL: the build is recorded" test "$(recipes "$T/cache-cl")" -eq 1
+(export JITCACHE_DIR=$T/cache-cl; present a770; $WARM --for b580 >"$T/cl-warm.out" 2>&1)
+check "OpenCL: warm --for b580 rebuilds it (the include written where -I finds it)" \
+	grep -q "1 compiled, 0 already cached, 0 failed" "$T/cl-warm.out"
+(export JITCACHE_DIR=$T/cache-cl; present b580; cl_run cl-b580)
+check "OpenCL, B580 identity, first run: the build hits" \
+	sh -c "grep -q 'OpenCL build .*: hit' '$T/cl-b580.log' && grep -q '^build=0' '$T/cl-b580.log'"
+
 # ---- a target the driver does not simulate as itself ------------------------------
 cat >"$T/fake-replay" <<'EOF'
 #!/bin/sh

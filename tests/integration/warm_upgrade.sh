@@ -29,10 +29,14 @@ done
 for m in $MODULES; do
 	JITCACHE_LOG=debug jc "$EXAMPLE" "$T/$m.spv" >"$T/old.$m.log" 2>&1
 done
-check "old driver: every module compiled and its recipe kept" test "$(recipes)" -eq 3
+cp "$ROOT/tests/integration/compute.cl" "$T/compute.cl"
+(cd "$T" && jc "$B/tests/cl_build" --platform Intel --source compute.cl --options "-DSCALE=2.0f" \
+	>"$T/old.cl.log" 2>&1)
+check "old driver: every module and the OpenCL build compiled, each recipe kept" \
+	test "$(recipes)" -eq 4
 $JITCACHE warm >"$T/old-warm.out" 2>&1
 check "old driver: jitcache warm finds everything cached" \
-	grep -q "0 compiled, 3 already cached, 0 failed" "$T/old-warm.out"
+	grep -q "0 compiled, 4 already cached, 0 failed" "$T/old-warm.out"
 # A driver that cannot simulate a B580 as itself (Debian 12's reports no IP
 # version) is refused in one line; one that can must report its identity.
 $JITCACHE warm --for b580 >"$T/old-b580.out" 2>&1
@@ -57,15 +61,19 @@ echo \$? >warm.rc
 for m in $MODULES; do
 	JITCACHE_LOG=debug LD_PRELOAD=$SID/libjitcache.so $SID/examples/ze_module "$T/\$m.spv" >first.\$m.log 2>&1
 done
+cd "$T" && JITCACHE_LOG=debug LD_PRELOAD=$SID/libjitcache.so $SID/tests/cl_build --platform Intel \
+	--source compute.cl --options "-DSCALE=2.0f" >"$T/sid/first-cl.out" 2>&1
 EOF
 "$ROOT/tests/testbed/run" bash "$T/sid/run.sh"
 check "2026 driver: jitcache warm succeeds" test "$(cat "$T/sid/warm.rc" 2>/dev/null)" = 0
 check "2026 driver: warm compiled every recipe (nothing of the old driver's fits)" \
-	grep -q "3 compiled, 0 already cached, 0 failed" "$T/sid/warm.out"
+	grep -q "4 compiled, 0 already cached, 0 failed" "$T/sid/warm.out"
 hits=$(cat "$T"/sid/first.*.log 2>/dev/null | grep -c ': hit, loaded')
 misses=$(cat "$T"/sid/first.*.log 2>/dev/null | grep -c 'miss, compiled')
 check "2026 driver, the program's first run: every module hits ($hits hits, $misses compiled)" \
 	test "$hits" -eq 3 -a "$misses" -eq 0
 check "2026 driver, the program's first run: kernels created" \
 	test "$(cat "$T"/sid/first.*.log | grep -c '^kernels: [1-9]')" -eq 3
+check "2026 driver, the OpenCL program's first run: its build hits" \
+	sh -c "grep -q 'OpenCL build .*: hit' '$T/sid/first-cl.out' && grep -q '^build=0' '$T/sid/first-cl.out'"
 finish
