@@ -79,7 +79,7 @@ REPLAY_BIN := $(BUILD)/jitcache-replay
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install \
-        uninstall clean asan tsan fuzz sycl-env sycl-check sycl-bench testbed modern-build \
+        uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl
 
 all: lib admin ## build the library and the admin tool (needs only the library's own dependencies)
@@ -200,7 +200,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env testbed testbed-sycl ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env testbed testbed-sycl ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -261,6 +261,9 @@ bench-sycl: testbed testbed-sycl ## only the SYCL and oneDNN rows on the 2026 dr
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh
+
+pyopencl-env: ## install pyopencl's PyPI wheel (its own renamed OpenCL loader) and its test files into .venv-pyopencl/
+	@./examples/pyopencl/setup.sh
 
 sycl-env: ## install Intel's SYCL runtime + dpctl/dpnp (pinned wheels) into .venv-sycl/
 	@./examples/sycl/setup.sh

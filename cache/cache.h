@@ -214,7 +214,14 @@ int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx);
 	X(REMOTE_CORRUPT, remote_corrupt, "remote bad values")                  \
 	X(REMOTE_STORES,  remote_stores,  "remote stores")                      \
 	X(REMOTE_BYTES_IN,  remote_bytes_in,  "remote bytes in")                \
-	X(REMOTE_BYTES_OUT, remote_bytes_out, "remote bytes out")
+	X(REMOTE_BYTES_OUT, remote_bytes_out, "remote bytes out")             \
+	/* of the hits, failure records: a build that failed, answered with    \
+	 * the driver's error and log without compiling */                      \
+	X(FAILED_HITS,    failed_hits,    "failed builds replayed")            \
+	/* requests passed straight to the driver, by reason (jc_pass) */      \
+	X(PASSED_NATIVE,  passed_native,  "passed through: native or binaries") \
+	X(PASSED_COMPILE_LINK, passed_compile_link, "passed through: compile/link") \
+	X(PASSED_NOT_KEYABLE, passed_not_keyable, "passed through: not keyable")
 
 struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;
@@ -223,6 +230,14 @@ struct jc_cache_stats {
 	uint64_t entries, size;    /* current contents (shared stats only) */
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
+/* Count a hit (already counted as one) that answered with a failure record. */
+void jc_cache_count_failure_hit(struct jc_cache *cache);
+/* Count a request the caller passed to the compiler without asking the
+ * cache: a load of code already compiled (native input, a program created
+ * from binaries), a separate compile or link step, or an input it cannot
+ * key.  These wait with the hits (above) on their way to the shared file. */
+enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
+void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
 
 /* Hits reach the shared counts in batches: at the latest with the first

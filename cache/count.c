@@ -14,9 +14,10 @@
  * a lock, a read, a write, an unlock and a close: ~30 us on the first hit of
  * a process, as much as reading a small entry, and on every hit after that
  * a third of its cost.  So a count of hits alone (with the compile time they
- * saved, and layer hits) waits in c->pending, and all that waits goes to the
- * file with the next count of anything else (a miss, a store...), with the
- * first hit that comes a second or more after the oldest waiting one, and
+ * saved, layer hits, and requests passed through) waits in c->pending, and
+ * all that waits goes to the file with the next count of anything else (a
+ * miss, a store...), with the first hit that comes a second or more after
+ * the oldest waiting one, and
  * at jc_cache_flush() (at exit, for the shim), jc_cache_shared_stats() and
  * jc_cache_close().  A process killed by a signal loses the hits of its
  * last second or so from the shared counts, nothing else. */
@@ -25,7 +26,9 @@
 static int hits_only(const uint64_t delta[JC_NCOUNTERS])
 {
 	for (int i = 0; i < JC_NCOUNTERS; i++)
-		if (delta[i] && i != JC_HITS && i != JC_SAVED_NS && i != JC_LAYER_HITS)
+		if (delta[i] && i != JC_HITS && i != JC_SAVED_NS && i != JC_LAYER_HITS &&
+		    i != JC_PASSED_NATIVE && i != JC_PASSED_COMPILE_LINK &&
+		    i != JC_PASSED_NOT_KEYABLE)
 			return 0;
 	return 1;
 }
@@ -140,4 +143,25 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 		out->size += u[i].size;
 	}
 	return 0;
+}
+
+void jc_cache_count_failure_hit(struct jc_cache *c)
+{
+	if (!c)
+		return;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	delta[JC_FAILED_HITS] = 1;
+	jc_count(c, delta, NULL);
+}
+
+void jc_cache_count_pass(struct jc_cache *c, enum jc_pass why)
+{
+	static const int counter[] = { [JC_PASS_NATIVE] = JC_PASSED_NATIVE,
+				       [JC_PASS_COMPILE_LINK] = JC_PASSED_COMPILE_LINK,
+				       [JC_PASS_NOT_KEYABLE] = JC_PASSED_NOT_KEYABLE };
+	if (!c)
+		return;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	delta[counter[why]] = 1;
+	jc_count(c, delta, NULL);
 }

@@ -20,6 +20,65 @@ static int starts_with(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* "NAME=value" is named name. */
+static int is_named(const char *var, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(var, name, n) == 0 && var[n] == '=';
+}
+
+static int named_in(const char *var, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (is_named(var, names[i]))
+			return 1;
+	return 0;
+}
+
+#define NAMED_IN(var, list) named_in(var, list, sizeof list / sizeof *list)
+
+/* Cache and dump switches of the compilers: where output goes, not what. */
+static const char *const ignored_prefixes[] = {
+	"POCL_KERNEL_CACHE=", "POCL_CACHE_DIR=", "POCL_DEBUG", "POCL_VERBOSE=",
+	"CUDA_CACHE_", "NEO_CACHE_", "IGC_ShaderDumpEnable",
+};
+
+/* Variables Intel's driver reads itself, outside its debug keys, that change
+ * the code it has IGC emit: FP64 emulation (-ze-fp64-gen-emu), the
+ * debugger's and instrumentation's options, a PVC workaround; CM_FE_DIR
+ * picks IGC's CM front end.  (Found with strings(1) in NEO 26.27 and IGC
+ * 2.40; the driver's own ZE_AFFINITY_MASK and the like only choose devices,
+ * whose identity is in the key anyway.) */
+static const char *const driver_variables[] = {
+	"NEO_FP64_EMULATION", "ZET_ENABLE_PROGRAM_DEBUGGING",
+	"ZET_ENABLE_PROGRAM_INSTRUMENTATION", "ONEAPI_PVC_SEND_WAR_WA", "CM_FE_DIR",
+};
+
+/* NEO's debug keys that release builds read even without NEOReadDebugKeys
+ * (its release_variables.inl) and that change code. */
+static const char *const release_keys[] = { "OverrideDefaultFP64Settings" };
+
+/* NEO's debug keys that simulate a GPU, or set the identity the driver
+ * reports for it, or only log.  The identity they set is in the key as the
+ * driver reports it (vendor, device id, IP version with its stepping), and
+ * IGC's code depends on nothing else of it (measured: byte-equal across EU
+ * topologies and device ids of one IP version, and equal to ocloc's for that
+ * IP version).  Leaving them out makes an entry built on a simulated GPU the
+ * one a real GPU of that kind looks up.  Every other debug key stays in the
+ * key: UseBindlessMode, say, changes every Level Zero kernel. */
+static const char *const simulation_keys[] = {
+	"NEOReadDebugKeys", "SetCommandStreamReceiver", "UseAubStream",
+	"ProductFamilyOverride", "ForceDeviceId", "OverrideRevision", "HardwareInfoOverride",
+	"OverrideDeviceName", "UseExternalAllocatorForSshAndDsh", "OverrideMaxWorkgroupSize",
+};
+
+/* The debug keys' logging families: PrintDebugMessages, LogApiCalls, ... */
+static int is_logging_key(const char *key)
+{
+	return (starts_with(key, "Print") && key[5] >= 'A' && key[5] <= 'Z') ||
+	       (starts_with(key, "Log") && key[3] >= 'A' && key[3] <= 'Z');
+}
+
 /* NEO's debug keys are CamelCase names such as ProductFamilyOverride. */
 static int is_camel_case(const char *var)
 {
@@ -31,20 +90,33 @@ static int is_camel_case(const char *var)
 	return 0;
 }
 
+/* The debug key a variable sets, or NULL: NEO takes each key bare or after
+ * one of its prefixes (NEO_L0_UseBindlessMode), the CamelCase name telling
+ * keys from NEO_CACHE_DIR and the like. */
+static const char *neo_debug_key(const char *var)
+{
+	static const char *const prefixes[] = { "NEO_OCLOC_", "NEO_OCL_", "NEO_L0_", "NEO_" };
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+		if (starts_with(var, prefixes[i]) && is_camel_case(var + strlen(prefixes[i])))
+			return var + strlen(prefixes[i]);
+	return is_camel_case(var) ? var : NULL;
+}
+
 static int compiler_relevant(const char *var, int neo_debug_keys)
 {
-	static const char *const ignored[] = {
-		"POCL_KERNEL_CACHE=", "POCL_CACHE_DIR=", "POCL_DEBUG", "POCL_VERBOSE=",
-		"CUDA_CACHE_", "NEO_CACHE_", "IGC_ShaderDumpEnable",
-	};
-	for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
-		if (starts_with(var, ignored[i]))
+	for (size_t i = 0; i < sizeof ignored_prefixes / sizeof *ignored_prefixes; i++)
+		if (starts_with(var, ignored_prefixes[i]))
 			return 0;
 	if (starts_with(var, "IGC_") || starts_with(var, "POCL_") ||
 	    starts_with(var, "CUDA_") || starts_with(var, "__NV") ||
-	    starts_with(var, "NEOReadDebugKeys="))
+	    NAMED_IN(var, driver_variables))
 		return 1;
-	return neo_debug_keys && is_camel_case(var);
+	const char *key = neo_debug_key(var);
+	if (!key)
+		return 0;
+	if (NAMED_IN(key, release_keys))
+		return 1;
+	return neo_debug_keys && !NAMED_IN(key, simulation_keys) && !is_logging_key(key);
 }
 
 static int compare_strings(const void *a, const void *b)
@@ -52,13 +124,15 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* NEO reads its debug keys when NEOReadDebugKeys is set and not "0" (the
- * first definition counts, as for getenv). */
+/* NEO reads its debug keys when NEOReadDebugKeys is set, in any of its
+ * forms, and not "0" (the first definition counts, as for getenv). */
 static int neo_reads_debug_keys(const char *const *env)
 {
-	for (const char *const *e = env; *e; e++)
-		if (starts_with(*e, "NEOReadDebugKeys="))
-			return strcmp(*e + strlen("NEOReadDebugKeys="), "0") != 0;
+	for (const char *const *e = env; *e; e++) {
+		const char *key = neo_debug_key(*e);
+		if (key && is_named(key, "NEOReadDebugKeys"))
+			return strcmp(key + strlen("NEOReadDebugKeys="), "0") != 0;
+	}
 	return 0;
 }
 

@@ -17,11 +17,20 @@
  * mtime and inode; one found nowhere is hashed as absent.  The list is
  * identified by its address: pass a static array.
  *
- * jc_fp_environment(): IGC_*, NEO's debug keys (when NEOReadDebugKeys is set,
- * every CamelCase variable), POCL_* (except its cache and debug switches)
- * and CUDA_/__NV JIT switches, sorted, so that the order of the environment
- * does not matter.  jc_fp_environment_of() does the same for a given
- * NULL-terminated array (for tests).  Both accept a NULL fp.
+ * jc_fp_environment(): the variables that change what a compiler emits,
+ * sorted, so that the order of the environment does not matter:
+ *   - IGC_* (except its dump switch), POCL_* (except its cache and debug
+ *     switches), CUDA_* and __NV* JIT switches (except CUDA_CACHE_*);
+ *   - the Intel driver's own: NEO_FP64_EMULATION, ZET_ENABLE_PROGRAM_DEBUGGING,
+ *     ZET_ENABLE_PROGRAM_INSTRUMENTATION, ONEAPI_PVC_SEND_WAR_WA, CM_FE_DIR;
+ *   - NEO's debug keys (CamelCase, bare or after NEO_, NEO_L0_, NEO_OCL_,
+ *     NEO_OCLOC_): OverrideDefaultFP64Settings always (release builds read
+ *     it), every other one when NEOReadDebugKeys is set, except those that
+ *     simulate a GPU or set the identity it reports (which the key hashes as
+ *     the driver reports it) and those that only log: see simulation_keys in
+ *     compiler.c.
+ * jc_fp_environment_of() does the same for a given NULL-terminated array
+ * (for tests).  Both accept a NULL fp.
  */
 #ifndef JITCACHE_KEY_COMPILER_H
 #define JITCACHE_KEY_COMPILER_H

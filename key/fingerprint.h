@@ -24,7 +24,7 @@
 
 #include "cache/cache.h"
 
-#define JC_KEY_VERSION 1
+#define JC_KEY_VERSION 2
 
 struct jc_fp;
 

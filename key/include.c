@@ -60,6 +60,7 @@ struct includes {
 	size_t n_seen;
 	const char *from_dir; /* directory of the file being scanned; NULL: top level */
 	int depth;
+	int other_paths;      /* options add include paths other than -I */
 	jc_include_file_fn file_fn; /* jc_include_collect(): each file read */
 	void *file_ctx;
 };
@@ -100,6 +101,13 @@ static int parse_include_dirs(const char *options, struct includes *inc)
 		token[n] = '\0';
 		const char *dir = want_dir ? token
 			: strncmp(token, "-I", 2) == 0 && token[2] ? token + 2 : NULL;
+		if (!want_dir && (strncmp(token, "-isystem", 8) == 0 ||
+				  strncmp(token, "-idirafter", 10) == 0 ||
+				  strncmp(token, "-iquote", 7) == 0 ||
+				  strncmp(token, "-iprefix", 8) == 0 ||
+				  strncmp(token, "-iwithprefix", 12) == 0 ||
+				  strncmp(token, "--include-directory", 19) == 0))
+			inc->other_paths = 1;
 		want_dir = strcmp(token, "-I") == 0;
 		if (dir)
 			rc = add_dir(inc, dir);
@@ -152,7 +160,49 @@ static enum found resolve(const struct includes *inc, char kind, const char *nam
 		r = try_path(inc->from_dir, name, path);
 	for (size_t i = 0; r == NOT_FOUND && i < inc->n_dirs; i++)
 		r = try_path(inc->dirs[i], name, path);
-	return r == NOT_FOUND ? try_path(NULL, name, path) : r;
+	if (r == NOT_FOUND)
+		r = try_path(NULL, name, path);
+	/* Where a compiler might still look: hashing a file it does not use
+	 * only costs a miss when that file changes. */
+	static const char *const system_dirs[] = { "/usr/local/include", "/usr/include" };
+	for (size_t i = 0; r == NOT_FOUND && i < sizeof system_dirs / sizeof *system_dirs; i++)
+		r = try_path(system_dirs[i], name, path);
+	return r;
+}
+
+/* Include paths the compiler takes from the environment (clang's driver). */
+static const char *include_path_variable(void)
+{
+	static const char *const names[] = { "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH",
+					     "OBJC_INCLUDE_PATH" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (getenv(names[i]))
+			return names[i];
+	return NULL;
+}
+
+/* A file found nowhere jitcache knows is the compiler's own header (OpenCL
+ * compilers bring <stddef.h>, <opencl-c.h>...: part of the compiler, whose
+ * identity is in the key), or one in a branch the compiler does not take
+ * (Random123's array.h includes <stddef.h> only #ifdef __cplusplus), or
+ * one that does not exist, and the build fails.  Its name goes into the
+ * key.  That is sound only while the compiler looks in no place jitcache
+ * does not: include paths from options other than -I or from the
+ * environment make the build uncacheable instead. */
+static int unresolved(struct includes *inc, char kind, const char *name)
+{
+	const char *var = include_path_variable();
+	char close = kind == '<' ? '>' : '"';
+	if (inc->other_paths || var) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: #include %c%s%c not found, and "
+		       "the compiler also searches %s", kind, name, close,
+		       var ? var : "the include paths of options other than -I");
+		return -1;
+	}
+	jc_log(JC_LOG_DEBUG, "OpenCL build: #include %c%s%c not found where jitcache looks; "
+	       "keyed by its name (the compiler's own header, or not compiled)", kind, name, close);
+	jc_fp_str(inc->fp, kind == '<' ? "include.unresolved<" : "include.unresolved\"", name);
+	return 0;
 }
 
 static char *read_file(const char *path, size_t *size)
@@ -236,10 +286,12 @@ static int hash_include(void *ctx, char kind, const char *name_in, size_t len)
 	}
 	char *name = strndup(name_in, len);
 	enum found r = name ? resolve(inc, kind, name, &path) : NO_MEMORY;
-	if (r == NOT_FOUND)
-		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: #include %c%s%c not found",
-		       kind, name, close);
-	else if (r == TOO_LONG)
+	if (r == NOT_FOUND) {
+		int rc = unresolved(inc, kind, name);
+		free(name);
+		return rc;
+	}
+	if (r == TOO_LONG)
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: #include %c%s%c: a place to look "
 				     "for it makes a path longer than PATH_MAX", kind, name, close);
 	int rc = r == FOUND ? 0 : -1;

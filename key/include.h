@@ -17,10 +17,15 @@
  * name ("\"util.h", "<lib/x.h", "?").  A file is looked for beside the file
  * that includes it (for "..." in included files), then in the -I
  * directories of `options` ("-I dir", "-Idir", quoted or not), then in the
- * current directory.  Every file's path and contents go into fp, and the
- * files it includes, each file once (include guards make repeats common).
+ * current directory, then in /usr/local/include and /usr/include.  Every
+ * file's path and contents go into fp, and the files it includes, each file
+ * once (include guards make repeats common).  A file found nowhere goes
+ * into fp by its name: the compiler's own header (<stddef.h>), or one in a
+ * branch the compiler does not take, or a build that fails.
  * Returns 0, or -1 after one debug-level line saying why, when the build
- * must not be cached: an include through a macro, a file not found or not
+ * must not be cached: an include through a macro, a file not found while
+ * the compiler also searches paths jitcache does not (options -isystem,
+ * -idirafter, -iquote...; CPATH and the like), a file found but not
  * readable, a path longer than PATH_MAX, more than JC_INCLUDE_MAX_FILES
  * files, nesting deeper than JC_INCLUDE_MAX_DEPTH, a file over
  * JC_INCLUDE_MAX_SIZE bytes, or no memory.  Nothing is ever truncated.

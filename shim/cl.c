@@ -23,6 +23,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- program creation --------------------------------------------------- */
 
@@ -41,7 +44,7 @@ JC_EXPORT cl_program clCreateProgramWithSource(cl_context context, cl_uint count
 					       const char **strings, const size_t *lengths,
 					       cl_int *errcode_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl) {
 		if (errcode_ret)
 			*errcode_ret = CL_INVALID_OPERATION;
@@ -82,7 +85,7 @@ static cl_program create_with_il(create_il_fn create, cl_context context, const 
 JC_EXPORT cl_program clCreateProgramWithIL(cl_context context, const void *il, size_t length,
 					   cl_int *errcode_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	return create_with_il(cl ? cl->clCreateProgramWithIL : NULL, context, il, length,
 			      errcode_ret);
 }
@@ -125,14 +128,14 @@ static void *extension(void *fn, const char *name)
 JC_EXPORT void *clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
 							 const char *name)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	return cl ? extension(cl->clGetExtensionFunctionAddressForPlatform(platform, name), name)
 		  : NULL;
 }
 
 JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	return cl ? extension(cl->clGetExtensionFunctionAddress(name), name) : NULL;
 }
 
@@ -146,6 +149,7 @@ struct built {
 	cl_uint ndev;
 	const cl_device_id *devices;
 	const char *hex;
+	cl_int failed; /* the build failed with this error: store a failure record */
 	const struct jc_cl_input *input;
 	const char *options;
 	struct jc_key key;
@@ -168,6 +172,7 @@ struct build {
 	jc_cl_notify_fn notify;
 	void *user_data;
 	int notify_now;         /* answered from the cache: call notify on return */
+	cl_int answer;          /* what a build answered from the cache returns */
 };
 
 /* The devices the build is for must be all the program's devices: a
@@ -208,7 +213,7 @@ static int prepare(struct build *b)
 	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
 		return -1;
 	b->ndev = (cl_uint)(size / sizeof *b->devices);
-	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex, &b->rec->input,
+	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex, 0, &b->rec->input,
 				 b->options, { { 0 } } };
 	if (!covers_program(b)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
@@ -247,22 +252,97 @@ static struct jc_cl_shadow *shadow_new(const struct build *b, cl_program program
 	return s;
 }
 
+/* PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) writes each program's
+ * files to a temporary directory, .../uncached/_UNCACHED_XXXXXX, removed when
+ * the program is released, and its binary names that directory: every
+ * program created from the binary unpacks into the same one, so releasing
+ * one deletes the files of the others, and a later kernel creation or build
+ * aborts the process ("Can't get stat() on .../_UNCACHED_..."), seen with
+ * 8 threads hitting the same entry, and two processes would do the same.
+ * Each hit therefore gets a directory name of its own, as a build from
+ * source would: the six characters after each "_UNCACHED_" are replaced in
+ * a copy of the binary.  NULL: the binary is used as stored. */
+static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
+{
+	static const char tag[] = "_UNCACHED_";
+	const size_t tag_len = sizeof tag - 1, name_len = 6;
+	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len))
+		return NULL;
+	unsigned char *copy = malloc(size);
+	if (!copy)
+		return NULL;
+	memcpy(copy, bin, size);
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char name[6];
+	if (getrandom(name, sizeof name, GRND_NONBLOCK) != (ssize_t)sizeof name)
+		for (size_t i = 0; i < sizeof name; i++) /* no entropy yet: unique enough */
+			name[i] = (unsigned char)(getpid() * 31 + i * 7 + (size_t)clock());
+	unsigned char *at = copy;
+	while ((at = memmem(at, size - (size_t)(at - copy), tag, tag_len)) &&
+	       (size_t)(at - copy) + tag_len + name_len <= size) {
+		at += tag_len;
+		for (size_t i = 0; i < name_len; i++)
+			at[i] = (unsigned char)alnum[name[i] % (sizeof alnum - 1)];
+	}
+	return copy;
+}
+
+static char *build_log(cl_program program, cl_device_id device, size_t *size);
+
+/* Did the driver rebuild the program from its IR on some device? (compile_once.h) */
+static int recompiled_from_ir(const struct build *b, cl_program program)
+{
+	int found = 0;
+	for (cl_uint i = 0; i < b->ndev && !found; i++) {
+		size_t size;
+		char *log = build_log(program, b->devices[i], &size);
+		found = jc_recompiled_from_ir(log, log ? size : 0);
+		free(log);
+	}
+	return found;
+}
+
+/* An entry whose binaries the driver recompiled from their IR. */
+#define JC_CL_RECOMPILED 1
+
 /* clCreateProgramWithBinary + clBuildProgram, as the API requires even for
- * binaries.  Returns the driver's error, CL_SUCCESS with *out set. */
+ * binaries.  Returns the driver's error, JC_CL_RECOMPILED, or CL_SUCCESS
+ * with *out set. */
 static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
 			   struct jc_cl_shadow **out)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_int err = CL_SUCCESS;
+	int failed;
+	char *options = jc_keep_recompiled_warning(b->options, &failed);
 	cl_int *status = calloc(b->ndev, sizeof *status);
-	if (!status)
+	const unsigned char **binaries = calloc(b->ndev, sizeof *binaries);
+	unsigned char **copies = calloc(b->ndev, sizeof *copies);
+	if (!status || !binaries || !copies || failed) {
+		free(status);
+		free(binaries);
+		free(copies);
+		free(options);
 		return CL_OUT_OF_HOST_MEMORY;
+	}
+	for (cl_uint i = 0; i < b->ndev; i++) {
+		copies[i] = pocl_private_dir(p->binaries[i], p->binary_sizes[i]);
+		binaries[i] = copies[i] ? copies[i] : p->binaries[i];
+	}
 	cl_program program = cl->clCreateProgramWithBinary(b->context, b->ndev, b->devices,
-							   p->binary_sizes, p->binaries, status,
+							   p->binary_sizes, binaries, status,
 							   &err);
+	for (cl_uint i = 0; i < b->ndev; i++)
+		free(copies[i]);
+	free(copies);
+	free(binaries);
 	free(status);
 	if (program)
-		err = cl->clBuildProgram(program, b->ndev, b->devices, b->options, NULL, NULL);
+		err = cl->clBuildProgram(program, b->ndev, b->devices,
+					 options ? options : b->options, NULL, NULL);
+	free(options);
+	if (err == CL_SUCCESS && recompiled_from_ir(b, program))
+		err = JC_CL_RECOMPILED;
 	if (err == CL_SUCCESS && !(*out = shadow_new(b, program, p)))
 		err = CL_OUT_OF_HOST_MEMORY;
 	if (err != CL_SUCCESS && program)
@@ -291,10 +371,39 @@ static void say_rejected(const struct build *b, cl_int err)
 					 "jitcache reads; entry dropped, compiling from source");
 		return;
 	}
+	if (err == JC_CL_RECOMPILED) {
+		jc_log(JC_LOG_WARN, "the OpenCL driver recompiled cached binary %s from its IR "
+		       "(a binary for another GPU or driver); entry dropped, compiling from "
+		       "source", b->once.hex);
+		return;
+	}
 	JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); entry "
 				 "dropped, compiling from source", cl_error_name(err));
 	jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped",
 	       b->once.hex, (int)err);
+}
+
+/* A failure record: the build failed with p->status the first time, and
+ * fails the same way now, without compiling.  A build with pfn_notify is
+ * compiled instead (drivers differ in what such a call returns). */
+static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
+{
+	struct jc_cl_shadow *failure = b->notify ? NULL : shadow_new(b, NULL, p);
+	if (failure) {
+		failure->failed = p->status;
+		failure->options = strdup(b->options ? b->options : "");
+	}
+	jc_cl_payload_free(p);
+	if (!failure || !failure->options) {
+		jc_cl_shadow_free(failure);
+		return JC_LOAD_FAILED;
+	}
+	jc_clmap_set_shadow(b->app, failure);
+	b->answer = failure->failed;
+	jc_cache_count_failure_hit(b->once.cache);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit, a failed build (%d) replayed", b->once.hex,
+	       (int)b->answer);
+	return JC_LOADED;
 }
 
 /* A shadow program from the entry.  Running out of memory or resources says
@@ -305,6 +414,8 @@ static enum jc_load load_shadow(void *call, const struct jc_entry *e)
 	struct jc_cl_payload p;
 	struct jc_cl_shadow *shadow = NULL;
 	int readable = jc_cl_payload_decode(e->data, e->size, &p) == 0 && p.ndev == b->ndev;
+	if (readable && p.status)
+		return load_failure(b, &p);
 	cl_int err = readable ? build_shadow(b, &p, &shadow) : CL_SUCCESS;
 	jc_cl_payload_free(&p);
 	if (!shadow) {
@@ -343,11 +454,36 @@ static int built_on(cl_program program, cl_device_id device)
 	return status == CL_BUILD_SUCCESS;
 }
 
+static int failed_on(cl_program program, cl_device_id device)
+{
+	cl_build_status status = CL_BUILD_SUCCESS;
+	jc_cl_real()->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+					    sizeof status, &status, NULL);
+	return status == CL_BUILD_ERROR;
+}
+
+/* A failed build's logs, into `owned` (one per device); -1 unless every
+ * device's build failed. */
+static int collect_logs(cl_program program, cl_uint ndev, const cl_device_id *devices,
+			struct jc_cl_payload *p, void **owned)
+{
+	for (cl_uint i = 0; i < ndev; i++) {
+		if (!failed_on(program, devices[i]) ||
+		    !(owned[i] = build_log(program, devices[i], &p->log_sizes[i])))
+			return -1;
+		p->logs[i] = owned[i];
+		p->binary_sizes[i] = 0;
+	}
+	return 0;
+}
+
 /* Binaries and logs of every device, into buffers listed in `owned` (2 per
  * device) for the caller to free; -1 if any is missing. */
 static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices,
 		   struct jc_cl_payload *p, void **owned)
 {
+	if (p->status) /* a failure record: every device failed, logs only */
+		return collect_logs(program, ndev, devices, p, owned + ndev);
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_uint n = 0;
 	if (cl->clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL) !=
@@ -373,7 +509,7 @@ static int export_payload(void *call, void **bytes, size_t *size)
 {
 	const struct built *w = call;
 	cl_uint ndev = w->ndev;
-	struct jc_cl_payload p = { .ndev = ndev };
+	struct jc_cl_payload p = { .status = w->failed, .ndev = ndev };
 	p.binaries = calloc(ndev, sizeof *p.binaries);
 	p.binary_sizes = calloc(ndev, sizeof *p.binary_sizes);
 	p.logs = calloc(ndev, sizeof *p.logs);
@@ -392,8 +528,9 @@ static int export_payload(void *call, void **bytes, size_t *size)
 static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
 {
 	const struct built *w = call;
-	jc_log(JC_LOG_DEBUG, "OpenCL build %s: compiled in %.3f s, stored %zu bytes in %.3f s",
-	       w->hex, (double)compile_ns / 1e9, size, (double)store_ns / 1e9);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: %s in %.3f s, stored %zu bytes in %.3f s",
+	       w->hex, w->failed ? "failed" : "compiled", (double)compile_ns / 1e9, size,
+	       (double)store_ns / 1e9);
 }
 
 /* ---- the recipe: source, options, constants and included files ------------ */
@@ -437,7 +574,7 @@ static int recipe(void *call, void **bytes, size_t *size)
 	const struct built *w = call;
 	const struct jc_cl_input *in = w->input;
 	struct files files = { 0 };
-	if (!in || !in->text)
+	if (!in || !in->text || w->failed) /* a failure record needs no replay */
 		return -1;
 	struct jc_recipe r = {
 		.api = JC_RECIPE_CL, .cl_text = in->text, .cl_size = in->text_size,
@@ -471,7 +608,7 @@ static const struct jc_once_ops build_ops = { load_shadow, compile, export_paylo
 static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
 		  const struct jc_key *key, uint64_t compile_ns)
 {
-	struct built w = { program, ndev, devices, NULL, NULL, NULL, { { 0 } } };
+	struct built w = { program, ndev, devices, NULL, 0, NULL, NULL, { { 0 } } };
 	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
 				.what = "OpenCL build", .ops = &build_ops, .call = &w };
 	jc_key_hex(key, once.hex);
@@ -559,7 +696,12 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 	}
 	cl_int err = jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
-	*built = err == CL_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
+	/* A compile error is a fact about the key, remembered like a result:
+	 * export then stores a failure record (only if every device failed). */
+	if (err == CL_BUILD_PROGRAM_FAILURE)
+		b->out.failed = err;
+	*built = err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE ? JC_BUILT_NOW
+								     : JC_BUILT_FAILED;
 	return err;
 }
 
@@ -568,6 +710,9 @@ static cl_int build(struct build *b)
 	if (jc_clmap_has_kernels(b->app))
 		return CL_INVALID_OPERATION;
 	if (prepare(b) != 0) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (not keyable: see above, or "
+				     "user_data without pfn_notify)");
+		jc_cache_count_pass(b->once.cache, JC_PASS_NOT_KEYABLE);
 		jc_clmap_set_shadow(b->app, NULL);
 		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);
@@ -576,7 +721,7 @@ static cl_int build(struct build *b)
 	b->out.key = b->once.key;
 	if (jc_compile_once(&b->once, &err)) {
 		b->notify_now = b->notify != NULL;
-		return CL_SUCCESS;
+		return b->answer;
 	}
 	return err;
 }
@@ -585,7 +730,7 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 				const cl_device_id *device_list, const char *options,
 				jc_cl_notify_fn pfn_notify, void *user_data)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
@@ -598,6 +743,12 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 			   .once = { .cache = cache, .what = "OpenCL build", .ops = &build_ops } };
 	b.once.call = &b;
 	b.rec = cache ? jc_clmap_find(program) : NULL;
+	if (cache && !b.rec) {
+		/* One line per build, so that a log accounts for every one. */
+		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (a program created from "
+				     "binaries, or not from source or IL)");
+		jc_cache_count_pass(cache, JC_PASS_NATIVE);
+	}
 	cl_int err = b.rec ? build(&b)
 			   : cl->clBuildProgram(program, num_devices, device_list, options,
 						pfn_notify, user_data);
@@ -610,16 +761,27 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 
 /* ---- other ways a program gets built -------------------------------------- */
 
+static void pass_compile_link(const char *what)
+{
+	struct jc_cache *cache = jc_runtime_cache();
+	if (!cache)
+		return;
+	jc_log(JC_LOG_DEBUG, "%s: passed through (separate compile and link steps are not "
+	       "cached)", what);
+	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
+}
+
 JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 				  const cl_device_id *device_list, const char *options,
 				  cl_uint num_input_headers, const cl_program *input_headers,
 				  const char **header_include_names, jc_cl_notify_fn pfn_notify,
 				  void *user_data)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (jc_enter()) {
+		pass_compile_link("clCompileProgram");
 		int busy = jc_clmap_find(program) && jc_clmap_has_kernels(program);
 		if (!busy)
 			jc_clmap_set_shadow(program, NULL);
@@ -640,13 +802,17 @@ JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
 				   jc_cl_notify_fn pfn_notify, void *user_data,
 				   cl_int *errcode_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl) {
 		if (errcode_ret)
 			*errcode_ret = CL_INVALID_OPERATION;
 		return NULL;
 	}
 	cl_program *inputs = NULL;
+	if (jc_enter()) {
+		pass_compile_link("clLinkProgram");
+		jc_leave();
+	}
 	if (input_programs && num_input_programs && jc_enter()) {
 		inputs = malloc(num_input_programs * sizeof *inputs);
 		for (cl_uint i = 0; inputs && i < num_input_programs; i++)

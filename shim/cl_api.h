@@ -4,14 +4,17 @@
  *
  * jitcache interposes the ICD loader's exports (libOpenCL.so.1) and calls
  * the loader's own functions, found in a table filled from
- * dlsym(RTLD_NEXT), or from libOpenCL.so.1 where it is loaded only locally
- * (Python extension modules, dlopen'ed runtimes).  The table is filled
- * lazily and retried until found, because libOpenCL may be loaded after
- * jitcache starts.
+ * dlsym(RTLD_NEXT), from libOpenCL.so.1 where it is loaded only locally
+ * (Python extension modules, dlopen'ed runtimes), or from the object that
+ * called the entry point and its dependencies (a loader a wheel vendors
+ * under another name).  The table is filled lazily and retried until
+ * found, because libOpenCL may be loaded after jitcache starts.
  *
- *   const struct jc_cl_real *cl = jc_cl_real();   // NULL: loader not found
- *   if (!cl) return CL_INVALID_OPERATION;
+ *   const struct jc_cl_real *cl = jc_cl_entry();  // in an exported entry point
+ *   if (!cl) return CL_INVALID_OPERATION;         // NULL: no loader found
  *   cl->clBuildProgram(...);
+ *
+ * Everywhere else (called once an entry point found the table) jc_cl_real().
  *
  * The files:
  *   cl_real.c         this table, the dlsym door for cl* names, helpers
@@ -89,8 +92,15 @@ struct jc_cl_real {
 #undef X
 };
 
-/* The loader's functions, or NULL while a required one is not found. */
+/* The loader's functions, or NULL while a required one is not found.
+ * `caller` is an address in the application's object that called jitcache
+ * (NULL: unknown); its dependencies are searched last. */
+const struct jc_cl_real *jc_cl_real_for(const void *caller);
 const struct jc_cl_real *jc_cl_real(void);
+
+/* For exported entry points only: the table, looked up also beside the
+ * entry point's caller (its return address). */
+#define jc_cl_entry() jc_cl_real_for(__builtin_return_address(0))
 
 /* Fill the table's missing entries from the library containing `symbol`
  * (an address inside a loader the application looked up with dlsym). */

@@ -39,34 +39,40 @@ static int hash_platform_str(struct jc_fp *fp, const char *label, cl_platform_id
 	return 0;
 }
 
-/* The optional Intel queries: hashed with their answer, or as absent. */
-static void hash_device_u32(struct jc_fp *fp, const char *label, cl_device_id dev,
-			    cl_device_info param)
+/* An optional Intel query: 1 and *value if the driver answers it. */
+static int intel_u32(cl_device_id dev, cl_device_info param, cl_uint *value)
 {
-	cl_uint value = 0;
-	if (jc_cl_real()->clGetDeviceInfo(dev, param, sizeof value, &value, NULL) == CL_SUCCESS)
-		jc_fp_u64(fp, label, value);
-	else
-		jc_fp_str(fp, label, NULL);
+	*value = 0;
+	return jc_cl_real()->clGetDeviceInfo(dev, param, sizeof *value, value, NULL) == CL_SUCCESS;
 }
 
+/* An Intel device is keyed by its IP version (with its stepping) and device
+ * id, as Level Zero's are (shim/ze.c): the marketing name decides nothing
+ * there.  Other devices, which have no IP version, keep their name. */
 static int hash_device(struct jc_fp *fp, cl_device_id dev)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
-	cl_uint vendor;
+	cl_uint vendor, intel_id, ip;
 	cl_platform_id platform;
 	if (cl->clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, NULL) != CL_SUCCESS ||
 	    cl->clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) != CL_SUCCESS)
 		return -1;
 	jc_fp_u64(fp, "device.vendor-id", vendor);
-	if (hash_device_str(fp, "device.name", dev, CL_DEVICE_NAME) ||
+	int has_ip = intel_u32(dev, JC_CL_DEVICE_IP_VERSION_INTEL, &ip) && ip != 0;
+	if ((!has_ip && hash_device_str(fp, "device.name", dev, CL_DEVICE_NAME)) ||
 	    hash_device_str(fp, "device.version", dev, CL_DEVICE_VERSION) ||
 	    hash_device_str(fp, "device.driver-version", dev, CL_DRIVER_VERSION) ||
 	    hash_platform_str(fp, "platform.name", platform, CL_PLATFORM_NAME) ||
 	    hash_platform_str(fp, "platform.version", platform, CL_PLATFORM_VERSION))
 		return -1;
-	hash_device_u32(fp, "device.intel-id", dev, JC_CL_DEVICE_ID_INTEL);
-	hash_device_u32(fp, "device.intel-ip-version", dev, JC_CL_DEVICE_IP_VERSION_INTEL);
+	if (intel_u32(dev, JC_CL_DEVICE_ID_INTEL, &intel_id))
+		jc_fp_u64(fp, "device.intel-id", intel_id);
+	else
+		jc_fp_str(fp, "device.intel-id", NULL);
+	if (has_ip)
+		jc_fp_u64(fp, "device.intel-ip-version", ip);
+	else
+		jc_fp_str(fp, "device.intel-ip-version", NULL);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
- * cl_device.h — an OpenCL device as a build's key sees it: vendor, name,
- * versions of the device, its driver and platform, and Intel's device and
- * IP ids where the driver answers them, asked of the driver.
+ * cl_device.h — an OpenCL device as a build's key sees it: vendor,
+ * versions of the device, its driver and platform, and Intel's device id
+ * and IP version where the driver answers them (else the device's name),
+ * asked of the driver.
  *
  *   if (jc_cl_hash_devices(fp, ndev, devices) != 0) ...not cacheable...
  *

@@ -16,7 +16,7 @@
 JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
 				   cl_int *errcode_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl) {
 		if (errcode_ret)
 			*errcode_ret = CL_INVALID_OPERATION;
@@ -34,7 +34,7 @@ JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
 JC_EXPORT cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernels,
 					  cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
@@ -78,7 +78,7 @@ JC_EXPORT cl_int clGetProgramInfo(cl_program program, cl_program_info param_name
 				  size_t param_value_size, void *param_value,
 				  size_t *param_value_size_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
@@ -95,16 +95,20 @@ JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 				       size_t param_value_size, void *param_value,
 				       size_t *param_value_size_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
 		return cl->clGetProgramBuildInfo(program, device, param_name, param_value_size,
 						 param_value, param_value_size_ret);
 	cl_int err;
-	if (param_name != CL_PROGRAM_BUILD_LOG ||
-	    !jc_clmap_build_log(program, device, param_value_size, param_value,
-				param_value_size_ret, &err))
+	int answered = param_name == CL_PROGRAM_BUILD_LOG
+			       ? jc_clmap_build_log(program, device, param_value_size,
+						    param_value, param_value_size_ret, &err)
+			       : jc_clmap_failed_build_info(program, device, param_name,
+							    param_value_size, param_value,
+							    param_value_size_ret, &err);
+	if (!answered)
 		err = cl->clGetProgramBuildInfo(jc_clmap_target(program), device, param_name,
 						param_value_size, param_value,
 						param_value_size_ret);
@@ -114,7 +118,7 @@ JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 
 JC_EXPORT cl_int clRetainProgram(cl_program program)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
@@ -126,7 +130,7 @@ JC_EXPORT cl_int clRetainProgram(cl_program program)
 
 JC_EXPORT cl_int clReleaseProgram(cl_program program)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
@@ -141,7 +145,7 @@ JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
 				 size_t param_value_size, void *param_value,
 				 size_t *param_value_size_ret)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	cl_int err = cl->clGetKernelInfo(kernel, param_name, param_value_size, param_value,
@@ -162,7 +166,7 @@ JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
  * released program's shadow alive. */
 JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (jc_clmap_empty() || !jc_enter())
@@ -184,7 +188,7 @@ JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
 JC_EXPORT cl_int clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
 						    size_t spec_size, const void *spec_value)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
+	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl || !cl->clSetProgramSpecializationConstant)
 		return CL_INVALID_OPERATION;
 	cl_int err = cl->clSetProgramSpecializationConstant(program, spec_id, spec_size,

@@ -6,7 +6,7 @@
 #include <string.h>
 
 struct header {
-	uint32_t magic, version, ndev, zero;
+	uint32_t magic, version, ndev, status;
 };
 
 struct sizes {
@@ -21,7 +21,9 @@ int jc_cl_payload_encode(const struct jc_cl_payload *p, void **out, size_t *size
 	unsigned char *buf = malloc(total);
 	if (!buf)
 		return -1;
-	struct header h = { JC_CL_PAYLOAD_MAGIC, JC_CL_PAYLOAD_VERSION, p->ndev, 0 };
+	struct header h = { JC_CL_PAYLOAD_MAGIC,
+			    p->status ? JC_CL_PAYLOAD_VERSION_FAILED : JC_CL_PAYLOAD_VERSION, p->ndev,
+			    (uint32_t)p->status };
 	memcpy(buf, &h, sizeof h);
 	unsigned char *at = buf + sizeof h;
 	for (cl_uint i = 0; i < p->ndev; i++, at += sizeof(struct sizes)) {
@@ -29,7 +31,8 @@ int jc_cl_payload_encode(const struct jc_cl_payload *p, void **out, size_t *size
 		memcpy(at, &s, sizeof s);
 	}
 	for (cl_uint i = 0; i < p->ndev; i++) {
-		memcpy(at, p->binaries[i], p->binary_sizes[i]);
+		if (p->binary_sizes[i]) /* a failure record has none (NULL) */
+			memcpy(at, p->binaries[i], p->binary_sizes[i]);
 		at += p->binary_sizes[i];
 	}
 	for (cl_uint i = 0; i < p->ndev; i++) {
@@ -63,16 +66,18 @@ int jc_cl_payload_decode(const void *bytes, size_t size, struct jc_cl_payload *p
 	if (size < sizeof h)
 		return -1;
 	memcpy(&h, b, sizeof h);
-	if (h.magic != JC_CL_PAYLOAD_MAGIC || h.version != JC_CL_PAYLOAD_VERSION ||
-	    h.ndev == 0 || h.ndev > JC_CL_PAYLOAD_MAX_DEVICES || h.zero != 0 ||
+	int failed = h.version == JC_CL_PAYLOAD_VERSION_FAILED;
+	if (h.magic != JC_CL_PAYLOAD_MAGIC || (h.version != JC_CL_PAYLOAD_VERSION && !failed) ||
+	    h.ndev == 0 || h.ndev > JC_CL_PAYLOAD_MAX_DEVICES || (h.status != 0) != failed ||
 	    (size - sizeof h) / sizeof(struct sizes) < h.ndev || allocate(p, h.ndev) != 0)
 		return -1;
+	p->status = (cl_int)h.status;
 	size_t at = sizeof h + h.ndev * sizeof(struct sizes);
 	size_t left = size - at;
 	for (cl_uint i = 0; i < h.ndev; i++) {
 		struct sizes s;
 		memcpy(&s, b + sizeof h + i * sizeof s, sizeof s);
-		if (s.binary == 0 || s.binary > left || s.log > left - s.binary) {
+		if ((s.binary == 0) != failed || s.binary > left || s.log > left - s.binary) {
 			jc_cl_payload_free(p);
 			return -1;
 		}

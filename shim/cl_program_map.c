@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BUCKETS 256
 
@@ -44,7 +45,7 @@ static struct jc_cl_program *find_shadow(cl_program shadow)
 
 static void unlink_shadow(struct jc_cl_program *rec)
 {
-	if (!rec->shadow)
+	if (!rec->shadow || !rec->shadow->program) /* a failure is not linked */
 		return;
 	struct jc_cl_program **at = &by_shadow[bucket(rec->shadow->program)];
 	while (*at != rec)
@@ -80,6 +81,7 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 	free(shadow->logs);
 	free(shadow->log_sizes);
 	free(shadow->devices);
+	free(shadow->options);
 	free(shadow);
 }
 
@@ -134,7 +136,8 @@ cl_program jc_clmap_target(cl_program app)
 		return app;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	cl_program target = rec && rec->shadow ? rec->shadow->program : app;
+	cl_program target = rec && rec->shadow && rec->shadow->program ? rec->shadow->program
+								       : app;
 	pthread_mutex_unlock(&lock);
 	return target;
 }
@@ -197,7 +200,7 @@ void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow)
 		old = rec->shadow;
 		unlink_shadow(rec);
 		rec->shadow = shadow;
-		if (shadow) {
+		if (shadow && shadow->program) {
 			unsigned b = bucket(shadow->program);
 			rec->next_shadow = by_shadow[b];
 			by_shadow[b] = rec;
@@ -226,13 +229,37 @@ int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
 	return answered;
 }
 
+int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
+			       cl_program_build_info param, size_t value_size, void *value,
+			       size_t *size_ret, cl_int *err)
+{
+	if (none() || (param != CL_PROGRAM_BUILD_STATUS && param != CL_PROGRAM_BUILD_OPTIONS))
+		return 0;
+	int answered = 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	struct jc_cl_shadow *f = rec && rec->shadow && rec->shadow->failed ? rec->shadow : NULL;
+	for (cl_uint i = 0; f && i < f->ndev && !answered; i++) {
+		if (f->devices[i] != device)
+			continue;
+		cl_build_status status = CL_BUILD_ERROR;
+		*err = param == CL_PROGRAM_BUILD_STATUS
+			       ? jc_cl_answer(&status, sizeof status, value_size, value, size_ret)
+			       : jc_cl_answer(f->options, strlen(f->options) + 1, value_size, value,
+					      size_ret);
+		answered = 1;
+	}
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
 int jc_clmap_ref_count(cl_program app, cl_uint *count)
 {
 	if (none())
 		return 0;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	int answered = rec && rec->shadow;
+	int answered = rec && rec->shadow && rec->shadow->program;
 	if (answered)
 		*count = rec->app_refs + ref_count(rec->shadow->program) - 1;
 	pthread_mutex_unlock(&lock);

@@ -41,12 +41,19 @@
 #include "shim/cl_api.h"
 #include "key/cl_request.h"
 
+/* A build answered from the cache.  A failed build replayed from a failure
+ * record has no program (the application's handle stays unbuilt, so kernels
+ * and binaries are refused as the failed build's would be): `failed` is the
+ * error clBuildProgram returned, and the map answers the build status
+ * (CL_BUILD_ERROR), log and options. */
 struct jc_cl_shadow {
 	cl_program program; /* built from cached binaries; one reference is the map's */
 	cl_uint ndev;
 	cl_device_id *devices;
 	char **logs;        /* each device's original build log, replayed */
 	size_t *log_sizes;
+	cl_int failed;      /* 0, or the failed build's error (program is NULL) */
+	char *options;      /* a failed build's options, as given ("" for NULL) */
 };
 
 struct jc_cl_program {
@@ -92,6 +99,11 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow);
 int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
 		       void *value, size_t *size_ret, cl_int *err);
 int jc_clmap_ref_count(cl_program app, cl_uint *count);
+/* A replayed failed build's status and options (CL_PROGRAM_BUILD_STATUS,
+ * CL_PROGRAM_BUILD_OPTIONS); same convention. */
+int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
+			       cl_program_build_info param, size_t value_size, void *value,
+			       size_t *size_ret, cl_int *err);
 
 cl_int jc_clmap_retain(cl_program app);
 cl_int jc_clmap_release(cl_program app);

@@ -13,49 +13,59 @@ static struct jc_cl_real real;
 static int complete; /* every required function found */
 static pthread_mutex_t real_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Fill the missing entries by looking each name up on `handle`. */
+/* Take the whole table from `handle` (a dlsym handle or RTLD_NEXT) if it
+ * has every required function, none of them jitcache's own: the functions
+ * of one loader, never a mixture. */
 static void fill_from(void *handle)
 {
+	struct jc_cl_real found;
 	int all = 1;
-#define X(name, ret, params, required)                                          \
-	if (!real.name) {                                                       \
-		void *p = jc_real_dlsym(handle, #name);                         \
-		memcpy(&real.name, &p, sizeof p);                               \
-	}                                                                       \
-	if (required && !real.name)                                             \
-		all = 0;
+#define X(name, ret, params, required)                                          	{                                                                       		void *p = jc_real_dlsym(handle, #name);                         		if (p && jc_is_ours(p))                                         			p = NULL;                                               		memcpy(&found.name, &p, sizeof p);                              		if (required && !p)                                             			all = 0;                                                	}
 	JC_CL_FUNCTIONS(X)
 #undef X
-	if (all)
-		__atomic_store_n(&complete, 1, __ATOMIC_RELEASE);
+	if (!all)
+		return;
+	real = found;
+	__atomic_store_n(&complete, 1, __ATOMIC_RELEASE);
 }
 
-/* RTLD_NEXT finds the loader when the program links it; a Python extension
- * module or a runtime that dlopen()s it has it only in a local scope, where
- * its soname still finds it once loaded. */
-static void look_up(void)
+/* The loader, wherever the application's own call would have gone:
+ *  - RTLD_NEXT: a loader in the global scope (the program links it);
+ *  - libOpenCL.so.1 loaded only in a local scope (a runtime that dlopen()s
+ *    it, or a Python extension module that links it);
+ *  - the caller's own object and its dependencies: a loader the caller
+ *    links under another name, as manylinux wheels ship theirs
+ *    (pyopencl's libOpenCL-5519dec5.so.1.0.0).
+ * The handles are kept: jitcache calls into them for the process's life. */
+static void look_up(const void *caller)
 {
 	fill_from(RTLD_NEXT);
-	if (complete)
-		return;
-	void *handle = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	if (handle)
-		fill_from(handle); /* the handle is kept: jitcache calls into it */
+	void *handle = NULL;
+	if (!complete && (handle = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_NOLOAD)))
+		fill_from(handle);
+	const char *file = caller && !complete ? jc_library_file_of(caller) : NULL;
+	if (file && (handle = dlopen(file, RTLD_LAZY | RTLD_NOLOAD)))
+		fill_from(handle);
 }
 
-const struct jc_cl_real *jc_cl_real(void)
+const struct jc_cl_real *jc_cl_real_for(const void *caller)
 {
 	if (__atomic_load_n(&complete, __ATOMIC_ACQUIRE))
 		return &real;
 	pthread_mutex_lock(&real_lock);
 	if (!complete)
-		look_up();
+		look_up(caller);
 	pthread_mutex_unlock(&real_lock);
 	if (complete)
 		return &real;
-	JC_LOG_ONCE(JC_LOG_WARN, "OpenCL loader (libOpenCL.so.1) not found; OpenCL calls "
-				 "are not cached");
+	JC_LOG_ONCE(JC_LOG_WARN, "no OpenCL loader found after jitcache nor beside the "
+				 "caller; OpenCL calls are not cached");
 	return NULL;
+}
+
+const struct jc_cl_real *jc_cl_real(void)
+{
+	return jc_cl_real_for(NULL);
 }
 
 void jc_cl_real_from(const void *symbol)
@@ -67,7 +77,8 @@ void jc_cl_real_from(const void *symbol)
 	if (!handle)
 		return;
 	pthread_mutex_lock(&real_lock);
-	fill_from(handle);
+	if (!complete)
+		fill_from(handle);
 	pthread_mutex_unlock(&real_lock);
 }
 
@@ -90,9 +101,11 @@ static const struct {
 #undef W_dl
 };
 
-/* Only the ICD loader's functions are wrapped.  An ICD loader itself looks up
- * the same names on each driver's handle (libpocl, libigdrcl): those lookups
- * are the loader's business and must reach the driver untouched. */
+/* Only the ICD loader's functions are wrapped, whatever a wheel renamed it
+ * to (libOpenCL.so.1, libOpenCL-5519dec5.so.1.0.0).  An ICD loader itself
+ * looks up the same names on each driver's handle (libpocl, libigdrcl):
+ * those lookups are the loader's business and must reach the driver
+ * untouched. */
 static int in_loader(const void *symbol)
 {
 	const char *file = jc_library_file_of(symbol);
@@ -100,7 +113,7 @@ static int in_loader(const void *symbol)
 		return 0;
 	const char *base = strrchr(file, '/');
 	base = base ? base + 1 : file;
-	return strncmp(base, "libOpenCL.so", 12) == 0;
+	return strncmp(base, "libOpenCL", 9) == 0 && (base[9] == '.' || base[9] == '-');
 }
 
 void *jc_cl_dlsym_hook(const char *name, void *symbol)

@@ -66,11 +66,34 @@ struct jc_once {
 	void *call;
 };
 
+/* A stored native binary the driver loads only by recompiling it is no hit:
+ * Intel's driver rebuilds a module or program from the IR its binary
+ * carries when the binary does not fit the device or driver (another
+ * stepping of the GPU, say), taking the time of a compile, and says so in
+ * the build log (NEO's CompilerWarnings::recompiledFromIr).  load() reads
+ * that log, with JC_NO_RECOMPILED_WARNING taken out of the options it loads
+ * with (an application's way to silence the warning; NEO takes it out of
+ * the options before IGC sees them), and rejects the entry:
+ *
+ *   char *own = jc_keep_recompiled_warning(options, &failed);  // NULL: as is
+ *   ...load with own ? own : options...
+ *   if (jc_recompiled_from_ir(log, log_size)) ...JC_LOAD_REJECTED...
+ */
+#define JC_RECOMPILED_FROM_IR "[-Wrecompiled-from-ir]"
+#define JC_NO_RECOMPILED_WARNING "-Wno-recompiled-from-ir"
+
+int jc_recompiled_from_ir(const char *log, size_t size);
+/* A copy of options without JC_NO_RECOMPILED_WARNING, malloc'd; NULL if
+ * they do not have it, or (with *failed set) if out of memory. */
+char *jc_keep_recompiled_warning(const char *options, int *failed);
+
 /* 1 if the request was answered from the cache; 0 after compile(), whose
  * status is in *status. */
 int jc_compile_once(struct jc_once *once, int *status);
 
-/* Export what was compiled in compile_ns and store it under once's key. */
+/* Export what was compiled in compile_ns and store it under once's key.
+ * jc_compile_once() records the compiling thread's CPU time (at most its
+ * wall time): what a hit saves, not what a busy machine made it last. */
 void jc_once_store(const struct jc_once *once, uint64_t compile_ns);
 
 #endif

@@ -81,6 +81,14 @@ uint64_t jc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t jc_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* At exit: the hits still waiting go to the shared statistics, and one
  * summary line is printed, only when asked for (JITCACHE_LOG=info).  This
  * frees and cleans nothing, so it is safe however the host exits. */

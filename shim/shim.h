@@ -41,6 +41,8 @@ void jc_leave(void);
 
 /* Monotonic clock in nanoseconds, for compile-time measurements. */
 uint64_t jc_now_ns(void);
+/* CPU time of the calling thread (0 if the clock cannot be read). */
+uint64_t jc_thread_cpu_ns(void);
 
 /* glibc's own dlsym, bypassing jitcache's interposed one. */
 void *jc_real_dlsym(void *handle, const char *name);

@@ -44,6 +44,9 @@
 struct ze_fns {
 	ze_pfnModuleGetNativeBinary_t get_native_binary;
 	ze_pfnModuleBuildLogDestroy_t build_log_destroy;
+	/* optional: without them a hit's build log is not read (load_native) */
+	ze_pfnModuleBuildLogGetString_t build_log_get_string;
+	ze_pfnModuleDestroy_t module_destroy;
 	ze_pfnDeviceGetProperties_t device_get_properties;
 	ze_pfnDriverGet_t driver_get;
 	ze_pfnDriverGetProperties_t driver_get_properties;
@@ -74,6 +77,8 @@ static void find_fns(struct ze_door *door)
 #define FIND(field, name) (f->field = (__typeof__(f->field))jc_real_dlsym(lib, name))
 		FIND(get_native_binary, "zeModuleGetNativeBinary");
 		FIND(build_log_destroy, "zeModuleBuildLogDestroy");
+		FIND(build_log_get_string, "zeModuleBuildLogGetString");
+		FIND(module_destroy, "zeModuleDestroy");
 		FIND(device_get_properties, "zeDeviceGetProperties");
 		FIND(driver_get, "zeDriverGet");
 		FIND(driver_get_properties, "zeDriverGetProperties");
@@ -275,12 +280,14 @@ struct ze_request {
 	struct jc_ze_input *linked; /* malloc'd for the program extension */
 	char *joined_flags;         /* every input's flags, for the native load */
 	const char *native_flags;
+	char *native_owned;         /* native_flags, when a copy was needed */
 };
 
 static void request_free(struct ze_request *req)
 {
 	free(req->linked);
 	free(req->joined_flags);
+	free(req->native_owned);
 }
 
 /* The key's view of one input; 0 if the driver's structures are usable. */
@@ -336,6 +343,17 @@ static int describe_program(const ze_module_program_exp_desc_t *p, struct ze_req
 	return 0;
 }
 
+/* The native load must see the driver's "recompiled from IR" warning
+ * (compile_once.h). */
+static int keep_recompiled_warning(struct ze_request *req)
+{
+	int failed;
+	req->native_owned = jc_keep_recompiled_warning(req->native_flags, &failed);
+	if (req->native_owned)
+		req->native_flags = req->native_owned;
+	return failed ? -1 : 0;
+}
+
 /* 0 if jitcache can cache this call; -1 to pass it through untouched. */
 static int describe(const ze_module_desc_t *desc, struct ze_request *req)
 {
@@ -351,7 +369,9 @@ static int describe(const ze_module_desc_t *desc, struct ze_request *req)
 		}
 		/* desc's own input, flags and constants are unused (and SYCL puts
 		 * placeholders there): never read them. */
-		return describe_program((const ze_module_program_exp_desc_t *)ext, req);
+		if (describe_program((const ze_module_program_exp_desc_t *)ext, req) != 0)
+			return -1;
+		return keep_recompiled_warning(req);
 	}
 	if (input_of(desc->pInputModule, desc->inputSize, desc->pBuildFlags, desc->pConstants,
 		     &req->single) != 0)
@@ -359,7 +379,7 @@ static int describe(const ze_module_desc_t *desc, struct ze_request *req)
 	req->count = 1;
 	req->inputs = &req->single;
 	req->native_flags = desc->pBuildFlags;
-	return 0;
+	return keep_recompiled_warning(req);
 }
 
 /* ---- the device, as the key sees it -------------------------------------- */
@@ -417,7 +437,11 @@ static int identify_device(const struct ze_fns *fn, ze_device_handle_t device,
 	}
 	jc_fp_u64(fp, "device.vendor", p.vendorId);
 	jc_fp_u64(fp, "device.id", p.deviceId);
-	jc_fp_bytes(fp, "device.name", p.name, strnlen(p.name, sizeof p.name));
+	/* What decides the code is the IP version (with its stepping), not the
+	 * marketing name: IGC's binary is byte-equal under any name the driver
+	 * is told to report (OverrideDeviceName), and the name follows from the
+	 * device id anyway.  Without the name, an entry built on a simulated GPU
+	 * is the one the real GPU looks up. */
 	if (ip_supported)
 		jc_fp_u64(fp, "device.ip", ip.ipVersion);
 	else
@@ -458,9 +482,23 @@ struct ze_call {
 	ze_module_build_log_handle_t *log;
 };
 
+/* 1 if the log says the driver recompiled the module (compile_once.h). */
+static int recompiled_from_ir(const struct ze_fns *fn, ze_module_build_log_handle_t log)
+{
+	size_t size = 0;
+	if (!log || fn->build_log_get_string(log, &size, NULL) != ZE_RESULT_SUCCESS || size == 0)
+		return 0;
+	char *text = malloc(size);
+	int found = text && fn->build_log_get_string(log, &size, text) == ZE_RESULT_SUCCESS &&
+		    jc_recompiled_from_ir(text, size);
+	free(text);
+	return found;
+}
+
 /* Create the module from a stored native binary.  The application's build
  * log, if it asked for one, is the native load's own.  A binary the driver
- * refuses is rejected, and the module is compiled from SPIR-V. */
+ * refuses, or recompiles from its IR, is rejected, and the module is
+ * compiled from SPIR-V (the driver's own result for the request). */
 static enum jc_load load_native(void *call, const struct jc_entry *e)
 {
 	const struct ze_call *c = call;
@@ -471,22 +509,31 @@ static enum jc_load load_native(void *call, const struct jc_entry *e)
 		.pInputModule = e->data,
 		.pBuildFlags = c->req.native_flags,
 	};
+	int check = c->fn->build_log_get_string && c->fn->module_destroy;
 	ze_module_build_log_handle_t log = NULL;
 	ze_module_handle_t module = NULL;
 	ze_result_t r = c->door->create(c->context, c->device, &native, &module,
-					c->log ? &log : NULL);
-	if (r == ZE_RESULT_SUCCESS) {
+					c->log || check ? &log : NULL);
+	int recompiled = r == ZE_RESULT_SUCCESS && check && recompiled_from_ir(c->fn, log);
+	if (r == ZE_RESULT_SUCCESS && !recompiled) {
 		*c->module = module;
 		if (c->log)
 			*c->log = log;
+		else if (log)
+			c->fn->build_log_destroy(log);
 		jc_log(JC_LOG_DEBUG, "%s: hit, loaded %zu bytes from %s", c->door->name, e->size,
 		       c->once.hex);
 		return JC_LOADED;
 	}
 	if (log)
 		c->fn->build_log_destroy(log);
-	jc_log(JC_LOG_WARN, "the driver rejected cached module %s (0x%x); entry removed, "
-	       "compiling from SPIR-V", c->once.hex, (unsigned)r);
+	if (recompiled) {
+		c->fn->module_destroy(module);
+		jc_log(JC_LOG_WARN, "the driver recompiled cached module %s from its IR (a binary "
+		       "for another GPU or driver); entry removed, compiling from SPIR-V", c->once.hex);
+	} else
+		jc_log(JC_LOG_WARN, "the driver rejected cached module %s (0x%x); entry removed, "
+		       "compiling from SPIR-V", c->once.hex, (unsigned)r);
 	return JC_LOAD_REJECTED;
 }
 
@@ -597,9 +644,10 @@ static ze_result_t module_create(struct ze_door *door, ze_context_handle_t conte
 	if (prepare(&c) != 0) {
 		/* One line per call at debug level, so that a log accounts for
 		 * every zeModuleCreate (hits + misses + these = the calls made). */
+		int native = desc && desc->format == ZE_MODULE_FORMAT_NATIVE;
 		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", door->name,
-		       desc && desc->format == ZE_MODULE_FORMAT_NATIVE ? "native input"
-								  : "not cacheable");
+		       native ? "native input" : "not cacheable");
+		jc_cache_count_pass(c.once.cache, native ? JC_PASS_NATIVE : JC_PASS_NOT_KEYABLE);
 		r = door->create(context, device, desc, module, log);
 	} else
 		r = jc_compile_once(&c.once, &status) ? ZE_RESULT_SUCCESS : (ze_result_t)status;

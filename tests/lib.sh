@@ -104,15 +104,22 @@ need_modern_driver() {
 	exit $?
 }
 
-# sim PRODUCT: simulate that GPU (dg2, bmg, mtl, ...: ProductFamilyOverride).
-# The 2026 driver needs three more keys: without UseAubStream=0 zeInit
-# crashes, without HardwareInfoOverride it offers no driver, and without
-# UseBindlessMode=0 it aborts.
+# sim PRODUCT [DEVICE-ID]: simulate that GPU (dg2, bmg, acm-g10, ...:
+# ProductFamilyOverride; ForceDeviceId if given), compiling as a real GPU
+# does.  The 2026 driver needs three more keys: without UseAubStream=0 zeInit
+# crashes, without HardwareInfoOverride it offers no driver, and its default
+# bindless mode aborts without UseExternalAllocatorForSshAndDsh=0 (kept,
+# rather than UseBindlessMode=0, which makes every Level Zero kernel differ
+# from a real GPU's).  OverrideMaxWorkgroupSize is what a real Arc reports
+# (1024); Debian 12's 2022 driver needs 256 or zeKernelCreate fails.
 sim() {
 	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=$1
+	unset ForceDeviceId
+	[ -n "${2:-}" ] && export ForceDeviceId=$2
 	export OverrideMaxWorkgroupSize=256
 	if modern_driver; then
-		export UseAubStream=0 HardwareInfoOverride=1x4x16 UseBindlessMode=0
+		export UseAubStream=0 HardwareInfoOverride=1x4x16
+		export UseExternalAllocatorForSshAndDsh=0 OverrideMaxWorkgroupSize=1024
 		# Gen12 LP parts abort on 4 subslices per slice.
 		case $1 in tgllp | dg1) HardwareInfoOverride=1x6x16 ;; esac
 	fi

@@ -3,19 +3,23 @@
  * optionally runs one of its kernels.
  *
  *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
- *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--async]
+ *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--dlopen-name LIB]
+ *            [--async]
  *
  * --platform picks the first platform whose name contains NAME.
  * --il uses clCreateProgramWithIL; --il-khr the clCreateProgramWithILKHR
  * extension function from clGetExtensionFunctionAddressForPlatform.
  * --dlopen calls OpenCL only through dlopen("libOpenCL.so.1") + dlsym, as
- * runtimes that load OpenCL themselves do.  --async builds with a pfn_notify
+ * runtimes that load OpenCL themselves do; --dlopen-name LIB the same with
+ * another name (a loader a wheel ships renamed).  --async builds with a pfn_notify
  * callback and waits for it.  --run KERNEL runs
  *     kernel void KERNEL(global float *out, global const float *in, uint n)
  * over 4096 items and prints a hash of the output's bytes; with --verify
  * the kernel must compute out[i] = in[i] * 2 + 1, which is checked exactly.
  *
  * Prints "build=CODE seconds=S", the build log between "log<<" and ">>log",
+ * "status=ERR/STATUS options=[OPTIONS] kernel_after_failure=ERR" (the build
+ * info, and clCreateKernel's error on a program whose build failed),
  * and "result=HASH" after --run.  Exit status 0 only if all succeeded.
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -44,9 +48,9 @@ static struct {
 #undef X
 } cl;
 
-static int load_api(int use_dlopen)
+static int load_api(const char *use_dlopen)
 {
-	void *lib = use_dlopen ? dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL) : NULL;
+	void *lib = use_dlopen ? dlopen(use_dlopen, RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (use_dlopen && !lib) {
 		fprintf(stderr, "cl_build: %s\n", dlerror());
 		return -1;
@@ -204,16 +208,19 @@ int main(int argc, char **argv)
 {
 	const char *platform_name = NULL, *kind = NULL, *path = NULL, *options = NULL;
 	const char *kernel = NULL;
-	int use_dlopen = 0, async = 0;
+	const char *use_dlopen = NULL;
+	int async = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dlopen") == 0)
-			use_dlopen = 1;
+			use_dlopen = "libOpenCL.so.1";
 		else if (strcmp(argv[i], "--async") == 0)
 			async = 1;
 		else if (strcmp(argv[i], "--verify") == 0)
 			verify = 1;
 		else if (i + 1 >= argc)
 			return fprintf(stderr, "cl_build: %s needs a value\n", argv[i]), 2;
+		else if (strcmp(argv[i], "--dlopen-name") == 0)
+			use_dlopen = argv[++i];
 		else if (strcmp(argv[i], "--platform") == 0)
 			platform_name = argv[++i];
 		else if (strcmp(argv[i], "--options") == 0)
@@ -250,6 +257,20 @@ int main(int argc, char **argv)
 	cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
 	printf("log<<\n%s\n>>log\n", log);
 	free(log);
+	cl_build_status status = 99;
+	char opts[512] = "?";
+	cl_int serr = cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+					       sizeof status, &status, NULL);
+	cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, sizeof opts, opts, NULL);
+	cl_kernel probe = NULL;
+	cl_int kerr = CL_SUCCESS;
+	if (err != CL_SUCCESS) { /* what a failed program answers */
+		probe = cl.clCreateKernel(program, kernel ? kernel : "compute", &kerr);
+		if (probe)
+			cl.clReleaseKernel(probe);
+	}
+	printf("status=%d/%d options=[%s] kernel_after_failure=%d\n", (int)serr, (int)status, opts,
+	       (int)kerr);
 	int rc = err == CL_SUCCESS ? 0 : 1;
 	if (rc == 0 && kernel && run(context, device, program, kernel) != 0)
 		rc = 1;

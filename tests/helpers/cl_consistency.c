@@ -143,6 +143,13 @@ static void describe_program(const char *what, cl_program p)
 	CHECK(binary_size > 0 && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof binary, &binary,
 						  NULL) == CL_SUCCESS,
 	      "%s: binaries\n", what);
+	/* PoCL with its kernel cache off names the program's temporary
+	 * directory in its binary (_UNCACHED_XXXXXX): every build, and every
+	 * load of a binary under jitcache, gets its own. */
+	for (unsigned char *at = binary; binary_size > 0 &&
+	     (at = memmem(at, binary_size - (size_t)(at - binary), "_UNCACHED_", 10)) &&
+	     (size_t)(at - binary) + 16 <= binary_size;)
+		at = (unsigned char *)memset(at + 10, 'X', 6) + 6;
 	printf("~ %s: binary %zu bytes, hash %016llx\n", what, binary_size,
 	       (unsigned long long)fnv1a(binary, binary_size));
 	free(binary);

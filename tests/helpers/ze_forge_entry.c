@@ -7,6 +7,8 @@
  *   ze_forge_entry ENTRY DONOR    replace ENTRY's payload with DONOR's (e.g.
  *                                 a binary compiled for another GPU), keeping
  *                                 ENTRY's key
+ *   ze_forge_entry ENTRY -b FILE  replace ENTRY's payload with FILE's bytes
+ *                                 (e.g. ocloc's binary for another stepping)
  *
  * Either way the checksum is rewritten to match.  Exit status 0 on success.
  */
@@ -45,6 +47,28 @@ static unsigned char *read_entry(const char *path, size_t *size)
 	return entry;
 }
 
+/* The whole of a plain file, after HEADER bytes of room (malloc'd). */
+static unsigned char *read_raw(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long n = -1;
+	unsigned char *data = NULL;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0) {
+		rewind(f);
+		data = malloc(HEADER + (size_t)n);
+		if (data && fread(data + HEADER, 1, (size_t)n, f) != (size_t)n) {
+			free(data);
+			data = NULL;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!data)
+		fprintf(stderr, "ze_forge_entry: cannot read %s\n", path);
+	*size = HEADER + (size_t)(n > 0 ? n : 0);
+	return data;
+}
+
 static void put64(unsigned char *p, uint64_t v)
 {
 	for (int i = 0; i < 8; i++) /* little-endian */
@@ -53,14 +77,17 @@ static void put64(unsigned char *p, uint64_t v)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2 && argc != 3) {
-		fprintf(stderr, "usage: ze_forge_entry ENTRY [DONOR]\n");
+	int raw = argc == 4 && strcmp(argv[2], "-b") == 0;
+	if (argc != 2 && argc != 3 && !raw) {
+		fprintf(stderr, "usage: ze_forge_entry ENTRY [DONOR | -b FILE]\n");
 		return 2;
 	}
 	size_t size = 0, donor_size = 0;
 	unsigned char *entry = read_entry(argv[1], &size);
-	unsigned char *donor = argc == 3 ? read_entry(argv[2], &donor_size) : NULL;
-	if (!entry || (argc == 3 && !donor))
+	unsigned char *donor = raw	     ? read_raw(argv[3], &donor_size)
+			       : argc == 3 ? read_entry(argv[2], &donor_size)
+					   : NULL;
+	if (!entry || (argc > 2 && !donor))
 		return 1;
 	if (donor) {
 		size_t payload = donor_size - HEADER;

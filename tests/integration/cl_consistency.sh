@@ -34,9 +34,8 @@ if clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
 	consistency pocl Portable --run
 	# Eight threads build the same program at once, three times each: one
 	# compiles (the others wait for it on the entry's lock), all get results.
-	# PoCL's own cache stays on (private) here: with POCL_KERNEL_CACHE=0,
-	# PoCL 3.1 aborts ("Can't get stat() on .../_UNCACHED_*") when threads
-	# load one binary at once, with or without jitcache.
+	# PoCL's own cache stays on (private) here; cl_pocl.sh has threads
+	# with it off (each hit then unpacks into a directory of its own).
 	rm -rf "$JITCACHE_DIR"
 	export POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=$T/pocl-cache
 	$JITCACHE run -- "$CC_BIN" --platform Portable --threads 8 >threads.cold 2>&1

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # OpenCL builds that go wrong, or whose inputs hide in other files (PoCL):
-#   - a syntax error: the driver's own error and log, nothing cached;
+#   - a syntax error: the driver's own error and log, remembered as a failure
+#     record that the next process gets without compiling;
 #   - a stored binary the driver rejects (CL_INVALID_BINARY): the entry is
 #     dropped, the program is compiled, the results are right;
 #   - #include'd headers (nested, through "-I dir" and "-Idir"): a changed
 #     header is a miss, and the new build is used;
-#   - an #include that cannot be resolved: that build is not cached.
+#   - an #include found nowhere: keyed by its name (the compiler's own, or
+#     not compiled); through a macro: that build is not cached.
 . "$(dirname "$0")/../lib.sh"
 export POCL_KERNEL_CACHE=0 JITCACHE_LOG=info
 CLB=$B/tests/cl_build TOOL=$B/tests/cl_cache_tool
@@ -20,18 +22,35 @@ build_rc() { sed -n 's/^build=\(-*[0-9]*\) .*/\1/p' "$1"; }
 log_of() { sed -n '/^log<</,/^>>log/p' "$1" | sed 's/tempfile_[A-Za-z0-9]*/tempfile_X/g'; }
 cl() { $JITCACHE run -- "$CLB" --platform Portable "$@"; }
 
-# --- a syntax error ----------------------------------------------------------
+# --- a syntax error: remembered ------------------------------------------------
+# The first build fails and is stored as a failure record (the error and the
+# log); the next process gets the same error, build status, log and options
+# without compiling, and a failed program's clCreateKernel error.
 printf 'kernel void compute(global float *out, global const float *in, uint n)\n{ out[0] = in[0] }\n' >bad.cl
-"$CLB" --platform Portable --source bad.cl >bad.plain 2>&1
-cl --source bad.cl >bad.jc 2>bad.err
+"$CLB" --platform Portable --source bad.cl --options "-DX=1" >bad.plain 2>&1
+cl --source bad.cl --options "-DX=1" >bad.jc 2>bad.err
+info() { grep '^status=' "$1"; } # build status, options, clCreateKernel's error
 check "syntax error: CL_BUILD_PROGRAM_FAILURE (-11), as without jitcache" \
 	test "$(build_rc bad.jc)" = -11 -a "$(build_rc bad.plain)" = -11
 check "syntax error: the driver's own log" cmp <(log_of bad.plain) <(log_of bad.jc)
 check "syntax error: the log says what is wrong" grep -q "expected ';'" bad.jc
-check "syntax error: nothing cached" test "$(entries)" -eq 0
-cl --source bad.cl --async >bad2.jc 2>&1
-check "syntax error with pfn_notify: same error, nothing cached" \
-	test "$(build_rc bad2.jc)" = -11 -a "$(entries)" -eq 0
+check "syntax error: build status, options, kernel error as without jitcache" \
+	cmp <(info bad.plain) <(info bad.jc)
+check "syntax error: stored as a failure record" grep -q 'jitcache: 0 hits, 1 misses, 1 stores' bad.err
+cl --source bad.cl --options "-DX=1" >bad.warm 2>bad.werr
+check "failure record: a hit" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' bad.werr
+check "failure record: the same error" test "$(build_rc bad.warm)" = -11
+check "failure record: the same log" cmp <(log_of bad.plain) <(log_of bad.warm)
+check "failure record: build status, options, kernel error as without jitcache" \
+	cmp <(info bad.plain) <(info bad.warm)
+check "failure record: counted by jitcache stats" \
+	sh -c "'$JITCACHE' stats | grep -q 'failed builds replayed *1'"
+echo "     failed build: $(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' bad.plain) s without jitcache," \
+	"$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' bad.warm) s replayed"
+cl --source bad.cl --options "-DX=1" --async >bad2.jc 2>&1
+check "with pfn_notify: compiled, not replayed (same error)" \
+	test "$(build_rc bad2.jc)" = -11 -a "$(entries)" -eq 1
+rm -rf "$JITCACHE_DIR"
 
 # --- the driver rejects a stored binary ------------------------------------
 cat >k.cl <<'CL'
@@ -96,14 +115,28 @@ cl --source inc.cl --options "$OPTS" --run compute >inc.changed2 2>&1
 check "includes: a changed <header> from -Idir is a miss" grep -q 'jitcache: 0 hits, .* 1 stores' inc.changed2
 check "includes: three entries by now" test "$(entries)" -eq 3
 
-# --- unresolvable includes -------------------------------------------------------
-printf '#if 0\n#include "nowhere.h"\n#endif\n' | cat - k.cl >lost.cl
+# --- includes found nowhere ----------------------------------------------------
+# In a branch the compiler does not take (Random123's array.h includes
+# <stddef.h> only #ifdef __cplusplus), or the compiler's own header: keyed
+# by name, cached.  The file appearing later is a miss.
+printf '#ifdef __cplusplus\n#include "nowhere.h"\n#include <cstddef>\n#endif\n' | cat - k.cl >lost.cl
 JITCACHE_LOG=debug cl --source lost.cl --run compute >lost.out 2>&1
-check "unresolvable include: the build works" test "$(build_rc lost.out)" = 0
-check "unresolvable include: not cached" test "$(entries)" -eq 3
-check "unresolvable include: logged at debug level" grep -q 'not cached: #include "nowhere.h" not found' lost.out
+check "include found nowhere: the build works" test "$(build_rc lost.out)" = 0
+check "include found nowhere: cached" test "$(entries)" -eq 4
+check "include found nowhere: logged at debug level" \
+	grep -q '#include "nowhere.h" not found where jitcache looks; keyed by its name' lost.out
+JITCACHE_LOG=info cl --source lost.cl --run compute >lost.warm 2>&1
+check "include found nowhere: a hit" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' lost.warm
+echo '#error never compiled' >nowhere.h
+JITCACHE_LOG=info cl --source lost.cl --run compute >lost.appeared 2>&1
+check "include found nowhere: the file appearing is a miss" \
+	grep -q 'jitcache: 0 hits, 1 misses, 1 stores' lost.appeared
+rm nowhere.h
+CPATH=$T JITCACHE_LOG=debug cl --source lost.cl --run compute >lost.cpath 2>&1
+check "include found nowhere while CPATH is set: not cached" \
+	grep -q 'not cached: #include "nowhere.h" not found, and the compiler also searches CPATH' lost.cpath
 printf '#define HDR "inc/outer.h"\n#include HDR\n' | cat - k.cl >macro.cl
 JITCACHE_LOG=debug cl --source macro.cl --run compute >macro.out 2>&1
 check "include through a macro: the build works" test "$(build_rc macro.out)" = 0
-check "include through a macro: not cached" test "$(entries)" -eq 3
+check "include through a macro: not cached" test "$(entries)" -eq 5
 finish

@@ -75,4 +75,17 @@ check_not "ILKHR via dlsym, async: notified with the application's program" \
 	grep -q notify_program=wrong khr.out
 check "ILKHR via dlsym, async: the same entry answers" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' khr.err
 check "ILKHR via dlsym, async: nothing new stored" test "$(entries)" -eq 3
+
+# A build that fails is remembered: the next process gets IGC's error, log,
+# build status and options without compiling.
+printf 'kernel void compute(global float *out)\n{ out[0] = undefined_name; }\n' >bad.cl
+"$CLB" --platform Intel --source bad.cl --options "-DF=1" >bad.plain 2>&1
+for run in cold warm; do
+	"$JITCACHE" run -- "$CLB" --platform Intel --source bad.cl --options "-DF=1" >bad.$run 2>&1
+done
+as_driver() { grep -v '^jitcache:' "$1" | sed 's/seconds=[0-9.]*//'; }
+check "failed build, cold: as without jitcache" cmp <(as_driver bad.plain) <(as_driver bad.cold)
+check "failed build, warm: replayed (a hit)" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' bad.warm
+check "failed build, warm: error, log, status, options as without jitcache" \
+	cmp <(as_driver bad.plain) <(as_driver bad.warm)
 finish

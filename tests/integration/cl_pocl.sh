@@ -49,6 +49,38 @@ check "async, warm: answered from the cache" grep -q 'jitcache: 1 hits, 0 misses
 check_not "async, warm: pfn_notify got the application's program" grep -q notify_program=wrong awarm.out
 check "async, warm: results bit-identical" test "$(result awarm.out)" = "$(result plain2.out)"
 
+# 8 threads building 3 programs at once, warm: every thread hits, and PoCL
+# with its kernel cache off must not abort.  Its binary names the temporary
+# directory it unpacks to, so threads loading one entry shared it and the
+# first release removed the others' files ("Can't get stat() on
+# .../_UNCACHED_..."): 3 runs in 10 aborted before each hit got its own.
+export JITCACHE_DIR=$T/cache-threads
+$JITCACHE run -- "$B/tests/cl_threads" --platform Portable >threads.cold 2>&1
+check "threads, cold: every build succeeds" grep -q '^threads=8 ok=8' threads.cold
+ok=0
+for i in $(seq 1 20); do
+	$JITCACHE run -- "$B/tests/cl_threads" --platform Portable >threads.warm 2>&1 &&
+		grep -q 'jitcache: 8 hits, 0 misses' threads.warm && ok=$((ok + 1))
+done
+check "threads, warm: 20 runs in a row, each 8 hits and no abort ($ok of 20)" test "$ok" -eq 20
+
+# Every build is accounted for: 3 from source (looked up), 3 of programs
+# created from their binaries (passed through, one debug line each,
+# counted).  One thread per binary: PoCL with its cache off aborts threads
+# that load one binary at once by themselves, without jitcache (5 runs in 6
+# with 8 threads on 3 binaries, measured).
+export JITCACHE_DIR=$T/cache-binaries
+JITCACHE_LOG=debug $JITCACHE run -- "$B/tests/cl_threads" --platform Portable --binary \
+	--threads 3 >bin.out 2>&1
+check "programs from binaries: built" grep -q '^threads=3 ok=3' bin.out
+check "programs from binaries: one debug line per build passed through" \
+	test "$(grep -c 'OpenCL build: passed through (a program created from binaries' bin.out)" -eq 3
+check "programs from binaries: and the 3 from source looked up" \
+	test "$(grep -cE 'OpenCL build [0-9a-f]+: (miss|hit)$' bin.out)" -eq 3
+check "programs from binaries: jitcache stats counts them" \
+	sh -c "'$JITCACHE' stats | grep -q 'passed through: native or binaries *3'"
+export JITCACHE_DIR=$T/cache
+
 # JITCACHE_DISABLE=1: straight to the driver, nothing cached or looked up.
 rm -rf "$JITCACHE_DIR"
 JITCACHE_DISABLE=1 run_build off $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute

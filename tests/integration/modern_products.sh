@@ -49,9 +49,9 @@ done
 check "shared cache: one entry per GPU" test "$(entries)" -eq 3
 
 # Plant the dg2 binary under bmg's key (the store's checks pass): the
-# program must still work on bmg.  (Measured: the 2026 driver accepts the
-# foreign binary and rebuilds the module from the SPIR-V it carries, taking
-# the time of a compile; jitcache cannot tell that from a slow hit.)
+# program must still work on bmg.  The 2026 driver accepts the foreign
+# binary and rebuilds the module from the IR it carries, saying so in the
+# build log: jitcache rejects that entry (not a hit) and stores bmg's own.
 entry_of() { sed -n 's/.*stored [0-9]* bytes as \([0-9a-f]*\).*/\1/p' "$T/$1.out" | head -n 1; }
 bmg_key=$(entry_of shared-bmg-cold) dg2_key=$(entry_of shared-dg2-cold)
 bmg_entry=$JITCACHE_DIR/${bmg_key:0:2}/$bmg_key dg2_entry=$JITCACHE_DIR/${dg2_key:0:2}/$dg2_key
@@ -60,6 +60,8 @@ check "dg2's binary planted under bmg's key" "$B/tests/ze_forge_entry" "$bmg_ent
 run planted bmg
 check "planted: the program works on bmg, every kernel" \
 	test "$(kernels_of planted)" = "$(kernels_of bmg-plain)"
+check "planted: recompiled from IR, so not a hit but a miss, and replaced" \
+	grep -q "jitcache: 0 hits, 1 misses, 1 stores" "$T/planted.out"
 # The compiler's build is in the key: the same driver with another build of
 # IGC 2.x (libigc.so.2, here a copy whose GNU build-id differs by one bit,
 # found first through LD_LIBRARY_PATH) must compile anew, not hit.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Level Zero: what goes into the key.  Equal requests share an entry; a
-# different SPIR-V, build flags, specialization constant value or simulated
-# GPU gets its own.  Spec constant values are read with their SPIR-V size,
+# different SPIR-V, build flags, specialization constant value, simulated
+# GPU or compiler environment gets its own, while a debug key that only
+# logs or simulates the GPU leaves the key alone.  Spec constant values are read with their SPIR-V size,
 # no more.  Linked programs (ZE_experimental_module_program) key on every
 # input.
 . "$(dirname "$0")/../lib.sh"
@@ -88,6 +89,31 @@ check "platform: tgllp is another entry" stored g1
 check "platform: tgllp hits its own" hit g2
 check "platform: dg2 still hits its own" hit g3
 check "platform: two entries" test "$(entries)" -eq 2
+
+# The environment.  Each variable that changes the code (the driver's own,
+# IGC's, a debug key) is another entry, hit by the next run that has it;
+# one that only logs or sets the simulated GPU's identity is not.
+rm -rf "$JITCACHE_DIR"
+run e0 "$T/reduce.spv"
+check "env: first build stored" stored e0
+(export PrintDebugMessages=0; run e1 "$T/reduce.spv")
+check "env: an unrelated debug key (PrintDebugMessages=0): a hit" hit e1
+(export OverrideDeviceName="Intel(R) Arc(TM) A770 Graphics"; run e2 "$T/reduce.spv")
+check "env: a simulation switch (OverrideDeviceName): a hit" hit e2
+n=1
+for v in UseBindlessMode=0 NEO_FP64_EMULATION=1 ZET_ENABLE_PROGRAM_DEBUGGING=1 \
+	IGC_DisableLoopUnroll=1 OverrideDefaultFP64Settings=1; do
+	# The 2026 driver offers no simulated device with program debugging.
+	if ! (export "$v"; "$CLIENT" link "$T/reduce.spv" >"$T/env-$v-plain.out" 2>&1); then
+		skip "env: $v: the driver builds nothing with it ($(tail -n 1 "$T/env-$v-plain.out"))"
+		continue
+	fi
+	(export "$v"; run "env-$v" "$T/reduce.spv"; run "env-$v-again" "$T/reduce.spv")
+	check "env: $v: another entry" stored "env-$v"
+	check "env: $v: which the next run with it hits" hit "env-$v-again"
+	n=$((n + 1))
+done
+check "env: one entry for each ($n)" test "$(entries)" -eq "$n"
 
 # A driver that refuses the IP version structure (a stand-in preloaded after
 # jitcache): asked again without it, the module is still cached, under

@@ -21,7 +21,7 @@ int main(void)
 	size_t binary_sizes[] = { sizeof bin0, sizeof bin1 };
 	const char *logs[] = { "warning: x\n", "" };
 	size_t log_sizes[] = { 12, 0 };
-	struct jc_cl_payload in = { 2, binaries, binary_sizes, logs, log_sizes }, out;
+	struct jc_cl_payload in = { 2, binaries, binary_sizes, logs, log_sizes, 0 }, out;
 	void *bytes, *copy;
 	size_t size;
 	CHECK(jc_cl_payload_encode(&in, &bytes, &size) == 0, "two devices encode");
@@ -55,6 +55,34 @@ int main(void)
 		free(copy);
 	}
 	free(bad);
+	free(bytes);
+
+	/* A failure record: version 2, the error, logs only. */
+	const unsigned char *none[] = { NULL, NULL };
+	size_t no_sizes[] = { 0, 0 };
+	struct jc_cl_payload fail = { 2, none, no_sizes, logs, log_sizes, CL_BUILD_PROGRAM_FAILURE };
+	CHECK(jc_cl_payload_encode(&fail, &bytes, &size) == 0, "a failure record encodes");
+	CHECK(decode_copy(bytes, size, &out, &copy) == 0 && out.status == CL_BUILD_PROGRAM_FAILURE &&
+	      out.ndev == 2 && out.binary_sizes[0] == 0 && out.log_sizes[0] == 12 &&
+	      memcmp(out.logs[0], logs[0], 12) == 0, "and decodes with its error and logs");
+	jc_cl_payload_free(&out);
+	free(copy);
+	bad = malloc(size);
+	memcpy(bad, bytes, size);
+	bad[4] = 1; /* version 1 with a status */
+	CHECK(decode_copy(bad, size, &out, &copy) == -1, "refused: a status in a version 1 record");
+	free(copy);
+	memcpy(bad, bytes, size);
+	memset(bad + 12, 0, 4); /* version 2 without one */
+	CHECK(decode_copy(bad, size, &out, &copy) == -1, "refused: a failure record without its error");
+	free(copy);
+	free(bad);
+	free(bytes);
+	fail.binary_sizes = binary_sizes; /* binaries in a failure record */
+	fail.binaries = binaries;
+	CHECK(jc_cl_payload_encode(&fail, &bytes, &size) == 0 &&
+	      decode_copy(bytes, size, &out, &copy) == -1, "refused: a failure record with binaries");
+	free(copy);
 	free(bytes);
 	return check_summary();
 }

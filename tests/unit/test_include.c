@@ -107,10 +107,24 @@ static void test_resolve(void)
 	      "a changed nested header changes the key");
 	CHECK(key_of("#include <spaced.h>\n", "-cl-std=CL2.0 -I \"inc dir\"", &k1) == 0,
 	      "a quoted -I directory with a space");
-	CHECK(key_of("#include <top.h>\n", NULL, &k1) == -1, "not in any directory: not cached");
-	CHECK(key_of("#include \"nowhere.h\"\n", NULL, &k1) == -1, "a missing file: not cached");
+	/* Found nowhere: the compiler's own header, or not compiled: keyed by name. */
+	CHECK(key_of("#include <top.h>\n", NULL, &k1) == 0, "not in any directory: keyed by name");
+	CHECK(key_of("#include <elsewhere.h>\n", NULL, &k2) == 0 && !same(&k1, &k2),
+	      "another missing name, another key");
+	CHECK(key_of("#include \"top.h\"\n", NULL, &k2) == 0 && !same(&k1, &k2),
+	      "\"name\" and <name> differ");
+	CHECK(key_of("#include \"nowhere.h\"\n", NULL, &k1) == 0, "a missing file: keyed by name");
+	write_file("nowhere.h", "#define W 1\n");
+	CHECK(key_of("#include \"nowhere.h\"\n", NULL, &k2) == 0 && !same(&k1, &k2),
+	      "the file appearing later changes the key");
+	CHECK(key_of("#include <top.h>\n", "-isystem inc", &k1) == -1,
+	      "missing while -isystem adds a path jitcache does not search: not cached");
+	CHECK(key_of("#include <top.h>\n", "-iquote inc", &k1) == -1, "-iquote too");
+	setenv("CPATH", "inc", 1);
+	CHECK(key_of("#include <top.h>\n", NULL, &k1) == -1, "missing while CPATH is set: not cached");
+	unsetenv("CPATH");
 	CHECK(key_of("#include HEADER\n", NULL, &k1) == -1, "an include through a macro: not cached");
-	CHECK(key_of("#include \"inc\"\n", NULL, &k1) == -1, "a directory is not a header");
+	CHECK(key_of("#include \"inc\"\n", NULL, &k1) == 0, "a directory is not a header: by name");
 
 	write_file("loop1.h", "#ifndef L1\n#define L1\n#include \"loop2.h\"\n#endif\n");
 	write_file("loop2.h", "#ifndef L2\n#define L2\n#include \"loop1.h\"\n#endif\n");

@@ -95,12 +95,12 @@ static void test_environment(void)
 	const char *e2[] = { "PATH=/bin", "IGC_Opt=2", "POCL_DEVICES=cpu", NULL };
 	const char *e3[] = { "PATH=/bin", "IGC_Opt=1", "POCL_DEVICES=cpu", "POCL_KERNEL_CACHE=0",
 		       "POCL_CACHE_DIR=/c", "CUDA_CACHE_PATH=/c", "NEO_CACHE_DIR=/c", NULL };
-	const char *e4[] = { "PATH=/bin", "IGC_Opt=1", "POCL_DEVICES=cpu", "ForceDeviceId=1", NULL };
+	const char *e4[] = { "PATH=/bin", "IGC_Opt=1", "POCL_DEVICES=cpu", "UseBindlessMode=0", NULL };
 	const char *e5[] = { "NEOReadDebugKeys=1", "PATH=/bin", "IGC_Opt=1", "POCL_DEVICES=cpu", NULL };
 	const char *e6[] = { "NEOReadDebugKeys=1", "PATH=/bin", "IGC_Opt=1", "POCL_DEVICES=cpu",
-		       "ForceDeviceId=1", NULL };
+		       "UseBindlessMode=0", NULL };
 	const char *e7[] = { "NEOReadDebugKeys=0", "PATH=/bin", "IGC_Opt=1", "POCL_DEVICES=cpu",
-		       "ForceDeviceId=1", NULL };
+		       "UseBindlessMode=0", NULL };
 	const char *e8[] = { "NEOReadDebugKeys=0", "PATH=/bin", "IGC_Opt=1", "POCL_DEVICES=cpu", NULL };
 	env_key(e0, &base);
 	env_key(e1, &k);
@@ -111,12 +111,98 @@ static void test_environment(void)
 	CHECK(same(&base, &k), "cache switches do not matter");
 	env_key(e4, &k);
 	CHECK(same(&base, &k), "CamelCase variables without NEOReadDebugKeys do not matter");
-	env_key(e5, &base);
+	env_key(e5, &k);
+	CHECK(same(&base, &k), "NEOReadDebugKeys=1 alone does not matter");
 	env_key(e6, &k);
 	CHECK(!same(&base, &k), "with NEOReadDebugKeys=1 a debug key matters");
 	env_key(e8, &base);
 	env_key(e7, &k);
 	CHECK(same(&base, &k), "with NEOReadDebugKeys=0 it does not");
+}
+
+/* Each variable, added to a simulated GPU's environment: does it change the key? */
+static int changes_key(const char *var)
+{
+	const char *sim[] = { "NEOReadDebugKeys=1", "SetCommandStreamReceiver=1",
+		"ProductFamilyOverride=dg2", "PATH=/bin", NULL, NULL };
+	struct jc_key base, k;
+	env_key(sim, &base);
+	sim[4] = var;
+	env_key(sim, &k);
+	return !same(&base, &k);
+}
+
+static int changes_key_plain(const char *var)
+{
+	const char *plain[] = { "PATH=/bin", NULL, NULL };
+	struct jc_key base, k;
+	env_key(plain, &base);
+	plain[1] = var;
+	env_key(plain, &k);
+	return !same(&base, &k);
+}
+
+static void test_environment_lists(void)
+{
+	static const char *const in_key[] = {
+		"NEO_FP64_EMULATION=1", "ZET_ENABLE_PROGRAM_DEBUGGING=1",
+		"ZET_ENABLE_PROGRAM_INSTRUMENTATION=1", "ONEAPI_PVC_SEND_WAR_WA=0", "CM_FE_DIR=/x",
+		"IGC_EnableZEBinary=0", "OverrideDefaultFP64Settings=1",
+	};
+	for (size_t i = 0; i < sizeof in_key / sizeof *in_key; i++) {
+		CHECK(changes_key(in_key[i]), "%s is in the key", in_key[i]);
+		CHECK(changes_key_plain(in_key[i]), "%s is in the key without NEOReadDebugKeys",
+		      in_key[i]);
+	}
+	static const char *const debug_keys[] = {
+		"UseBindlessMode=0", "NEO_L0_UseBindlessMode=0", "NEO_UseBindlessMode=0",
+		"NEO_OCL_UseBindlessMode=0", "DisableZebin=1", "Printf=1", "Logarithm=1",
+	};
+	for (size_t i = 0; i < sizeof debug_keys / sizeof *debug_keys; i++) {
+		CHECK(changes_key(debug_keys[i]), "debug key %s is in the key", debug_keys[i]);
+		CHECK(!changes_key_plain(debug_keys[i]),
+		      "... but not without NEOReadDebugKeys (%s)", debug_keys[i]);
+	}
+	static const char *const left_out[] = {
+		"SetCommandStreamReceiver=2", "UseAubStream=0", "ProductFamilyOverride=bmg",
+		"ForceDeviceId=56A0", "OverrideRevision=8", "HardwareInfoOverride=2x4x16",
+		"OverrideDeviceName=Intel(R) Arc(TM) B580 Graphics",
+		"UseExternalAllocatorForSshAndDsh=0", "OverrideMaxWorkgroupSize=1024",
+		"NEO_L0_OverrideMaxWorkgroupSize=1024", "PrintDebugMessages=0", "PrintDebugSettings=1",
+		"LogApiCalls=1", "NEO_CACHE_PERSISTENT=0", "IGC_ShaderDumpEnable=1",
+		"ZE_AFFINITY_MASK=0", "ZES_ENABLE_SYSMAN=1",
+	};
+	for (size_t i = 0; i < sizeof left_out / sizeof *left_out; i++)
+		CHECK(!changes_key(left_out[i]), "%s is left out of the key", left_out[i]);
+	const char *prefixed[] = { "NEO_L0_NEOReadDebugKeys=1", "UseBindlessMode=0", NULL };
+	const char *none[] = { "UseBindlessMode=0", NULL };
+	struct jc_key a, b;
+	env_key(prefixed, &a);
+	env_key(none, &b);
+	CHECK(!same(&a, &b), "NEOReadDebugKeys counts with a prefix too");
+}
+
+/* The key format: a known request's key, from this version and from version
+ * 1 (recorded from the code before this version).  A change to what a key
+ * hashes changes the first: bump JC_KEY_VERSION then, so that no entry of
+ * the old format is ever looked up, and record the new value here. */
+static void test_key_version(void)
+{
+	const char *env[] = { "NEOReadDebugKeys=1", "ProductFamilyOverride=dg2",
+			      "NEO_FP64_EMULATION=1", "IGC_Opt=1", NULL };
+	struct jc_fp *fp = jc_fp_begin("ze.module");
+	jc_fp_bytes(fp, "spirv", "\x03\x02\x23\x07", 4);
+	jc_fp_str(fp, "flags", "");
+	jc_fp_environment_of(fp, env);
+	struct jc_key k;
+	jc_fp_end(fp, &k);
+	char hex[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(&k, hex);
+	CHECK(JC_KEY_VERSION == 2, "key version 2");
+	CHECK(strcmp(hex, "7a52dfa8aa2868edfeda6a8847af86f9") == 0,
+	      "the key format is version 2's (%s)", hex);
+	CHECK(strcmp(hex, "0cfa6246017c6eab8cc99ee4d87aa8c4") != 0,
+	      "version 1's key for the same request is another: its entries are never looked up");
 }
 
 /* ---- build-ids --------------------------------------------------------------- */
@@ -304,6 +390,8 @@ int main(void)
 	test_fingerprint();
 	test_memo();
 	test_environment();
+	test_environment_lists();
+	test_key_version();
 	test_build_ids();
 	test_libraries();
 	test_ze_request();
