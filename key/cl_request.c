@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The driver and compiler libraries whose builds decide the output: the ICD
- * loader, Intel's NEO + IGC (2.x of the 2025+ drivers, and 1.x), PoCL + its LLVM,
- * NVIDIA's driver and PTX JIT. */
+/* The driver and compiler libraries whose builds decide the output: Intel's
+ * NEO + IGC (2.x of the 2025+ drivers, and 1.x), PoCL + its LLVM, NVIDIA's
+ * driver and PTX JIT.  The ICD loader compiles nothing and is left out, as
+ * the Level Zero loader is: which one a program reached the driver through
+ * (the system's ocl-icd, or the Khronos loader a SYCL wheel ships) must not
+ * change the key, or `jitcache warm` could not make the entries it looks up. */
 static const char *const compiler_libs[] = {
-	"libOpenCL.so.1",
 	"libigdrcl.so", "libigc.so.2", "libigdfcl.so.2", "libopencl-clang.so.16",
 	"libigc.so.1", "libigdfcl.so.1", "libopencl-clang.so.14",
 	"libpocl.so.2", "libLLVM-15.so.1", "libclang-cpp.so.15",
