@@ -143,6 +143,20 @@ static int collect(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* The recipes of the cache directory, then of the layers (those come with
+ * a cache opened for them: the one the commands use has none). */
+static int collect_recipes(const struct jc_config *cfg, struct jc_cache *cache,
+			   struct recipes *rs)
+{
+	struct jc_cache_options o = { .dir = cfg->cache_dir, .shared = cfg->shared,
+				      .lock_timeout = cfg->lock_timeout, .layers = cfg->layers };
+	struct jc_cache *layered = cfg->layers[0] ? jc_cache_open(&o) : NULL;
+	int rc = jc_cache_each_recipe(layered ? layered : cache, collect, rs);
+	if (layered)
+		jc_cache_close(layered);
+	return rc;
+}
+
 static void recipes_free(struct recipes *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
@@ -169,6 +183,7 @@ struct run {
 	size_t next, done, failed, skipped;
 	char devices[512];    /* what the first worker found, for the report */
 	int n_devices;
+	const struct worker *reporter; /* that worker */
 	const char *refused;  /* why the target cannot be warmed here */
 	char why[512];
 	double start;
@@ -309,9 +324,11 @@ static void check_device(struct run *r, const char *line)
 
 static void handle_line(struct run *r, struct worker *w, const char *line)
 {
-	int first = r->n_devices == 0 || !r->devices[0];
 	if (!w->ready && strncmp(line, "device ", 7) == 0) {
-		if (w == &r->w[0] || first)
+		/* Every worker sees the same devices: the first to speak says. */
+		if (!r->reporter)
+			r->reporter = w;
+		if (w == r->reporter)
 			check_device(r, line);
 	} else if (!w->ready && strncmp(line, "ready", 5) == 0) {
 		w->ready = 1;
@@ -584,7 +601,6 @@ int jc_warm_main(const struct jc_config *cfg, struct jc_cache *cache, int argc, 
 	char lib[PATH_MAX], replay[PATH_MAX];
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	struct options o = { .jobs = cores > 0 ? (int)cores : 1 };
-	(void)cfg;
 	int rc = parse(argc, argv, &o, chosen, &n_chosen, &list);
 	if (rc != 0)
 		return rc;
@@ -603,7 +619,7 @@ int jc_warm_main(const struct jc_config *cfg, struct jc_cache *cache, int argc, 
 	}
 
 	struct recipes rs = { 0 };
-	if (jc_cache_each_recipe(cache, collect, &rs) != 0) {
+	if (collect_recipes(cfg, cache, &rs) != 0) {
 		fprintf(stderr, "jitcache warm: out of memory reading the recipes\n");
 		recipes_free(&rs);
 		return 1;

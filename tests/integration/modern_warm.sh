@@ -90,6 +90,12 @@ check "B580 identity, first run: every module hits the prewarmed layer" \
 	test "$(all_logs b580 | grep -c ': hit, loaded')" -eq "$(n_modules)"
 check "B580 identity, first run: nothing compiled" test "$(all_logs b580 | grep -c 'miss, compiled')" -eq 0
 check "the layer carries the recipes too" test "$(recipes "$T/layer")" -ge "$(n_modules)"
+(present a770; export JITCACHE_DIR=$T/cache-from-layer JITCACHE_LAYERS=$T/layer
+ $WARM --for a750 >"$T/warm-layer.out" 2>&1)
+check "warm reads the recipes of a layer, each request once" \
+	grep -q "$(n_modules) compiled, 0 already cached, 0 failed" "$T/warm-layer.out"
+check "what it compiles goes to the cache directory" \
+	test "$(( $(entries "$T/cache-from-layer") - $(recipes "$T/cache-from-layer") ))" -eq "$(n_modules)"
 
 # ---- OpenCL: the source, its options and the files it #includes ---------------------
 CL_BUILD=$B/tests/cl_build
