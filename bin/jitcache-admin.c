@@ -289,8 +289,10 @@ static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc,
 		fprintf(stderr, "jitcache-admin: export failed; %s not written\n", file);
 		return 1;
 	}
-	printf("exported %llu entries, %s, to %s (%s compressed)",
-	       (unsigned long long)t.entries, human(t.bytes, a), file, human(t.archive_bytes, b));
+	printf("exported %llu entries", (unsigned long long)t.entries);
+	if (t.recipes)
+		printf(" (%llu of them recipes)", (unsigned long long)t.recipes);
+	printf(", %s, to %s (%s compressed)", human(t.bytes, a), file, human(t.archive_bytes, b));
 	if (t.refused)
 		printf("; %llu bad entries skipped", (unsigned long long)t.refused);
 	printf("\n");
@@ -310,8 +312,10 @@ static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc,
 		fprintf(stderr, "jitcache-admin: nothing imported from %s\n", argv[0]);
 		return 1;
 	}
-	printf("imported %llu entries, %s, from %s; %llu already present; %llu refused",
-	       (unsigned long long)t.entries, human(t.bytes, a), argv[0],
+	printf("imported %llu entries", (unsigned long long)t.entries);
+	if (t.recipes)
+		printf(" (%llu of them recipes)", (unsigned long long)t.recipes);
+	printf(", %s, from %s; %llu already present; %llu refused", human(t.bytes, a), argv[0],
 	       (unsigned long long)t.present, (unsigned long long)t.refused);
 	if (t.evicted)
 		printf("; %llu entries evicted to stay under max_size", (unsigned long long)t.evicted);

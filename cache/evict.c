@@ -142,8 +142,9 @@ static void key_of(const char *hex, struct jc_key *key)
 	}
 }
 
-/* Read and check one entry; remove it if bad.  1 if it was bad. */
-static int check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out)
+/* Read and check one entry; remove it if bad.  1 if it was bad; *recipe
+ * says whether a good one is a recipe. */
+static int check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out, int *recipe)
 {
 	char path[PATH_MAX];
 	struct jc_key key;
@@ -155,6 +156,9 @@ static int check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out)
 	if (fd < 0)
 		return 0;
 	enum jc_entry_status status = jc_read_entry(fd, &key, &e, &why);
+	uint8_t flags = 0;
+	*recipe = status == JC_ENTRY_OK && pread(fd, &flags, 1, 12) == 1 &&
+		  (flags & JC_ENTRY_RECIPE);
 	close(fd);
 	if (status == JC_ENTRY_OK)
 		jc_entry_free(&e);
@@ -166,17 +170,23 @@ static int check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out)
 }
 
 /* Check every entry of one subdirectory under its record lock, leaving the
- * good ones in l.  Returns the number of bad ones, or -1. */
-static long verify_subdir(struct jc_cache *c, int sub, FILE *out, struct jc_listing *l)
+ * good ones in l (and adding the recipes among them to *recipes).  Returns
+ * the number of bad ones, or -1. */
+static long verify_subdir(struct jc_cache *c, int sub, FILE *out, struct jc_listing *l,
+			  uint64_t *recipes)
 {
 	struct jc_usage u;
 	size_t kept = 0;
 	int lock = jc_lock_and_list(c, sub, 0, l, &u);
 	if (lock < 0)
 		return -1;
-	for (size_t i = 0; i < l->n; i++)
-		if (!check_entry(c, &l->v[i], out))
+	for (size_t i = 0; i < l->n; i++) {
+		int recipe = 0;
+		if (!check_entry(c, &l->v[i], out, &recipe)) {
 			l->v[kept++] = l->v[i];
+			*recipes += (uint64_t)recipe;
+		}
+	}
 	long bad = (long)(l->n - kept);
 	l->n = kept;
 	jc_usage_of(l, 0, &u);
@@ -187,14 +197,14 @@ static long verify_subdir(struct jc_cache *c, int sub, FILE *out, struct jc_list
 
 long jc_cache_verify(struct jc_cache *cache, FILE *out)
 {
-	uint64_t entries = 0, bytes = 0;
+	uint64_t entries = 0, bytes = 0, recipes = 0;
 	long bad = 0, failed = 0;
 	if (!cache->local)
 		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++) {
 		struct jc_listing l = { 0 };
-		long n = verify_subdir(cache, sub, out, &l);
+		long n = verify_subdir(cache, sub, out, &l, &recipes);
 		if (n < 0)
 			failed++;
 		else
@@ -205,7 +215,12 @@ long jc_cache_verify(struct jc_cache *cache, FILE *out)
 	}
 	if (bad)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = (uint64_t)bad }, NULL);
-	if (out)
+	if (out && recipes)
+		fprintf(out, "%llu good entries (%llu bytes; %llu of them recipes), %ld bad "
+			"removed%s\n", (unsigned long long)entries, (unsigned long long)bytes,
+			(unsigned long long)recipes, bad,
+			failed ? "; some subdirectories could not be checked" : "");
+	else if (out)
 		fprintf(out, "%llu good entries (%llu bytes), %ld bad removed%s\n",
 			(unsigned long long)entries, (unsigned long long)bytes, bad,
 			failed ? "; some subdirectories could not be checked" : "");

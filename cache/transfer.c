@@ -112,6 +112,7 @@ static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
 				rc = jc_archive_add(w, member, st.st_mtim.tv_sec, data,
 						    (size_t)st.st_size, 0);
 			t->entries++;
+			t->recipes += (data[12] & JC_ENTRY_RECIPE) != 0;
 			t->bytes += (uint64_t)st.st_size;
 		}
 		free(data);
@@ -240,6 +241,7 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 			t->refused++;
 		} else if (got == 1) {
 			t->entries++;
+			t->recipes += (((const uint8_t *)m.data)[12] & JC_ENTRY_RECIPE) != 0;
 			t->bytes += m.size;
 		} else if (got == 2) {
 			t->present++;
