@@ -136,6 +136,17 @@ check "an unknown target: bad usage (exit 2)" test $? -eq 2
 check "warm --list names every target" \
 	sh -c "$WARM --list | grep -c '^[a-z]' | grep -qx 8"
 
+# ---- on a terminal: a progress bar with the ETA ----------------------------------------
+if command -v script >/dev/null; then
+	(present a770; export JITCACHE_DIR=$T/cache-tty JITCACHE_LAYERS=$T/layer
+	 script -qec "$WARM --for a750 -j 1" /dev/null >"$T/tty.out" 2>&1 </dev/null)
+	check "on a terminal: a progress bar with the ETA, then the summary" \
+		sh -c "grep -q 'a750 \[#*\.*\] 1/$(n_modules)' '$T/tty.out' && grep -q 'ETA [0-9]*:[0-9][0-9]' '$T/tty.out' &&
+		       grep -q '$(n_modules) compiled' '$T/tty.out'"
+else
+	skip "no script(1) to give jitcache warm a terminal"
+fi
+
 # ---- Ctrl-C, then resume ----------------------------------------------------------
 compiled() { echo $(( $(entries) - $(recipes) )); }
 present a770
