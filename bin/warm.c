@@ -609,6 +609,11 @@ int jc_warm_main(const struct jc_config *cfg, struct jc_cache *cache, int argc, 
 		list_targets();
 		return 0;
 	}
+	if (cfg->disable) {
+		fprintf(stderr, "jitcache warm: caching is off (disable = 1, from %s): nothing "
+			"would be stored\n", cfg->disable_from);
+		return 1;
+	}
 	o.lib = getenv("JITCACHE_LIB") && *getenv("JITCACHE_LIB") ? getenv("JITCACHE_LIB")
 								  : beside_self("libjitcache.so", lib);
 	o.replay = getenv("JITCACHE_REPLAY") && *getenv("JITCACHE_REPLAY")

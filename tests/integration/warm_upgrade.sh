@@ -37,6 +37,9 @@ check "old driver: every module and the OpenCL build compiled, each recipe kept"
 $JITCACHE warm >"$T/old-warm.out" 2>&1
 check "old driver: jitcache warm finds everything cached" \
 	grep -q "0 compiled, 4 already cached, 0 failed" "$T/old-warm.out"
+JITCACHE_DISABLE=1 $JITCACHE warm >"$T/off.out" 2>&1
+check "caching off: warm refuses in one line (exit 1)" \
+	sh -c "test $? -eq 1 && test \$(wc -l <'$T/off.out') -eq 1 && grep -q 'caching is off' '$T/off.out'"
 # A driver that cannot simulate a B580 as itself (Debian 12's reports no IP
 # version) is refused in one line; one that can must report its identity.
 $JITCACHE warm --for b580 >"$T/old-b580.out" 2>&1
