@@ -594,6 +594,55 @@ static int export_warmed(struct jc_cache *cache, const char *file, int64_t since
 	return rc;
 }
 
+/* The library the workers preload and the worker program: from the
+ * environment (bin/jitcache sets JITCACHE_LIB), else beside this program. */
+static int find_programs(struct options *o, char lib[PATH_MAX], char replay[PATH_MAX])
+{
+	const char *l = getenv("JITCACHE_LIB"), *r = getenv("JITCACHE_REPLAY");
+	o->lib = l && *l ? l : beside_self("libjitcache.so", lib);
+	o->replay = r && *r ? r : beside_self("jitcache-replay", replay);
+	if (access(o->lib, R_OK) == 0 && access(o->replay, X_OK) == 0)
+		return 0;
+	fprintf(stderr, "jitcache warm: %s or %s not found (set JITCACHE_LIB and "
+		"JITCACHE_REPLAY)\n", o->lib, o->replay);
+	return -1;
+}
+
+/* Each target in turn (none: this machine), then the export.  Ctrl-C and
+ * SIGTERM stop the run between recipes (the workers, in the same process
+ * group, get Ctrl-C themselves). */
+static int warm_targets(struct jc_cache *cache, const struct recipes *rs,
+			const struct target *const *chosen, size_t n_chosen, const struct options *o)
+{
+	char workdir[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(workdir, sizeof workdir, "%s/jitcache-warm.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(workdir)) {
+		fprintf(stderr, "jitcache warm: cannot create %s (%s)\n", workdir, strerror(errno));
+		return 1;
+	}
+	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	signal(SIGPIPE, SIG_IGN);
+	struct timespec wall;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	int64_t start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+	int rc = 0;
+	for (size_t i = 0; i < (n_chosen ? n_chosen : 1) && !interrupted; i++) {
+		int one = warm_one(cache, rs, n_chosen ? chosen[i] : NULL, o, workdir);
+		rc = one > rc ? one : rc;
+	}
+	remove_workdir(workdir);
+	if (o->export_file && !interrupted) {
+		int e = export_warmed(cache, o->export_file, start_ns);
+		rc = rc ? rc : e;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
+
 int jc_warm_main(const struct jc_config *cfg, struct jc_cache *cache, int argc, char **argv)
 {
 	const struct target *chosen[N_TARGETS];
@@ -614,58 +663,18 @@ int jc_warm_main(const struct jc_config *cfg, struct jc_cache *cache, int argc, 
 			"would be stored\n", cfg->disable_from);
 		return 1;
 	}
-	o.lib = getenv("JITCACHE_LIB") && *getenv("JITCACHE_LIB") ? getenv("JITCACHE_LIB")
-								  : beside_self("libjitcache.so", lib);
-	o.replay = getenv("JITCACHE_REPLAY") && *getenv("JITCACHE_REPLAY")
-			   ? getenv("JITCACHE_REPLAY") : beside_self("jitcache-replay", replay);
-	if (access(o.lib, R_OK) != 0 || access(o.replay, X_OK) != 0) {
-		fprintf(stderr, "jitcache warm: %s or %s not found (set JITCACHE_LIB and "
-			"JITCACHE_REPLAY)\n", o.lib, o.replay);
+	if (find_programs(&o, lib, replay) != 0)
 		return 1;
-	}
-
 	struct recipes rs = { 0 };
 	if (collect_recipes(cfg, cache, &rs) != 0) {
 		fprintf(stderr, "jitcache warm: out of memory reading the recipes\n");
-		recipes_free(&rs);
-		return 1;
-	}
-	if (rs.n == 0) {
+		rc = 1;
+	} else if (rs.n == 0) {
 		printf("no recipes in %s: nothing to warm (a recipe is recorded with each "
 		       "compile while the recipes setting is on)\n", jc_cache_dir(cache));
-		recipes_free(&rs);
-		return 0;
+	} else {
+		rc = warm_targets(cache, &rs, chosen, n_chosen, &o);
 	}
-
-	char workdir[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
-	snprintf(workdir, sizeof workdir, "%s/jitcache-warm.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(workdir)) {
-		fprintf(stderr, "jitcache warm: cannot create %s (%s)\n", workdir, strerror(errno));
-		recipes_free(&rs);
-		return 1;
-	}
-	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	signal(SIGPIPE, SIG_IGN);
-	struct timespec wall;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	int64_t start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
-
-	rc = 0;
-	for (size_t i = 0; i < (n_chosen ? n_chosen : 1) && !interrupted; i++) {
-		int one = warm_one(cache, &rs, n_chosen ? chosen[i] : NULL, &o, workdir);
-		if (one > rc)
-			rc = one;
-	}
-	remove_workdir(workdir);
-	if (o.export_file && !interrupted) {
-		int e = export_warmed(cache, o.export_file, start_ns);
-		rc = rc ? rc : e;
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	recipes_free(&rs);
 	return rc;
 }
