@@ -234,7 +234,7 @@ static int cmd_verify(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	(void)cfg, (void)argv;
 	if (argc > 0)
 		return bad_usage("verify takes no argument");
-	return jc_cache_verify(c, stdout) > 0 ? 1 : 0;
+	return jc_cache_verify(c, stdout) != 0 ? 1 : 0;
 }
 
 /* DATE as YYYY-MM-DD[THH:MM[:SS]] (or with a space for T), local time, or

@@ -251,6 +251,8 @@ struct jc_archive_reader {
 	uint64_t consumed;        /* archive bytes read so far */
 	char skipped[200];        /* why, for a damaged stretch skipped over */
 	char err[160];            /* why the reading stopped or a frame failed */
+	jc_archive_check_fn *check; /* judges a member from its first bytes */
+	void *check_arg;
 };
 
 static void set_err(struct jc_archive_reader *r, const char *fmt, ...)
@@ -366,6 +368,12 @@ static int resync(struct jc_archive_reader *r)
 	}
 }
 
+void jc_archive_set_check(struct jc_archive_reader *r, jc_archive_check_fn *check, void *arg)
+{
+	r->check = check;
+	r->check_arg = arg;
+}
+
 struct jc_archive_reader *jc_archive_open(FILE *file, uint64_t max_member)
 {
 	struct jc_archive_reader *r = calloc(1, sizeof *r);
@@ -434,36 +442,68 @@ static void member_name(const uint8_t h[BLOCK], char out[260])
 	out[i] = '\0';
 }
 
-/* Read a member's data and padding: 0, or -1 if the archive ends or fails
- * first.  Data beyond limit bytes is read past and not kept (m->why says
- * so); memory grows with what arrives, never to a size only claimed. */
-static int read_data(struct jc_archive_reader *r, struct jc_archive_member *m, uint64_t limit)
+/* Where reading a member's data is. */
+struct span {
+	uint64_t have, cap; /* bytes read (kept or not); bytes of m->data */
+	int keep;           /* keep the data in m->data, or read past it */
+};
+
+/* Read n more bytes of member m (data, then padding), keeping what is data
+ * while sp->keep; memory grows with what arrives, never to a size only
+ * claimed.  0, or -1 if the archive ends or fails first. */
+static int read_span(struct jc_archive_reader *r, struct jc_archive_member *m, uint64_t n,
+		     struct span *sp)
 {
-	uint64_t padded = m->size + (BLOCK - m->size % BLOCK) % BLOCK, have = 0, cap = 0;
-	int keep = m->size <= limit;
-	if (!keep)
-		m->why = "larger than the limit for an entry (max_size)";
-	while (have < padded) {
-		uint64_t step = padded - have > (1u << 20) ? (1u << 20) : padded - have;
-		uint64_t into = keep && have < m->size ? (m->size - have < step ? m->size - have : step) : 0;
-		if (into && have + into > cap) {
-			cap = cap * 2 > have + into ? cap * 2 : have + into;
+	uint64_t end = sp->have + n;
+	while (sp->have < end) {
+		uint64_t step = end - sp->have > (1u << 20) ? (1u << 20) : end - sp->have;
+		uint64_t into = sp->keep && sp->have < m->size
+			? (m->size - sp->have < step ? m->size - sp->have : step) : 0;
+		if (into && sp->have + into > sp->cap) {
+			uint64_t cap = sp->cap * 2 > sp->have + into ? sp->cap * 2 : sp->have + into;
 			cap = cap > m->size ? m->size : cap;
 			void *p = realloc(m->data, (size_t)cap);
 			if (!p) {
 				jc_archive_member_free(m);
-				keep = 0, into = 0;
+				sp->keep = 0, into = 0;
 				m->why = "out of memory";
 			} else {
 				m->data = p;
+				sp->cap = cap;
 			}
 		}
 		size_t want = (size_t)(into ? into : step);
-		if (pull(r, into ? (uint8_t *)m->data + have : NULL, want) < want)
+		if (pull(r, into ? (uint8_t *)m->data + sp->have : NULL, want) < want)
 			return -1;
-		have += want;
+		sp->have += want;
 	}
-	if (!keep)
+	return 0;
+}
+
+/* Read a member's data and padding: 0, or -1 if the archive ends or fails
+ * first.  Data beyond limit bytes, or that the check refuses from its first
+ * bytes, is read past and not kept (m->why says why). */
+static int read_data(struct jc_archive_reader *r, struct jc_archive_member *m, uint64_t limit)
+{
+	uint64_t padded = m->size + (BLOCK - m->size % BLOCK) % BLOCK;
+	struct span sp = { .keep = m->size <= limit };
+	if (!sp.keep)
+		m->why = "larger than the limit for an entry (max_size)";
+	if (sp.keep && limit && r->check) {
+		uint64_t first = m->size < BLOCK ? m->size : BLOCK;
+		if (read_span(r, m, first, &sp) != 0)
+			return -1;
+		const char *why = sp.keep ? r->check(r->check_arg, m->name, m->data, (size_t)first,
+						     m->size) : NULL;
+		if (why) {
+			jc_archive_member_free(m);
+			sp.keep = 0;
+			m->why = why;
+		}
+	}
+	if (read_span(r, m, padded - sp.have, &sp) != 0)
+		return -1;
+	if (!sp.keep)
 		jc_archive_member_free(m);
 	else if (!m->data && !(m->data = malloc(1))) /* an empty file is still a file */
 		m->why = "out of memory";

@@ -90,6 +90,12 @@ struct jc_archive_reader;
 
 /* Members larger than max_member bytes are refused (and skipped over). */
 struct jc_archive_reader *jc_archive_open(FILE *file, uint64_t max_member);
+/* Optionally, judge each regular member from its first bytes (up to 512,
+ * all of a smaller one) and its size before the rest is kept in memory:
+ * NULL takes it, a reason refuses it (then read past, never kept). */
+typedef const char *jc_archive_check_fn(void *arg, const char *name, const void *head,
+					size_t n, uint64_t size);
+void jc_archive_set_check(struct jc_archive_reader *r, jc_archive_check_fn *check, void *arg);
 /* 1: *m is the next regular file (directories and tar metadata are passed
  * over); 0: the end of the archive; -1: the rest cannot be read. */
 int jc_archive_next(struct jc_archive_reader *r, struct jc_archive_member *m);

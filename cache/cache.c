@@ -24,7 +24,8 @@ static int set_dir(struct jc_cache *c, const char *dir)
 {
 	char cwd[PATH_MAX] = "";
 	if (!dir || !*dir) {
-		jc_log(JC_LOG_WARN, "no cache directory given; caching disabled");
+		jc_log(JC_LOG_WARN, "no cache directory: HOME, XDG_CACHE_HOME and JITCACHE_DIR are "
+		       "all unset; caching disabled (set JITCACHE_DIR)");
 		return -1;
 	}
 	if (dir[0] != '/' && !getcwd(cwd, sizeof cwd)) {
@@ -32,38 +33,34 @@ static int set_dir(struct jc_cache *c, const char *dir)
 		       dir, strerror(errno));
 		return -1;
 	}
-	int n = snprintf(c->dir, sizeof c->dir, "%s%s%s", cwd, *cwd ? "/" : "", dir);
-	if (n < 0 || (size_t)n >= sizeof c->dir) {
+	int n = snprintf(c->shown, sizeof c->shown, "%s%s%s", cwd, *cwd ? "/" : "", dir);
+	if (n < 0 || (size_t)n >= sizeof c->shown) {
 		jc_log(JC_LOG_WARN, "cache directory path too long (%s); caching disabled", dir);
 		return -1;
 	}
-	while (n > 1 && c->dir[n - 1] == '/')
-		c->dir[--n] = '\0';
+	while (n > 1 && c->shown[n - 1] == '/')
+		c->shown[--n] = '\0';
 	return 0;
 }
 
-/* Create the directory, and refuse one that others could write into: they
- * could plant entries that this user's programs would load as GPU code. */
-static int check_dir(const struct jc_cache *c, int shared)
+/* Create the directory, refuse one that others could write into (they
+ * could plant entries that this user's programs would load as GPU code),
+ * and hold it open: from now on it is reached through the descriptor,
+ * never through its path, so a later rename of the directory or of a
+ * parent cannot put another in its place. */
+static int hold_dir(struct jc_cache *c, int shared)
 {
 	struct stat st;
-	if (jc_fs_mkdir_p(c->dir, 0700) != 0 || stat(c->dir, &st) != 0) {
-		jc_log(JC_LOG_WARN, "cannot create cache directory %s (%s); caching disabled",
-		       c->dir, strerror(errno));
+	/* A shared cache leaves permissions to the umask (002 for a group). */
+	c->dfd = jc_dir_open(c->shown, JC_DIR_CREATE, shared ? 0777 : 0700, shared, &st);
+	if (c->dfd < 0)
 		return -1;
-	}
-	if (shared)
-		return 0;
-	if (st.st_uid != geteuid()) {
-		jc_log(JC_LOG_WARN, "cache directory %s belongs to uid %u, not to this user (uid %u); "
-		       "caching disabled (set JITCACHE_SHARED=1 to share a cache)",
-		       c->dir, (unsigned)st.st_uid, (unsigned)geteuid());
-		return -1;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		jc_log(JC_LOG_WARN, "cache directory %s is writable by group or others (mode %03o); "
-		       "caching disabled (chmod go-w it, or set JITCACHE_SHARED=1 to share a cache)",
-		       c->dir, (unsigned)(st.st_mode & 0777));
+	c->held_dev = (uint64_t)st.st_dev;
+	c->held_ino = (uint64_t)st.st_ino;
+	if (jc_dir_name(c->dfd, &st, c->shown, c->dir, sizeof c->dir) != 0) {
+		jc_log(JC_LOG_WARN, "cache directory path too long (%s); caching disabled", c->shown);
+		close(c->dfd);
+		c->dfd = -1;
 		return -1;
 	}
 	return 0;
@@ -79,6 +76,7 @@ static struct jc_cache *layers_only(struct jc_cache *c)
 		return NULL;
 	}
 	c->dir[0] = '\0'; /* no path below it is ever made: every entry point checks c->local */
+	c->shown[0] = '\0';
 	jc_log(JC_LOG_WARN, "the read-only cache layers still serve hits; nothing is stored "
 	       "(set JITCACHE_DIR to a writable directory)");
 	return c;
@@ -91,11 +89,13 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		jc_log(JC_LOG_WARN, "out of memory opening the cache; caching disabled");
 		return NULL;
 	}
-	int local = opts && set_dir(c, opts->dir) == 0 && check_dir(c, opts->shared) == 0;
-	c->layers = opts ? jc_layers_open(opts->layers, opts->shared) : NULL;
+	c->dfd = -1;
+	int local = opts && set_dir(c, opts->dir) == 0 && hold_dir(c, opts->shared) == 0;
+	c->layers = opts ? jc_layers_open(opts->layers, opts->shared, opts->max_size) : NULL;
 	if (!local)
 		return layers_only(c);
 	c->local = 1;
+	c->shared = opts->shared;
 	c->max_size = opts->max_size;
 	c->lock_timeout = opts->lock_timeout;
 	c->compress = opts->compress;
@@ -104,7 +104,8 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	c->dir_mode = opts->shared ? 0777 : 0700;
 	if (jc_stats_init(c->dir, c->file_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
-	c->remote = jc_remote_open(&opts->remote, c->dir); /* said why if it failed */
+	/* said why if it failed */
+	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size));
 	return c;
 }
 
@@ -114,13 +115,15 @@ void jc_cache_close(struct jc_cache *cache)
 		jc_cache_flush(cache);
 		jc_layers_close(cache->layers);
 		jc_remote_close(cache->remote);
+		if (cache->dfd >= 0)
+			close(cache->dfd);
 	}
 	free(cache);
 }
 
 const char *jc_cache_dir(const struct jc_cache *cache)
 {
-	return cache->local ? cache->dir : "none: read-only layers only";
+	return cache->local ? cache->shown : "none: read-only layers only";
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -139,11 +142,11 @@ static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
 	jc_remove_entry(c, key->bytes[0], name, &id);
 	if (status == JC_ENTRY_CORRUPT)
 		JC_LOG_ONCE(JC_LOG_WARN, "removed a corrupt cache entry %s/%02x/%s (%s); "
-			    "it will be compiled and stored again", c->dir, key->bytes[0], name, why);
+			    "it will be compiled and stored again", c->shown, key->bytes[0], name, why);
 	else
 		JC_LOG_ONCE(JC_LOG_INFO, "removed a cache entry of another format version "
 			    "(%s/%02x/%s); it will be compiled and stored again",
-			    c->dir, key->bytes[0], name);
+			    c->shown, key->bytes[0], name);
 }
 
 /* A hit keeps the entry's recipe as recent as the entry (cache.h). */
@@ -166,8 +169,9 @@ static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct
 {
 	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
 	const char *why = "";
+	char shown[PATH_MAX];
 	memset(out, 0, sizeof *out);
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	jc_key_hex(key, name);
 	jc_file_path(cache, key->bytes[0], name, path);
@@ -175,10 +179,11 @@ static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache entry %s (%s); treating it as a miss",
-				    path, strerror(errno));
+				    jc_shown(cache, path, shown), strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
+	enum jc_entry_status status = jc_read_entry(fd, key, jc_entry_limit(cache->max_size), out,
+						    &why);
 	if (status == JC_ENTRY_OK) {
 		int64_t now = jc_wall_ns();
 		jc_fs_set_mtime(fd, now); /* recency for LRU; fails harmlessly if read-only */
@@ -188,7 +193,7 @@ static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct
 	}
 	if (status == JC_ENTRY_UNREADABLE)
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot read cache entry %s (%s); treating it as a miss",
-			    path, why);
+			    jc_shown(cache, path, shown), why);
 	else
 		drop_bad(cache, key, fd, status, why);
 	close(fd);
@@ -230,6 +235,8 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		return -1;
 	}
 	enum jc_entry_status status = jc_remote_value_check(key, &v, &h, &why);
+	if (status == JC_ENTRY_OK) /* before inflating: a small frame may claim gigabytes */
+		status = jc_entry_check_limit(&h, jc_entry_limit(c->max_size), &why);
 	/* A compressed payload is decoded in place: keep the bytes as read. */
 	void *stored = (h.flags & JC_ENTRY_ZSTD) && c->compress && status == JC_ENTRY_OK
 		? malloc(h.stored_size ? h.stored_size : 1) : NULL;
@@ -336,14 +343,15 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 static int write_temp(struct jc_cache *c, int sub, const struct jc_encoded *e,
 		      int64_t mtime, char tmp[PATH_MAX])
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], shown[PATH_MAX];
 	jc_subdir_path(c, sub, dir);
 	int fd = jc_fs_open_temp(dir, tmp, PATH_MAX, c->file_mode);
-	if (fd < 0 && errno == ENOENT && jc_fs_mkdir_p(dir, c->dir_mode) == 0)
+	if (fd < 0 && errno == ENOENT && jc_dir_usable(c) == 0 &&
+	    jc_fs_mkdir_p(dir, c->dir_mode) == 0)
 		fd = jc_fs_open_temp(dir, tmp, PATH_MAX, c->file_mode);
 	if (fd < 0) {
 		JC_LOG_ONCE(JC_LOG_WARN, "cannot create a file in %s (%s); results are not cached",
-			    dir, strerror(errno));
+			    jc_shown(c, dir, shown), strerror(errno));
 		return -1;
 	}
 	struct iovec iov[2] = {
@@ -358,7 +366,7 @@ static int write_temp(struct jc_cache *c, int sub, const struct jc_encoded *e,
 		rc = -1, err = errno;
 	if (rc != 0) {
 		JC_LOG_ONCE(JC_LOG_WARN, "cannot write a cache entry in %s (%s); results are not cached",
-			    dir, strerror(err));
+			    jc_shown(c, dir, shown), strerror(err));
 		unlink(tmp);
 	}
 	return rc;
@@ -370,14 +378,14 @@ static int lock_usage(struct jc_cache *c, int sub, struct jc_usage *u)
 {
 	int fd = jc_usage_lock(c->dir, sub, u);
 	if (fd < 0 && (errno == ENOENT || errno == EBADMSG)) {
-		if (jc_stats_init(c->dir, c->file_mode) == 1)
+		if (jc_dir_usable(c) == 0 && jc_stats_init(c->dir, c->file_mode) == 1)
 			jc_resync_all(c);
 		fd = jc_usage_lock(c->dir, sub, u);
 	}
 	if (fd < 0)
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock the statistics file in %s (%s); "
 			    "storing without counting (sizes are recounted later)",
-			    c->dir, strerror(errno));
+			    c->shown, strerror(errno));
 	return fd;
 }
 
@@ -385,7 +393,7 @@ static int lock_usage(struct jc_cache *c, int sub, struct jc_usage *u)
 static int commit(struct jc_cache *c, int sub, const char *tmp, const char *name,
 		  uint64_t size, int64_t mtime)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], shown[PATH_MAX];
 	struct jc_usage u;
 	struct stat old;
 	jc_file_path(c, sub, name, path);
@@ -393,7 +401,7 @@ static int commit(struct jc_cache *c, int sub, const char *tmp, const char *name
 	int replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
 	if (rename(tmp, path) != 0) {
 		JC_LOG_ONCE(JC_LOG_WARN, "cannot rename a new cache entry to %s (%s); "
-			    "results are not cached", path, strerror(errno));
+			    "results are not cached", jc_shown(c, path, shown), strerror(errno));
 		if (lock >= 0)
 			jc_usage_release(lock);
 		return -1;
@@ -421,7 +429,7 @@ static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_e
 	int sub = key->bytes[0];
 	int64_t mtime = jc_wall_ns();
 	jc_key_hex(key, name);
-	if (write_temp(c, sub, e, mtime, tmp) != 0)
+	if (jc_dir_usable(c) != 0 || write_temp(c, sub, e, mtime, tmp) != 0)
 		return -1;
 	int serial = c->max_size ? jc_stats_store_lock(c->dir) : -1;
 	jc_make_room(c, size);

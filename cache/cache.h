@@ -51,7 +51,10 @@
  * writable by group or others, unless opts->shared, because whoever can write
  * entries chooses the GPU code this user's programs run.  The configured path
  * is used as given, symlinks included (a ~/.cache that links elsewhere
- * works); below it, no file jitcache opens or creates (entries, temporary,
+ * works), checked on the opened directory and then held open: every later
+ * access goes through that descriptor (/proc/self/fd/N/...), so a rename of
+ * the directory or of a parent cannot swap it (a removed one is made and
+ * checked again); below it, no file jitcache opens or creates (entries, temporary,
  * lock and statistics files) is followed if it is a symlink.  The
  * subdirectories "00".."ff" are trusted as their owner made them.
  */
@@ -83,7 +86,7 @@ struct jc_remote_options {
 	const char *password_file; /* if set, its first line is the password */
 	int read_only;             /* read values, never write (no stores, no leases) */
 	double connect_timeout;    /* seconds */
-	double timeout;            /* seconds, for each operation */
+	double timeout;            /* seconds, for each whole answer */
 	double backoff;            /* seconds the remote is skipped after a failure */
 	double lease;              /* seconds a compile lease lives, renewed meanwhile */
 	int compress;              /* values zstd-compressed on the wire */
@@ -250,8 +253,12 @@ void jc_cache_flush(struct jc_cache *cache);
 /* Management, for the `jitcache` command. */
 int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
 int jc_cache_trim(struct jc_cache *cache, uint64_t max_size); /* evict LRU to size */
-/* Check every entry, remove bad ones; write a line for each bad one and a
- * summary to out (if not NULL).  Returns the number of bad entries found.
+/* Check every entry, remove bad ones; write a line for each bad one, each
+ * entry or subdirectory that could not be checked (a symlink in place of a
+ * subdirectory, an unreadable file) and a summary to out (if not NULL).
+ * Returns the number of problems: bad entries (removed or, in a read-only
+ * cache, left in place) and what could not be checked; 0 means every entry
+ * was checked and sound, -1 that there is no cache directory to check.
  * trim, clear and verify visit every subdirectory; they also recount the
  * usage records and remove leftover temporary files. */
 long jc_cache_verify(struct jc_cache *cache, FILE *out);

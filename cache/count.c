@@ -73,13 +73,13 @@ static void write_pending(struct jc_cache *c, uint64_t shared_after[JC_NCOUNTERS
 	if (jc_stats_add(c->dir, delta, shared_after) == 0)
 		return;
 	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
-		if (jc_stats_init(c->dir, c->file_mode) == 1)
+		if (jc_dir_usable(c) == 0 && jc_stats_init(c->dir, c->file_mode) == 1)
 			jc_resync_all(c);
 		if (jc_stats_add(c->dir, delta, shared_after) == 0)
 			return;
 	}
 	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
-		    "counting in this process only", c->dir, strerror(errno));
+		    "counting in this process only", c->shown, strerror(errno));
 	if (shared_after)
 		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
 }

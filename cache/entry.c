@@ -128,6 +128,20 @@ enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZ
 	return JC_ENTRY_OK;
 }
 
+uint64_t jc_entry_limit(uint64_t max_size)
+{
+	return max_size ? max_size : JC_ENTRY_LIMIT_UNCAPPED;
+}
+
+enum jc_entry_status jc_entry_check_limit(const struct jc_entry_header *h, uint64_t limit,
+					  const char **why)
+{
+	uint64_t room = limit > JC_ENTRY_HEADER_SIZE ? limit - JC_ENTRY_HEADER_SIZE : 0;
+	if (h->stored_size > room || h->data_size > room)
+		return bad(why, "larger than max_size allows (refused unread)");
+	return JC_ENTRY_OK;
+}
+
 /* Replace the zstd frame in *data by its content. */
 static enum jc_entry_status decompress(const struct jc_entry_header *h, void **data,
 				       const char **why)

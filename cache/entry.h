@@ -71,6 +71,19 @@ enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZ
 					   uint64_t file_size, const struct jc_key *key,
 					   struct jc_entry_header *h, const char **why);
 
+/* The largest entry file (header and payload, stored or decompressed) a
+ * reader takes: the cache's max_size, since no larger entry can be stored
+ * under it, or JC_ENTRY_LIMIT_UNCAPPED without a cap.  Entries come from
+ * files, layers, Redis and archives that others may write: anything larger
+ * is refused from its header, before it is read, mapped or inflated. */
+#define JC_ENTRY_LIMIT_UNCAPPED (4ull << 30)
+uint64_t jc_entry_limit(uint64_t max_size);
+
+/* CORRUPT (with *why) if the header describes an entry larger than limit,
+ * stored or decompressed; OK otherwise. */
+enum jc_entry_status jc_entry_check_limit(const struct jc_entry_header *h, uint64_t limit,
+					  const char **why);
+
 /* Check the payload against the header's checksum and hand out the data.
  * Takes ownership of stored (a malloc'd block of h->stored_size bytes): on
  * OK it becomes or is replaced by out->data, otherwise it is freed. */

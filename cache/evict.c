@@ -27,6 +27,7 @@
 #include "cache/fsutil.h"
 #include "config/log.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,7 @@ int jc_cache_clear(struct jc_cache *cache)
 {
 	struct jc_quota q = { .bound = INT64_MAX, .need = UINT64_MAX, .all_locks = 1 };
 	int rc = 0;
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
@@ -117,7 +118,7 @@ int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
 {
 	struct jc_listing all = { 0 };
 	long removed = 0;
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
 	int rc = list_all(cache, &all);
@@ -142,87 +143,122 @@ static void key_of(const char *hex, struct jc_key *key)
 	}
 }
 
-/* Read and check one entry; remove it if bad.  1 if it was bad; *recipe
- * says whether a good one is a recipe. */
-static int check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out, int *recipe)
+/* What verify found of one entry (a good recipe is GOOD too: cache.h). */
+enum checked { GOOD, GOOD_RECIPE, REMOVED, BAD_KEPT, UNCHECKED };
+
+/* Read and check one entry; remove it if bad.  Says (to out) what it found
+ * unless the entry is good. */
+static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], shown[PATH_MAX];
 	struct jc_key key;
 	struct jc_entry e;
 	const char *why = "";
 	key_of(it->name, &key);
 	jc_file_path(c, it->sub, it->name, path);
+	const char *said = jc_shown(c, path, shown);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return GOOD; /* removed or replaced since it was listed */
+	enum jc_entry_status status = JC_ENTRY_UNREADABLE;
 	if (fd < 0)
-		return 0;
-	enum jc_entry_status status = jc_read_entry(fd, &key, &e, &why);
+		why = strerror(errno);
+	else
+		status = jc_read_entry(fd, &key, jc_entry_limit(c->max_size), &e, &why);
 	uint8_t flags = 0;
-	*recipe = status == JC_ENTRY_OK && pread(fd, &flags, 1, 12) == 1 &&
-		  (flags & JC_ENTRY_RECIPE);
-	close(fd);
-	if (status == JC_ENTRY_OK)
+	int recipe = status == JC_ENTRY_OK && pread(fd, &flags, 1, 12) == 1 &&
+		     (flags & JC_ENTRY_RECIPE);
+	if (fd >= 0)
+		close(fd);
+	if (status == JC_ENTRY_OK) {
 		jc_entry_free(&e);
-	if (status == JC_ENTRY_OK || status == JC_ENTRY_UNREADABLE || unlink(path) != 0)
-		return 0;
+		return recipe ? GOOD_RECIPE : GOOD;
+	}
+	if (status == JC_ENTRY_UNREADABLE) {
+		if (out)
+			fprintf(out, "could not check %s: %s\n", said, why);
+		return UNCHECKED;
+	}
+	if (unlink(path) != 0) {
+		if (out)
+			fprintf(out, "bad %s: %s; could not remove it (%s)\n", said, why,
+				strerror(errno));
+		return BAD_KEPT;
+	}
 	if (out)
-		fprintf(out, "removed %s: %s\n", path, why);
-	return 1;
+		fprintf(out, "removed %s: %s\n", said, why);
+	return REMOVED;
 }
 
-/* Check every entry of one subdirectory under its record lock, leaving the
- * good ones in l (and adding the recipes among them to *recipes).  Returns
- * the number of bad ones, or -1. */
-static long verify_subdir(struct jc_cache *c, int sub, FILE *out, struct jc_listing *l,
-			  uint64_t *recipes)
+/* What verify found, all told. */
+struct verdict {
+	uint64_t good, bytes, recipes; /* recipes: of the good ones */
+	long removed, kept, unchecked;
+};
+
+/* Check every entry of one subdirectory under its record lock (or, where
+ * the record cannot be locked, as in a read-only cache, without it). */
+static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict *v)
 {
+	struct jc_listing l = { 0 };
 	struct jc_usage u;
-	size_t kept = 0;
-	int lock = jc_lock_and_list(c, sub, 0, l, &u);
-	if (lock < 0)
-		return -1;
-	for (size_t i = 0; i < l->n; i++) {
-		int recipe = 0;
-		if (!check_entry(c, &l->v[i], out, &recipe)) {
-			l->v[kept++] = l->v[i];
-			*recipes += (uint64_t)recipe;
+	char path[PATH_MAX], shown[PATH_MAX];
+	int lock = jc_lock_and_list(c, sub, 0, &l, &u);
+	if (lock < 0) {
+		free(l.v);
+		l = (struct jc_listing){ 0 };
+		if (jc_list_subdir(c, sub, 0, &l) != 0) {
+			int err = errno;
+			jc_subdir_path(c, sub, path);
+			if (out)
+				fprintf(out, "could not check %s: %s\n", jc_shown(c, path, shown),
+					strerror(err));
+			v->unchecked++;
+			free(l.v);
+			return;
 		}
 	}
-	long bad = (long)(l->n - kept);
-	l->n = kept;
-	jc_usage_of(l, 0, &u);
-	jc_usage_commit(lock, sub, &u);
-	l->size = u.size;
-	return bad;
+	size_t kept = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		enum checked r = check_entry(c, &l.v[i], out);
+		v->good += r == GOOD || r == GOOD_RECIPE;
+		v->recipes += r == GOOD_RECIPE;
+		v->removed += r == REMOVED;
+		v->kept += r == BAD_KEPT;
+		v->unchecked += r == UNCHECKED;
+		if (r != REMOVED)
+			l.v[kept++] = l.v[i];
+	}
+	l.n = kept;
+	jc_usage_of(&l, 0, &u);
+	if (lock >= 0)
+		jc_usage_commit(lock, sub, &u);
+	v->bytes += u.size;
+	free(l.v);
 }
 
 long jc_cache_verify(struct jc_cache *cache, FILE *out)
 {
-	uint64_t entries = 0, bytes = 0, recipes = 0;
-	long bad = 0, failed = 0;
-	if (!cache->local)
+	struct verdict v = { 0 };
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->file_mode);
-	for (int sub = 0; sub < JC_SUBDIRS; sub++) {
-		struct jc_listing l = { 0 };
-		long n = verify_subdir(cache, sub, out, &l, &recipes);
-		if (n < 0)
-			failed++;
-		else
-			bad += n;
-		entries += l.n;
-		bytes += l.size;
-		free(l.v);
+	for (int sub = 0; sub < JC_SUBDIRS; sub++)
+		verify_subdir(cache, sub, out, &v);
+	if (v.removed + v.kept)
+		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = (uint64_t)(v.removed + v.kept) },
+			 NULL);
+	if (out) {
+		fprintf(out, "%llu good entries (%llu bytes", (unsigned long long)v.good,
+			(unsigned long long)v.bytes);
+		if (v.recipes)
+			fprintf(out, "; %llu of them recipes", (unsigned long long)v.recipes);
+		fprintf(out, "), %ld bad removed", v.removed);
+		if (v.kept)
+			fprintf(out, ", %ld bad left in place (could not remove them)", v.kept);
+		if (v.unchecked)
+			fprintf(out, "; %ld entries or subdirectories could not be checked", v.unchecked);
+		fputc('\n', out);
 	}
-	if (bad)
-		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = (uint64_t)bad }, NULL);
-	if (out && recipes)
-		fprintf(out, "%llu good entries (%llu bytes; %llu of them recipes), %ld bad "
-			"removed%s\n", (unsigned long long)entries, (unsigned long long)bytes,
-			(unsigned long long)recipes, bad,
-			failed ? "; some subdirectories could not be checked" : "");
-	else if (out)
-		fprintf(out, "%llu good entries (%llu bytes), %ld bad removed%s\n",
-			(unsigned long long)entries, (unsigned long long)bytes, bad,
-			failed ? "; some subdirectories could not be checked" : "");
-	return bad;
+	return v.removed + v.kept + v.unchecked;
 }

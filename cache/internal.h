@@ -17,7 +17,9 @@
  *
  *   DIR/stats                    shared counters and per-subdirectory usage
  *   DIR/ab/<32 hex digits>       the entry whose key starts with byte 0xab
- *   DIR/ab/<32 hex digits>.lock  its compile-once lock file (jc_cache_lock_key)
+ *   DIR/locks                    compile-once locks: one byte per key (lock.c)
+ *   DIR/ab/<32 hex digits>.lock  a lock file of jitcache before 2026-11;
+ *                                removed by cleanup once an hour old
  *   DIR/ab/.tmp.*                entries being written; left over by a crash
  *                                and removed by cleanup once an hour old
  *   DIR/remote-<hash>.down       until when the remote tier of that address
@@ -38,7 +40,16 @@
 #define JC_STALE_NS (3600 * (int64_t)1000000000)
 
 struct jc_cache {
+	/* Every file of the cache is reached through dir, which names the
+	 * directory held open in dfd ("/proc/self/fd/N"), never through the
+	 * configured path again: a rename of the directory or of an ancestor
+	 * after it was checked cannot put another in its place.  shown is the
+	 * path as configured (absolute), for messages. */
 	char dir[PATH_MAX - 64];  /* room below for "/ab/<key>.lock" and temp names */
+	char shown[PATH_MAX - 64];
+	int dfd;                  /* the checked directory, or -1 */
+	uint64_t held_dev, held_ino; /* what dfd is (atomic: revival replaces it) */
+	int shared;
 	uint64_t max_size;
 	double lock_timeout;
 	int compress;
@@ -56,14 +67,40 @@ struct jc_cache {
 
 /* ---- layout.c ---- */
 
+/* Open the directory at path (creating it and missing parents with mode
+ * first, with JC_DIR_CREATE) and check, on the open directory itself, that
+ * it may be trusted: owned by this user (or root too, with JC_DIR_LAYER)
+ * and writable by nobody else, unless shared.  The descriptor (O_CLOEXEC),
+ * or -1 after one log line saying why (none with JC_DIR_QUIET); *st gets
+ * what it is. */
+#define JC_DIR_CREATE 1
+#define JC_DIR_LAYER  2 /* a read-only layer: root may own it; messages say so */
+#define JC_DIR_QUIET  4
+int jc_dir_open(const char *path, int flags, mode_t mode, int shared, struct stat *st);
+
+/* The name by which files below a held directory fd are reached:
+ * "/proc/self/fd/N" where /proc shows it (then the name cannot be made to
+ * lead elsewhere), else path itself (said once).  0, or -1 if too long. */
+int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size_t size);
+
+/* Is the cache's dfd still the directory checked (a program that closed
+ * descriptors it did not open, and opened others, could have reused it)?
+ * If it was removed, make it again at its path and check and hold the new
+ * one, under the same descriptor number.  0 if usable; -1 after one line. */
+int jc_dir_usable(struct jc_cache *c);
+
+/* path, with the "/proc/self/fd/N" of c->dir shown as the configured path. */
+const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_MAX]);
+
 /* "DIR/ab" for subdirectory sub, and "DIR/ab/name". */
 void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX]);
 void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX]);
 
 /* Read, validate and hand out the entry for key from its open file fd.  On a
- * bad file, returns its status with a reason in *why. */
-enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
-				   const char **why);
+ * bad file, returns its status with a reason in *why.  A file whose header
+ * claims more than limit bytes (jc_entry_limit) is refused unread. */
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				   struct jc_entry *out, const char **why);
 
 /* Which file a name referred to when it was looked at. */
 struct jc_file_id {
@@ -99,6 +136,12 @@ struct jc_listing {
 	size_t n, cap;
 	uint64_t size;
 };
+
+/* Add the entries of subdirectory sub to l, removing stale temporary files
+ * and lock files (every unheld lock file if all_locks).  A subdirectory
+ * that does not exist is empty; one that cannot be read (a symlink, which
+ * is never followed, included) is -1 with errno set. */
+int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_listing *l);
 
 /* Lock sub's usage record and list its entries into l (every unheld lock
  * file is removed too if all_locks): the lock's fd, or -1 (with nothing

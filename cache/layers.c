@@ -11,8 +11,11 @@
 #include <unistd.h>
 
 struct jc_layer {
-	char dir[PATH_MAX - 64]; /* room below for "/ab/<key>" */
+	char dir[PATH_MAX - 64]; /* as configured, for messages */
+	char at[PATH_MAX - 64];  /* how it is reached (jc_dir_name); room for "/ab/<key>" */
+	int fd;                  /* held open */
 	int number;              /* place in the configured list, from 1 */
+	uint64_t limit;          /* largest entry taken (jc_entry_limit) */
 };
 
 struct jc_layers {
@@ -20,40 +23,27 @@ struct jc_layers {
 	struct jc_layer layer[];
 };
 
-/* 0 if dir may serve as a layer; otherwise one line saying why not. */
-static int trusted(const char *dir, int shared)
+/* Hold dir open if it may serve as a layer (otherwise one line saying why
+ * not): from then on it is reached through its descriptor, so a later
+ * rename of it or of a parent cannot put another in its place. */
+static int hold(struct jc_layer *layer, int shared)
 {
 	struct stat st;
-	if (dir[0] != '/') {
-		jc_log(JC_LOG_WARN, "cache layer %s is not an absolute path; skipped", dir);
+	if (layer->dir[0] != '/') {
+		jc_log(JC_LOG_WARN, "cache layer %s is not an absolute path; skipped", layer->dir);
 		return -1;
 	}
-	if (stat(dir, &st) != 0) {
-		jc_log(JC_LOG_WARN, "cache layer %s: %s; skipped", dir, strerror(errno));
+	layer->fd = jc_dir_open(layer->dir, JC_DIR_LAYER, 0, shared, &st);
+	if (layer->fd < 0)
 		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		jc_log(JC_LOG_WARN, "cache layer %s is not a directory; skipped", dir);
-		return -1;
-	}
-	if (shared)
-		return 0;
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		jc_log(JC_LOG_WARN, "cache layer %s belongs to uid %u, neither root nor this user; "
-		       "skipped (set JITCACHE_SHARED=1 to trust shared layers)",
-		       dir, (unsigned)st.st_uid);
-		return -1;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		jc_log(JC_LOG_WARN, "cache layer %s is writable by group or others (mode %03o); "
-		       "skipped (chmod go-w it, or set JITCACHE_SHARED=1 to trust shared layers)",
-		       dir, (unsigned)(st.st_mode & 0777));
+	if (jc_dir_name(layer->fd, &st, layer->dir, layer->at, sizeof layer->at) != 0) {
+		close(layer->fd);
 		return -1;
 	}
 	return 0;
 }
 
-struct jc_layers *jc_layers_open(const char *list, int shared)
+struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size)
 {
 	if (!list || !*list)
 		return NULL;
@@ -72,6 +62,7 @@ struct jc_layers *jc_layers_open(const char *list, int shared)
 			continue;
 		struct jc_layer *one = &l->layer[l->count];
 		one->number = ++number;
+		one->limit = jc_entry_limit(max_size);
 		if (len >= sizeof one->dir) {
 			jc_log(JC_LOG_WARN, "cache layer path too long (%.*s...); skipped", 64, p);
 			continue;
@@ -80,7 +71,7 @@ struct jc_layers *jc_layers_open(const char *list, int shared)
 		one->dir[len] = '\0';
 		while (len > 1 && one->dir[len - 1] == '/')
 			one->dir[--len] = '\0';
-		if (trusted(one->dir, shared) == 0)
+		if (hold(one, shared) == 0)
 			l->count++;
 	}
 	if (l->count == 0) {
@@ -92,6 +83,8 @@ struct jc_layers *jc_layers_open(const char *list, int shared)
 
 void jc_layers_close(struct jc_layers *layers)
 {
+	for (int i = 0; layers && i < layers->count; i++)
+		close(layers->layer[i].fd);
 	free(layers);
 }
 
@@ -100,18 +93,19 @@ void jc_layers_close(struct jc_layers *layers)
 static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 		   struct jc_entry *out, unsigned *bad)
 {
-	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
+	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX], at[PATH_MAX];
 	const char *why = "";
 	jc_key_hex(key, name);
 	snprintf(path, sizeof path, "%s/%02x/%s", layer->dir, key->bytes[0], name);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	snprintf(at, sizeof at, "%s/%02x/%s", layer->at, key->bytes[0], name);
+	int fd = open(at, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache layer entry %s (%s); "
 				    "treating it as a miss", path, strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status = jc_read_entry(fd, key, out, &why);
+	enum jc_entry_status status = jc_read_entry(fd, key, layer->limit, out, &why);
 	close(fd);
 	if (status == JC_ENTRY_OK) {
 		out->layer = layer->number;
@@ -140,5 +134,5 @@ int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 
 const char *jc_layers_dir(const struct jc_layers *layers, int n)
 {
-	return layers && n >= 0 && n < layers->count ? layers->layer[n].dir : NULL;
+	return layers && n >= 0 && n < layers->count ? layers->layer[n].at : NULL;
 }

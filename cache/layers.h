@@ -24,9 +24,11 @@
  * unless `shared` is set, which trusts shared layers as it trusts a shared
  * cache directory.  A missing, relative or untrusted layer is skipped with
  * one log line.  As for the cache directory, the path is used as given,
- * symlinks included, and entries are never opened through a symlink.
+ * symlinks included, checked on the opened directory and then held open
+ * (reached only through its descriptor, so a later rename of it or of a
+ * parent cannot swap it), and entries are never opened through a symlink.
  *
- *   struct jc_layers *l = jc_layers_open("/opt/a:/opt/b", shared); // NULL: none usable
+ *   struct jc_layers *l = jc_layers_open("/opt/a:/opt/b", shared, max_size); // NULL: none
  *   unsigned bad = 0;
  *   if (jc_layers_get(l, &key, &e, &bad) == 0) { use(e); jc_entry_free(&e); }
  *   jc_layers_close(l);
@@ -43,8 +45,9 @@
 struct jc_layers;
 
 /* The trusted layers of the ':'-separated list, or NULL if none (an empty
- * list included). */
-struct jc_layers *jc_layers_open(const char *list, int shared);
+ * list included).  An entry larger than the cache's max_size allows
+ * (jc_entry_limit) is refused from its header, unread. */
+struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size);
 void jc_layers_close(struct jc_layers *layers);
 
 /* 0 and *out filled (out->layer = the layer's place in the list, from 1) on
@@ -53,7 +56,8 @@ void jc_layers_close(struct jc_layers *layers);
 int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 		  struct jc_entry *out, unsigned *bad);
 
-/* The directory of the n-th layer (from 0), or NULL past the last. */
+/* The name by which the n-th layer's files are reached (from 0; the held
+ * directory, as for lookups), or NULL past the last. */
 const char *jc_layers_dir(const struct jc_layers *layers, int n);
 
 #endif

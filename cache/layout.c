@@ -3,8 +3,12 @@
 #include "cache/internal.h"
 
 #include "cache/fsutil.h"
+#include "config/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,133 @@ void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
 		out[2 * i + 1] = digits[key->bytes[i] & 15];
 	}
 	out[2 * JC_KEY_BYTES] = '\0';
+}
+
+/* One line about the directory at path, unless quiet. */
+__attribute__((format(printf, 3, 4)))
+static void say(int flags, const char *path, const char *fmt, ...)
+{
+	char why[400];
+	va_list ap;
+	if (flags & JC_DIR_QUIET)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (flags & JC_DIR_LAYER)
+		jc_log(JC_LOG_WARN, "cache layer %s %s", path, why);
+	else
+		jc_log(JC_LOG_WARN, "cache directory %s %s", path, why);
+}
+
+int jc_dir_open(const char *path, int flags, mode_t mode, int shared, struct stat *st)
+{
+	int layer = flags & JC_DIR_LAYER;
+	const char *off = layer ? "skipped" : "caching disabled";
+	const char *hint = layer ? "set JITCACHE_SHARED=1 to trust shared layers"
+				 : "set JITCACHE_SHARED=1 to share a cache";
+	/* Symlinks in the path are the user's choice; what they lead to now is
+	 * what is checked, and then held. */
+	int fd = -1;
+	if ((flags & JC_DIR_CREATE) && jc_fs_mkdir_p(path, mode) != 0)
+		fd = -1;
+	else
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st) != 0) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		if (flags & JC_DIR_QUIET)
+			return -1;
+		if (!layer)
+			jc_log(JC_LOG_WARN, "cannot create cache directory %s (%s); caching disabled",
+			       path, strerror(err));
+		else if (err == ENOTDIR)
+			say(flags, path, "is not a directory; skipped");
+		else
+			jc_log(JC_LOG_WARN, "cache layer %s: %s; skipped", path, strerror(err));
+		return -1;
+	}
+	if (!shared && st->st_uid != geteuid() && !(layer && st->st_uid == 0)) {
+		if (layer)
+			say(flags, path, "belongs to uid %u, neither root nor this user; %s (%s)",
+			    (unsigned)st->st_uid, off, hint);
+		else
+			say(flags, path, "belongs to uid %u, not to this user (uid %u); %s (%s)",
+			    (unsigned)st->st_uid, (unsigned)geteuid(), off, hint);
+		close(fd);
+		return -1;
+	}
+	if (!shared && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+		say(flags, path, "is writable by group or others (mode %03o); %s (chmod go-w it, or %s)",
+		    (unsigned)(st->st_mode & 0777), off, hint);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size_t size)
+{
+	struct stat there;
+	int n = snprintf(out, size, "/proc/self/fd/%d", fd);
+	if (n > 0 && (size_t)n < size && stat(out, &there) == 0 && there.st_dev == st->st_dev &&
+	    there.st_ino == st->st_ino)
+		return 0;
+	JC_LOG_ONCE(JC_LOG_WARN, "/proc/self/fd is not available: cache directories are reached "
+		    "by their paths, so a rename of one of their parents while programs run "
+		    "could swap them (mount /proc)");
+	n = snprintf(out, size, "%s", path);
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* Make the removed cache directory again and hold the new one. */
+static int revive(struct jc_cache *c)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct stat st;
+	int rc = -1;
+	pthread_mutex_lock(&mu);
+	if (fstat(c->dfd, &st) == 0 && st.st_nlink > 0) {
+		rc = 0; /* another thread was first */
+	} else {
+		static int told;
+		int quiet = __atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) ? JC_DIR_QUIET : 0;
+		int fd = jc_dir_open(c->shown, JC_DIR_CREATE | quiet, c->dir_mode, c->shared, &st);
+		if (fd >= 0 && dup3(fd, c->dfd, O_CLOEXEC) == c->dfd) {
+			__atomic_store_n(&c->held_dev, (uint64_t)st.st_dev, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->held_ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
+			rc = 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+int jc_dir_usable(struct jc_cache *c)
+{
+	struct stat st;
+	if (c->dfd < 0)
+		return -1;
+	if (fstat(c->dfd, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    (uint64_t)st.st_dev != __atomic_load_n(&c->held_dev, __ATOMIC_ACQUIRE) ||
+	    (uint64_t)st.st_ino != __atomic_load_n(&c->held_ino, __ATOMIC_ACQUIRE)) {
+		JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache directory %s was closed or "
+			    "reused by the program; not using it", c->shown);
+		return -1;
+	}
+	return st.st_nlink > 0 ? 0 : revive(c);
+}
+
+const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_MAX])
+{
+	size_t n = strlen(c->dir);
+	if (strncmp(path, c->dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return path;
+	snprintf(out, PATH_MAX, "%s%s", c->shown, path + n);
+	return out;
 }
 
 void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX])
@@ -80,8 +211,8 @@ static int map_entry(int fd, const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 	return 0;
 }
 
-enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_entry *out,
-				   const char **why)
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				   struct jc_entry *out, const char **why)
 {
 	uint8_t raw[JC_ENTRY_HEADER_SIZE] = { 0 };
 	struct jc_entry_header h;
@@ -96,6 +227,8 @@ enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, struct jc_e
 		return JC_ENTRY_UNREADABLE;
 	}
 	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
+	if (status == JC_ENTRY_OK)
+		status = jc_entry_check_limit(&h, limit, why);
 	if (status != JC_ENTRY_OK)
 		return status;
 	if (!(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&

@@ -1,5 +1,16 @@
-/* lock.c — compile-once locks: one flock(2)ed file per key, and with a
- * remote tier, a lease in Redis while the key is compiled (remote.h). */
+/* lock.c — compile-once locks: a byte-range lock per key in one file,
+ * DIR/locks, and with a remote tier, a lease in Redis while the key is
+ * compiled (remote.h).
+ *
+ * One file for every key: a lock file per entry doubled the cache's inodes
+ * and stayed behind (inode quotas and NFS directories feel both).  Each key
+ * locks one byte of DIR/locks, at an offset made of its first 62 bits, with
+ * an open file description lock (F_OFD_SETLK: owned by the descriptor, so
+ * threads of one process exclude each other as processes do).  Two keys on
+ * one byte would only wait for each other.  The file stays empty: locks
+ * beyond its end are fine.  A cache this user may only read is locked
+ * shared (F_RDLCK on a read-only descriptor), which still waits for a
+ * writer that compiles the key. */
 #include "cache/internal.h"
 
 #include "cache/fsutil.h"
@@ -9,36 +20,34 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 struct jc_cache_lock {
 	int fd;                        /* -1: no local lock */
+	off_t at;                      /* the key's byte in DIR/locks */
 	struct jc_remote_lease *lease; /* NULL: none */
 };
 
-static int open_lock_file(const struct jc_cache *c, int sub, const char *path)
+/* DIR/locks, for writing if this user may, else for reading. */
+static int open_locks(struct jc_cache *c, const char *path, short *type)
 {
-	char dir[PATH_MAX];
+	*type = F_WRLCK;
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
-	if (fd < 0 && errno == ENOENT) {
-		jc_subdir_path(c, sub, dir);
-		if (jc_fs_mkdir_p(dir, c->dir_mode) == 0)
-			fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
-	}
-	if (fd < 0 && (errno == EACCES || errno == EROFS)) /* read-only cache */
+	if (fd < 0 && errno == ENOENT && jc_dir_usable(c) == 0) /* removed: made again */
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
+	if (fd < 0 && (errno == EACCES || errno == EROFS)) { /* read-only cache */
+		*type = F_RDLCK;
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	}
 	return fd;
 }
 
-/* Cleanup may remove an unlocked lock file between our open() and flock();
- * a lock on a removed file excludes nobody, so check the name still leads
- * to the file we locked. */
-static int still_linked(int fd, const char *path)
+static off_t byte_of(const struct jc_key *key)
 {
-	struct stat a, b;
-	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | key->bytes[i];
+	return (off_t)(v >> 2); /* 62 bits: a valid, positive offset */
 }
 
 /* NULL, with errno = err (ETIMEDOUT: another process still holds it). */
@@ -47,8 +56,8 @@ static struct jc_cache_lock *give_up(int fd, const char *path, int err)
 	if (fd >= 0)
 		close(fd);
 	if (err == ETIMEDOUT)
-		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another process to compile %s; "
-			    "compiling here as well", path);
+		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another process to compile a "
+			    "module locked in %s; compiling here as well", path);
 	else
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock %s (%s); compiling without waiting "
 			    "for other processes", path, strerror(err));
@@ -59,33 +68,29 @@ static struct jc_cache_lock *give_up(int fd, const char *path, int err)
 static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_key *key,
 					int64_t deadline)
 {
-	char name[2 * JC_KEY_BYTES + 6], path[PATH_MAX];
-	int sub = key->bytes[0];
+	char path[PATH_MAX], shown[PATH_MAX];
 	if (!cache->local) {
 		errno = EROFS; /* layers only: nowhere to lock */
 		return NULL;
 	}
-	jc_key_hex(key, name);
-	strcat(name, ".lock");
-	jc_file_path(cache, sub, name, path);
-	for (int attempt = 0; attempt < 100; attempt++) {
-		int fd = open_lock_file(cache, sub, path);
-		if (fd < 0)
-			return give_up(-1, path, errno);
-		if (jc_fs_flock_wait(fd, (double)(deadline - jc_wall_ns()) / 1e9) != 0)
-			return give_up(fd, path, errno);
-		if (!still_linked(fd, path)) {
-			close(fd);
-			continue;
-		}
-		struct jc_cache_lock *lock = malloc(sizeof *lock);
-		if (!lock)
-			return give_up(fd, path, ENOMEM);
-		lock->fd = fd;
-		lock->lease = NULL;
-		return lock;
+	if (jc_dir_usable(cache) != 0) {
+		errno = EBADF;
+		return NULL;
 	}
-	return NULL;
+	snprintf(path, sizeof path, "%s/locks", cache->dir);
+	const char *said = jc_shown(cache, path, shown);
+	short type;
+	int fd = open_locks(cache, path, &type);
+	if (fd < 0)
+		return give_up(-1, said, errno);
+	off_t at = byte_of(key);
+	if (jc_fs_lock_range(fd, type, at, 1, (double)(deadline - jc_wall_ns()) / 1e9) != 0)
+		return give_up(fd, said, errno);
+	struct jc_cache_lock *lock = malloc(sizeof *lock);
+	if (!lock)
+		return give_up(fd, said, ENOMEM); /* closing the descriptor unlocks */
+	*lock = (struct jc_cache_lock){ .fd = fd, .at = at };
+	return lock;
 }
 
 /* Holding the local lock, wait for other machines through the remote tier,
@@ -133,7 +138,9 @@ void jc_cache_unlock(struct jc_cache_lock *lock)
 		return;
 	jc_remote_release(lock->lease);
 	if (lock->fd >= 0) {
-		flock(lock->fd, LOCK_UN); /* also for a child that fork() gave a copy of the fd */
+		/* Explicitly: a child that fork() gave a copy of the descriptor
+		 * shares the open file description, and with it the lock. */
+		jc_fs_unlock_range(lock->fd, lock->at, 1);
 		close(lock->fd);
 	}
 	free(lock);

@@ -35,7 +35,7 @@ static int key_from_hex(const char *s, struct jc_key *key)
 
 /* The recipe in file `name` of the open subdirectory, to fn; 0 if it is
  * none or a bad one. */
-static int visit(int dfd, const char *name, jc_recipe_fn fn, void *ctx)
+static int visit(int dfd, const char *name, uint64_t limit, jc_recipe_fn fn, void *ctx)
 {
 	struct jc_key key;
 	struct jc_entry e;
@@ -51,7 +51,7 @@ static int visit(int dfd, const char *name, jc_recipe_fn fn, void *ctx)
 		     (raw[12] & JC_ENTRY_RECIPE);
 	int rc = 0;
 	memset(&e, 0, sizeof e);
-	if (recipe && jc_read_entry(fd, &key, &e, &why) == JC_ENTRY_OK) {
+	if (recipe && jc_read_entry(fd, &key, limit, &e, &why) == JC_ENTRY_OK) {
 		rc = fn(ctx, e.data, e.size);
 		jc_entry_free(&e);
 	}
@@ -59,7 +59,7 @@ static int visit(int dfd, const char *name, jc_recipe_fn fn, void *ctx)
 	return rc;
 }
 
-static int walk_dir(const char *dir, jc_recipe_fn fn, void *ctx)
+static int walk_dir(const char *dir, uint64_t limit, jc_recipe_fn fn, void *ctx)
 {
 	int rc = 0;
 	for (int sub = 0; sub < JC_SUBDIRS && rc == 0; sub++) {
@@ -74,7 +74,7 @@ static int walk_dir(const char *dir, jc_recipe_fn fn, void *ctx)
 		}
 		struct dirent *de;
 		while (rc == 0 && (de = readdir(d)))
-			rc = visit(dfd, de->d_name, fn, ctx);
+			rc = visit(dfd, de->d_name, limit, fn, ctx);
 		closedir(d);
 	}
 	return rc;
@@ -82,9 +82,10 @@ static int walk_dir(const char *dir, jc_recipe_fn fn, void *ctx)
 
 int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx)
 {
-	int rc = cache->local ? walk_dir(cache->dir, fn, ctx) : 0;
+	uint64_t limit = jc_entry_limit(cache->max_size);
+	int rc = cache->local ? walk_dir(cache->dir, limit, fn, ctx) : 0;
 	const char *layer;
 	for (int n = 0; rc == 0 && (layer = jc_layers_dir(cache->layers, n)); n++)
-		rc = walk_dir(layer, fn, ctx);
+		rc = walk_dir(layer, limit, fn, ctx);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #include "cache/remote.h"
 
 #include "cache/fsutil.h"
+#include "config/readfile.h"
 #include "config/remote_url.h"
 #include "config/log.h"
 
@@ -40,6 +41,7 @@ struct jc_remote {
 	int read_only, compress;
 	struct timeval connect_tv, op_tv;
 	double op_timeout, backoff, lease;
+	uint64_t limit;                /* largest value read (jc_entry_limit) */
 	char down_path[PATH_MAX];      /* the shared back-off file, or "" */
 	int64_t skip_until;            /* wall ns; read and written atomically */
 	struct conn *idle;             /* a connection ready for reuse (atomic) */
@@ -295,12 +297,62 @@ static void io_failed(struct jc_remote *r, redisContext *c, const char *what)
 			c->errstr[0] ? c->errstr : "closed by the server");
 }
 
+/* Monotonic nanoseconds. */
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* hiredis's socket timeout bounds each read(2), not an answer: a server (or
+ * a link) that trickles a byte now and then would keep a reader forever.
+ * So every read and write is given only the time left until the deadline
+ * of the whole answer, and the answer fails once it has passed. */
+static int by_deadline(redisContext *c, int64_t deadline)
+{
+	int64_t left = deadline - mono_ns();
+	if (left <= 0) {
+		c->err = REDIS_ERR_IO;
+		snprintf(c->errstr, sizeof c->errstr, "timed out");
+		return -1;
+	}
+	left += 999; /* whole microseconds, rounded up: never 0 (no timeout) */
+	struct timeval tv = { .tv_sec = left / 1000000000,
+			      .tv_usec = (left % 1000000000) / 1000 };
+	return redisSetTimeout(c, tv) == REDIS_OK ? 0 : -1;
+}
+
+/* Send what is buffered and read one reply, all before deadline. */
+static int reply_by(redisContext *c, void **reply, int64_t deadline)
+{
+	int done = 0;
+	*reply = NULL;
+	if (redisGetReplyFromReader(c, reply) != REDIS_OK)
+		return -1;
+	while (!*reply && !done) {
+		if (by_deadline(c, deadline) != 0 || redisBufferWrite(c, &done) != REDIS_OK)
+			return -1;
+	}
+	while (!*reply) {
+		if (by_deadline(c, deadline) != 0 || redisBufferRead(c) != REDIS_OK ||
+		    redisGetReplyFromReader(c, reply) != REDIS_OK)
+			return -1;
+	}
+	return 0;
+}
+
+static int64_t deadline_of(const struct jc_remote *r)
+{
+	return mono_ns() + (int64_t)(r->op_timeout * 1e9);
+}
+
 static redisReply *exchange(struct jc_remote *r, redisContext *c, int argc, const char **argv,
 			    const size_t *lens, const char *what)
 {
 	void *reply = NULL;
 	if (redisAppendCommandArgv(c, argc, argv, lens) != REDIS_OK ||
-	    redisGetReply(c, &reply) != REDIS_OK || !reply) {
+	    reply_by(c, &reply, deadline_of(r)) != 0 || !reply) {
 		io_failed(r, c, what);
 		return NULL;
 	}
@@ -311,18 +363,20 @@ static redisReply *exchange(struct jc_remote *r, redisContext *c, int argc, cons
  * 0, or -1 with the session broken and nothing to free. */
 struct command {
 	int argc;
-	const char *argv[6];
-	size_t lens[6];
+	const char *argv[7];
+	size_t lens[7];
 };
 
-static int send_and_read(redisContext *c, int n, struct command *cmd, redisReply **rep)
+static int send_and_read(const struct jc_remote *r, redisContext *c, int n, struct command *cmd,
+			 redisReply **rep)
 {
 	int got = 0;
+	int64_t deadline = deadline_of(r);
 	for (int i = 0; i < n; i++)
 		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
 			return -1;
 	for (got = 0; got < n; got++)
-		if (redisGetReply(c, (void **)&rep[got]) != REDIS_OK || !rep[got])
+		if (reply_by(c, (void **)&rep[got], deadline) != 0 || !rep[got])
 			break;
 	if (got == n)
 		return 0;
@@ -345,12 +399,12 @@ static int closed_while_idle(const struct conn *cn)
 static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
 		    const char *what)
 {
-	if (send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
 		return 0;
 	if (closed_while_idle(s->cn)) {
 		conn_free(s->cn);
 		s->cn = connect_now(s->r);
-		if (s->cn && send_and_read(s->cn->ctx, n, cmd, rep) == 0)
+		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
 			return 0;
 	}
 	if (s->cn)
@@ -400,25 +454,27 @@ static void value_name(const struct jc_key *key, const char *suffix, char out[NA
 
 /* ---- opening ----------------------------------------------------------------- */
 
+/* A password file holds one line; anything larger is not one. */
+#define PASSWORD_FILE_MAX 4096
+
 static int read_password(const char *path, struct jc_remote_url *u, const char **why)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		*why = strerror(errno);
+	size_t len = 0;
+	char *text = jc_read_small_file(path, PASSWORD_FILE_MAX, &len, why);
+	if (!text)
 		return -1;
+	size_t n = strcspn(text, "\r\n");
+	int ok = n > 0 && n < sizeof u->password;
+	if (ok) {
+		memcpy(u->password, text, n);
+		u->password[n] = '\0';
+		u->has_password = 1;
+	} else {
+		*why = len ? "empty first line, or longer than 255 bytes" : "empty file";
 	}
-	char line[sizeof u->password + 2] = "";
-	int ok = fgets(line, sizeof line, f) != NULL;
-	fclose(f);
-	size_t n = strcspn(line, "\r\n");
-	if (!ok || n == 0 || n >= sizeof u->password) {
-		*why = ok ? "empty first line, or longer than 255 bytes" : "empty file";
-		return -1;
-	}
-	memcpy(u->password, line, n);
-	u->password[n] = '\0';
-	u->has_password = 1;
-	return 0;
+	explicit_bzero(text, len);
+	free(text);
+	return ok ? 0 : -1;
 }
 
 static struct timeval to_timeval(double seconds)
@@ -431,7 +487,8 @@ static struct timeval to_timeval(double seconds)
 	return (struct timeval){ .tv_sec = us / 1000000, .tv_usec = us % 1000000 };
 }
 
-struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir)
+struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir,
+				 uint64_t limit)
 {
 	const char *why = "";
 	if (!opts || !opts->url || !opts->url[0] || strcasecmp(opts->url, "off") == 0)
@@ -457,7 +514,8 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	r->compress = opts->compress;
 	r->connect_tv = to_timeval(opts->connect_timeout);
 	r->op_tv = to_timeval(opts->timeout);
-	r->op_timeout = opts->timeout;
+	r->op_timeout = opts->timeout > 0.001 ? opts->timeout : 0.001;
+	r->limit = limit;
 	r->backoff = opts->backoff > 0 ? opts->backoff : 0;
 	r->lease = opts->lease > 0.1 ? opts->lease : 0.1;
 	if (state_dir) {
@@ -491,37 +549,136 @@ int jc_remote_compress(const struct jc_remote *r)
 
 /* ---- values ---------------------------------------------------------------------- */
 
+/* A value up to this size comes with the first round trip; a larger one
+ * is fetched in a second, once its size is known to be within the limit. */
+#define FIRST_READ (128 * 1024)
+
+/* Take a value out of its reply: header copied, the rest moved to the
+ * front of the reply's own buffer, which becomes v->payload (no copy of a
+ * large value). */
+static void take_value(redisReply *rep, struct jc_remote_value *v)
+{
+	size_t n = rep->len, head = n < JC_ENTRY_HEADER_SIZE ? n : JC_ENTRY_HEADER_SIZE;
+	memcpy(v->header, rep->str, head);
+	memmove(rep->str, rep->str + head, n - head);
+	v->payload = rep->str;
+	v->size = n;
+	rep->str = NULL;
+}
+
+/* A larger value is read in pieces of this size into one buffer of its
+ * size: the memory it costs is its size and a piece, not the two or three
+ * copies a whole reply passes through in hiredis. */
+#define PIECE (4 * 1024 * 1024)
+
+/* The value of size bytes whose first ones are in first: the rest, piece by
+ * piece (each answer within the timeout).  1 read, 0 changed meanwhile
+ * (then a miss), -1 failed. */
+static int get_rest(struct session *s, const char *name, size_t size, const redisReply *first,
+		    struct jc_remote_value *v)
+{
+	char *buf = malloc(size + 1);
+	size_t have = first->len;
+	if (!buf)
+		return 0;
+	memcpy(buf, first->str, have);
+	while (have < size) {
+		struct command cmd;
+		redisReply *rep;
+		char from[32], to[32];
+		size_t want = size - have < PIECE ? size - have : PIECE;
+		snprintf(from, sizeof from, "%zu", have);
+		snprintf(to, sizeof to, "%zu", have + want - 1);
+		command_set(&cmd, 4, ARG("GETRANGE"), ARG(name), ARG(from), ARG(to));
+		if (pipeline(s, 1, &cmd, &rep, "GET") != 0) {
+			free(buf);
+			return -1;
+		}
+		int ok = rep->type == REDIS_REPLY_STRING && rep->len == want;
+		if (ok)
+			memcpy(buf + have, rep->str, want);
+		else if (rep->type != REDIS_REPLY_STRING)
+			unexpected(s, rep, "GET");
+		freeReplyObject(rep);
+		if (!ok) {
+			free(buf);
+			return 0; /* shortened or gone meanwhile: a miss */
+		}
+		have += want;
+	}
+	memcpy(v->header, buf, JC_ENTRY_HEADER_SIZE);
+	memmove(buf, buf + JC_ENTRY_HEADER_SIZE, size - JC_ENTRY_HEADER_SIZE);
+	v->payload = buf;
+	v->size = size;
+	return 1;
+}
+
+/* Could a value of size bytes starting with first be a sound entry for key
+ * (header and limit)?  A value whose header says no is not fetched whole;
+ * jc_remote_value_check() says why from the header alone. */
+static int sound_start(const struct jc_key *key, const redisReply *first, uint64_t size,
+		       uint64_t limit)
+{
+	struct jc_entry_header h;
+	const char *why;
+	return first->len >= JC_ENTRY_HEADER_SIZE &&
+	       jc_entry_check_header((const uint8_t *)first->str, size, key, &h, &why) == JC_ENTRY_OK &&
+	       jc_entry_check_limit(&h, limit, &why) == JC_ENTRY_OK;
+}
+
+/* STRLEN and the first FIRST_READ bytes in one round trip; the rest, in
+ * pieces, only if the whole value is within r->limit.  1 found, 0 absent or
+ * refused as too large (said once), -1 failed. */
+static int get_bounded(struct session *s, const struct jc_key *key, const char *name,
+		       struct jc_remote_value *v)
+{
+	struct command cmd[2];
+	redisReply *rep[2];
+	char last[32];
+	snprintf(last, sizeof last, "%d", FIRST_READ - 1);
+	command_set(&cmd[0], 2, ARG("STRLEN"), ARG(name));
+	command_set(&cmd[1], 4, ARG("GETRANGE"), ARG(name), ARG("0"), ARG(last));
+	if (pipeline(s, 2, cmd, rep, "GET") != 0)
+		return -1;
+	int rc = -1;
+	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_STRING) {
+		unexpected(s, rep[0]->type != REDIS_REPLY_INTEGER ? rep[0] : rep[1], "GET");
+	} else if (rep[0]->integer <= 0 || rep[1]->len == 0) {
+		rc = 0;
+	} else if ((uint64_t)rep[0]->integer > s->r->limit) {
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a value of %lld bytes is larger than max_size "
+			    "allows (%llu bytes); not read, compiling here", s->r->shown,
+			    rep[0]->integer, (unsigned long long)s->r->limit);
+		s->delta[JC_REMOTE_CORRUPT]++;
+		rc = 0;
+	} else if ((long long)rep[1]->len == rep[0]->integer) {
+		take_value(rep[1], v);
+		rc = 1;
+	} else if (!sound_start(key, rep[1], (uint64_t)rep[0]->integer, s->r->limit)) {
+		/* Its header already says it is bad: the rest is not fetched. */
+		memcpy(v->header, rep[1]->str, JC_ENTRY_HEADER_SIZE);
+		v->size = (uint64_t)rep[0]->integer;
+		rc = 1;
+	} else {
+		rc = get_rest(s, name, (size_t)rep[0]->integer, rep[1], v);
+	}
+	freeReplyObject(rep[0]);
+	freeReplyObject(rep[1]);
+	return rc;
+}
+
 int jc_remote_get(struct jc_remote *r, const struct jc_key *key, struct jc_remote_value *v,
 		  uint64_t delta[JC_NCOUNTERS])
 {
 	struct session s;
-	struct command cmd;
-	redisReply *rep;
 	char name[NAME_MAX_LEN];
 	memset(v, 0, sizeof *v);
 	if (!r || begin(&s, r, delta) != 0)
 		return -1;
 	value_name(key, "", name);
-	command_set(&cmd, 2, ARG("GET"), ARG(name));
-	int rc = -1;
-	if (pipeline(&s, 1, &cmd, &rep, "GET") == 0) {
-		if (rep->type == REDIS_REPLY_NIL) {
-			rc = 0;
-		} else if (rep->type == REDIS_REPLY_STRING) {
-			size_t n = rep->len, head = n < JC_ENTRY_HEADER_SIZE ? n : JC_ENTRY_HEADER_SIZE;
-			v->payload = malloc(n > head ? n - head : 1);
-			if (v->payload) {
-				memcpy(v->header, rep->str, head);
-				memcpy(v->payload, rep->str + head, n - head);
-				v->size = n;
-				delta[JC_REMOTE_BYTES_IN] += n;
-				rc = 1;
-			}
-		} else {
-			unexpected(&s, rep, "GET");
-		}
-		freeReplyObject(rep);
-	}
+	int rc = get_bounded(&s, key, name, v);
+	if (rc == 1)
+		delta[JC_REMOTE_BYTES_IN] += v->size;
 	end(&s);
 	return rc;
 }
@@ -533,6 +690,10 @@ enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
 	enum jc_entry_status status = jc_entry_check_header(v->header, v->size, key, h, why);
 	if (status != JC_ENTRY_OK)
 		return status;
+	if (!v->payload && h->stored_size) { /* not fetched: its header claims too much */
+		*why = "larger than max_size allows (refused unread)";
+		return JC_ENTRY_CORRUPT;
+	}
 	if (jc_entry_checksum(v->header, v->payload, h->stored_size) != h->checksum) {
 		*why = "checksum mismatch";
 		return JC_ENTRY_CORRUPT;
@@ -582,6 +743,16 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 static const char renew_script[] =
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+/* Take the lease if free.  Every lease jitcache sets expires within its
+ * lease time (PX, renewed to the same), so one without an expiry, or with
+ * more than ten lease times left, is not a compile in progress but a
+ * squatter's (or a leftover of something else): it is removed and the
+ * lease taken, instead of making every miss wait lock_timeout for it. */
+static const char take_script[] =
+	"local t = redis.call('pttl', KEYS[1]) "
+	"if t == -1 or t > 10 * tonumber(ARGV[2]) then redis.call('del', KEYS[1]) end "
+	"if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
+	"return 0";
 static const char release_script[] =
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('del', KEYS[1]) else return 0 end";
@@ -713,38 +884,28 @@ static void sleep_ns(int64_t ns)
 	}
 }
 
-/* One round trip: try to take the lease (or, read-only, see whether anyone
- * holds it) and see whether the value exists. */
+/* One round trip: try to take the lease and see whether the value exists. */
 static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *l,
-				     const char *value, int *busy)
+				     const char *value)
 {
 	struct command cmd[2];
 	redisReply *rep[2];
 	char ms[32];
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
-	if (s->r->read_only)
-		command_set(&cmd[0], 2, ARG("EXISTS"), ARG(l->name));
-	else
-		command_set(&cmd[0], 6, ARG("SET"), ARG(l->name), ARG(l->token), ARG("NX"),
-			    ARG("PX"), ARG(ms));
+	command_set(&cmd[0], 6, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
+		    ARG(l->token), ARG(ms));
 	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
 	if (pipeline(s, 2, cmd, rep, "a lease request") != 0)
 		return JC_REMOTE_FAILED;
 	enum jc_remote_wait w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
-	int taken = rep[0]->type == REDIS_REPLY_STATUS, exists = rep[1]->type == REDIS_REPLY_INTEGER;
-	if (s->r->read_only)
-		taken = 0, *busy = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer > 0;
-	if (rep[0]->type == REDIS_REPLY_ERROR || rep[1]->type == REDIS_REPLY_ERROR ||
-	    (!taken && rep[0]->type != REDIS_REPLY_NIL && rep[0]->type != REDIS_REPLY_INTEGER) ||
-	    !exists) {
+	int taken = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer == 1;
+	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_INTEGER) {
 		unexpected(s, rep[1]->type == REDIS_REPLY_ERROR ? rep[1] : rep[0], "a lease request");
 		w = JC_REMOTE_FAILED;
 	} else if (taken) {
 		w = JC_REMOTE_LEASED;
 	} else if (rep[1]->integer > 0) {
 		w = JC_REMOTE_READY;
-	} else if (s->r->read_only && !*busy) {
-		w = JC_REMOTE_FREE;
 	}
 	freeReplyObject(rep[0]);
 	freeReplyObject(rep[1]);
@@ -759,6 +920,8 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	*lease = NULL;
 	if (!r)
 		return JC_REMOTE_FAILED;
+	if (r->read_only)
+		return JC_REMOTE_FREE; /* never waits: a lease is not its business */
 	value_name(key, "", value);
 	value_name(key, ":lease", name);
 	struct jc_remote_lease *l = new_lease(r, name);
@@ -768,12 +931,11 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	enum jc_remote_wait w;
 	for (;;) {
 		struct session s;
-		int busy = 0;
 		if (begin(&s, r, delta) != 0) {
 			w = JC_REMOTE_FAILED;
 			break;
 		}
-		w = poll_once(&s, l, value, &busy);
+		w = poll_once(&s, l, value);
 		end(&s);
 		if (w != JC_REMOTE_TIMEOUT)
 			break;

@@ -13,15 +13,17 @@
  *
  * Calling sequence (cache.c):
  *
- *   struct jc_remote *r = jc_remote_open(&opts, cache_dir);  // NULL: no remote
+ *   struct jc_remote *r = jc_remote_open(&opts, cache_dir, limit);  // NULL: no remote
  *   jc_remote_get(r, key, &v, delta)        1 found (v filled), 0 absent, -1 failed
  *   jc_remote_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
  *   jc_remote_put(r, key, &encoded, delta)  after compiling (not if read-only)
  *   jc_remote_release(lease)                after the put; NULL is fine
  *   jc_remote_close(r)
  *
- * Failure is never fatal and never slow: connecting and every operation are
- * bounded by the configured timeouts; after a failure (no connection, a
+ * Failure is never fatal and never slow: connecting and every answer (as a
+ * whole, however slowly its bytes come) are bounded by the configured
+ * timeouts; a value larger than the limit given to jc_remote_open() is
+ * never read; after a failure (no connection, a
  * timeout, an answer that is not Redis's, a refused password) the remote is
  * skipped for `backoff` seconds by this process and by every process using
  * the same cache directory (a small file there says until when), so calls
@@ -47,14 +49,19 @@ struct jc_remote_lease;
 
 /* NULL, after one log line, if the URL is invalid or its password file
  * cannot be read; NULL silently if no remote is configured.  Connects later,
- * on first use.  state_dir (the cache directory) holds the back-off file. */
-struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir);
+ * on first use.  state_dir (the cache directory) holds the back-off file.
+ * A value larger than limit bytes (jc_entry_limit) is never read: its size
+ * is asked first, and the lookup is a miss. */
+struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir,
+				 uint64_t limit);
 void jc_remote_close(struct jc_remote *r);
 int jc_remote_read_only(const struct jc_remote *r);
 int jc_remote_compress(const struct jc_remote *r);
 
 /* A value as read: its first 64 bytes (zero-filled if shorter), the rest in
- * payload (malloc'd; the caller frees it), and the value's full size. */
+ * payload (malloc'd; the caller frees it), and the value's full size.  A
+ * value whose header already shows it bad is not fetched further: payload
+ * is then NULL, and jc_remote_value_check() refuses it from the header. */
 struct jc_remote_value {
 	uint8_t header[JC_ENTRY_HEADER_SIZE];
 	void *payload;
@@ -75,11 +82,13 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 		  uint64_t delta[JC_NCOUNTERS]);
 
 /* On a miss: wait, until deadline_ns (jc_wall_ns() time), until the key's
- * value exists or nobody else holds its lease. */
+ * value exists or nobody else holds its lease.  A lease without an expiry
+ * is not one jitcache set (a squatter's): it is removed and taken.  A
+ * read-only remote never waits (nor asks): it compiles here at once. */
 enum jc_remote_wait {
 	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */
 	JC_REMOTE_READY,   /* the value exists now: look it up again */
-	JC_REMOTE_FREE,    /* read-only: nobody is compiling it; compile here */
+	JC_REMOTE_FREE,    /* read-only: compile here */
 	JC_REMOTE_TIMEOUT, /* still being compiled elsewhere at the deadline */
 	JC_REMOTE_FAILED,  /* the remote cannot be used now */
 };

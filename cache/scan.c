@@ -59,10 +59,7 @@ static void remove_unheld(int dfd, const char *name)
 	close(fd);
 }
 
-/* Add the entries of subdirectory sub to l, removing stale temporary files
- * and lock files (every unheld lock file if all_locks).  A subdirectory
- * that does not exist is empty. */
-static int list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_listing *l)
+int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_listing *l)
 {
 	char path[PATH_MAX];
 	jc_subdir_path(c, sub, path);
@@ -128,7 +125,7 @@ int jc_lock_and_list(struct jc_cache *c, int sub, int all_locks, struct jc_listi
 			 struct jc_usage *u)
 {
 	int lock = jc_usage_lock(c->dir, sub, u);
-	if (lock >= 0 && list_subdir(c, sub, all_locks, l) != 0) {
+	if (lock >= 0 && jc_list_subdir(c, sub, all_locks, l) != 0) {
 		jc_usage_release(lock);
 		return -1;
 	}

@@ -25,14 +25,16 @@ static int key_from_hex(const char *s, struct jc_key *key)
 	return s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
 }
 
-/* Check an entry file's bytes as a cache read does: 0, or -1 with *why.
- * With out, hand over the entry's data (jc_entry_free()). */
+/* Check an entry file's bytes as a cache read does (an entry larger than
+ * limit included): 0, or -1 with *why.  With out, hand over the entry's
+ * data (jc_entry_free()). */
 static int check_entry(const uint8_t *file, uint64_t size, const struct jc_key *key,
-		       struct jc_entry *out, const char **why)
+		       uint64_t limit, struct jc_entry *out, const char **why)
 {
 	struct jc_entry_header h;
 	struct jc_entry e;
-	if (jc_entry_check_header(file, size, key, &h, why) != JC_ENTRY_OK)
+	if (jc_entry_check_header(file, size, key, &h, why) != JC_ENTRY_OK ||
+	    jc_entry_check_limit(&h, limit, why) != JC_ENTRY_OK)
 		return -1;
 	void *stored = malloc(h.stored_size ? h.stored_size : 1);
 	if (!stored)
@@ -45,6 +47,23 @@ static int check_entry(const uint8_t *file, uint64_t size, const struct jc_key *
 	else
 		jc_entry_free(&e);
 	return 0;
+}
+
+/* The same for an archive member, whose buffer (header and payload) it
+ * takes over instead of copying the payload: *data is NULL afterwards. */
+static int check_member(void **data, uint64_t size, const struct jc_key *key, uint64_t limit,
+			struct jc_entry *out, const char **why)
+{
+	uint8_t raw[JC_ENTRY_HEADER_SIZE];
+	struct jc_entry_header h;
+	if (jc_entry_check_header(*data, size, key, &h, why) != JC_ENTRY_OK ||
+	    jc_entry_check_limit(&h, limit, why) != JC_ENTRY_OK)
+		return -1;
+	uint8_t *stored = *data;
+	*data = NULL;
+	memcpy(raw, stored, JC_ENTRY_HEADER_SIZE);
+	memmove(stored, stored + JC_ENTRY_HEADER_SIZE, h.stored_size);
+	return jc_entry_finish(raw, &h, stored, out, why) == JC_ENTRY_OK ? 0 : -1;
 }
 
 /* ---- export ----------------------------------------------------------------- */
@@ -65,6 +84,8 @@ static int read_entry_file(struct jc_cache *c, int sub, const char *name, int64_
 		*why = "not a regular file";
 	else if (jc_fs_mtime_ns(st) < since_ns)
 		rc = 0;
+	else if ((uint64_t)st->st_size > jc_entry_limit(c->max_size))
+		*why = "larger than max_size allows (not read)";
 	else if (!(*data = malloc(st->st_size ? (size_t)st->st_size : 1)))
 		*why = "out of memory";
 	else if (jc_fs_read_all(fd, *data, (size_t)st->st_size) != 0)
@@ -83,7 +104,7 @@ static int read_entry_file(struct jc_cache *c, int sub, const char *name, int64_
 static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
 		      struct jc_archive_writer *w, FILE *msgs, struct jc_transfer *t)
 {
-	char dir[PATH_MAX], subname[4], member[300];
+	char dir[PATH_MAX], shown[PATH_MAX], subname[4], member[300];
 	int dir_done = 0, rc = 0;
 	jc_subdir_path(c, sub, dir);
 	DIR *d = opendir(dir);
@@ -96,11 +117,11 @@ static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
 		if (key_from_hex(de->d_name, &key) != 0 || key.bytes[0] != sub)
 			continue; /* lock, temporary and other files */
 		int got = read_entry_file(c, sub, de->d_name, since_ns, &data, &st, &why);
-		if (got == 1 && check_entry(data, (uint64_t)st.st_size, &key, NULL, &why) != 0)
+		if (got == 1 && check_entry(data, (uint64_t)st.st_size, &key, UINT64_MAX, NULL, &why) != 0)
 			got = -1;
 		if (got < 0) {
 			fprintf(msgs, "skipped a bad entry %s/%s (%s); `jitcache verify` removes it\n",
-				dir, de->d_name, why);
+				jc_shown(c, dir, shown), de->d_name, why);
 			t->refused++;
 		}
 		if (got == 1) {
@@ -126,7 +147,7 @@ int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
 		    FILE *msgs, struct jc_transfer *t)
 {
 	memset(t, 0, sizeof *t);
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	struct jc_archive_writer *w = jc_archive_create(path, msgs);
 	if (!w)
@@ -159,7 +180,7 @@ static int present(struct jc_cache *c, const struct jc_key *key)
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	int ok = jc_read_entry(fd, key, &e, &why) == JC_ENTRY_OK;
+	int ok = jc_read_entry(fd, key, jc_entry_limit(c->max_size), &e, &why) == JC_ENTRY_OK;
 	close(fd);
 	if (ok)
 		jc_entry_free(&e);
@@ -190,9 +211,20 @@ static int member_key(const char *name, struct jc_key *key)
 	return strtol(sub, &end, 16) == key->bytes[0] && *end == '\0' ? 0 : -1;
 }
 
-/* One member: 1 imported, 2 already present, 0 passed over, -1 refused (*why). */
-static int import_member(struct jc_cache *c, const struct jc_archive_member *m,
-			 const char **why)
+/* The size of the entry file now stored for key (what an import added). */
+static uint64_t stored_size(struct jc_cache *c, const struct jc_key *key)
+{
+	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
+	struct stat st;
+	jc_key_hex(key, name);
+	jc_file_path(c, key->bytes[0], name, path);
+	return lstat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* One member: 1 imported (*bytes: the entry file stored), 2 already
+ * present, 0 passed over, -1 refused (*why).  Takes over m->data. */
+static int import_member(struct jc_cache *c, struct jc_archive_member *m, uint64_t *bytes,
+			 int *recipe, const char **why)
 {
 	struct jc_key key;
 	struct jc_entry e;
@@ -200,15 +232,42 @@ static int import_member(struct jc_cache *c, const struct jc_archive_member *m,
 		return m->why && !bookkeeping(m->name) ? (*why = m->why, -1) : 0;
 	if (member_key(m->name, &key) != 0)
 		return bookkeeping(m->name) ? 0 : (*why = "not a cache entry", -1);
-	if (check_entry(m->data, m->size, &key, &e, why) != 0)
+	/* A recipe stays one (cache.h): its flag, read before the check takes
+	 * the member's bytes over. */
+	*recipe = m->size > 12 && (((const uint8_t *)m->data)[12] & JC_ENTRY_RECIPE);
+	if (check_member(&m->data, m->size, &key, jc_entry_limit(c->max_size), &e, why) != 0)
 		return -1;
-	int rc = 2, recipe = m->data && (((const uint8_t *)m->data)[12] & JC_ENTRY_RECIPE);
+	int rc = 2;
 	if (!present(c, &key))
-		rc = (recipe ? jc_store_recipe(c, &key, e.data, e.size)
-			     : jc_cache_put(c, &key, e.data, e.size, e.compile_ns)) == 0
+		rc = (*recipe ? jc_store_recipe(c, &key, e.data, e.size)
+			      : jc_cache_put(c, &key, e.data, e.size, e.compile_ns)) == 0
 			? 1 : (*why = "could not be stored (see above)", -1);
+	if (rc == 1)
+		*bytes = stored_size(c, &key);
 	jc_entry_free(&e);
 	return rc;
+}
+
+/* Judge a member from its first bytes, before it is kept in memory: a
+ * bookkeeping file or anything but a sound entry header of an allowed size
+ * is read past (import_member says why). */
+static const char *member_check(void *arg, const char *name, const void *head, size_t n,
+				uint64_t size)
+{
+	struct jc_cache *c = arg;
+	struct jc_key key;
+	struct jc_entry_header h;
+	const char *why = NULL;
+	if (bookkeeping(name))
+		return "bookkeeping";
+	if (member_key(name, &key) != 0)
+		return "not a cache entry";
+	if (n < JC_ENTRY_HEADER_SIZE)
+		return size < JC_ENTRY_HEADER_SIZE ? "shorter than a header" : NULL;
+	if (jc_entry_check_header(head, size, &key, &h, &why) != JC_ENTRY_OK ||
+	    jc_entry_check_limit(&h, jc_entry_limit(c->max_size), &why) != JC_ENTRY_OK)
+		return why;
+	return NULL;
 }
 
 int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
@@ -216,33 +275,35 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 {
 	struct jc_cache_stats before, after;
 	memset(t, 0, sizeof *t);
-	if (!cache->local)
+	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
 	FILE *f = fopen(path, "rbe");
 	if (!f) {
 		fprintf(msgs, "cannot read %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	struct jc_archive_reader *r = jc_archive_open(f, cache->max_size ? cache->max_size
-									 : UINT64_MAX);
+	struct jc_archive_reader *r = jc_archive_open(f, jc_entry_limit(cache->max_size));
 	if (!r) {
 		fclose(f);
 		fprintf(msgs, "cannot read %s: out of memory\n", path);
 		return -1;
 	}
+	jc_archive_set_check(r, member_check, cache);
 	jc_cache_shared_stats(cache, &before);
 	struct jc_archive_member m;
 	int rc;
 	while ((rc = jc_archive_next(r, &m)) > 0) {
 		const char *why = "";
-		int got = import_member(cache, &m, &why);
+		uint64_t bytes = 0;
+		int recipe = 0;
+		int got = import_member(cache, &m, &bytes, &recipe, &why);
 		if (got < 0) {
 			fprintf(msgs, "%s: member %s: %s; refused\n", path, m.name, why);
 			t->refused++;
 		} else if (got == 1) {
 			t->entries++;
-			t->recipes += (((const uint8_t *)m.data)[12] & JC_ENTRY_RECIPE) != 0;
-			t->bytes += m.size;
+			t->recipes += (uint64_t)recipe;
+			t->bytes += bytes;
 		} else if (got == 2) {
 			t->present++;
 		}

@@ -2,6 +2,7 @@
 #include "config/inifile.h"
 #include "config/log.h"
 
+#include "config/readfile.h"
 #include "config/remote_url.h"
 
 #include <ctype.h>
@@ -101,10 +102,11 @@ static int parse_path(const char *text, char *out, const char **why)
 	return 0;
 }
 
-/* "DIR[:DIR...]", each DIR as parse_path() takes it ("~/x" too). */
-static int parse_paths(const char *text, char *out, const char **why)
+/* "DIR[:DIR...]", each DIR as parse_path() takes it ("~/x" too).  The list
+ * is taken whole or not at all: a bad one leaves out as it was. */
+static int parse_paths(const char *text, char *result, const char **why)
 {
-	char one[PATH_MAX], expanded[PATH_MAX];
+	char one[PATH_MAX], expanded[PATH_MAX], out[PATH_MAX];
 	size_t used = 0;
 	out[0] = '\0';
 	for (const char *p = text; *p; p += strcspn(p, ":"), p += *p == ':') {
@@ -122,6 +124,7 @@ static int parse_paths(const char *text, char *out, const char **why)
 			return *why = "list of paths too long", -1;
 		used += (size_t)n;
 	}
+	memcpy(result, out, used + 1);
 	return 0;
 }
 
@@ -164,13 +167,44 @@ static int set_setting(struct jc_config *cfg, const char *section, const char *n
 	return -1;
 }
 
+/* A bad value for section.name from `from` was ignored: say so where
+ * `jitcache config` shows where the value came from. */
+static void mark_ignored(struct jc_config *cfg, const char *section, const char *name,
+			 const char *from, const char *why)
+{
+#define X(sec, nm, kind, field, def, env, help)                                   \
+	if (strcasecmp(section, #sec) == 0 && strcasecmp(name, #nm) == 0) {         \
+		size_t n = strlen(cfg->field##_from);                               \
+		snprintf(cfg->field##_from + n, sizeof cfg->field##_from - n,       \
+			 "; INVALID value in %s ignored: %s", from, why);           \
+		return;                                                             \
+	}
+	JC_SETTINGS(X)
+#undef X
+}
+
 /* How much of a bad value a message quotes: log lines are short. */
 #define SHOWN 64
+
+/* An ini file larger than this is refused whole: settings take a few
+ * hundred bytes, and the file is read before the host's main(). */
+#define INI_MAX_BYTES (64 * 1024)
+
+/* The most problems said about one file; the rest are counted in one line,
+ * so that no file can flood the host's stderr. */
+#define INI_MAX_PROBLEMS 5
 
 struct ini_reading {
 	struct jc_config *cfg;
 	const char *path;
+	int problems;
 };
+
+/* Say this problem unless the file has had its share: 1 if it may be said. */
+static int may_say(struct ini_reading *r)
+{
+	return ++r->problems <= INI_MAX_PROBLEMS;
+}
 
 static void on_ini_value(void *user, int line, const char *section, const char *name,
 			 const char *value)
@@ -180,6 +214,10 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 	const char *why = NULL;
 	snprintf(from, sizeof from, "%s:%d", r->path, line);
 	int rc = set_setting(r->cfg, section, name, value, from, &why);
+	if (rc == 0)
+		mark_ignored(r->cfg, section, name, from, why);
+	if (rc <= 0 && !may_say(r))
+		return;
 	if (rc < 0)
 		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
 	else if (rc == 0) {
@@ -195,23 +233,35 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 static void on_ini_error(void *user, int line, const char *why)
 {
 	struct ini_reading *r = user;
-	jc_log(JC_LOG_WARN, "%s:%d: %s; line ignored", r->path, line, why);
+	if (may_say(r))
+		jc_log(JC_LOG_WARN, "%s:%d: %s; line ignored", r->path, line, why);
 }
 
+/* The file is read whole first (a regular file of bounded size only: never
+ * a FIFO, device or directory, which could block or never end), then
+ * parsed from memory. */
 static void read_ini(struct jc_config *cfg, const char *path)
 {
 	struct ini_reading r = { .cfg = cfg, .path = path };
-	FILE *f = fopen(path, "re");
+	size_t len = 0;
+	const char *why = "";
+	char *text = jc_read_small_file(path, INI_MAX_BYTES, &len, &why);
+	FILE *f = text ? fmemopen(text, len ? len : 1, "r") : NULL;
 	if (!f) {
-		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults",
-		       path, strerror(errno));
+		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults", path,
+		       text ? strerror(errno) : why);
+		free(text);
 		return;
 	}
 	snprintf(cfg->file, sizeof cfg->file, "%s", path);
-	if (jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
+	if (len && jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
 		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using what was read",
 		       path, strerror(errno));
+	if (r.problems > INI_MAX_PROBLEMS)
+		jc_log(JC_LOG_WARN, "%s: %d more problems not shown", path,
+		       r.problems - INI_MAX_PROBLEMS);
 	fclose(f);
+	free(text);
 }
 
 static int readable(const char *path)
@@ -250,6 +300,7 @@ static void apply_one_env(struct jc_config *cfg, const char *sec, const char *na
 	char from[64], shown[JC_REMOTE_URL_MAX];
 	snprintf(from, sizeof from, "env %s", env);
 	if (v && (*v || empty_ok) && set_setting(cfg, sec, name, v, from, &why) == 0) {
+		mark_ignored(cfg, sec, name, from, why);
 		jc_remote_url_redact(v, shown, sizeof shown); /* never print a password */
 		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; ignored", env, SHOWN, shown,
 		       strlen(shown) > SHOWN ? "..." : "", why);
@@ -271,9 +322,8 @@ static void default_cache_dir(struct jc_config *cfg)
 		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/jitcache", xdg);
 	else if (home && *home)
 		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/.cache/jitcache", home);
-	else
-		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "/tmp/jitcache-%u",
-			 (unsigned)getuid());
+	/* Else none: a fixed name in a directory everyone can write (such as
+	 * /tmp/jitcache-UID) could be taken by someone else first. */
 }
 
 void jc_config_load(struct jc_config *cfg)

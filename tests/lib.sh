@@ -179,6 +179,16 @@ user_setup() {
 	[ "$(id -u)" -ne 0 ] || chown -R -h "$OTHER_UID:$OTHER_GID" "$U"
 }
 
+# key_lock_held DIR: does any process hold a compile-once lock in cache DIR
+# (a byte of DIR/locks, cache/lock.c)?  Read from /proc/locks, which lists
+# every lock with its file's device:inode.  tests/helpers/keylock.py takes
+# or tests one key's lock.
+key_lock_held() {
+	local ino
+	ino=$(stat -c %i "$1/locks" 2>/dev/null) || return 1
+	awk -v ino="$ino" '{ n = split($6, f, ":"); if (f[n] == ino) found = 1 } END { exit !found }' /proc/locks
+}
+
 # Number of entries in the cache directory.
 entries() {
 	find "${1:-$JITCACHE_DIR}" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a-f][0-9a-f]/[0-9a-f]*' 2>/dev/null | wc -l

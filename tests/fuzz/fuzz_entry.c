@@ -31,7 +31,7 @@ static enum jc_entry_status read_back(const uint8_t *bytes, size_t size, const s
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, bytes, size, 0) != (ssize_t)size ||
 	    lseek(fd, 0, SEEK_SET) != 0)
 		abort();
-	enum jc_entry_status status = jc_read_entry(fd, key, e, &why);
+	enum jc_entry_status status = jc_read_entry(fd, key, JC_ENTRY_LIMIT_UNCAPPED, e, &why);
 	if (status != JC_ENTRY_OK && !why)
 		abort(); /* every rejection says why */
 	return status;

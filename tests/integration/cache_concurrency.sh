@@ -34,8 +34,8 @@ hit_at_once() {
 	echo $(( $(cat "$@" | grep -c ': hit, loaded' || true) - $(waited "$@") ))
 }
 all() { cat "$@"; }
-# Has process PID a lock file open (it is waiting for, or holding, a key)?
-waits_on_lock() { find "/proc/$1/fd" -lname '*.lock' 2>/dev/null | grep -q .; }
+# Has process PID the locks file open (it is waiting for, or holding, a key)?
+waits_on_lock() { find "/proc/$1/fd" -lname '*/locks' 2>/dev/null | grep -q .; }
 stat_json() { # FIELD: from `jitcache stats --json`
 	"$JITCACHE" stats --json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
 }
@@ -108,14 +108,12 @@ echo "     bounded wait: 4 processes, timeout 0.2 s: $gave_up gave up, $compiled
 rm -rf "$JITCACHE_DIR"
 LD_PRELOAD=$LIB "$CLIENT" link "$T/slow.spv" >"$T/killed.out" 2>&1 &
 victim=$!
-lockfile=""
+held=""
 for _ in $(seq 1 200); do # until the victim holds the key's lock
-	lockfile=$(ls "$JITCACHE_DIR"/*/*.lock 2>/dev/null | head -n 1)
-	[ -n "$lockfile" ] && ! flock -n "$lockfile" true && break
-	lockfile=""
+	key_lock_held "$JITCACHE_DIR" && held=1 && break
 	sleep 0.05
 done
-check "killed compiler: it held the key's lock while compiling" test -n "$lockfile"
+check "killed compiler: it held the key's lock while compiling" test -n "$held"
 LD_PRELOAD=$LIB "$CLIENT" link "$T/slow.spv" >"$T/survivor.out" 2>&1 &
 survivor=$!
 for _ in $(seq 1 100); do # until the survivor waits on that lock
@@ -132,7 +130,7 @@ check "killed compiler: the waiting process gets its module" \
 	grep -q "result 0x0 kernels 18" "$T/survivor.out"
 check "killed compiler: it compiled itself, at once (${after_kill} s), not after a timeout" \
 	sh -c "grep -q 'miss, compiled' '$T/survivor.out' && ! grep -q 'gave up' '$T/survivor.out'"
-check "killed compiler: its lock is free now" flock -n "$lockfile" true
+check_not "killed compiler: its lock is free now" key_lock_held "$JITCACHE_DIR"
 check "killed compiler: one valid entry" sh -c "test $(entries) -eq 1 && '$JITCACHE' verify"
 
 # ---- OpenCL on PoCL: 8 processes, one program -------------------------------

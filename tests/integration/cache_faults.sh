@@ -39,7 +39,7 @@ field() { # DIR FIELD: from `jitcache stats --json` on DIR
 		python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
 }
 # Has process PID a lock file open (it is waiting for, or holding, a key)?
-waits_on_lock() { find "/proc/$1/fd" -lname '*.lock' 2>/dev/null | grep -q .; }
+waits_on_lock() { find "/proc/$1/fd" -lname '*/locks' 2>/dev/null | grep -q .; }
 show() { echo "     $1: $(grep '^jitcache:' "$T/$2" | head -n 1)"; }
 
 # ---- disk full --------------------------------------------------------------
@@ -129,9 +129,7 @@ LD_PRELOAD=$LIB JITCACHE_DIR=$D "$CLIENT" link "$T/big.spv" >"$T/long.out" 2>&1 
 long=$!
 held=""
 for _ in $(seq 1 200); do # until the long one holds its lock: it is compiling
-	held=$(ls "$D"/*/*.lock 2>/dev/null | head -n 1)
-	[ -n "$held" ] && ! flock -n "$held" true && break
-	held=""
+	key_lock_held "$D" && held=1 && break
 	sleep 0.05
 done
 check "removed: the long program is compiling" test -n "$held"
@@ -152,13 +150,14 @@ check "removed: both load from the cache afterwards" \
 check "removed: stats recounted (2 entries)" test "$(field "$D" entries)" -eq 2
 
 # A program waiting for another's lock when the directory goes: the lock is
-# held here, on reduce's lock file, until the directory has been removed.
+# held here, on reduce's key, until the directory has been removed.
 run key.out JITCACHE_DIR="$T/scratch" JITCACHE_LOG=debug reduce
 kr=$(sed -n 's/.* as \([0-9a-f]*\)$/\1/p' "$T/key.out")
 D=$T/removed2
-mkdir -m 0700 "$D" "$D/${kr:0:2}"
-exec 9>"$D/${kr:0:2}/$kr.lock"
-flock 9
+mkdir -m 0700 "$D"
+sleep 600 | python3 "$ROOT/tests/helpers/keylock.py" hold "$D" "$kr" >"$T/holder.out" &
+holder=$!
+for _ in $(seq 1 100); do grep -q held "$T/holder.out" && break; sleep 0.05; done
 LD_PRELOAD=$LIB JITCACHE_DIR=$D JITCACHE_LOG=debug "$CLIENT" link "$T/reduce.spv" >"$T/waiter.out" 2>&1 &
 waiter=$!
 for _ in $(seq 1 200); do
@@ -167,7 +166,7 @@ for _ in $(seq 1 200); do
 done
 check "removed while waiting: the program waits on the lock" waits_on_lock $waiter
 rm -rf "$D"
-exec 9>&-
+kill $holder
 wait $waiter
 check "removed while waiting: the program works" works "$T/waiter.out"
 check "removed while waiting: it compiled and stored in a new directory" \

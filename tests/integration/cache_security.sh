@@ -102,14 +102,15 @@ check "symlinked entry: the link's target is untouched" cmp "$T/planted" "$T/pla
 run entry-after.out JITCACHE_LOG=debug
 check "symlinked entry: the new entry hits" grep -q "hit, loaded" "$T/entry-after.out"
 
-# A lock file replaced by a dangling symlink (opened with O_CREAT, it would
+# The locks file replaced by a dangling symlink (opened with O_CREAT, it would
 # create the target), and the statistics file by a symlink to a copy of a
 # real one elsewhere (followed, that copy's counters would change).
 rm "$E"
 cp "$D/stats" "$T/victim-stats"
 cp "$D/stats" "$T/victim-stats.orig"
 rm "$D/stats"
-ln -sf "$T/victim-lock" "$E.lock"
+rm -f "$D/locks"
+ln -sf "$T/victim-lock" "$D/locks"
 ln -s "$T/victim-stats" "$D/stats"
 run links.out
 check "symlinked lock and stats files: the program works" works "$T/links.out"
@@ -117,7 +118,7 @@ check "symlinked lock and stats files: no line at the default level" \
 	test "$(lines "$T/links.out")" -eq 0
 check "symlinked lock file: its target is not created" test ! -e "$T/victim-lock"
 check "symlinked stats file: its target is not written" cmp "$T/victim-stats" "$T/victim-stats.orig"
-check "symlinked lock file: the link is left as it is" test -L "$E.lock"
+check "symlinked lock file: the link is left as it is" test -L "$D/locks"
 check "symlinked stats file: replaced by a regular file (rename replaces the link)" \
 	test -f "$D/stats" -a ! -L "$D/stats"
 check "symlinked lock and stats files: the entry is stored all the same" test -f "$E" -a ! -L "$E"

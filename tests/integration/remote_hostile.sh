@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The remote tier against a Redis that others can write, or a slow link:
+#   - a value larger than max_size allows is never read (its size is asked
+#     first), a value whose header is bad is not read past its first bytes,
+#     a sound large value is read in pieces into one buffer of its size, and
+#     a small zstd value claiming a large entry is refused before it is
+#     inflated, in little time and memory;
+#   - the timeout bounds each answer, not each read(2): through a link that
+#     trickles 512 bytes every 0.3 s a lookup gives up after one timeout;
+#   - a lease set without an expiry (a squatter's) does not make a miss
+#     wait lock_timeout: a writer takes it over at once, and a read-only
+#     node never waits on a lease at all.
+# No GPU: tests/helpers/jc_store makes entries, jc_lookup asks for keys.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/remote_common.bash"
+need_redis
+STORE=$B/tests/jc_store LOOKUP=$B/tests/jc_lookup
+[ -x "$STORE" ] && [ -x "$LOOKUP" ] || { skip "build/tests/jc_store, jc_lookup not built (make tests)"; finish; exit; }
+start_redis main || { check "redis-server started" false; finish; exit; }
+URL=redis+unix://$REDIS_SOCK_main
+unset JITCACHE_REMOTE_TIMEOUT JITCACHE_LOCK_TIMEOUT
+
+# measure NAME VAR=VALUE... -- KEY...: jc_lookup (60 s at most) with the
+# settings given; "SECONDS KB" in NAME.time, its output in NAME.out.
+measure() {
+	local name=$1; shift
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	env JITCACHE_DIR="$T/node-$name" "${vars[@]}" /usr/bin/time -f "%e %M" -o "$T/$name.time" \
+		timeout 60 "$LOOKUP" "$@" >"$T/$name.out" 2>&1
+}
+small() { read -r secs kb < <(tail -n 1 "$T/$1.time") && ge "$2" "$secs" && [ "$kb" -lt "$3" ]; }
+took() { tail -n 1 "$T/$1.time" | awk '{printf "%s s, %.1f MB", $1, $2 / 1024}'; }
+K1=101316191c1f2225282b2e3134373a3d   # jc_store's first key
+name() { echo "jitcache:v1:$1"; }
+
+# ---- a 300 MB value -------------------------------------------------------------------
+head -c $((300 << 20)) /dev/zero | rcli main -x SET "$(name $K1)" >/dev/null
+measure big JITCACHE_REMOTE="$URL" JITCACHE_MAX_SIZE=64M -- $K1
+check "a 300 MB value, max_size 64M: a miss" grep -q " miss " "$T/big.out"
+check "... never read ($(took big))" small big 2 65536
+check "... said in one line" grep -q "^jitcache: remote .*: a value of 314572800 bytes is larger than max_size allows" "$T/big.out"
+measure big-default JITCACHE_REMOTE="$URL" -- $K1
+echo "     the same value under the default max_size: $(took big-default), $(grep -c "^jitcache:" "$T/big-default.out") line: $(grep "^jitcache:" "$T/big-default.out" | head -n 1 | cut -c1-120)"
+check "... under the default max_size: refused from its first bytes (bad magic), not read whole" small big-default 2 65536
+rcli main DEL "$(name $K1)" >/dev/null
+
+# ---- a sound 64 MiB value: read into one buffer of its size ---------------------------
+"$STORE" "$T/v64" 1 $((64 << 20)) >"$T/v64.list"
+rcli main -x SET "$(name $K1)" <"$(cat "$T/v64.list")" >/dev/null
+measure v64 JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_TIMEOUT=10 -- $K1
+check "a sound 64 MiB value: a hit" grep -q " hit " "$T/v64.out"
+check "... in memory of about its size, not three copies ($(took v64))" small v64 10 $((96 << 10))
+rcli main DEL "$(name $K1)" >/dev/null
+rm -rf "$T/v64"
+
+# ---- a small compressed value that inflates to 256 MiB ----------------------------------
+JITCACHE_COMPRESS=1 "$STORE" "$T/bomb" 1 $((256 << 20)) zeros >"$T/bomb.list"
+rcli main -x SET "$(name $K1)" <"$(cat "$T/bomb.list")" >/dev/null
+measure bomb JITCACHE_REMOTE="$URL" JITCACHE_MAX_SIZE=64M -- $K1
+check "a $(stat -c %s "$(cat "$T/bomb.list")")-byte value inflating to 256 MiB, max_size 64M: a miss" grep -q " miss " "$T/bomb.out"
+check "... refused before inflating ($(took bomb))" small bomb 2 65536
+check "... nothing kept locally" test "$(entries "$T/node-bomb")" -eq 0
+rcli main DEL "$(name $K1)" >/dev/null
+
+# ---- a link that trickles -----------------------------------------------------------------
+"$STORE" "$T/v" 1 $((27 << 10)) >"$T/v.list"
+rcli main -x SET "$(name $K1)" <"$(cat "$T/v.list")" >/dev/null
+pport=$(free_port)
+python3 "$ROOT/tests/helpers/trickle_proxy.py" "$pport" "$REDIS_PORT_main" "$T/proxy.ready" &
+proxy=$!
+for i in $(seq 1 100); do [ -e "$T/proxy.ready" ] && break; sleep 0.05; done
+measure slow JITCACHE_REMOTE="redis://127.0.0.1:$pport" JITCACHE_REMOTE_TIMEOUT=0.5 JITCACHE_LOCK_TIMEOUT=5 -- $K1
+kill "$proxy"; wait "$proxy" 2>/dev/null
+check "27 KB value through a link of 512 B per 0.3 s, timeout 0.5 s: a miss" grep -q " miss " "$T/slow.out"
+check "... after one timeout, not the whole trickle ($(took slow))" small slow 2 65536
+check "... said in one line" grep -q "^jitcache: remote .*: no answer to .* within 0.5 s" "$T/slow.out"
+measure fast JITCACHE_REMOTE="$URL" -- $K1
+check "the same value straight from Redis: a hit" grep -q " hit " "$T/fast.out"
+rcli main DEL "$(name $K1)" >/dev/null
+
+# ---- a squatted lease ------------------------------------------------------------------------
+rcli main SET "$(name $K1):lease" squatter >/dev/null
+measure squat-w JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 -- $K1
+check "a lease without expiry: a writer does not wait for it ($(took squat-w))" small squat-w 2 65536
+check "... and no lease is left behind" test "$(rcli main EXISTS "$(name $K1):lease")" -eq 0
+rcli main SET "$(name $K1):lease" squatter PX 3600000 >/dev/null
+measure squat-long JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 -- $K1
+check "a lease of an hour (over ten lease times): a writer does not wait for it ($(took squat-long))" \
+	small squat-long 2 65536
+rcli main SET "$(name $K1):lease" squatter >/dev/null
+measure squat-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
+check "a lease without expiry: a read-only node does not wait for it ($(took squat-r))" small squat-r 2 65536
+check "... and leaves it alone (it writes nothing)" test "$(rcli main GET "$(name $K1):lease")" = squatter
+rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
+measure held-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
+check "a live lease of a writer: a read-only node does not wait either ($(took held-r))" small held-r 2 65536
+finish
