@@ -194,8 +194,8 @@ static int bookkeeping(const char *name)
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
 	size_t n = strlen(base);
-	return strcmp(base, "stats") == 0 || strncmp(base, ".tmp.", 5) == 0 ||
-	       (n > 5 && strcmp(base + n - 5, ".lock") == 0);
+	return strcmp(base, "stats") == 0 || strcmp(base, "locks") == 0 ||
+	       strncmp(base, ".tmp.", 5) == 0 || (n > 5 && strcmp(base + n - 5, ".lock") == 0);
 }
 
 /* "ab/<key>" (after any "./") -> key; -1 if the name is not an entry's. */
