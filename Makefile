@@ -73,6 +73,7 @@ FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 ADMIN_BIN := $(BUILD)/jitcache-admin
+REPLAY_BIN := $(BUILD)/jitcache-replay
 # oneDNN's SYCL build and Intel's SYCL runtime, inside the test bed
 # (tests/testbed/sycl-env.sh, make testbed-sycl).
 ONEDNN_SYCL ?= /opt/jitcache-sycl
@@ -85,7 +86,7 @@ all: lib admin ## build the library and the admin tool (needs only the library's
 
 lib: $(BUILD)/$(LIBNAME) ## build build/libjitcache.so only
 
-admin: $(ADMIN_BIN)
+admin: $(ADMIN_BIN) $(REPLAY_BIN)
 
 examples: all $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the example programs (Intel's driver, OpenCL, oneDNN)
 
@@ -127,9 +128,17 @@ $(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
 	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
 	$(Q)ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
 
-$(ADMIN_BIN): bin/jitcache-admin.c $(BUILD)/libjccore.a Makefile
+$(ADMIN_BIN): bin/jitcache-admin.c bin/warm.c bin/warm.h $(BUILD)/libjckey.a $(BUILD)/libjccore.a Makefile
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjccore.a $(LDLIBS_CORE)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ bin/jitcache-admin.c bin/warm.c \
+	  $(BUILD)/libjckey.a $(BUILD)/libjccore.a $(LDLIBS_CORE)
+
+# The worker of `jitcache warm`: a Level Zero client that finds the driver
+# at run time (dlopen), so building it needs no GPU package.
+$(REPLAY_BIN): bin/jitcache-replay.c shim/ze_api.h key/recipe.h $(BUILD)/libjckey.a $(BUILD)/libjccore.a
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
+	  $(LDLIBS_CORE)
 
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libjckey.a $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
@@ -201,7 +210,7 @@ check: deps sycl-env pyopencl-env testbed testbed-sycl ## install deps, build, a
 
 # What the modern-driver tests and benchmarks need, built inside the test bed
 # (tests/testbed/run make BUILD=build-sid modern-build).
-modern-build: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/examples/ze_module \
+modern-build: lib $(ADMIN_BIN) $(REPLAY_BIN) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/examples/ze_module \
 	$(HELP_BIN) $(BUILD)/bench/ze_bench $(BUILD)/examples/libtrace.so \
 	$(if $(wildcard $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h),$(BUILD)/examples/onednn_sycl)
 
@@ -292,6 +301,7 @@ install: all ## install to $(DESTDIR)$(PREFIX)
 	ln -sf $(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME)
 	install -m 0755 $(ADMIN_BIN) $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
+	install -m 0755 $(REPLAY_BIN) $(DESTDIR)$(LIBEXECDIR)/jitcache-replay
 	sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(LIBNAME)|' \
 	    -e 's|^JITCACHE_ADMIN_DEFAULT=.*|JITCACHE_ADMIN_DEFAULT=$(LIBEXECDIR)/jitcache-admin|' \
 	    bin/jitcache > $(DESTDIR)$(BINDIR)/jitcache
@@ -299,7 +309,8 @@ install: all ## install to $(DESTDIR)$(PREFIX)
 
 uninstall: ## remove what `make install` put in place
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME) \
-	      $(DESTDIR)$(BINDIR)/jitcache $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
+	      $(DESTDIR)$(BINDIR)/jitcache $(DESTDIR)$(LIBEXECDIR)/jitcache-admin \
+	      $(DESTDIR)$(LIBEXECDIR)/jitcache-replay
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean: ## remove build outputs

@@ -62,6 +62,10 @@
 #     2026 driver, cold / NEO's cache / jitcache / both / SYCL's cache
 #     (bench/modern_sycl.sh, ~4 min with 5 repetitions; alone: make bench-sycl,
 #     7 repetitions, ~7 min).
+#  9. First runs and `jitcache warm` on the 2026 driver (bench/warm.sh): a new
+#     machine (cold, NEO's cache empty, a layer from `jitcache warm --for`),
+#     after a driver upgrade without and with `jitcache warm`, and warm's
+#     throughput at -j1 and -j2 (~3 min).
 #
 # Time, measured on the 2-core machine (results.md gives each run's): Level
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
@@ -72,7 +76,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl); BENCH_REPS_HIT (15) sets
+# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -445,6 +449,32 @@ if ! skipped modern_sycl; then
 	section_done "2026 driver SYCL"
 fi
 
+# ---- 9. First runs and `jitcache warm` on the 2026 driver (the test bed) -------
+# bench/warm.sh: a new machine's first run (cold, NEO's cache empty, jitcache
+# with a layer prewarmed by `jitcache warm --for`), the first run after the
+# keys change (a driver upgrade) without and with `jitcache warm`, and warm's
+# throughput at -j1 and -j2 (~3 min; l left out: its JIT alone is 45-100 s).
+if ! skipped warm; then
+	MB=${MODERN_BUILD:-$B-sid}
+	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
+	if [ ! -x "$MB/jitcache-replay" ]; then
+		echo "bench: $MB/jitcache-replay missing (make bench builds it in the test bed): no warm rows" >&2
+		failed="$failed warm"
+	else
+		say "First runs and jitcache warm (test bed): bench/warm.sh"
+		wsizes="xs s m"
+		[ "$QUICK" = 1 ] && wsizes="xs"
+		[ -e "$OUT/spirv/xs.spv" ] || "$ROOT/bench/make_spirv.sh" "$OUT/spirv" >"$OUT/spirv.txt"
+		if ! "$ROOT/tests/testbed/run" env BUILD="$MB" WARM_SIZES="$wsizes" bash "$ROOT/bench/warm.sh" \
+			"$OUT" >"$OUT/warm.out" 2>"$OUT/warm.err"; then
+			echo "bench: bench/warm.sh failed (see $OUT/warm.err)" >&2
+			tail -n 5 "$OUT/warm.err" >&2
+			failed="$failed warm"
+		fi
+	fi
+	section_done "warm"
+fi
+
 # ---- report ----------------------------------------------------------------------
 end_all=$(date +%s.%N)
 awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
@@ -458,6 +488,17 @@ RESULTS=$ROOT/bench/results.md
 if ! python3 "$ROOT/bench/report.py" "$OUT" "$RESULTS"; then
 	echo "bench: bench/report.py failed" >&2
 	exit 1
+fi
+if [ -s "$OUT/warm.md" ]; then
+	{
+		echo
+		echo "## First run warm (Intel's 2026 driver, test bed: bench/warm.sh)"
+		echo
+		echo "First zeModuleCreate of a fresh process on a simulated Arc A770, with requests recorded"
+		echo "on a simulated Arc A380 (no entry fits, as on a new machine or after a driver upgrade)."
+		echo
+		cat "$OUT/warm.md"
+	} >>"$RESULTS"
 fi
 if command -v gnuplot >/dev/null && grep -q '^[0-9]' "$OUT/ze.dat" 2>/dev/null; then
 	chart=$ROOT/bench/chart.svg

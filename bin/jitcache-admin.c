@@ -1,10 +1,11 @@
 /*
  * jitcache-admin — cache management for the `jitcache` command: stats,
- * clear, trim, verify, export, import, config and settings (and the
+ * clear, trim, verify, export, import, warm (bin/warm.h), config and settings (and the
  * commands' and settings' part of `jitcache --help`).  Settings come from jc_config_load(), as
  * in the library.  Exit status: 0 on success, 1 when the cache cannot be
  * used (or verify found bad entries), 2 on bad usage.
  */
+#include "bin/warm.h"
 #include "cache/archive.h"
 #include "cache/cache.h"
 #include "config/config.h"
@@ -29,8 +30,10 @@ static void usage(FILE *out)
 	      "                                      write every valid entry (or those used since\n"
 	      "                                      DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
 	      "                                      @SECONDS) to FILE, a zstd-compressed tar\n"
-	      "       jitcache import FILE           check each entry of FILE and add the good ones\n"
-	      "       jitcache config                every effective setting and where it came from\n"
+	      "       jitcache import FILE           check each entry of FILE and add the good ones\n",
+	      out);
+	jc_warm_usage(out);
+	fputs(	      "       jitcache config                every effective setting and where it came from\n"
 	      "       jitcache settings [--markdown] every setting, its default and variable\n"
 	      "       jitcache --help | --version\n"
 	      "\n"
@@ -286,8 +289,10 @@ static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc,
 		fprintf(stderr, "jitcache-admin: export failed; %s not written\n", file);
 		return 1;
 	}
-	printf("exported %llu entries, %s, to %s (%s compressed)",
-	       (unsigned long long)t.entries, human(t.bytes, a), file, human(t.archive_bytes, b));
+	printf("exported %llu entries", (unsigned long long)t.entries);
+	if (t.recipes)
+		printf(" (%llu of them recipes)", (unsigned long long)t.recipes);
+	printf(", %s, to %s (%s compressed)", human(t.bytes, a), file, human(t.archive_bytes, b));
 	if (t.refused)
 		printf("; %llu bad entries skipped", (unsigned long long)t.refused);
 	printf("\n");
@@ -307,8 +312,10 @@ static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc,
 		fprintf(stderr, "jitcache-admin: nothing imported from %s\n", argv[0]);
 		return 1;
 	}
-	printf("imported %llu entries, %s, from %s; %llu already present; %llu refused",
-	       (unsigned long long)t.entries, human(t.bytes, a), argv[0],
+	printf("imported %llu entries", (unsigned long long)t.entries);
+	if (t.recipes)
+		printf(" (%llu of them recipes)", (unsigned long long)t.recipes);
+	printf(", %s, from %s; %llu already present; %llu refused", human(t.bytes, a), argv[0],
 	       (unsigned long long)t.present, (unsigned long long)t.refused);
 	if (t.evicted)
 		printf("; %llu entries evicted to stay under max_size", (unsigned long long)t.evicted);
@@ -326,6 +333,7 @@ static const struct command {
 	{ "verify", cmd_verify },
 	{ "export", cmd_export },
 	{ "import", cmd_import },
+	{ "warm", jc_warm_main },
 };
 
 int main(int argc, char **argv)

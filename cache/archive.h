@@ -53,6 +53,7 @@
 
 struct jc_transfer {
 	uint64_t entries, bytes;   /* entries exported or imported, their files' bytes */
+	uint64_t recipes;          /* of those entries, the recipes (cache.h) */
 	uint64_t archive_bytes;    /* size of the archive file */
 	uint64_t present;          /* import: already in the cache, left alone */
 	uint64_t refused;          /* export: bad entries skipped; import: members refused */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,6 +149,19 @@ static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
 			    c->shown, key->bytes[0], name);
 }
 
+/* A hit keeps the entry's recipe as recent as the entry (cache.h). */
+static void touch_recipe(struct jc_cache *c, const struct jc_key *key, int64_t now)
+{
+	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
+	struct jc_key recipe;
+	jc_recipe_key(key, &recipe);
+	jc_key_hex(&recipe, name);
+	jc_file_path(c, recipe.bytes[0], name, path);
+	struct timespec t[2] = { { .tv_nsec = UTIME_OMIT },
+				 { .tv_sec = now / 1000000000, .tv_nsec = now % 1000000000 } };
+	utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW); /* none: nothing to do */
+}
+
 /* Look in the directory: 0 on a valid entry (*out filled), -1 on a miss;
  * *corrupt is set when a bad entry was found (and removed). */
 static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
@@ -171,8 +185,10 @@ static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct
 	enum jc_entry_status status = jc_read_entry(fd, key, jc_entry_limit(cache->max_size), out,
 						    &why);
 	if (status == JC_ENTRY_OK) {
-		jc_fs_set_mtime(fd, jc_wall_ns()); /* recency for LRU; fails harmlessly if read-only */
+		int64_t now = jc_wall_ns();
+		jc_fs_set_mtime(fd, now); /* recency for LRU; fails harmlessly if read-only */
 		close(fd);
+		touch_recipe(cache, key, now);
 		return 0;
 	}
 	if (status == JC_ENTRY_UNREADABLE)
@@ -467,6 +483,27 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 	else if ((rc = store(cache, key, &e, 1)) != 0)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_STORE_FAILURES] = 1 }, NULL);
 	remote_put(cache, key, data, size, compile_ns, &e);
+	free(e.owned);
+	return rc;
+}
+
+int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
+			const void *data, size_t size)
+{
+	struct jc_key key;
+	jc_recipe_key(entry, &key);
+	return jc_store_recipe(cache, &key, data, size);
+}
+
+int jc_store_recipe(struct jc_cache *cache, const struct jc_key *key, const void *data,
+		    size_t size)
+{
+	struct jc_encoded e;
+	jc_entry_encode_flags(key, data, size, 0, 1, JC_ENTRY_RECIPE, &e);
+	uint64_t file_size = JC_ENTRY_HEADER_SIZE + e.payload_size;
+	int rc = -1;
+	if (cache->local && (!cache->max_size || file_size <= cache->max_size))
+		rc = store(cache, key, &e, 0);
 	free(e.owned);
 	return rc;
 }

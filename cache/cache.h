@@ -167,6 +167,26 @@ struct jc_cache_lock;
 struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key);
 void jc_cache_unlock(struct jc_cache_lock *lock);
 
+/* Recipes (README "First run warm"): what a request that missed was made
+ * of, so that `jitcache warm` can compile it again for another driver or
+ * GPU.  A recipe is a fact about one entry: it is an entry file itself,
+ * beside that entry (same subdirectory), under a key derived from the
+ * entry's (jc_recipe_key), marked JC_ENTRY_RECIPE and always compressed,
+ * and so written, checked, evicted, exported and imported like any entry.
+ * A hit on the entry refreshes its recipe's recency too, so that a recipe
+ * lives as long as its entry is used.  Storing a recipe counts in no
+ * statistic; it is not sent to the remote tier.  The payload is opaque here
+ * (key/recipe.h writes and reads it). */
+void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe);
+/* 0 if stored; -1 (nothing said) if not, e.g. larger than the cap. */
+int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
+			const void *data, size_t size);
+/* Call fn with every valid recipe of the cache directory, then of each
+ * read-only layer; a nonzero return from fn stops the walk and is
+ * returned.  Bad recipe files are skipped (verify removes them). */
+typedef int (*jc_recipe_fn)(void *ctx, const void *data, size_t size);
+int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx);
+
 /* Statistics.  The per-process counts are this process's; the shared ones
  * are kept in the cache directory across processes.
  *

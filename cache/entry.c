@@ -63,8 +63,15 @@ static void *compress(const void *data, size_t size, size_t *out_size)
 void jc_entry_encode(const struct jc_key *key, const void *data, size_t size,
 		     uint64_t compile_ns, int compress_it, struct jc_encoded *out)
 {
+	jc_entry_encode_flags(key, data, size, compile_ns, compress_it, 0, out);
+}
+
+void jc_entry_encode_flags(const struct jc_key *key, const void *data, size_t size,
+			   uint64_t compile_ns, int compress_it, uint32_t flags,
+			   struct jc_encoded *out)
+{
 	struct jc_entry_header h = {
-		.version = JC_ENTRY_VERSION, .key = *key,
+		.version = JC_ENTRY_VERSION, .flags = flags, .key = *key,
 		.stored_size = size, .data_size = size, .compile_ns = compile_ns,
 	};
 	out->payload = data;
@@ -72,7 +79,7 @@ void jc_entry_encode(const struct jc_key *key, const void *data, size_t size,
 	if (out->owned) {
 		out->payload = out->owned;
 		h.stored_size = out->payload_size;
-		h.flags = JC_ENTRY_ZSTD;
+		h.flags |= JC_ENTRY_ZSTD;
 	}
 	out->payload_size = h.stored_size;
 	put_header(out->header, &h);
@@ -106,7 +113,7 @@ enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZ
 		*why = "another format version";
 		return JC_ENTRY_OLD_FORMAT;
 	}
-	if (h->flags & ~JC_ENTRY_ZSTD)
+	if (h->flags & ~(JC_ENTRY_ZSTD | JC_ENTRY_RECIPE))
 		return bad(why, "unknown flags");
 	if (memcmp(h->key.bytes, key->bytes, JC_KEY_BYTES) != 0)
 		return bad(why, "holds another key");

@@ -7,7 +7,9 @@
  *   offset  size  field
  *        0     8  magic "jitcache"
  *        8     4  format version (JC_ENTRY_VERSION)
- *       12     4  flags (JC_ENTRY_ZSTD: payload is one zstd frame)
+ *       12     4  flags (JC_ENTRY_ZSTD: payload is one zstd frame;
+ *                 JC_ENTRY_RECIPE: the payload is the recipe of another
+ *                 entry, cache/recipe.h)
  *       16    16  the entry's full key
  *       32     8  stored size: payload bytes after the header
  *       40     8  data size: payload bytes once decompressed
@@ -32,6 +34,7 @@
 #define JC_ENTRY_HEADER_SIZE 64
 #define JC_ENTRY_VERSION 1
 #define JC_ENTRY_ZSTD 1u
+#define JC_ENTRY_RECIPE 2u
 
 enum jc_entry_status {
 	JC_ENTRY_OK = 0,
@@ -54,9 +57,13 @@ struct jc_encoded {
 	void *owned;
 };
 
-/* Build the header (and compressed payload, if compress and it helps). */
+/* Build the header (and compressed payload, if compress and it helps).
+ * jc_entry_encode_flags() adds flags beyond JC_ENTRY_ZSTD (JC_ENTRY_RECIPE). */
 void jc_entry_encode(const struct jc_key *key, const void *data, size_t size,
 		     uint64_t compile_ns, int compress, struct jc_encoded *out);
+void jc_entry_encode_flags(const struct jc_key *key, const void *data, size_t size,
+			   uint64_t compile_ns, int compress, uint32_t flags,
+			   struct jc_encoded *out);
 
 /* Decode and check a header read from a file of file_size bytes that should
  * hold key.  Fills *h. */

@@ -143,8 +143,8 @@ static void key_of(const char *hex, struct jc_key *key)
 	}
 }
 
-/* What verify found of one entry. */
-enum checked { GOOD, REMOVED, BAD_KEPT, UNCHECKED };
+/* What verify found of one entry (a good recipe is GOOD too: cache.h). */
+enum checked { GOOD, GOOD_RECIPE, REMOVED, BAD_KEPT, UNCHECKED };
 
 /* Read and check one entry; remove it if bad.  Says (to out) what it found
  * unless the entry is good. */
@@ -165,11 +165,14 @@ static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FI
 		why = strerror(errno);
 	else
 		status = jc_read_entry(fd, &key, jc_entry_limit(c->max_size), &e, &why);
+	uint8_t flags = 0;
+	int recipe = status == JC_ENTRY_OK && pread(fd, &flags, 1, 12) == 1 &&
+		     (flags & JC_ENTRY_RECIPE);
 	if (fd >= 0)
 		close(fd);
 	if (status == JC_ENTRY_OK) {
 		jc_entry_free(&e);
-		return GOOD;
+		return recipe ? GOOD_RECIPE : GOOD;
 	}
 	if (status == JC_ENTRY_UNREADABLE) {
 		if (out)
@@ -189,7 +192,7 @@ static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FI
 
 /* What verify found, all told. */
 struct verdict {
-	uint64_t good, bytes;
+	uint64_t good, bytes, recipes; /* recipes: of the good ones */
 	long removed, kept, unchecked;
 };
 
@@ -218,7 +221,8 @@ static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict
 	size_t kept = 0;
 	for (size_t i = 0; i < l.n; i++) {
 		enum checked r = check_entry(c, &l.v[i], out);
-		v->good += r == GOOD;
+		v->good += r == GOOD || r == GOOD_RECIPE;
+		v->recipes += r == GOOD_RECIPE;
 		v->removed += r == REMOVED;
 		v->kept += r == BAD_KEPT;
 		v->unchecked += r == UNCHECKED;
@@ -245,9 +249,11 @@ long jc_cache_verify(struct jc_cache *cache, FILE *out)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = (uint64_t)(v.removed + v.kept) },
 			 NULL);
 	if (out) {
-		fprintf(out, "%llu good entries (%llu bytes), %ld bad removed",
-			(unsigned long long)v.good,
-			(unsigned long long)v.bytes, v.removed);
+		fprintf(out, "%llu good entries (%llu bytes", (unsigned long long)v.good,
+			(unsigned long long)v.bytes);
+		if (v.recipes)
+			fprintf(out, "; %llu of them recipes", (unsigned long long)v.recipes);
+		fprintf(out, "), %ld bad removed", v.removed);
 		if (v.kept)
 			fprintf(out, ", %ld bad left in place (could not remove them)", v.kept);
 		if (v.unchecked)

@@ -179,6 +179,13 @@ void jc_resync_all(struct jc_cache *c);
 void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	      uint64_t shared_after[JC_NCOUNTERS]);
 
+/* ---- cache.c ---- */
+
+/* Store a recipe under its own key (jc_recipe_key() of its entry's), as
+ * jc_cache_put_recipe() does: also for an imported one. */
+int jc_store_recipe(struct jc_cache *c, const struct jc_key *key, const void *data,
+		    size_t size);
+
 /* ---- evict.c ---- */
 
 /* Before storing incoming bytes, evict least recently used entries so that

@@ -131,3 +131,8 @@ int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 			return 0;
 	return -1;
 }
+
+const char *jc_layers_dir(const struct jc_layers *layers, int n)
+{
+	return layers && n >= 0 && n < layers->count ? layers->layer[n].at : NULL;
+}

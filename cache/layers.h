@@ -56,4 +56,8 @@ void jc_layers_close(struct jc_layers *layers);
 int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 		  struct jc_entry *out, unsigned *bad);
 
+/* The name by which the n-th layer's files are reached (from 0; the held
+ * directory, as for lookups), or NULL past the last. */
+const char *jc_layers_dir(const struct jc_layers *layers, int n);
+
 #endif

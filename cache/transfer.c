@@ -133,6 +133,7 @@ static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
 				rc = jc_archive_add(w, member, st.st_mtim.tv_sec, data,
 						    (size_t)st.st_size, 0);
 			t->entries++;
+			t->recipes += (data[12] & JC_ENTRY_RECIPE) != 0;
 			t->bytes += (uint64_t)st.st_size;
 		}
 		free(data);
@@ -223,7 +224,7 @@ static uint64_t stored_size(struct jc_cache *c, const struct jc_key *key)
 /* One member: 1 imported (*bytes: the entry file stored), 2 already
  * present, 0 passed over, -1 refused (*why).  Takes over m->data. */
 static int import_member(struct jc_cache *c, struct jc_archive_member *m, uint64_t *bytes,
-			 const char **why)
+			 int *recipe, const char **why)
 {
 	struct jc_key key;
 	struct jc_entry e;
@@ -231,12 +232,16 @@ static int import_member(struct jc_cache *c, struct jc_archive_member *m, uint64
 		return m->why && !bookkeeping(m->name) ? (*why = m->why, -1) : 0;
 	if (member_key(m->name, &key) != 0)
 		return bookkeeping(m->name) ? 0 : (*why = "not a cache entry", -1);
+	/* A recipe stays one (cache.h): its flag, read before the check takes
+	 * the member's bytes over. */
+	*recipe = m->size > 12 && (((const uint8_t *)m->data)[12] & JC_ENTRY_RECIPE);
 	if (check_member(&m->data, m->size, &key, jc_entry_limit(c->max_size), &e, why) != 0)
 		return -1;
 	int rc = 2;
 	if (!present(c, &key))
-		rc = jc_cache_put(c, &key, e.data, e.size, e.compile_ns) == 0 ? 1
-		   : (*why = "could not be stored (see above)", -1);
+		rc = (*recipe ? jc_store_recipe(c, &key, e.data, e.size)
+			      : jc_cache_put(c, &key, e.data, e.size, e.compile_ns)) == 0
+			? 1 : (*why = "could not be stored (see above)", -1);
 	if (rc == 1)
 		*bytes = stored_size(c, &key);
 	jc_entry_free(&e);
@@ -290,12 +295,14 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 	while ((rc = jc_archive_next(r, &m)) > 0) {
 		const char *why = "";
 		uint64_t bytes = 0;
-		int got = import_member(cache, &m, &bytes, &why);
+		int recipe = 0;
+		int got = import_member(cache, &m, &bytes, &recipe, &why);
 		if (got < 0) {
 			fprintf(msgs, "%s: member %s: %s; refused\n", path, m.name, why);
 			t->refused++;
 		} else if (got == 1) {
 			t->entries++;
+			t->recipes += (uint64_t)recipe;
 			t->bytes += bytes;
 		} else if (got == 2) {
 			t->present++;

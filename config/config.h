@@ -41,6 +41,9 @@
 	  "1 stores entries zstd-compressed: ~10x smaller, ~1 ms slower hits")          \
 	X(cache, layers,       PATHS, layers,       "",     "JITCACHE_LAYERS",             \
 	  "read-only cache directories DIR[:DIR...] searched after the cache")           \
+	X(cache, recipes,      BOOL,  recipes,      "1",    "JITCACHE_RECIPES",            \
+	  "1 keeps, with each entry, the request it was compiled from (compressed), "    \
+	  "so that `jitcache warm` can compile it again after a driver change")          \
 	X(remote, url,         URL,   remote_url,   "",     "JITCACHE_REMOTE",             \
 	  "Redis shared by many machines: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] "   \
 	  "or redis+unix:///PATH[?db=N]; empty or off: none")                            \

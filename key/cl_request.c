@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The driver and compiler libraries whose builds decide the output: the ICD
- * loader, Intel's NEO + IGC (2.x of the 2025+ drivers, and 1.x), PoCL + its LLVM,
- * NVIDIA's driver and PTX JIT. */
+/* The driver and compiler libraries whose builds decide the output: Intel's
+ * NEO + IGC (2.x of the 2025+ drivers, and 1.x), PoCL + its LLVM, NVIDIA's
+ * driver and PTX JIT.  The ICD loader compiles nothing and is left out, as
+ * the Level Zero loader is: which one a program reached the driver through
+ * (the system's ocl-icd, or the Khronos loader a SYCL wheel ships) must not
+ * change the key, or `jitcache warm` could not make the entries it looks up. */
 static const char *const compiler_libs[] = {
-	"libOpenCL.so.1",
 	"libigdrcl.so", "libigc.so.2", "libigdfcl.so.2", "libopencl-clang.so.16",
 	"libigc.so.1", "libigdfcl.so.1", "libopencl-clang.so.14",
 	"libpocl.so.2", "libLLVM-15.so.1", "libclang-cpp.so.15",
@@ -59,7 +61,8 @@ int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **stri
 	jc_fp_bytes(fp, "source", text, total);
 	jc_fp_end(fp, &in->digest);
 	int rc = fp ? jc_include_scan(text, total, keep_include, in) : -1;
-	free(text);
+	in->text = text;
+	in->text_size = total;
 	if (rc != 0)
 		jc_cl_input_free(in);
 	return rc;
@@ -74,6 +77,9 @@ int jc_cl_input_il(struct jc_cl_input *in, const void *il, size_t size)
 		return -1;
 	jc_fp_bytes(fp, "il", il, size);
 	jc_fp_end(fp, &in->digest);
+	if ((in->text = malloc(size ? size : 1)))
+		memcpy(in->text, il, size);
+	in->text_size = size;
 	return 0;
 }
 
@@ -114,6 +120,7 @@ void jc_cl_input_free(struct jc_cl_input *in)
 		free(in->specs[i].value);
 	free(in->includes);
 	free(in->specs);
+	free(in->text);
 	memset(in, 0, sizeof *in);
 }
 

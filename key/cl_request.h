@@ -15,6 +15,8 @@
  *   if (jc_cl_key(&in, options, hash_devices, ctx, &key) == 0) ...cacheable...
  *   jc_cl_input_free(&in);
  *
+ * The input keeps the program's text (or IL) in in->text for its recipe;
+ * a caller that records no recipes frees it and sets it NULL.
  * The jc_cl_input_* functions return -1 only when out of memory (the
  * program is then not cached: a failed jc_cl_input_spec() marks the input
  * incomplete).  jc_cl_key() calls hash_devices(ctx, fp) to add the devices
@@ -45,6 +47,9 @@ struct jc_cl_input {
 	size_t n_specs;
 	struct jc_cl_spec *specs; /* sorted by id */
 	int incomplete;           /* a value could not be recorded: never cache */
+	void *text;               /* the source text or IL itself, for a recipe
+				     (key/recipe.h); NULL once dropped */
+	size_t text_size;
 };
 
 int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **strings,

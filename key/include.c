@@ -61,6 +61,8 @@ struct includes {
 	const char *from_dir; /* directory of the file being scanned; NULL: top level */
 	int depth;
 	int other_paths;      /* options add include paths other than -I */
+	jc_include_file_fn file_fn; /* jc_include_collect(): each file read */
+	void *file_ctx;
 };
 
 static int add_dir(struct includes *inc, const char *dir)
@@ -252,6 +254,11 @@ static int hash_file(struct includes *inc, const char *path)
 	}
 	inc->n_seen++;
 	jc_fp_bytes(inc->fp, "include.content", text, size);
+	if (inc->file_fn && inc->file_fn(inc->file_ctx, path, text, size) != 0) {
+		free(text);
+		free(dir);
+		return -1;
+	}
 	const char *outer = inc->from_dir;
 	inc->from_dir = dir;
 	inc->depth++;
@@ -301,9 +308,15 @@ static int hash_include(void *ctx, char kind, const char *name_in, size_t len)
 
 int jc_include_hash(struct jc_fp *fp, size_t n, char *const *directives, const char *options)
 {
+	return jc_include_collect(fp, n, directives, options, NULL, NULL);
+}
+
+int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, const char *options,
+		       jc_include_file_fn fn, void *ctx)
+{
 	if (n == 0)
 		return 0;
-	struct includes inc = { .fp = fp };
+	struct includes inc = { .fp = fp, .file_fn = fn, .file_ctx = ctx };
 	int rc = parse_include_dirs(options, &inc);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = hash_include(&inc, directives[i][0], directives[i] + 1,

@@ -29,6 +29,7 @@
  * readable, a path longer than PATH_MAX, more than JC_INCLUDE_MAX_FILES
  * files, nesting deeper than JC_INCLUDE_MAX_DEPTH, a file over
  * JC_INCLUDE_MAX_SIZE bytes, or no memory.  Nothing is ever truncated.
+ * jc_include_collect() walks the same files for a recipe (see below).
  * Paths and buffers are on the heap: the stack used does not grow with path
  * lengths (the host thread's stack may be small).
  */
@@ -47,5 +48,12 @@ typedef int (*jc_include_fn)(void *ctx, char kind, const char *name, size_t len)
 
 int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx);
 int jc_include_hash(struct jc_fp *fp, size_t n, char *const *directives, const char *options);
+
+/* The same walk (fp may be NULL), calling fn with every file's path as
+ * resolved and its contents (valid during the call): for a recipe
+ * (key/recipe.h).  A nonzero return from fn ends the walk with -1. */
+typedef int (*jc_include_file_fn)(void *ctx, const char *path, const void *data, size_t size);
+int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, const char *options,
+		       jc_include_file_fn fn, void *ctx);
 
 #endif

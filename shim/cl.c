@@ -11,6 +11,8 @@
  * falls through to the driver, which then answers as it always would.
  */
 #include "key/cl_request.h"
+#include "key/include.h"
+#include "key/recipe.h"
 #include "shim/cl_api.h"
 #include "shim/cl_binary.h"
 #include "shim/cl_device.h"
@@ -19,6 +21,7 @@
 #include "shim/compile_once.h"
 #include "shim/shim.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -30,6 +33,10 @@
 static void track(cl_program program, struct jc_cl_input *input, int ok)
 {
 	jc_clmap_sweep();
+	if (ok && !jc_runtime_config()->recipes) {
+		free(input->text); /* kept for recipes only */
+		input->text = NULL;
+	}
 	if (ok)
 		jc_clmap_add(program, input);
 }
@@ -136,13 +143,17 @@ JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
 /* ---- one build ------------------------------------------------------------ */
 
 /* What a finished build stores: the program's binaries and build logs
- * (export_payload), and how its log line names it (stored). */
+ * (export_payload), how its log line names it (stored), and what it was
+ * built from (recipe; NULL input: none, as for builds that end later). */
 struct built {
 	cl_program program;
 	cl_uint ndev;
 	const cl_device_id *devices;
 	const char *hex;
 	cl_int failed; /* the build failed with this error: store a failure record */
+	const struct jc_cl_input *input;
+	const char *options;
+	struct jc_key key;
 };
 
 /* One clBuildProgram call.  `out` comes first, so that the miss path's
@@ -203,7 +214,8 @@ static int prepare(struct build *b)
 	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
 		return -1;
 	b->ndev = (cl_uint)(size / sizeof *b->devices);
-	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex, 0 };
+	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex, 0, &b->rec->input,
+				 b->options, { { 0 } } };
 	if (!covers_program(b)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
 				     "program's devices");
@@ -526,15 +538,82 @@ static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_
 	       (double)store_ns / 1e9);
 }
 
+/* ---- the recipe: source, options, constants and included files ------------ */
+
+struct files {
+	struct jc_recipe_file *v;
+	size_t n;
+};
+
+static int keep_file(void *ctx, const char *path, const void *data, size_t size)
+{
+	struct files *f = ctx;
+	struct jc_recipe_file *grown = realloc(f->v, (f->n + 1) * sizeof *grown);
+	char *p = strdup(path), *d = malloc(size ? size : 1);
+	if (!grown || !p || !d) {
+		free(p), free(d);
+		if (grown)
+			f->v = grown;
+		return -1;
+	}
+	memcpy(d, data, size);
+	f->v = grown;
+	f->v[f->n++] = (struct jc_recipe_file){ p, d, size };
+	return 0;
+}
+
+static void device_of(cl_device_id dev, struct jc_recipe_device *d)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl->clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof d->vendor, &d->vendor, NULL);
+	cl->clGetDeviceInfo(dev, JC_CL_DEVICE_ID_INTEL, sizeof d->id, &d->id, NULL);
+	cl->clGetDeviceInfo(dev, JC_CL_DEVICE_IP_VERSION_INTEL, sizeof d->ip, &d->ip, NULL);
+	if (cl->clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL) !=
+	    CL_SUCCESS)
+		d->name[0] = '\0';
+	d->name[sizeof d->name - 1] = '\0';
+}
+
+static int recipe(void *call, void **bytes, size_t *size)
+{
+	const struct built *w = call;
+	const struct jc_cl_input *in = w->input;
+	struct files files = { 0 };
+	if (!in || !in->text || w->failed) /* a failure record needs no replay */
+		return -1;
+	struct jc_recipe r = {
+		.api = JC_RECIPE_CL, .cl_text = in->text, .cl_size = in->text_size,
+		.cl_from_il = in->from_il, .cl_options = w->options, .cl_n_specs = in->n_specs,
+		.cl_specs = in->specs,
+	};
+	int rc = jc_include_collect(NULL, in->n_includes, in->includes, w->options, keep_file,
+				    &files);
+	r.cl_n_files = files.n;
+	r.cl_files = files.v;
+	if (rc == 0) {
+		r.entry = w->key;
+		if (w->ndev)
+			device_of(w->devices[0], &r.device);
+		rc = jc_recipe_encode(&r, bytes, size);
+	}
+	for (size_t i = 0; i < files.n; i++) {
+		free((void *)(uintptr_t)files.v[i].path);
+		free((void *)(uintptr_t)files.v[i].data);
+	}
+	free(files.v);
+	return rc;
+}
+
 static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
 
-static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored };
+static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored,
+					       recipe };
 
 /* Store the program's binaries under key, compiled in compile_ns. */
 static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
 		  const struct jc_key *key, uint64_t compile_ns)
 {
-	struct built w = { program, ndev, devices, NULL, 0 };
+	struct built w = { program, ndev, devices, NULL, 0, NULL, NULL, { { 0 } } };
 	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
 				.what = "OpenCL build", .ops = &build_ops, .call = &w };
 	jc_key_hex(key, once.hex);
@@ -644,6 +723,7 @@ static cl_int build(struct build *b)
 						    b->options, b->notify, b->user_data);
 	}
 	int err = CL_SUCCESS;
+	b->out.key = b->once.key;
 	if (jc_compile_once(&b->once, &err)) {
 		b->notify_now = b->notify != NULL;
 		return b->answer;

@@ -21,6 +21,20 @@ static int try_hit(const struct jc_once *o, lookup_fn lookup)
 	return r == JC_LOADED;
 }
 
+/* What the entry was compiled from, beside it, for `jitcache warm`. */
+static void store_recipe(const struct jc_once *o)
+{
+	void *bytes = NULL;
+	size_t size = 0;
+	if (!o->ops->recipe || !jc_runtime_config()->recipes)
+		return;
+	if (o->ops->recipe(o->call, &bytes, &size) == 0 &&
+	    jc_cache_put_recipe(o->cache, &o->key, bytes, size) != 0)
+		jc_log(JC_LOG_DEBUG, "%s: the recipe of %s (%zu bytes) was not stored", o->what,
+		       o->hex, size);
+	free(bytes);
+}
+
 /* The compile time an entry records, what a hit saves: the compiling
  * thread's CPU time, never more than the wall time.  Wall time alone
  * overstated it on a busy machine (a 1.0 s saving recorded as 1.3-2.2 s);
@@ -37,8 +51,10 @@ void jc_once_store(const struct jc_once *o, uint64_t compile_ns)
 	size_t size = 0;
 	uint64_t start = jc_now_ns();
 	if (o->ops->export(o->call, &bytes, &size) == 0 &&
-	    jc_cache_put(o->cache, &o->key, bytes, size, compile_ns) == 0)
+	    jc_cache_put(o->cache, &o->key, bytes, size, compile_ns) == 0) {
 		o->ops->stored(o->call, size, compile_ns, jc_now_ns() - start);
+		store_recipe(o);
+	}
 	free(bytes);
 }
 

@@ -27,7 +27,9 @@
  * later (JC_BUILT_LATER: an OpenCL build with pfn_notify).  In the last case
  * compile() takes over `lock` (it may be NULL): whoever finishes the build
  * calls jc_once_store() if it succeeded, then jc_cache_unlock(lock).
- * Otherwise this file stores and unlocks.  Nothing here fails the request:
+ * Otherwise this file stores and unlocks.  After an entry is stored, the
+ * request's recipe is stored beside it (cache.h "Recipes").
+ * Nothing here fails the request:
  * a store that fails only costs the next process a compile.
  */
 #ifndef JITCACHE_SHIM_COMPILE_ONCE_H
@@ -49,6 +51,10 @@ struct jc_once_ops {
 	int (*export)(void *call, void **bytes, size_t *size);
 	/* One debug line: stored `size` bytes, compiled in compile_ns. */
 	void (*stored)(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns);
+	/* The request as a recipe (key/recipe.h), stored beside the entry when
+	 * the recipes setting is on: 0 and *bytes (malloc'd, freed by the
+	 * caller); -1 if none.  May be NULL. */
+	int (*recipe)(void *call, void **bytes, size_t *size);
 };
 
 struct jc_once {

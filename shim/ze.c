@@ -25,6 +25,8 @@
  */
 #include "key/fingerprint.h"
 #include "key/memo.h"
+#include "key/recipe.h"
+#include "key/spirv.h"
 #include "key/ze_request.h"
 #include "shim/compile_once.h"
 #include "shim/shim.h"
@@ -32,6 +34,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -568,7 +571,49 @@ static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_
 	       c->door->name, (double)compile_ns / 1e9, size, c->once.hex);
 }
 
-static const struct jc_once_ops ze_once_ops = { load_native, compile, export_native, stored };
+/* The device as the recipe records it (not part of any key). */
+static void describe_device(const struct ze_call *c, struct jc_recipe_device *d)
+{
+	ze_device_ip_version_ext_t ip = { .stype = ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT };
+	ze_device_properties_t p = { .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, .pNext = &ip };
+	if (c->fn->device_get_properties(c->device, &p) != ZE_RESULT_SUCCESS) {
+		ip.ipVersion = 0;
+		p = (ze_device_properties_t){ .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+		if (c->fn->device_get_properties(c->device, &p) != ZE_RESULT_SUCCESS)
+			return;
+	}
+	*d = (struct jc_recipe_device){ .vendor = p.vendorId, .id = p.deviceId,
+					.ip = ip.ipVersion };
+	snprintf(d->name, sizeof d->name, "%.*s", (int)strnlen(p.name, sizeof p.name), p.name);
+}
+
+static int recipe(void *call, void **bytes, size_t *size)
+{
+	const struct ze_call *c = call;
+	uint32_t n = c->req.count;
+	uint32_t **sizes = calloc(n, sizeof *sizes);
+	int ok = sizes != NULL;
+	for (uint32_t i = 0; ok && i < n; i++) {
+		const struct jc_ze_input *in = &c->req.inputs[i];
+		ok = (sizes[i] = calloc(in->n_constants + 1, sizeof **sizes)) &&
+		     (in->n_constants == 0 ||
+		      jc_spirv_spec_sizes(in->spirv, in->size, in->n_constants, in->constant_ids,
+					  sizes[i]) == 0);
+	}
+	struct jc_recipe r = { .api = JC_RECIPE_ZE, .ze_count = n, .ze = c->req.inputs,
+			       .ze_spec_sizes = (const uint32_t *const *)sizes,
+			       .entry = c->once.key };
+	if (ok)
+		describe_device(c, &r.device);
+	ok = ok && jc_recipe_encode(&r, bytes, size) == 0;
+	for (uint32_t i = 0; sizes && i < n; i++)
+		free(sizes[i]);
+	free(sizes);
+	return ok ? 0 : -1;
+}
+
+static const struct jc_once_ops ze_once_ops = { load_native, compile, export_native, stored,
+						 recipe };
 
 /* 0 and *c filled if the call can be answered from the cache. */
 static int prepare(struct ze_call *c)

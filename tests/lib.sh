@@ -56,6 +56,9 @@ export HOME=$T/home XDG_CACHE_HOME=$T/home/.cache
 # table), but a cache of the test's own.
 unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/config.h")
 export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-config
+# Recipes (on by default) are entry files too: the scripts that count entries
+# count compiled results alone; the warm*.sh scripts switch them on again.
+export JITCACHE_RECIPES=0
 export NEO_CACHE_PERSISTENT=0 NEO_CACHE_DIR=$T/neo-cache
 cd "$T" || exit 1
 
@@ -189,6 +192,17 @@ key_lock_held() {
 # Number of entries in the cache directory.
 entries() {
 	find "${1:-$JITCACHE_DIR}" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a-f][0-9a-f]/[0-9a-f]*' 2>/dev/null | wc -l
+}
+
+# Number of recipes in the cache directory (entry files flagged as recipes:
+# bit 1 of the header's flags byte at offset 12, cache/entry.h).
+recipes() {
+	local f n=0
+	for f in $(find "${1:-$JITCACHE_DIR}" -mindepth 2 -maxdepth 2 -type f \
+			-regex '.*/[0-9a-f][0-9a-f]/[0-9a-f]*' 2>/dev/null); do
+		[ $(( $(od -An -tu1 -j12 -N1 "$f") & 2 )) -ne 0 ] && n=$((n + 1))
+	done
+	echo "$n"
 }
 
 # Compare two floating-point numbers: ge A B  ->  A >= B

@@ -155,7 +155,7 @@ run key.out JITCACHE_DIR="$T/scratch" JITCACHE_LOG=debug reduce
 kr=$(sed -n 's/.* as \([0-9a-f]*\)$/\1/p' "$T/key.out")
 D=$T/removed2
 mkdir -m 0700 "$D"
-sleep 600 | python3 "$ROOT/tests/helpers/keylock.py" hold "$D" "$kr" >"$T/holder.out" &
+sleep 600 2>/dev/null | python3 "$ROOT/tests/helpers/keylock.py" hold "$D" "$kr" >"$T/holder.out" &
 holder=$!
 for _ in $(seq 1 100); do grep -q held "$T/holder.out" && break; sleep 0.05; done
 LD_PRELOAD=$LIB JITCACHE_DIR=$D JITCACHE_LOG=debug "$CLIENT" link "$T/reduce.spv" >"$T/waiter.out" 2>&1 &

@@ -1,0 +1,91 @@
+/* recipe.c — where an entry's recipe lives, and walking every recipe
+ * (see "Recipes" in cache.h). */
+#include "cache/internal.h"
+
+#include "cache/hash.h"
+#include "cache/layers.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Same first byte, so the same subdirectory as the entry; the rest a hash
+ * of the entry's key, which no request's key is made of. */
+void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe)
+{
+	uint64_t a = jc_hash64(entry->bytes, JC_KEY_BYTES, 0x7265636970653a31ull); /* "recipe:1" */
+	uint64_t b = jc_hash64(entry->bytes, JC_KEY_BYTES, a);
+	recipe->bytes[0] = entry->bytes[0];
+	memcpy(recipe->bytes + 1, &a, 8);
+	memcpy(recipe->bytes + 9, &b, 7);
+}
+
+static int key_from_hex(const char *s, struct jc_key *key)
+{
+	if (strspn(s, "0123456789abcdef") != 2 * JC_KEY_BYTES || s[2 * JC_KEY_BYTES])
+		return -1;
+	for (int i = 0; i < JC_KEY_BYTES; i++) {
+		char byte[3] = { s[2 * i], s[2 * i + 1], '\0' };
+		key->bytes[i] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+	return 0;
+}
+
+/* The recipe in file `name` of the open subdirectory, to fn; 0 if it is
+ * none or a bad one. */
+static int visit(int dfd, const char *name, uint64_t limit, jc_recipe_fn fn, void *ctx)
+{
+	struct jc_key key;
+	struct jc_entry e;
+	uint8_t raw[JC_ENTRY_HEADER_SIZE];
+	const char *why;
+	if (key_from_hex(name, &key) != 0)
+		return 0;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* The flags word alone tells: entries are not read past their header. */
+	int recipe = pread(fd, raw, sizeof raw, 0) == (ssize_t)sizeof raw &&
+		     (raw[12] & JC_ENTRY_RECIPE);
+	int rc = 0;
+	memset(&e, 0, sizeof e);
+	if (recipe && jc_read_entry(fd, &key, limit, &e, &why) == JC_ENTRY_OK) {
+		rc = fn(ctx, e.data, e.size);
+		jc_entry_free(&e);
+	}
+	close(fd);
+	return rc;
+}
+
+static int walk_dir(const char *dir, uint64_t limit, jc_recipe_fn fn, void *ctx)
+{
+	int rc = 0;
+	for (int sub = 0; sub < JC_SUBDIRS && rc == 0; sub++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%02x", dir, sub);
+		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (!d) {
+			if (dfd >= 0)
+				close(dfd);
+			continue;
+		}
+		struct dirent *de;
+		while (rc == 0 && (de = readdir(d)))
+			rc = visit(dfd, de->d_name, limit, fn, ctx);
+		closedir(d);
+	}
+	return rc;
+}
+
+int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx)
+{
+	uint64_t limit = jc_entry_limit(cache->max_size);
+	int rc = cache->local ? walk_dir(cache->dir, limit, fn, ctx) : 0;
+	const char *layer;
+	for (int n = 0; rc == 0 && (layer = jc_layers_dir(cache->layers, n)); n++)
+		rc = walk_dir(layer, limit, fn, ctx);
+	return rc;
+}

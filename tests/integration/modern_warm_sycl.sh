@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `jitcache warm --for` with real runtimes on Intel's 2026 driver (the test
+# bed, with the wheels of `make testbed-sycl`): Intel's SYCL runtime (dpctl +
+# dpnp, examples/sycl/workload.py, its modules through zeModuleCreate) and
+# oneDNN's SYCL build (build/examples/onednn_sycl, its OpenCL C through
+# clBuildProgram) run once on a simulated Arc A770, which records their
+# recipes; `jitcache warm --for a580 --export` then compiles them for an
+# Arc A580 (another device id, so other keys), and each program's first run
+# on a process that presents an A580's real identity, with a fresh cache and
+# the export as a read-only layer, misses nothing.  (SYCL's runtime and
+# oneDNN's engine do not start on the simulated B580: modern_warm.sh covers
+# it with plain Level Zero and OpenCL programs.)  Skipped elsewhere.
+. "$(dirname "$0")/../lib.sh"
+
+VENV=${SYCL_VENV:-/opt/jitcache-sycl}
+ONEDNN=$B/examples/onednn_sycl
+need_modern_driver
+if [ ! -x "$VENV/bin/python" ] || [ ! -x "$ONEDNN" ] || [ ! -x "$B/jitcache-replay" ]; then
+	skip "no SYCL environment in $VENV or programs not built in $B ('make testbed-sycl', then tests/testbed/run make BUILD=$BUILD modern-build)"
+	finish; exit $?
+fi
+unset JITCACHE_RECIPES # the default: on
+# The real loader must answer (the build's lib/ holds the driver under its name).
+unset LD_LIBRARY_PATH
+export SYCL_VENV=$VENV ONEAPI_DEVICE_SELECTOR=level_zero:gpu
+
+present() { # GPU: the 2026 driver's simulation of that GPU's real identity
+	unset UseBindlessMode OverrideRevision OverrideDeviceName
+	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 UseAubStream=0 \
+		HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 \
+		OverrideMaxWorkgroupSize=1024
+	case $1 in
+	a770) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A0 ;;
+	a580) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A2 \
+		OverrideDeviceName="Intel(R) Arc(TM) A580 Graphics" ;;
+	esac
+}
+KERNELS=4
+"$VENV/bin/python" - "$KERNELS" "$T/program.spv" <<EOF
+import sys; sys.path.insert(0, "$ROOT/examples/sycl")
+import workload
+spv, why = workload.make_spirv(int(sys.argv[1]))
+if spv is None: sys.exit(why)
+open(sys.argv[2], "wb").write(spv)
+EOF
+check "SPIR-V for the dpctl program (ocloc)" test -s "$T/program.spv"
+# The workload itself, not examples/sycl/run.sh, which simulates a DG2 of its own.
+SYCL=("$VENV/bin/python" "$ROOT/examples/sycl/workload.py" --spv "$T/program.spv" --kernels "$KERNELS")
+cached() { JITCACHE_LOG=info "$JITCACHE" run -- "$@"; }
+# "jitcache: H hits, M misses, S stores": field hits|misses|stores
+summary() {
+	grep -E '^jitcache: [0-9]+ hits' "$2" | tail -n 1 | sed -E "s/.* ([0-9]+) $1[,;].*/\\1/;t;s/.*/0/"
+}
+
+present a770
+cached "${SYCL[@]}" >"$T/sycl-record.out" 2>&1
+cached "$ONEDNN" >"$T/dnnl-record.out" 2>&1
+sycl_n=$(summary misses "$T/sycl-record.out")
+dnnl_n=$(summary misses "$T/dnnl-record.out")
+check "recording: SYCL compiled $sycl_n modules, oneDNN $dnnl_n programs" \
+	test "${sycl_n:-0}" -gt 0 -a "${dnnl_n:-0}" -gt 0
+check "recording: one recipe per compile" test "$(recipes)" -eq $((sycl_n + dnnl_n))
+
+"$JITCACHE" warm --for a580 --export "$T/a580.tar.zst" >"$T/warm.out" 2>&1
+check "warm --for a580: succeeds" test $? -eq 0
+check "warm --for a580: every recipe compiled, none failed" \
+	grep -q "$((sycl_n + dnnl_n)) compiled, 0 already cached, 0 failed" "$T/warm.out"
+JITCACHE_DIR=$T/layer "$JITCACHE" import "$T/a580.tar.zst" >/dev/null 2>&1 && chmod -R go-w "$T/layer"
+
+export JITCACHE_LAYERS=$T/layer
+(present a580; JITCACHE_DIR=$T/cache-a580s cached "${SYCL[@]}" >"$T/sycl-a580.out" 2>&1)
+(present a580; JITCACHE_DIR=$T/cache-a580 cached "$ONEDNN" >"$T/dnnl-a580.out" 2>&1)
+check "A580 identity: SYCL's first run ran" grep -q '^device: level_zero:gpu' "$T/sycl-a580.out"
+check "A580 identity: SYCL's first run misses nothing ($(summary hits "$T/sycl-a580.out") hits)" \
+	sh -c "test $(summary misses "$T/sycl-a580.out") -eq 0 && test $(summary hits "$T/sycl-a580.out") -eq $sycl_n"
+check "A580 identity: oneDNN's first run misses nothing ($(summary hits "$T/dnnl-a580.out") hits)" \
+	sh -c "test $(summary misses "$T/dnnl-a580.out") -eq 0 && test $(summary hits "$T/dnnl-a580.out") -eq $dnnl_n"
+finish
