@@ -14,7 +14,6 @@
 #include "key/include.h"
 #include "key/recipe.h"
 #include "shim/cl_api.h"
-#include "shim/cl_binary.h"
 #include "shim/cl_device.h"
 #include "shim/cl_payload.h"
 #include "shim/cl_program_map.h"
@@ -517,12 +516,8 @@ static int export_payload(void *call, void **bytes, size_t *size)
 	p.log_sizes = calloc(ndev, sizeof *p.log_sizes);
 	void **owned = calloc(2 * (size_t)ndev, sizeof *owned);
 	int rc = p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
-		 collect(w->program, ndev, w->devices, &p, owned) == 0 ? 0 : -1;
-	for (cl_uint i = 0; rc == 0 && !p.status && i < ndev; i++) /* only what a hit needs */
-		p.binaries[i] = jc_cl_binary_needed(p.binaries[i], p.binary_sizes[i],
-						    &p.binary_sizes[i]);
-	if (rc == 0)
-		rc = jc_cl_payload_encode(&p, bytes, size);
+		 collect(w->program, ndev, w->devices, &p, owned) == 0 &&
+		 jc_cl_payload_encode(&p, bytes, size) == 0 ? 0 : -1;
 	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
 		free(owned[i]);
 	free(owned);

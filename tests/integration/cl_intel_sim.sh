@@ -76,23 +76,6 @@ check_not "ILKHR via dlsym, async: notified with the application's program" \
 check "ILKHR via dlsym, async: the same entry answers" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' khr.err
 check "ILKHR via dlsym, async: nothing new stored" test "$(entries)" -eq 3
 
-# Entries as small as the code needs: no bigger than what the driver's own
-# cache keeps for the same build (Debian 12's driver caches into ./cl_cache,
-# the 2026 driver into NEO_CACHE_DIR), but for jitcache's headers and log.
-rm -rf "$JITCACHE_DIR" neo-size cl_cache
-mkdir -p neo-size cl_cache
-NEO_CACHE_PERSISTENT=1 NEO_CACHE_DIR=$T/neo-size \
-	"$JITCACHE" run -- "$CLB" --platform Intel --source il.cl >size.out 2>&1
-driver=$(find neo-size cl_cache -name '*.cl_cache' -printf '%s\n' | sort -n | tail -n 1)
-ours=$(find "$JITCACHE_DIR" -mindepth 2 -type f -regex '.*/[0-9a-f]*' -printf '%s\n' | head -n 1)
-check "entry size: the driver's cache kept the build (${driver:-none} bytes)" test -n "$driver"
-check "entry size: jitcache's entry ($ours bytes) is at most the driver's + 4 KiB" \
-	test -n "$ours" -a "${ours:-0}" -le $(( ${driver:-0} + 4096 ))
-rm -rf cl_cache neo-size
-"$JITCACHE" run -- "$CLB" --platform Intel --source il.cl >size.warm 2>&1
-check "entry size: and it hits" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' size.warm
-echo "     entry size: jitcache $ours bytes, the driver's cache $driver bytes"
-
 # A build that fails is remembered: the next process gets IGC's error, log,
 # build status and options without compiling.
 printf 'kernel void compute(global float *out)\n{ out[0] = undefined_name; }\n' >bad.cl
