@@ -76,6 +76,28 @@ check_not "ILKHR via dlsym, async: notified with the application's program" \
 check "ILKHR via dlsym, async: the same entry answers" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' khr.err
 check "ILKHR via dlsym, async: nothing new stored" test "$(entries)" -eq 3
 
+# Entry sizes against the driver's own cache for the same build (Debian 12's
+# driver caches into ./cl_cache, the 2026 driver into NEO_CACHE_DIR).  The
+# 2026 driver's cache keeps the zebin whole, SPIR-V included, as jitcache
+# does: the entry is the same size, but for jitcache's header and the log.
+# Debian 12's keeps only the native section of its ELF; jitcache keeps the
+# SPIR-V too, which that driver needs to answer as a compiled program does
+# (a program made from the native section alone forgets its build options,
+# and oneDNN's primitives fail on it): there the sizes are only reported.
+rm -rf "$JITCACHE_DIR" neo-size cl_cache
+mkdir -p neo-size cl_cache
+NEO_CACHE_PERSISTENT=1 NEO_CACHE_DIR=$T/neo-size \
+	"$JITCACHE" run -- "$CLB" --platform Intel --source il.cl >size.out 2>&1
+driver=$(find neo-size cl_cache -name '*.cl_cache' -printf '%s\n' | sort -n | tail -n 1)
+ours=$(find "$JITCACHE_DIR" -mindepth 2 -type f -regex '.*/[0-9a-f]*' -printf '%s\n' | sort -n | tail -n 1)
+check "entry size: the driver's cache kept the build (${driver:-none} bytes)" test -n "$driver"
+if modern_driver; then
+	check "entry size: jitcache's entry ($ours bytes) is at most the driver's + 4 KiB" \
+		test -n "$ours" -a "${ours:-0}" -le $(( ${driver:-0} + 4096 ))
+fi
+rm -rf cl_cache neo-size
+echo "     entry size: jitcache $ours bytes, the driver's cache $driver bytes"
+
 # A build that fails is remembered: the next process gets IGC's error, log,
 # build status and options without compiling.
 printf 'kernel void compute(global float *out)\n{ out[0] = undefined_name; }\n' >bad.cl
