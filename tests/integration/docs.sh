@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What users read agrees with the code: `jitcache --help`, `jitcache config`,
-# `jitcache stats` and the README's table show every setting of
+# `jitcache stats` and the settings table (docs/configuration.md) show every setting of
 # config/config.h's JC_SETTINGS with the default written there, and
 # `jitcache --version` and the library carry the Makefile's VERSION.
 # The table is read here with sed, independently of the C code that prints it.
@@ -38,15 +38,15 @@ while IFS='|' read -r sec name kind def env; do
 	# An empty default is computed where the meaning says so, else "none".
 	shown='(see meaning)'
 	grep -A1 "X($sec, *$name," "$ROOT/config/config.h" | grep -q default || shown=none
-	check "README: a row for $env with default ${def:-$shown}" \
-		grep -qF "| \`$env\` | \`[$sec] $name\` | ${def:+\`}${def:-$shown}${def:+\`} |" "$ROOT/README.md"
+	check "docs: a row for $env with default ${def:-$shown}" \
+		grep -qF "| \`$env\` | \`[$sec] $name\` | ${def:+\`}${def:-$shown}${def:+\`} |" "$ROOT/docs/configuration.md"
 done <"$T/table"
 check "--help: no variable it does not know" \
 	test "$(grep -oE '^  JITCACHE_[A-Z_]+=' "$T/help" | grep -vc '^  JITCACHE_LIB=')" -eq "$n"
 
-sed -n '/^<!-- settings: begin -->$/,/^<!-- settings: end -->$/p' "$ROOT/README.md" | sed '1d;$d' >"$T/readme"
+sed -n '/^<!-- settings: begin -->$/,/^<!-- settings: end -->$/p' "$ROOT/docs/configuration.md" | sed '1d;$d' >"$T/readme"
 "$JITCACHE" settings --markdown >"$T/markdown"
-check "README: the settings table is 'jitcache settings --markdown' (paste it there)" \
+check "docs: the settings table is 'jitcache settings --markdown' (paste it there)" \
 	cmp -s "$T/readme" "$T/markdown"
 
 max=$(awk -F'|' '$2 == "max_size" { print $4 }' "$T/table")
@@ -58,5 +58,43 @@ check "--version: jitcache $version (the Makefile's VERSION)" \
 check "the library carries the same version" grep -qa "jitcache $version" "$LIB"
 check "... and its soname's major number" \
 	sh -c "objdump -p '$LIB' | grep -q 'SONAME *libjitcache.so.${version%%.*}\$'"
+
+# The README is the front door, the rest is in docs/: every page linked from
+# it, every relative link and #anchor in any of them leads somewhere.
+check "README: at most about 250 lines ($(wc -l <"$ROOT/README.md"))" test "$(wc -l <"$ROOT/README.md")" -le 260
+for page in "$ROOT"/docs/*.md; do
+	check "README links docs/${page##*/}" grep -qF "](docs/${page##*/}" "$ROOT/README.md"
+done
+python3 - "$ROOT" >"$T/links" 2>&1 <<'PY'
+import os, re, sys
+root = sys.argv[1]
+def slug(t):
+    return re.sub(r'[^\w\- ]', '', t.strip().lower()).replace(' ', '-')
+def anchors(path):
+    heads, fence = set(), False
+    for line in open(path):
+        m = re.match(r'^#{1,6} (.*)$', line.rstrip('\n'))
+        if m:
+            heads.add(slug(m.group(1)))
+    return heads
+files = [os.path.join(root, 'README.md')] + sorted(
+    os.path.join(root, 'docs', f) for f in os.listdir(os.path.join(root, 'docs')) if f.endswith('.md'))
+bad = 0
+for f in files:
+    for m in re.finditer(r'\[[^\]]*\]\(([^)\s]+)\)', open(f).read()):
+        target = m.group(1)
+        if re.match(r'^[a-z]+:', target):
+            continue
+        path, _, anchor = target.partition('#')
+        dest = os.path.normpath(os.path.join(os.path.dirname(f), path)) if path else f
+        if not os.path.exists(dest):
+            print(f'{os.path.relpath(f, root)}: {target}: no such file'); bad += 1
+        elif anchor and dest.endswith('.md') and anchor not in anchors(dest):
+            print(f'{os.path.relpath(f, root)}: {target}: no such heading'); bad += 1
+print(f'{bad} broken')
+PY
+check "README and docs/: every relative link and anchor resolves ($(tail -n 1 "$T/links"))" \
+	grep -q '^0 broken$' "$T/links"
+grep -v '^0 broken$' "$T/links" | head -n 10
 
 finish
