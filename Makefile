@@ -79,7 +79,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
-        check-modern bench-modern testbed-sycl bench-sycl
+        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino
 
 all: lib admin ## build the library and the admin tool (needs only the library's own dependencies)
 
@@ -87,7 +87,7 @@ lib: $(BUILD)/$(LIBNAME) ## build build/libjitcache.so only
 
 admin: $(ADMIN_BIN)
 
-examples: all $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the example programs (Intel's driver, OpenCL, oneDNN)
+examples: all $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) $(BUILD)/examples/libtrace.so ## build the example programs (Intel's driver, OpenCL, oneDNN)
 
 tests: all $(HELP_BIN) $(UNIT_BIN) ## build the unit tests and the test programs (as examples)
 
@@ -191,7 +191,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env testbed testbed-sycl ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -205,7 +205,7 @@ modern-build: lib $(ADMIN_BIN) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/examples/
 	$(HELP_BIN) $(BUILD)/bench/ze_bench $(BUILD)/examples/libtrace.so \
 	$(if $(wildcard $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h),$(BUILD)/examples/onednn_sycl)
 
-check-modern: testbed testbed-sycl ## only the tests on Intel's 2026 driver (test bed), in one tally
+check-modern: testbed testbed-sycl testbed-openvino ## only the tests on Intel's 2026 driver (test bed), in one tally
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 
@@ -266,6 +266,12 @@ sycl-check: deps sycl-env ## Intel's SYCL runtime, unmodified, under jitcache
 sycl-bench: sycl-env ## SYCL workload cold vs warm: no cache, SYCL's cache, jitcache
 	$(MAKE) lib
 	./examples/sycl/bench.sh
+
+openvino-env: ## install OpenVINO's PyPI wheel (GPU plugin, pinned) into .venv-openvino/
+	@./examples/openvino/setup.sh
+
+testbed-openvino: testbed ## install OpenVINO's PyPI wheel into the test bed (/opt/jitcache-openvino)
+	@./tests/testbed/openvino-env.sh
 
 testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build into the test bed (/opt/jitcache-sycl)
 	./tests/testbed/sycl-env.sh
