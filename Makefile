@@ -79,7 +79,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
-        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino
+        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino
 
 all: lib admin ## build the library and the admin tool (needs only the library's own dependencies)
 
@@ -234,7 +234,7 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) examples
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps testbed testbed-sycl ## run the benchmarks and write bench/results.md
+bench: deps openvino-env testbed testbed-sycl testbed-openvino ## run the benchmarks and write bench/results.md
 	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
@@ -249,6 +249,13 @@ bench-sycl: testbed testbed-sycl ## only the SYCL and oneDNN rows on the 2026 dr
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	rm -rf $(BUILD)/bench/modern-sycl && mkdir -p $(BUILD)/bench/modern-sycl
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern_sycl.sh $(BUILD)/bench/modern-sycl
+
+bench-openvino: openvino-env testbed testbed-openvino ## only OpenVINO's rows, Debian 12 and the 2026 driver (bench/openvino.sh)
+	$(MAKE) lib admin
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/openvino && mkdir -p $(BUILD)/bench/openvino
+	BUILD=$(BUILD) bash bench/openvino.sh $(BUILD)/bench/openvino
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/openvino.sh $(BUILD)/bench/openvino
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh
