@@ -79,7 +79,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
-        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino
+        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax
 
 all: lib admin ## build the library and the admin tool (needs only the library's own dependencies)
 
@@ -279,6 +279,9 @@ openvino-env: ## install OpenVINO's PyPI wheel (GPU plugin, pinned) into .venv-o
 
 testbed-openvino: testbed ## install OpenVINO's PyPI wheel into the test bed (/opt/jitcache-openvino)
 	@./tests/testbed/openvino-env.sh
+
+testbed-jax: testbed ## install JAX 0.5.0 + Intel's OpenXLA plugin (oneAPI 2025.2 wheels, python3.13) into the test bed (/opt/jitcache-jax)
+	@./tests/testbed/jax-env.sh
 
 testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build into the test bed (/opt/jitcache-sycl)
 	./tests/testbed/sycl-env.sh
