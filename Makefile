@@ -80,7 +80,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
-        check-modern bench-modern testbed-sycl bench-sycl
+        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax
 
 all: lib admin ## build the library and the admin tool (needs only the library's own dependencies)
 
@@ -88,7 +88,7 @@ lib: $(BUILD)/$(LIBNAME) ## build build/libjitcache.so only
 
 admin: $(ADMIN_BIN) $(REPLAY_BIN)
 
-examples: all $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) ## build the example programs (Intel's driver, OpenCL, oneDNN)
+examples: all $(BUILD)/lib/libze_loader.so.1 $(EX_BIN) $(BUILD)/examples/libtrace.so ## build the example programs (Intel's driver, OpenCL, oneDNN)
 
 tests: all $(HELP_BIN) $(UNIT_BIN) ## build the unit tests and the test programs (as examples)
 
@@ -200,7 +200,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env testbed testbed-sycl ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -214,7 +214,7 @@ modern-build: lib $(ADMIN_BIN) $(REPLAY_BIN) $(BUILD)/lib/libze_loader.so.1 $(BU
 	$(HELP_BIN) $(BUILD)/bench/ze_bench $(BUILD)/examples/libtrace.so \
 	$(if $(wildcard $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h),$(BUILD)/examples/onednn_sycl)
 
-check-modern: testbed testbed-sycl ## only the tests on Intel's 2026 driver (test bed), in one tally
+check-modern: testbed testbed-sycl testbed-openvino ## only the tests on Intel's 2026 driver (test bed), in one tally
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 
@@ -243,7 +243,7 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) examples
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps testbed testbed-sycl ## run the benchmarks and write bench/results.md
+bench: deps openvino-env testbed testbed-sycl testbed-openvino ## run the benchmarks and write bench/results.md
 	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
@@ -258,6 +258,13 @@ bench-sycl: testbed testbed-sycl ## only the SYCL and oneDNN rows on the 2026 dr
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	rm -rf $(BUILD)/bench/modern-sycl && mkdir -p $(BUILD)/bench/modern-sycl
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern_sycl.sh $(BUILD)/bench/modern-sycl
+
+bench-openvino: openvino-env testbed testbed-openvino ## only OpenVINO's rows, Debian 12 and the 2026 driver (bench/openvino.sh)
+	$(MAKE) lib admin
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/openvino && mkdir -p $(BUILD)/bench/openvino
+	BUILD=$(BUILD) bash bench/openvino.sh $(BUILD)/bench/openvino
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/openvino.sh $(BUILD)/bench/openvino
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh
@@ -275,6 +282,15 @@ sycl-check: deps sycl-env ## Intel's SYCL runtime, unmodified, under jitcache
 sycl-bench: sycl-env ## SYCL workload cold vs warm: no cache, SYCL's cache, jitcache
 	$(MAKE) lib
 	./examples/sycl/bench.sh
+
+openvino-env: ## install OpenVINO's PyPI wheel (GPU plugin, pinned) into .venv-openvino/
+	@./examples/openvino/setup.sh
+
+testbed-openvino: testbed ## install OpenVINO's PyPI wheel into the test bed (/opt/jitcache-openvino)
+	@./tests/testbed/openvino-env.sh
+
+testbed-jax: testbed ## install JAX 0.5.0 + Intel's OpenXLA plugin (oneAPI 2025.2 wheels, python3.13) into the test bed (/opt/jitcache-jax)
+	@./tests/testbed/jax-env.sh
 
 testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build into the test bed (/opt/jitcache-sycl)
 	./tests/testbed/sycl-env.sh

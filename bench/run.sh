@@ -66,6 +66,9 @@
 #     machine (cold, NEO's cache empty, a layer from `jitcache warm --for`),
 #     after a driver upgrade without and with `jitcache warm`, and warm's
 #     throughput at -j1 and -j2 (~3 min).
+# 10. OpenVINO's GPU plugin on Debian 12's driver and the 2026 driver, cold /
+#     driver cache / jitcache / both / CACHE_DIR / CACHE_DIR + jitcache
+#     (bench/openvino.sh, ~1 min + ~0.7 min; alone: make bench-openvino).
 #
 # Time, measured on the 2-core machine (results.md gives each run's): Level
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
@@ -76,7 +79,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm); BENCH_REPS_HIT (15) sets
+# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm openvino); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -475,6 +478,25 @@ if ! skipped warm; then
 	section_done "warm"
 fi
 
+# ---- 10. OpenVINO's GPU plugin on both drivers ------------------------------------
+# bench/openvino.sh: compile_model of a CNN and a transformer block, cold /
+# driver cache / jitcache / both / OpenVINO's CACHE_DIR / CACHE_DIR + jitcache,
+# on the host (Debian 12, make openvino-env) and in the test bed (the 2026
+# driver, make testbed-openvino).  Alone: make bench-openvino.
+if ! skipped openvino; then
+	say "OpenVINO's GPU plugin on both drivers: bench/openvino.sh"
+	ov=(OV_REPS=3)
+	[ "$QUICK" = 1 ] && ov=(OV_REPS=1)
+	if ! env BUILD="$B" "${ov[@]}" bash "$ROOT/bench/openvino.sh" "$OUT" >"$OUT/openvino.out" 2>"$OUT/openvino.err" ||
+		! "$ROOT/tests/testbed/run" env BUILD="${MODERN_BUILD:-$B-sid}" "${ov[@]}" bash "$ROOT/bench/openvino.sh" \
+			"$OUT" >>"$OUT/openvino.out" 2>>"$OUT/openvino.err"; then
+		echo "bench: bench/openvino.sh failed (see $OUT/openvino.err)" >&2
+		tail -n 5 "$OUT/openvino.err" >&2
+		failed="$failed openvino"
+	fi
+	section_done "OpenVINO"
+fi
+
 # ---- report ----------------------------------------------------------------------
 end_all=$(date +%s.%N)
 awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
@@ -505,6 +527,10 @@ if command -v gnuplot >/dev/null && grep -q '^[0-9]' "$OUT/ze.dat" 2>/dev/null; 
 	[ "$QUICK" = 1 ] && chart=$OUT/chart.svg
 	gnuplot -e "data='$OUT/ze.dat'; out='$chart'" "$ROOT/bench/plot.gp" ||
 		echo "bench: gnuplot failed; no chart" >&2
+fi
+# OpenVINO's tables (bench/openvino.sh) follow the report's.
+if compgen -G "$OUT/openvino_*.md" >/dev/null; then
+	{ printf '\n## OpenVINO GPU plugin (bench/openvino.sh)\n\n'; cat "$OUT"/openvino_*.md; } >>"$RESULTS"
 fi
 sed -n '/^<!-- summary -->/,/^<!-- end summary -->/p' "$RESULTS" | grep -v '^<!--'
 echo "results: $RESULTS (raw figures in $OUT)"

@@ -15,8 +15,8 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 pattern=${*:-}
 # The scripts that run on the 2026 driver too: Level Zero, Intel OpenCL,
-# the dlsym door and the exports, and the modern-driver scripts.
-MODERN_TESTS=${MODERN_TESTS:-ze_ cl_intel_sim cl_consistency dlsym exports modern_}
+# the dlsym door and the exports, the modern-driver scripts, and OpenVINO.
+MODERN_TESTS=${MODERN_TESTS:-ze_ cl_intel_sim cl_consistency dlsym exports modern_ openvino}
 matches() { # NAME: does it contain one of the patterns?
 	local p
 	for p in $pattern; do

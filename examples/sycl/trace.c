@@ -95,9 +95,9 @@ static void *resolve(const char *name, void *caller, void *self)
 FN(cl_program, clCreateProgramWithIL, (cl_context c, const void *il, size_t len, cl_int *e), (c, il, len, e),
    (void)0, say("[trace] %-6s clCreateProgramWithIL len=%zu from %s -> %p (%.3fs)\n", how, len, obj(caller), r, dt))
 FN(cl_program, clCreateProgramWithSource, (cl_context c, cl_uint n, const char **s, const size_t *l, cl_int *e), (c, n, s, l, e),
-   (void)0, say("[trace] %-6s clCreateProgramWithSource n=%u len0=%zu from %s (%.3fs)\n", how, n, s && s[0] ? (l && l[0] ? l[0] : strlen(s[0])) : 0, obj(caller), dt))
+   (void)0, say("[trace] %-6s clCreateProgramWithSource n=%u len0=%zu from %s -> %p (%.3fs)\n", how, n, s && s[0] ? (l && l[0] ? l[0] : strlen(s[0])) : 0, obj(caller), r, dt))
 FN(cl_program, clCreateProgramWithBinary, (cl_context c, cl_uint n, const cl_device_id *d, const size_t *l, const unsigned char **b, cl_int *st, cl_int *e), (c, n, d, l, b, st, e),
-   (void)0, say("[trace] %-6s clCreateProgramWithBinary n=%u len0=%zu from %s (%.3fs)\n", how, n, l ? l[0] : 0, obj(caller), dt))
+   (void)0, say("[trace] %-6s clCreateProgramWithBinary n=%u len0=%zu from %s -> %p (%.3fs)\n", how, n, l ? l[0] : 0, obj(caller), r, dt))
 FN(cl_int, clBuildProgram, (cl_program p, cl_uint n, const cl_device_id *d, const char *o, notify_fn f, void *u), (p, n, d, o, f, u),
    (void)0, say("[trace] %-6s clBuildProgram %p ndev=%u opts='%s' notify=%s from %s -> %d (%.3fs)\n", how, p, n, o ? o : "(null)", f ? "yes" : "no", obj(caller), r, dt))
 FN(cl_int, clCompileProgram, (cl_program p, cl_uint n, const cl_device_id *d, const char *o, cl_uint nh, const cl_program *h, const char **hn, notify_fn f, void *u), (p, n, d, o, nh, h, hn, f, u),

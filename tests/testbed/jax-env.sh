@@ -1,0 +1,36 @@
+#!/bin/sh
+# tests/testbed/jax-env.sh — installs JAX's PyPI wheel
+# (examples/jax/requirements.txt: JAX 0.5.0, intel-extension-for-openxla
+# 0.7.0, oneAPI 2025.2 runtime wheels) into the test bed, as
+# /opt/jitcache-jax inside it, with python3.13.  Run by
+# `make testbed-jax`; quick when the pins match the stamp.  Its pip log:
+# build/testbed-jax-env.log.  Root needed (tests/testbed/run uses sudo).
+# pip trusts what the host trusts, as in tests/testbed/sycl-env.sh.
+set -eu
+TESTBED=${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if [ ! -f "$TESTBED/.jitcache-testbed" ]; then
+	echo "testbed-jax: no test bed at $TESTBED (run 'make testbed')" >&2; exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo -E "$0" "$@"
+fi
+ca=${SSL_CERT_FILE:-${PIP_CERT:-$(pip3 config get global.cert 2>/dev/null || true)}}
+[ -r "${ca:-}" ] || ca=/etc/ssl/certs/ca-certificates.crt
+if [ -r "$ca" ]; then
+	cp -L "$ca" "$TESTBED/etc/ssl/jitcache-host-ca.crt"
+	cert=/etc/ssl/jitcache-host-ca.crt
+else
+	cert=/etc/ssl/certs/ca-certificates.crt
+fi
+[ -d "$TESTBED${PIP_FIND_LINKS:-/nonexistent}" ] || unset PIP_FIND_LINKS
+# The plugin's wheels need Python <= 3.13; sid's default is 3.14.
+if ! "$ROOT/tests/testbed/run" sh -c 'command -v python3.13 >/dev/null && python3.13 -c "import ensurepip"' 2>/dev/null; then
+	echo "testbed-jax: installing python3.13 into the test bed"
+	"$ROOT/tests/testbed/run" sh -c 'apt-get install -y -qq python3.13 python3.13-venv' >"$ROOT/build/testbed-jax-python.log" 2>&1 ||
+		{ echo "testbed-jax: apt-get install python3.13 failed (build/testbed-jax-python.log)" >&2; exit 1; }
+fi
+exec "$ROOT/tests/testbed/run" env SSL_CERT_FILE=$cert PIP_CERT=$cert \
+	JAX_VENV=/opt/jitcache-jax PYTHON=python3.13 \
+	JAX_LOG="$ROOT/build/testbed-jax-env.log" \
+	"$ROOT/examples/jax/setup.sh"
