@@ -154,8 +154,9 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key);
 
 /* Compile-once coordination between threads and processes.  Takes an
- * exclusive lock on the key (flock on a per-key lock file, released by the
- * kernel if the holder dies), waiting at most lock_timeout seconds.  Returns
+ * exclusive lock on the key (one byte of the cache's `locks` file, lock.c;
+ * released by the kernel if the holder dies), waiting at most lock_timeout
+ * seconds.  Returns
  * NULL if the wait timed out or locking is impossible: the caller then
  * compiles on its own.  With a remote tier, the holder of the local lock
  * then waits, within the same lock_timeout, until no other machine holds

@@ -5,7 +5,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,20 +140,6 @@ static int64_t deadline_after(double timeout)
 	if (timeout > 1e9)
 		timeout = 1e9;
 	return jc_wall_ns() + (int64_t)(timeout * 1e9);
-}
-
-int jc_fs_flock_wait(int fd, double timeout)
-{
-	int64_t deadline = deadline_after(timeout);
-	long delay = 50000;
-	for (;;) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -1;
-		if (!wait_a_little(deadline, &delay))
-			return errno = ETIMEDOUT, -1;
-	}
 }
 
 int jc_fs_lock_range(int fd, short type, off_t start, off_t len, double timeout)

@@ -40,8 +40,6 @@ int64_t jc_fs_mtime_ns(const struct stat *st);
  * where only the owner may set an explicit time, as in a shared cache). */
 int jc_fs_set_mtime(int fd, int64_t ns);
 
-/* Exclusive flock(2) on fd, waiting at most timeout seconds. */
-int jc_fs_flock_wait(int fd, double timeout);
 
 /* An open-file-description lock (F_OFD_SETLK) of type F_RDLCK or F_WRLCK on
  * [start, start+len), waiting at most timeout seconds.  Such locks belong to
