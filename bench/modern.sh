@@ -43,7 +43,7 @@ for n in $SIZES; do mkdir -p "$W/neo-$n" "$W/both-neo-$n"; done
 cd "$W" || exit 1 # the simulated GPU may write files to the current directory
 
 export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2
-export UseAubStream=0 HardwareInfoOverride=1x4x16 UseBindlessMode=0 OverrideMaxWorkgroupSize=256
+export UseAubStream=0 HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 OverrideMaxWorkgroupSize=1024
 export HOME=$W/home JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$W/xdg-config
 export JITCACHE_LIB=$B/libjitcache.so JITCACHE_ADMIN=$B/jitcache-admin
 unset XDG_CACHE_HOME JITCACHE_DIR JITCACHE_LOG JITCACHE_DISABLE JITCACHE_COMPRESS LD_PRELOAD
