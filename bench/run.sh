@@ -434,6 +434,7 @@ fi
 # jitcache warm / both (and SYCL's own cache).  Alone: make bench-sycl.
 if ! skipped modern_sycl; then
 	MB=${MODERN_BUILD:-$B-sid}
+	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
 	if [ ! -x "$MB/examples/onednn_sycl" ]; then
 		echo "bench: $MB/examples/onednn_sycl missing (make bench builds it in the test bed after make testbed-sycl): no SYCL rows" >&2
 		failed="$failed modern_sycl"
@@ -517,7 +518,8 @@ if [ -s "$OUT/warm.md" ]; then
 		echo "## First run warm (Intel's 2026 driver, test bed: bench/warm.sh)"
 		echo
 		echo "First zeModuleCreate of a fresh process on a simulated Arc A770, with requests recorded"
-		echo "on a simulated Arc A380 (no entry fits, as on a new machine or after a driver upgrade)."
+		echo "on a simulated Arc A380 (no entry fits, as on a new machine or after a driver upgrade);"
+		echo "the SYCL workload (examples/sycl/workload.py) recorded on an A770 and run on an A580."
 		echo
 		cat "$OUT/warm.md"
 	} >>"$RESULTS"
