@@ -143,7 +143,8 @@ JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
 
 /* What a finished build stores: the program's binaries and build logs
  * (export_payload), how its log line names it (stored), and what it was
- * built from (recipe; NULL input: none, as for builds that end later). */
+ * built from (recipe: from input, or already encoded for builds that end
+ * later; neither: none). */
 struct built {
 	cl_program program;
 	cl_uint ndev;
@@ -153,6 +154,8 @@ struct built {
 	const struct jc_cl_input *input;
 	const char *options;
 	struct jc_key key;
+	const void *recipe;  /* encoded when the build began (jc_recipe_encode) */
+	size_t recipe_size;
 };
 
 /* One clBuildProgram call.  `out` comes first, so that the miss path's
@@ -213,8 +216,9 @@ static int prepare(struct build *b)
 	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
 		return -1;
 	b->ndev = (cl_uint)(size / sizeof *b->devices);
-	b->out = (struct built){ b->app, b->ndev, b->devices, b->once.hex, 0, &b->rec->input,
-				 b->options, { { 0 } } };
+	b->out = (struct built){ .program = b->app, .ndev = b->ndev, .devices = b->devices,
+				 .hex = b->once.hex, .input = &b->rec->input,
+				 .options = b->options };
 	if (!covers_program(b)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
 				     "program's devices");
@@ -574,7 +578,16 @@ static int recipe(void *call, void **bytes, size_t *size)
 	const struct built *w = call;
 	const struct jc_cl_input *in = w->input;
 	struct files files = { 0 };
-	if (!in || !in->text || w->failed) /* a failure record needs no replay */
+	if (w->failed) /* a failure record needs no replay */
+		return -1;
+	if (w->recipe) {
+		if (!(*bytes = malloc(w->recipe_size)))
+			return -1;
+		memcpy(*bytes, w->recipe, w->recipe_size);
+		*size = w->recipe_size;
+		return 0;
+	}
+	if (!in || !in->text)
 		return -1;
 	struct jc_recipe r = {
 		.api = JC_RECIPE_CL, .cl_text = in->text, .cl_size = in->text_size,
@@ -604,11 +617,14 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored,
 					       recipe };
 
-/* Store the program's binaries under key, compiled in compile_ns. */
+/* Store the program's binaries under key, compiled in compile_ns, with the
+ * recipe encoded when the build began (NULL: none). */
 static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
-		  const struct jc_key *key, uint64_t compile_ns)
+		  const struct jc_key *key, uint64_t compile_ns, const void *recipe,
+		  size_t recipe_size)
 {
-	struct built w = { program, ndev, devices, NULL, 0, NULL, NULL, { { 0 } } };
+	struct built w = { .program = program, .ndev = ndev, .devices = devices,
+			   .recipe = recipe, .recipe_size = recipe_size };
 	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
 				.what = "OpenCL build", .ops = &build_ops, .call = &w };
 	jc_key_hex(key, once.hex);
@@ -626,16 +642,23 @@ struct pending {
 	struct jc_cache_lock *lock;
 	jc_cl_notify_fn notify;
 	void *user_data;
+	void *recipe; /* encoded now: the program's record may be gone by then */
+	size_t recipe_size;
 	int finished; /* the build's outcome has been handled */
 	int refs;     /* the clBuildProgram call and the callback */
 };
 
+static void pending_free(struct pending *w)
+{
+	free(w->recipe);
+	free(w->devices);
+	free(w);
+}
+
 static void pending_put(struct pending *w)
 {
-	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		free(w->devices);
-		free(w);
-	}
+	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		pending_free(w);
 }
 
 static void CL_CALLBACK on_built(cl_program program, void *data)
@@ -647,7 +670,8 @@ static void CL_CALLBACK on_built(cl_program program, void *data)
 		for (cl_uint i = 0; ok && i < w->ndev; i++)
 			ok = built_on(program, w->devices[i]);
 		if (ok)
-			store(program, w->ndev, w->devices, &w->key, ns);
+			store(program, w->ndev, w->devices, &w->key, ns, w->recipe,
+			      w->recipe_size);
 		jc_cache_unlock(w->lock);
 	}
 	jc_cl_call_notify(w->notify, program, w->user_data);
@@ -668,15 +692,17 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 	}
 	memcpy(devices, b->devices, b->ndev * sizeof *devices);
 	*w = (struct pending){ .key = b->once.key, .ndev = b->ndev, .devices = devices,
-			       .start = jc_now_ns(), .lock = lock, .notify = b->notify,
-			       .user_data = b->user_data, .refs = 2 };
+			       .lock = lock, .notify = b->notify, .user_data = b->user_data,
+			       .refs = 2 };
+	if (jc_runtime_config()->recipes && recipe(&b->out, &w->recipe, &w->recipe_size) != 0)
+		w->recipe = NULL;
+	w->start = jc_now_ns();
 	cl_int err = cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
 					on_built, w);
 	if (err != CL_SUCCESS && !__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
 		/* Refused before the build began: the callback will not come. */
 		jc_cache_unlock(lock);
-		free(w->devices);
-		free(w);
+		pending_free(w);
 		return err;
 	}
 	pending_put(w);

@@ -76,6 +76,26 @@ check_not "ILKHR via dlsym, async: notified with the application's program" \
 check "ILKHR via dlsym, async: the same entry answers" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' khr.err
 check "ILKHR via dlsym, async: nothing new stored" test "$(entries)" -eq 3
 
+# A build with pfn_notify keeps its recipe too (encoded when the build began,
+# stored from the callback): `jitcache warm` rebuilds the entry from it alone.
+saved_dir=$JITCACHE_DIR
+export JITCACHE_DIR=$T/cache-async-recipe JITCACHE_RECIPES=1
+$JITCACHE run -- "$CLB" --platform Intel --source il.cl --async >arec.out 2>arec.err
+check "async, recipes on: stored an entry and its recipe" \
+	test "$(recipes)" -eq 1 -a "$(entries)" -eq 2
+for f in $(find "$JITCACHE_DIR" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a-f][0-9a-f]/[0-9a-f]*'); do
+	[ $(( $(od -An -tu1 -j12 -N1 "$f") & 2 )) -eq 0 ] && rm -f "$f"
+done
+$JITCACHE warm -j 1 >arec-warm.out 2>&1
+check "async, recipes on: jitcache warm compiles the recipe" \
+	grep -q '1 compiled, 0 already cached, 0 failed' arec-warm.out
+$JITCACHE run -- "$CLB" --platform Intel --source il.cl --async >arec2.out 2>arec2.err
+check "async, recipes on: after jitcache warm, the build hits" \
+	grep -q 'jitcache: 1 hits, 0 misses, 0 stores' arec2.err
+check_not "async, recipes on: notified with the application's program" \
+	grep -q notify_program=wrong arec2.out
+export JITCACHE_DIR=$saved_dir JITCACHE_RECIPES=0
+
 # Entry sizes against the driver's own cache for the same build (Debian 12's
 # driver caches into ./cl_cache, the 2026 driver into NEO_CACHE_DIR).  The
 # 2026 driver's cache keeps the zebin whole, SPIR-V included, as jitcache
