@@ -200,7 +200,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -214,7 +214,7 @@ modern-build: lib $(ADMIN_BIN) $(REPLAY_BIN) $(BUILD)/lib/libze_loader.so.1 $(BU
 	$(HELP_BIN) $(BUILD)/bench/ze_bench $(BUILD)/examples/libtrace.so \
 	$(if $(wildcard $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h),$(BUILD)/examples/onednn_sycl)
 
-check-modern: testbed testbed-sycl testbed-openvino ## only the tests on Intel's 2026 driver (test bed), in one tally
+check-modern: testbed testbed-sycl testbed-openvino testbed-jax ## only the tests on Intel's 2026 driver (test bed), in one tally
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 

@@ -207,6 +207,14 @@ recipes() {
 
 # Compare two floating-point numbers: ge A B  ->  A >= B
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+# same A B: two counts (or texts) that must agree, A not empty; positive N.
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+positive() { [ "${1:-0}" -gt 0 ]; }
+# summary hits|misses|stores LOG: that field of jitcache's exit line in LOG
+# ("jitcache: H hits, M misses, S stores; ..."), 0 when there is none.
+summary() {
+	grep -E '^jitcache: [0-9]+ hits' "$2" | tail -n 1 | sed -E "s/.* ([0-9]+) $1[,;].*/\\1/;t;s/.*/0/"
+}
 
 finish() {
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -58,6 +58,19 @@ static const char *hname(void *h)
 	return "?";
 }
 
+/* name looked up in the scope of the object m (its dependencies): through a
+ * handle dlopen gives for it, never m itself.  A link map is a handle only
+ * for objects dlopen()ed themselves; one loaded as another's dependency has
+ * no search list of its own, and glibc 2.43's dlsym crashes on it (as in
+ * JAX's OpenXLA plugin, whose sycl_onednn.so is such a dependency). */
+static void *scope_lookup(struct link_map *m, const char *name)
+{
+	void *h = dlopen(m->l_name && *m->l_name ? m->l_name : NULL, RTLD_NOLOAD | RTLD_LAZY);
+	void *p = h ? rdlsym(h, name) : NULL;
+	if (h) dlclose(h);
+	return p;
+}
+
 /* The real definition, seen from the caller: LD_PRELOAD wins the caller's
  * binding, but the API library may sit in a dlopen(RTLD_LOCAL) scope that
  * dlsym(RTLD_NEXT) from here cannot see. */
@@ -65,7 +78,7 @@ static void *resolve(const char *name, void *caller, void *self)
 {
 	Dl_info i; struct link_map *m = NULL; void *p = NULL;
 	if (!strstr(obj(caller), "jitcache") && dladdr1(caller, &i, (void **)&m, RTLD_DL_LINKMAP) && m)
-		p = rdlsym(m, name);
+		p = scope_lookup(m, name);
 	if (!p || p == self) p = rdlsym(RTLD_NEXT, name);
 	if (!p || p == self) {
 		void *h = dlopen(name[0] == 'c' ? "libOpenCL.so.1" : name[0] == 'o' ? "libocloc.so" : "libze_loader.so.1",
@@ -157,7 +170,7 @@ __attribute__((visibility("default"))) void *dlsym(void *h, const char *name)
 	if (!p && h == RTLD_DEFAULT) {
 		Dl_info i; struct link_map *m = NULL;
 		if (dladdr1(__builtin_return_address(0), &i, (void **)&m, RTLD_DL_LINKMAP) && m)
-			p = rdlsym(m, name);
+			p = scope_lookup(m, name);
 	}
 	if (interesting(name) && h != RTLD_NEXT) {
 		static int quiet = -1;

@@ -61,12 +61,6 @@ driver_calls() { grep -c ' in zeModuleCreate(' "$1/ze_loader.log" 2>/dev/null ||
 # jitcache's own account of zeModuleCreate: hits + misses + passthroughs.
 jc_calls() { grep -cE ': (hit, loaded|miss, compiled|passed through|build failed)' "$1"; }
 jc_n() { grep -cE "$1" "$2"; }
-# "jitcache: H hits, M misses, S stores": field hits|misses|stores
-summary() {
-	grep -E '^jitcache: [0-9]+ hits' "$2" | tail -n 1 | sed -E "s/.* ([0-9]+) $1[,;].*/\\1/;t;s/.*/0/"
-}
-same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
-positive() { [ "${1:-0}" -gt 0 ]; }
 SYCL=("$ROOT/examples/sycl/run.sh" level_zero:gpu --spv "$T/program.spv" --kernels "$KERNELS")
 cached() { JITCACHE_LOG=debug "$JITCACHE" run -- "$@"; }
 

@@ -47,10 +47,6 @@ check "SPIR-V for the dpctl program (ocloc)" test -s "$T/program.spv"
 # The workload itself, not examples/sycl/run.sh, which simulates a DG2 of its own.
 SYCL=("$VENV/bin/python" "$ROOT/examples/sycl/workload.py" --spv "$T/program.spv" --kernels "$KERNELS")
 cached() { JITCACHE_LOG=info "$JITCACHE" run -- "$@"; }
-# "jitcache: H hits, M misses, S stores": field hits|misses|stores
-summary() {
-	grep -E '^jitcache: [0-9]+ hits' "$2" | tail -n 1 | sed -E "s/.* ([0-9]+) $1[,;].*/\\1/;t;s/.*/0/"
-}
 
 present a770
 cached "${SYCL[@]}" >"$T/sycl-record.out" 2>&1

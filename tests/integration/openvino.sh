@@ -49,8 +49,6 @@ stat_of() { # stat_of RUN hits|misses|stores: from the exit line
 	grep -E '^jitcache: [0-9]+ hits' "$T/$1.out" | tail -n 1 |
 		sed -E "s/.* ([0-9]+) $2[,;].*/\\1/;t;s/.*/0/"
 }
-same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
-positive() { [ "${1:-0}" -gt 0 ]; }
 zero() { [ "${1:-1}" -eq 0 ]; }
 
 TRACE_OUT=$T/trace.log LD_PRELOAD=$TRACER "$VENV/bin/python" "$W" --export "$T/plain" >"$T/plain.out" 2>&1

@@ -39,8 +39,6 @@ count() { # count hits|misses|stores FILE
 		sed -E "s/.* ([0-9]+) $1[,;].*/\\1/;t;s/.*/0/"
 }
 build_time() { sed -n 's/.*create_program_from_spirv \([0-9.]*\) s.*/\1/p' "$1"; }
-same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
-positive() { [ "${1:-0}" -gt 0 ]; }
 zero() { [ "${1:-1}" -eq 0 ]; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
