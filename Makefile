@@ -243,7 +243,7 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) examples
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps openvino-env testbed testbed-sycl testbed-openvino ## run the benchmarks and write bench/results.md
+bench: deps openvino-env testbed testbed-sycl testbed-openvino testbed-jax ## run the benchmarks and write bench/results.md
 	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
@@ -265,6 +265,11 @@ bench-openvino: openvino-env testbed testbed-openvino ## only OpenVINO's rows, D
 	rm -rf $(BUILD)/bench/openvino && mkdir -p $(BUILD)/bench/openvino
 	BUILD=$(BUILD) bash bench/openvino.sh $(BUILD)/bench/openvino
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/openvino.sh $(BUILD)/bench/openvino
+
+bench-jax: testbed testbed-jax ## only JAX's rows on the 2026 driver (bench/jax.sh)
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/jax && mkdir -p $(BUILD)/bench/jax
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/jax.sh $(BUILD)/bench/jax
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	./tests/testbed/setup.sh

@@ -69,6 +69,9 @@
 # 10. OpenVINO's GPU plugin on Debian 12's driver and the 2026 driver, cold /
 #     driver cache / jitcache / both / CACHE_DIR / CACHE_DIR + jitcache
 #     (bench/openvino.sh, ~1 min + ~0.7 min; alone: make bench-openvino).
+# 11. JAX on Intel's OpenXLA plugin on the 2026 driver, cold / driver cache /
+#     jitcache / both / JAX's persistent cache / JAX's cache + jitcache
+#     (bench/jax.sh, ~1 min; alone: make bench-jax).
 #
 # Time, measured on the 2-core machine (results.md gives each run's): Level
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
@@ -79,7 +82,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm openvino); BENCH_REPS_HIT (15) sets
+# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm openvino jax); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -498,6 +501,25 @@ if ! skipped openvino; then
 	section_done "OpenVINO"
 fi
 
+# ---- 11. JAX on Intel's OpenXLA plugin (the test bed) ------------------------------
+# bench/jax.sh: the first calls of jitted MLP and attention steps, cold /
+# driver cache / jitcache / both / JAX's persistent cache / JAX's cache +
+# jitcache, in the test bed (make testbed-jax).  Alone: make bench-jax.
+if ! skipped jax; then
+	say "JAX on Intel's OpenXLA plugin (test bed): bench/jax.sh"
+	jx=(JAX_REPS=3)
+	[ "$QUICK" = 1 ] && jx=(JAX_REPS=1)
+	MB=${MODERN_BUILD:-$B-sid}
+	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
+	if ! "$ROOT/tests/testbed/run" env BUILD="$MB" "${jx[@]}" bash "$ROOT/bench/jax.sh" \
+		"$OUT" >"$OUT/jax.out" 2>"$OUT/jax.err"; then
+		echo "bench: bench/jax.sh failed (see $OUT/jax.err)" >&2
+		tail -n 5 "$OUT/jax.err" >&2
+		failed="$failed jax"
+	fi
+	section_done "JAX"
+fi
+
 # ---- report ----------------------------------------------------------------------
 end_all=$(date +%s.%N)
 awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
@@ -533,6 +555,9 @@ fi
 # OpenVINO's tables (bench/openvino.sh) follow the report's.
 if compgen -G "$OUT/openvino_*.md" >/dev/null; then
 	{ printf '\n## OpenVINO GPU plugin (bench/openvino.sh)\n\n'; cat "$OUT"/openvino_*.md; } >>"$RESULTS"
+fi
+if [ -s "$OUT/jax.md" ]; then
+	{ printf '\n## JAX on Intel'"'"'s OpenXLA plugin (bench/jax.sh)\n\n'; cat "$OUT/jax.md"; } >>"$RESULTS"
 fi
 sed -n '/^<!-- summary -->/,/^<!-- end summary -->/p' "$RESULTS" | grep -v '^<!--'
 echo "results: $RESULTS (raw figures in $OUT)"
