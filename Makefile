@@ -8,7 +8,7 @@
 # which the unit tests and benchmarks link beside it.
 #
 # `make` (and `make install`) builds only the library and the admin tool,
-# which need only libzstd-dev, libxxhash-dev, libinih-dev, libhiredis-dev and
+# which need only libzstd-dev, libxxhash-dev, libinih-dev, libhiredis-dev, libsodium-dev and
 # opencl-c-headers.  The
 # examples and tests are GPU programs that need Intel's driver, OpenCL and
 # oneDNN: `make examples` and `make tests` (and check, demo, bench) build them.
@@ -46,7 +46,7 @@ BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
 # other programs, and a host with its own hiredis of another version must not
 # have its calls bound to ours (the version script, build/exports.map, keeps
 # every hiredis name hidden).
-LDLIBS_CORE := -linih -lzstd -l:libhiredis.a -ldl -pthread
+LDLIBS_CORE := -linih -lzstd -l:libhiredis.a -l:libsodium.a -ldl -pthread
 
 ifneq ($(SANITIZE),)
   SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -8,6 +8,7 @@
 #include "bin/warm.h"
 #include "cache/archive.h"
 #include "cache/cache.h"
+#include "cache/sign.h"
 #include "config/config.h"
 #include "config/log.h"
 
@@ -30,7 +31,9 @@ static void usage(FILE *out)
 	      "                                      write every valid entry (or those used since\n"
 	      "                                      DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
 	      "                                      @SECONDS) to FILE, a zstd-compressed tar\n"
-	      "       jitcache import FILE           check each entry of FILE and add the good ones\n",
+	      "       jitcache import FILE           check each entry of FILE and add the good ones\n"
+	      "       jitcache keygen FILE [COMMENT] make a signing key pair: FILE (private, 0600)\n"
+	      "                                      and FILE.pub (see trusted_keys)\n",
 	      out);
 	jc_warm_usage(out);
 	fputs(	      "       jitcache config                every effective setting and where it came from\n"
@@ -61,6 +64,8 @@ static struct jc_cache *open_cache(const struct jc_config *cfg)
 	struct jc_cache_options opts = {
 		.dir = cfg->cache_dir, .max_size = cfg->max_size, .shared = cfg->shared,
 		.lock_timeout = cfg->lock_timeout, .compress = cfg->compress,
+		.signing_key = cfg->signing_key, .trusted_keys = cfg->trusted_keys,
+		.trusted_keys_invalid = jc_config_refused(cfg->trusted_keys_from),
 	};
 	struct jc_cache *c = jc_cache_open(&opts);
 	if (!c)
@@ -354,6 +359,11 @@ int main(int argc, char **argv)
 			return bad_usage("settings takes only --markdown");
 		jc_config_help(stdout, argc > 2);
 		return 0;
+	}
+	if (!strcmp(argv[1], "keygen")) {
+		if (argc < 3 || argc > 4)
+			return bad_usage("usage: keygen FILE [COMMENT]");
+		return jc_keygen(argv[2], argc > 3 ? argv[3] : NULL, stdout) == 0 ? 0 : 1;
 	}
 	jc_config_load(&cfg);
 	if (!strcmp(argv[1], "config")) {

@@ -90,6 +90,17 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		return NULL;
 	}
 	c->dfd = -1;
+	if (opts && opts->trusted_keys_invalid) {
+		c->trust_required = 1; /* fail closed */
+		jc_log(JC_LOG_ERROR, "trusted_keys has an invalid value: no entry from Redis, "
+		       "layers or archives is accepted");
+	} else if (opts && opts->trusted_keys && *opts->trusted_keys) {
+		c->trust_required = 1;
+		c->trust = jc_trust_load(opts->trusted_keys);
+	}
+	if (opts && opts->signing_key && *opts->signing_key &&
+	    (c->signer = jc_signer_load(opts->signing_key)))
+		jc_entry_set_signer(c->signer);
 	int local = opts && set_dir(c, opts->dir) == 0 && hold_dir(c, opts->shared) == 0;
 	c->layers = opts ? jc_layers_open(opts->layers, opts->shared, opts->max_size) : NULL;
 	if (!local)
@@ -117,6 +128,10 @@ void jc_cache_close(struct jc_cache *cache)
 		jc_remote_close(cache->remote);
 		if (cache->dfd >= 0)
 			close(cache->dfd);
+		if (cache->signer)
+			jc_entry_set_signer(NULL);
+		jc_signer_free(cache->signer);
+		jc_trust_free(cache->trust);
 	}
 	free(cache);
 }
@@ -210,13 +225,18 @@ static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_e
  * before jc_entry_finish() decoded it into *e. */
 static void keep_locally(struct jc_cache *c, const struct jc_key *key,
 			 const struct jc_remote_value *v, const void *stored,
-			 const struct jc_entry_header *h, const struct jc_entry *e)
+			 const uint8_t *trailer, const struct jc_entry_header *h,
+			 const struct jc_entry *e)
 {
 	struct jc_encoded enc = { .payload = stored, .payload_size = h->stored_size };
 	memcpy(enc.header, v->header, JC_ENTRY_HEADER_SIZE);
+	if (trailer) {
+		memcpy(enc.trailer, trailer, JC_SIG_TRAILER_SIZE);
+		enc.trailer_size = JC_SIG_TRAILER_SIZE;
+	}
 	if ((h->flags & JC_ENTRY_ZSTD) && !c->compress)
 		jc_entry_encode(key, e->data, e->size, e->compile_ns, 0, &enc);
-	if (!c->max_size || JC_ENTRY_HEADER_SIZE + enc.payload_size <= c->max_size)
+	if (!c->max_size || JC_ENCODED_SIZE(&enc) <= c->max_size)
 		store(c, key, &enc, 0);
 	free(enc.owned);
 }
@@ -237,6 +257,23 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 	enum jc_entry_status status = jc_remote_value_check(key, &v, &h, &why);
 	if (status == JC_ENTRY_OK) /* before inflating: a small frame may claim gigabytes */
 		status = jc_entry_check_limit(&h, jc_entry_limit(c->max_size), &why);
+	uint8_t trailer[JC_SIG_TRAILER_SIZE];
+	int is_signed = status == JC_ENTRY_OK && (h.flags & JC_ENTRY_SIGNED);
+	if (is_signed) /* the value's size was checked: the trailer follows the payload */
+		memcpy(trailer, (uint8_t *)v.payload + h.stored_size, sizeof trailer);
+	if (status == JC_ENTRY_OK && c->trust_required &&
+	    jc_trust_verify(c->trust, v.header, v.payload, h.stored_size,
+			    is_signed ? trailer : NULL, &why) != 0) {
+		char hex[2 * JC_KEY_BYTES + 1];
+		jc_key_hex(key, hex);
+		JC_LOG_ONCE(JC_LOG_WARN, "the remote's value for %s is refused: %s (trusted_keys); "
+			    "compiling here", hex, why);
+		jc_log(JC_LOG_DEBUG, "remote value %s refused: %s", hex, why);
+		free(v.payload);
+		delta[JC_UNTRUSTED] += count_miss;
+		delta[JC_REMOTE_MISSES] += count_miss;
+		return -1;
+	}
 	/* A compressed payload is decoded in place: keep the bytes as read. */
 	void *stored = (h.flags & JC_ENTRY_ZSTD) && c->compress && status == JC_ENTRY_OK
 		? malloc(h.stored_size ? h.stored_size : 1) : NULL;
@@ -257,7 +294,7 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		free(stored);
 		return -1;
 	}
-	keep_locally(c, key, &v, stored ? stored : out->data, &h, out);
+	keep_locally(c, key, &v, stored ? stored : out->data, is_signed ? trailer : NULL, &h, out);
 	free(stored);
 	delta[JC_REMOTE_HITS]++;
 	return 0;
@@ -269,11 +306,13 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 static int layer_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
 			uint64_t count_miss, uint64_t delta[JC_NCOUNTERS])
 {
-	unsigned bad = 0;
+	unsigned bad = 0, untrusted = 0;
+	struct jc_layer_trust trust = { c->trust_required, c->trust };
 	if (!count_miss || !c->layers)
 		return -1;
-	int rc = jc_layers_get(c->layers, key, out, &bad);
+	int rc = jc_layers_get(c->layers, key, &trust, out, &bad, &untrusted);
 	delta[JC_CORRUPT] += bad;
+	delta[JC_UNTRUSTED] += untrusted;
 	delta[JC_LAYER_HITS] += rc == 0;
 	return rc;
 }
@@ -354,11 +393,12 @@ static int write_temp(struct jc_cache *c, int sub, const struct jc_encoded *e,
 			    jc_shown(c, dir, shown), strerror(errno));
 		return -1;
 	}
-	struct iovec iov[2] = {
+	struct iovec iov[3] = {
 		{ (void *)(uintptr_t)e->header, JC_ENTRY_HEADER_SIZE },
 		{ (void *)(uintptr_t)e->payload, e->payload_size },
+		{ (void *)(uintptr_t)e->trailer, e->trailer_size },
 	};
-	int rc = jc_fs_write_all(fd, iov, 2);
+	int rc = jc_fs_write_all(fd, iov, e->trailer_size ? 3 : 2);
 	if (rc == 0)
 		rc = jc_fs_set_mtime(fd, mtime);
 	int err = errno;
@@ -425,7 +465,7 @@ static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_e
 		 int count)
 {
 	char tmp[PATH_MAX], name[2 * JC_KEY_BYTES + 1];
-	uint64_t size = JC_ENTRY_HEADER_SIZE + e->payload_size, after[JC_NCOUNTERS];
+	uint64_t size = JC_ENCODED_SIZE(e), after[JC_NCOUNTERS];
 	int sub = key->bytes[0];
 	int64_t mtime = jc_wall_ns();
 	jc_key_hex(key, name);
@@ -472,7 +512,7 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 {
 	struct jc_encoded e;
 	jc_entry_encode(key, data, size, compile_ns, cache->compress, &e);
-	uint64_t file_size = JC_ENTRY_HEADER_SIZE + e.payload_size;
+	uint64_t file_size = JC_ENCODED_SIZE(&e);
 	int rc = -1;
 	if (!cache->local) {
 		/* layers only, said when opened: nothing is stored */
@@ -485,6 +525,14 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 	remote_put(cache, key, data, size, compile_ns, &e);
 	free(e.owned);
 	return rc;
+}
+
+int jc_store_encoded(struct jc_cache *cache, const struct jc_key *key,
+		     const struct jc_encoded *e)
+{
+	if (!cache->local || (cache->max_size && JC_ENCODED_SIZE(e) > cache->max_size))
+		return -1;
+	return store(cache, key, e, 0);
 }
 
 int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
@@ -500,7 +548,7 @@ int jc_store_recipe(struct jc_cache *cache, const struct jc_key *key, const void
 {
 	struct jc_encoded e;
 	jc_entry_encode_flags(key, data, size, 0, 1, JC_ENTRY_RECIPE, &e);
-	uint64_t file_size = JC_ENTRY_HEADER_SIZE + e.payload_size;
+	uint64_t file_size = JC_ENCODED_SIZE(&e);
 	int rc = -1;
 	if (cache->local && (!cache->max_size || file_size <= cache->max_size))
 		rc = store(cache, key, &e, 0);

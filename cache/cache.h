@@ -102,6 +102,12 @@ struct jc_cache_options {
 	const char *layers;    /* read-only cache directories "DIR[:DIR...]"
 				  searched after dir (cache/layers.h); may be NULL */
 	struct jc_remote_options remote; /* all zero: no remote tier */
+	const char *signing_key;  /* private key file: sign what is stored (sign.h) */
+	const char *trusted_keys; /* public key files "FILE[:FILE...]": entries from
+				     Redis, layers and archives must be signed by
+				     one of them; NULL or "": no such rule */
+	int trusted_keys_invalid; /* the setting was given but refused: accept
+				     nothing from Redis, layers and archives */
 };
 
 struct jc_cache;
@@ -225,7 +231,10 @@ int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx);
 	/* requests passed straight to the driver, by reason (jc_pass) */      \
 	X(PASSED_NATIVE,  passed_native,  "passed through: native or binaries") \
 	X(PASSED_COMPILE_LINK, passed_compile_link, "passed through: compile/link") \
-	X(PASSED_NOT_KEYABLE, passed_not_keyable, "passed through: not keyable")
+	X(PASSED_NOT_KEYABLE, passed_not_keyable, "passed through: not keyable") \
+	/* entries from Redis, layers or archives refused: not signed by a     \
+	 * trusted key (trusted_keys, sign.h) */                               \
+	X(UNTRUSTED,      untrusted,      "unsigned or untrusted entries refused")
 
 struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;

@@ -20,6 +20,12 @@
 #endif
 
 static const char magic[8] = { 'j', 'i', 't', 'c', 'a', 'c', 'h', 'e' };
+static const struct jc_signer *signer;
+
+void jc_entry_set_signer(const struct jc_signer *s)
+{
+	__atomic_store_n(&signer, s, __ATOMIC_RELEASE);
+}
 
 uint64_t jc_entry_checksum(const uint8_t raw[JC_ENTRY_HEADER_SIZE], const void *stored,
 			   size_t size)
@@ -70,9 +76,10 @@ void jc_entry_encode_flags(const struct jc_key *key, const void *data, size_t si
 			   uint64_t compile_ns, int compress_it, uint32_t flags,
 			   struct jc_encoded *out)
 {
+	const struct jc_signer *s = __atomic_load_n(&signer, __ATOMIC_ACQUIRE);
 	struct jc_entry_header h = {
-		.version = JC_ENTRY_VERSION, .flags = flags, .key = *key,
-		.stored_size = size, .data_size = size, .compile_ns = compile_ns,
+		.version = JC_ENTRY_VERSION, .flags = flags | (s ? JC_ENTRY_SIGNED : 0),
+		.key = *key, .stored_size = size, .data_size = size, .compile_ns = compile_ns,
 	};
 	out->payload = data;
 	out->owned = compress_it && size > 0 ? compress(data, size, &out->payload_size) : NULL;
@@ -85,6 +92,9 @@ void jc_entry_encode_flags(const struct jc_key *key, const void *data, size_t si
 	put_header(out->header, &h);
 	h.checksum = jc_entry_checksum(out->header, out->payload, out->payload_size);
 	jc_put_le64(out->header + 56, h.checksum);
+	out->trailer_size = s ? JC_SIG_TRAILER_SIZE : 0;
+	if (s)
+		jc_sign(s, out->header, out->payload, out->payload_size, out->trailer);
 }
 
 static enum jc_entry_status bad(const char **why, const char *reason)
@@ -113,11 +123,13 @@ enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZ
 		*why = "another format version";
 		return JC_ENTRY_OLD_FORMAT;
 	}
-	if (h->flags & ~(JC_ENTRY_ZSTD | JC_ENTRY_RECIPE))
+	if (h->flags & ~(JC_ENTRY_ZSTD | JC_ENTRY_RECIPE | JC_ENTRY_SIGNED))
 		return bad(why, "unknown flags");
 	if (memcmp(h->key.bytes, key->bytes, JC_KEY_BYTES) != 0)
 		return bad(why, "holds another key");
-	if (h->stored_size != file_size - JC_ENTRY_HEADER_SIZE)
+	uint64_t trailer = h->flags & JC_ENTRY_SIGNED ? JC_SIG_TRAILER_SIZE : 0;
+	if (file_size - JC_ENTRY_HEADER_SIZE < trailer ||
+	    h->stored_size != file_size - JC_ENTRY_HEADER_SIZE - trailer)
 		return bad(why, "size does not match the file");
 	if (!(h->flags & JC_ENTRY_ZSTD) && h->data_size != h->stored_size)
 		return bad(why, "sizes disagree");

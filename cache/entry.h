@@ -17,6 +17,9 @@
  *       56     8  checksum: XXH3-64 of the payload, seeded with the
  *                 XXH3-64 of header bytes 0..55
  *
+ * With JC_ENTRY_SIGNED, the payload is followed by a signature trailer of
+ * JC_SIG_TRAILER_SIZE bytes (cache/sign.h); the file is that much longer.
+ *
  * Reading an entry is two steps, so that a reader can check the header
  * before it allocates anything: jc_entry_check_header() against the key
  * asked for and the file's size, then jc_entry_finish() on the payload,
@@ -28,6 +31,7 @@
 #define JITCACHE_ENTRY_H
 
 #include "cache/cache.h"
+#include "cache/sign.h"
 
 #include <stdint.h>
 
@@ -35,12 +39,15 @@
 #define JC_ENTRY_VERSION 1
 #define JC_ENTRY_ZSTD 1u
 #define JC_ENTRY_RECIPE 2u
+#define JC_ENTRY_SIGNED 4u /* a signature trailer follows the payload (sign.h) */
 
 enum jc_entry_status {
 	JC_ENTRY_OK = 0,
 	JC_ENTRY_CORRUPT,    /* damaged: remove it and count it as corrupt */
 	JC_ENTRY_OLD_FORMAT, /* another format version: remove it, not corrupt */
 	JC_ENTRY_UNREADABLE, /* fine, but not here and now (no memory, no zstd) */
+	JC_ENTRY_UNTRUSTED,  /* not signed by a trusted key (sign.h): not used,
+				not removed, counted */
 };
 
 struct jc_entry_header {
@@ -49,13 +56,23 @@ struct jc_entry_header {
 	uint64_t stored_size, data_size, compile_ns, checksum;
 };
 
-/* A payload ready to be written after its header; free with free(owned). */
+/* A payload ready to be written after its header, then its signature
+ * trailer (trailer_size 0: unsigned); free with free(owned). */
 struct jc_encoded {
 	uint8_t header[JC_ENTRY_HEADER_SIZE];
 	const void *payload;
 	size_t payload_size;
 	void *owned;
+	uint8_t trailer[JC_SIG_TRAILER_SIZE];
+	size_t trailer_size;
 };
+/* The bytes of the entry file: header, payload, trailer. */
+#define JC_ENCODED_SIZE(e) ((uint64_t)JC_ENTRY_HEADER_SIZE + (e)->payload_size + (e)->trailer_size)
+
+/* Sign every entry encoded from now on with s (NULL: stop signing); the
+ * caller keeps s alive meanwhile.  Process-wide: one node, one key. */
+struct jc_signer;
+void jc_entry_set_signer(const struct jc_signer *s);
 
 /* Build the header (and compressed payload, if compress and it helps).
  * jc_entry_encode_flags() adds flags beyond JC_ENTRY_ZSTD (JC_ENTRY_RECIPE). */

@@ -63,6 +63,11 @@ struct jc_cache {
 	int local;                     /* 0: dir is unusable and empty: the layers
 					  serve hits, and nothing else is done */
 	struct jc_remote *remote;      /* NULL: no remote tier */
+	struct jc_signer *signer;      /* signs what this process stores; or NULL */
+	struct jc_trust *trust;        /* keys entries from Redis, layers and
+					  archives must be signed with (sign.h) */
+	int trust_required;            /* trusted keys were configured: with no
+					  readable key, nothing is accepted */
 };
 
 /* ---- layout.c ---- */
@@ -101,6 +106,13 @@ void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path
  * claims more than limit bytes (jc_entry_limit) is refused unread. */
 enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
 				   struct jc_entry *out, const char **why);
+/* The same for an entry that must be signed by a key of trust (sign.h;
+ * NULL: none could be loaded): else JC_ENTRY_UNTRUSTED with *why.  The
+ * signature is checked before anything is decompressed. */
+struct jc_trust;
+enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uint64_t limit,
+					   const struct jc_trust *trust, struct jc_entry *out,
+					   const char **why);
 
 /* Which file a name referred to when it was looked at. */
 struct jc_file_id {
@@ -185,6 +197,12 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
  * jc_cache_put_recipe() does: also for an imported one. */
 int jc_store_recipe(struct jc_cache *c, const struct jc_key *key, const void *data,
 		    size_t size);
+/* Store an entry exactly as encoded elsewhere (an imported signed entry,
+ * whose signature must stay): 0, or -1 (no directory, larger than max_size,
+ * a failed write). */
+struct jc_encoded;
+int jc_store_encoded(struct jc_cache *c, const struct jc_key *key,
+		     const struct jc_encoded *e);
 
 /* ---- evict.c ---- */
 

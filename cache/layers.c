@@ -91,7 +91,8 @@ void jc_layers_close(struct jc_layers *layers)
 /* Look key up in one layer: 0 on a hit, -1 on a miss (*bad counts a
  * corrupt entry, which stays: a layer is never changed). */
 static int get_one(const struct jc_layer *layer, const struct jc_key *key,
-		   struct jc_entry *out, unsigned *bad)
+		   const struct jc_layer_trust *trust, struct jc_entry *out, unsigned *bad,
+		   unsigned *untrusted)
 {
 	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX], at[PATH_MAX];
 	const char *why = "";
@@ -105,13 +106,21 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 				    "treating it as a miss", path, strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status = jc_read_entry(fd, key, layer->limit, out, &why);
+	enum jc_entry_status status =
+		trust && trust->required
+			? jc_read_entry_trusted(fd, key, layer->limit, trust->keys, out, &why)
+			: jc_read_entry(fd, key, layer->limit, out, &why);
 	close(fd);
 	if (status == JC_ENTRY_OK) {
 		out->layer = layer->number;
 		return 0;
 	}
-	if (status == JC_ENTRY_CORRUPT) {
+	if (status == JC_ENTRY_UNTRUSTED) {
+		(*untrusted)++;
+		JC_LOG_ONCE(JC_LOG_WARN, "cache layer entry %s is refused: %s (trusted_keys); "
+			    "treating it as a miss", path, why);
+		jc_log(JC_LOG_DEBUG, "cache layer entry %s refused: %s", path, why);
+	} else if (status == JC_ENTRY_CORRUPT) {
 		(*bad)++;
 		JC_LOG_ONCE(JC_LOG_WARN, "cache layer entry %s is corrupt (%s); ignored "
 			    "(layers are never changed: rebuild the layer)", path, why);
@@ -123,11 +132,12 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 }
 
 int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
-		  struct jc_entry *out, unsigned *bad)
+		  const struct jc_layer_trust *trust, struct jc_entry *out, unsigned *bad,
+		  unsigned *untrusted)
 {
 	memset(out, 0, sizeof *out);
 	for (int i = 0; layers && i < layers->count; i++)
-		if (get_one(&layers->layer[i], key, out, bad) == 0)
+		if (get_one(&layers->layer[i], key, trust, out, bad, untrusted) == 0)
 			return 0;
 	return -1;
 }

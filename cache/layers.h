@@ -50,11 +50,21 @@ struct jc_layers;
 struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size);
 void jc_layers_close(struct jc_layers *layers);
 
+/* What layer entries must be signed with (sign.h): with required set, only
+ * entries signed by a key of keys (NULL: none could be read) are used. */
+struct jc_trust;
+struct jc_layer_trust {
+	int required;
+	const struct jc_trust *keys;
+};
+
 /* 0 and *out filled (out->layer = the layer's place in the list, from 1) on
  * a valid entry; -1 on a miss.  *bad is increased by the number of corrupt
- * entries met on the way (they are left in place). */
+ * entries met on the way, *untrusted by those refused for want of a trusted
+ * signature (all are left in place).  trust may be NULL: none required. */
 int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
-		  struct jc_entry *out, unsigned *bad);
+		  const struct jc_layer_trust *trust, struct jc_entry *out, unsigned *bad,
+		  unsigned *untrusted);
 
 /* The name by which the n-th layer's files are reached (from 0; the held
  * directory, as for lookups), or NULL past the last. */

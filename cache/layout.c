@@ -211,8 +211,9 @@ static int map_entry(int fd, const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 	return 0;
 }
 
-enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
-				   struct jc_entry *out, const char **why)
+static enum jc_entry_status read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				       int verify, const struct jc_trust *trust,
+				       struct jc_entry *out, const char **why)
 {
 	uint8_t raw[JC_ENTRY_HEADER_SIZE] = { 0 };
 	struct jc_entry_header h;
@@ -231,7 +232,7 @@ enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t li
 		status = jc_entry_check_limit(&h, limit, why);
 	if (status != JC_ENTRY_OK)
 		return status;
-	if (!(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&
+	if (!verify && !(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&
 	    map_entry(fd, raw, &h, size, out, &status, why) == 0)
 		return status;
 	void *stored = malloc(h.stored_size ? h.stored_size : 1);
@@ -245,7 +246,34 @@ enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t li
 		free(stored);
 		return eof ? JC_ENTRY_CORRUPT : JC_ENTRY_UNREADABLE;
 	}
+	if (verify) {
+		uint8_t trailer[JC_SIG_TRAILER_SIZE];
+		int is_signed = (h.flags & JC_ENTRY_SIGNED) != 0;
+		if (is_signed && jc_fs_read_all(fd, trailer, sizeof trailer) != 0) {
+			free(stored);
+			*why = "file ends early";
+			return JC_ENTRY_CORRUPT;
+		}
+		if (jc_trust_verify(trust, raw, stored, h.stored_size, is_signed ? trailer : NULL,
+				    why) != 0) {
+			free(stored);
+			return JC_ENTRY_UNTRUSTED;
+		}
+	}
 	return jc_entry_finish(raw, &h, stored, out, why);
+}
+
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				   struct jc_entry *out, const char **why)
+{
+	return read_entry(fd, key, limit, 0, NULL, out, why);
+}
+
+enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uint64_t limit,
+					   const struct jc_trust *trust, struct jc_entry *out,
+					   const char **why)
+{
+	return read_entry(fd, key, limit, 1, trust, out, why);
 }
 
 int jc_remove_entry(struct jc_cache *c, int sub, const char *name,

@@ -708,7 +708,7 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 	struct command cmd;
 	redisReply *rep;
 	char name[NAME_MAX_LEN];
-	size_t size = JC_ENTRY_HEADER_SIZE + e->payload_size;
+	size_t size = (size_t)JC_ENCODED_SIZE(e);
 	if (!r || r->read_only)
 		return -1;
 	char *value = malloc(size);
@@ -716,6 +716,7 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 		return -1;
 	memcpy(value, e->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(value + JC_ENTRY_HEADER_SIZE, e->payload, e->payload_size);
+	memcpy(value + JC_ENTRY_HEADER_SIZE + e->payload_size, e->trailer, e->trailer_size);
 	value_name(key, "", name);
 	command_set(&cmd, 3, ARG("SET"), ARG(name), value, size);
 	int rc = -1;

@@ -50,20 +50,50 @@ static int check_entry(const uint8_t *file, uint64_t size, const struct jc_key *
 }
 
 /* The same for an archive member, whose buffer (header and payload) it
- * takes over instead of copying the payload: *data is NULL afterwards. */
-static int check_member(void **data, uint64_t size, const struct jc_key *key, uint64_t limit,
-			struct jc_entry *out, const char **why)
+ * takes over instead of copying the payload: *data is NULL afterwards.
+ * With trusted keys configured the member must be signed by one of them
+ * (-2 otherwise).  A signed member is also handed out as it came, in
+ * *signed_as (owned: free it), so that its signature is kept. */
+static int check_member(struct jc_cache *c, void **data, uint64_t size,
+			const struct jc_key *key, struct jc_entry *out,
+			struct jc_encoded *signed_as, const char **why)
 {
-	uint8_t raw[JC_ENTRY_HEADER_SIZE];
+	uint8_t raw[JC_ENTRY_HEADER_SIZE], trailer[JC_SIG_TRAILER_SIZE];
 	struct jc_entry_header h;
 	if (jc_entry_check_header(*data, size, key, &h, why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, limit, why) != JC_ENTRY_OK)
+	    jc_entry_check_limit(&h, jc_entry_limit(c->max_size), why) != JC_ENTRY_OK)
 		return -1;
 	uint8_t *stored = *data;
+	int is_signed = (h.flags & JC_ENTRY_SIGNED) != 0;
 	*data = NULL;
 	memcpy(raw, stored, JC_ENTRY_HEADER_SIZE);
+	if (is_signed)
+		memcpy(trailer, stored + JC_ENTRY_HEADER_SIZE + h.stored_size, sizeof trailer);
 	memmove(stored, stored + JC_ENTRY_HEADER_SIZE, h.stored_size);
-	return jc_entry_finish(raw, &h, stored, out, why) == JC_ENTRY_OK ? 0 : -1;
+	if (c->trust_required && jc_trust_verify(c->trust, raw, stored, h.stored_size,
+						 is_signed ? trailer : NULL, why) != 0) {
+		free(stored);
+		return -2;
+	}
+	memset(signed_as, 0, sizeof *signed_as);
+	if (is_signed) {
+		signed_as->owned = malloc(h.stored_size ? h.stored_size : 1);
+		if (!signed_as->owned) {
+			free(stored);
+			return *why = "out of memory", -1;
+		}
+		memcpy(signed_as->owned, stored, h.stored_size);
+		memcpy(signed_as->header, raw, sizeof raw);
+		memcpy(signed_as->trailer, trailer, sizeof trailer);
+		signed_as->payload = signed_as->owned;
+		signed_as->payload_size = h.stored_size;
+		signed_as->trailer_size = sizeof trailer;
+	}
+	if (jc_entry_finish(raw, &h, stored, out, why) == JC_ENTRY_OK)
+		return 0;
+	free(signed_as->owned);
+	signed_as->owned = NULL;
+	return -1;
 }
 
 /* ---- export ----------------------------------------------------------------- */
@@ -235,13 +265,21 @@ static int import_member(struct jc_cache *c, struct jc_archive_member *m, uint64
 	/* A recipe stays one (cache.h): its flag, read before the check takes
 	 * the member's bytes over. */
 	*recipe = m->size > 12 && (((const uint8_t *)m->data)[12] & JC_ENTRY_RECIPE);
-	if (check_member(&m->data, m->size, &key, jc_entry_limit(c->max_size), &e, why) != 0)
+	struct jc_encoded signed_as;
+	int checked = check_member(c, &m->data, m->size, &key, &e, &signed_as, why);
+	if (checked == -2)
+		jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_UNTRUSTED] = 1 }, NULL);
+	if (checked != 0)
 		return -1;
 	int rc = 2;
-	if (!present(c, &key))
+	if (!present(c, &key) && signed_as.owned) /* kept as signed */
+		rc = jc_store_encoded(c, &key, &signed_as) == 0
+			? 1 : (*why = "could not be stored (see above)", -1);
+	else if (!present(c, &key))
 		rc = (*recipe ? jc_store_recipe(c, &key, e.data, e.size)
 			      : jc_cache_put(c, &key, e.data, e.size, e.compile_ns)) == 0
 			? 1 : (*why = "could not be stored (see above)", -1);
+	free(signed_as.owned);
 	if (rc == 1)
 		*bytes = stored_size(c, &key);
 	jc_entry_free(&e);

@@ -183,6 +183,11 @@ static void mark_ignored(struct jc_config *cfg, const char *section, const char 
 #undef X
 }
 
+int jc_config_refused(const char *from)
+{
+	return strstr(from, "; INVALID value in ") != NULL;
+}
+
 /* How much of a bad value a message quotes: log lines are short. */
 #define SHOWN 64
 

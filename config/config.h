@@ -62,6 +62,12 @@
 	X(remote, compress,    BOOL,  remote_compress, "1",  "JITCACHE_REMOTE_COMPRESS",   \
 	  "1 sends values zstd-compressed: ~7x less traffic and Redis memory; 0 sends " \
 	  "them as the entry files")                                                     \
+	X(trust, signing_key,  PATH,  signing_key,  "",     "JITCACHE_SIGNING_KEY",        \
+	  "private key file (jitcache keygen): every entry this node stores is signed " \
+	  "with it")                                                                     \
+	X(trust, trusted_keys, PATHS, trusted_keys, "",     "JITCACHE_TRUSTED_KEYS",       \
+	  "public key files FILE[:FILE...]: entries from Redis, layers and imports are " \
+	  "used only if signed by one of them (unreadable: none is used)")              \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
 	  "error, warn, info (adds a summary line at exit), debug or off")
 
@@ -104,6 +110,11 @@ struct jc_config {
 
 /* Fill *cfg from defaults, the ini file and the environment (see above). */
 void jc_config_load(struct jc_config *cfg);
+
+/* 1 if a value given for the setting whose origin is from was refused (its
+ * origin then says "INVALID ..."): settings that guard something, such as
+ * trusted_keys, must then fail closed rather than keep their default. */
+int jc_config_refused(const char *from);
 
 /* Parse one value of the given kind, as the ini file and env would.
  * Return 0 on success, -1 (with *why set to a short reason) on a bad value. */

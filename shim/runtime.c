@@ -37,6 +37,9 @@ static void runtime_init(void)
 			.lease = config.remote_lease,
 			.compress = config.remote_compress,
 		},
+		.signing_key = config.signing_key,
+		.trusted_keys = config.trusted_keys,
+		.trusted_keys_invalid = jc_config_refused(config.trusted_keys_from),
 	};
 	cache = jc_cache_open(&opts);
 	/* jc_cache_open() said why if it failed; every call now passes through. */

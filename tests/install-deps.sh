@@ -6,7 +6,7 @@
 set -eu
 # The library and admin tool (`make`) need only the first line; the rest are
 # the drivers, clients and tools of the tests, examples and benchmarks.
-PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredis-dev
+PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredis-dev libsodium-dev
       clang ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
       python3-venv clblast-utils gnuplot-nox debootstrap zstd patchelf

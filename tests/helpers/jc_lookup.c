@@ -54,6 +54,8 @@ int main(int argc, char **argv)
 			    .connect_timeout = cfg.remote_connect_timeout,
 			    .timeout = cfg.remote_timeout, .backoff = cfg.remote_backoff,
 			    .lease = cfg.remote_lease, .compress = cfg.remote_compress },
+		.signing_key = cfg.signing_key, .trusted_keys = cfg.trusted_keys,
+		.trusted_keys_invalid = jc_config_refused(cfg.trusted_keys_from),
 	};
 	struct jc_cache *c = jc_cache_open(&o);
 	const char *after = getenv("JC_LOOKUP_AFTER");

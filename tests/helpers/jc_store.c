@@ -7,7 +7,7 @@
  *                               of a pattern
  *
  * JITCACHE_SHARED=1 opens it as a shared cache, JITCACHE_COMPRESS=1 stores
- * entries zstd-compressed.  Prints the path of each entry stored, one a line.  Exit status 0 if
+ * entries zstd-compressed, JITCACHE_SIGNING_KEY=FILE signs them.  Prints the path of each entry stored, one a line.  Exit status 0 if
  * every one was stored.
  */
 #include "cache/cache.h"
@@ -25,7 +25,8 @@ int main(int argc, char **argv)
 	const char *shared = getenv("JITCACHE_SHARED"), *compress = getenv("JITCACHE_COMPRESS");
 	struct jc_cache_options o = { .dir = argv[1], .lock_timeout = 1,
 				      .shared = shared && strcmp(shared, "1") == 0,
-				      .compress = compress && strcmp(compress, "1") == 0 };
+				      .compress = compress && strcmp(compress, "1") == 0,
+				      .signing_key = getenv("JITCACHE_SIGNING_KEY") };
 	struct jc_cache *c = jc_cache_open(&o);
 	int count = atoi(argv[2]), rc = c ? 0 : 1;
 	size_t size = strtoul(argv[3], NULL, 0);

@@ -22,7 +22,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 STAMP=$TESTBED/.jitcache-testbed
 
 # Everything the modern-driver tests, benches and the SYCL work need inside.
-PKGS="gcc make libc6-dev pkg-config libxxhash-dev libinih-dev libzstd-dev libhiredis-dev
+PKGS="gcc make libc6-dev pkg-config libxxhash-dev libinih-dev libzstd-dev libhiredis-dev libsodium-dev
       ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze-intel-gpu1 intel-ocloc libze1 libze-dev
       python3 python3-venv python3-pip ca-certificates procps util-linux gawk"
