@@ -480,7 +480,32 @@ struct ze_call {
 	struct ze_request req;
 	ze_module_handle_t *module;
 	ze_module_build_log_handle_t *log;
+	ze_result_t failed;  /* the build failed: store a failure record */
+	char *failed_log;    /* and its build log (malloc'd), or NULL */
+	size_t failed_log_size;
+	ze_result_t answer;  /* what a hit returns (a replayed failure's result) */
 };
+
+/* A failure record (the payload of an entry whose build failed): this magic,
+ * the result (4 bytes, little-endian) and the build log's text.  Native
+ * binaries are ELF files, so no stored binary starts with it. */
+static const char failure_magic[8] = { 'J', 'C', 'Z', 'E', 'F', 'A', 'I', 'L' };
+#define FAILURE_HEAD 12
+
+/* The text of a build log, malloc'd (*size with its NUL), or NULL. */
+static char *log_text(const struct ze_fns *fn, ze_module_build_log_handle_t log, size_t *size)
+{
+	*size = 0;
+	if (!log || !fn->build_log_get_string ||
+	    fn->build_log_get_string(log, size, NULL) != ZE_RESULT_SUCCESS || *size == 0)
+		return NULL;
+	char *text = malloc(*size);
+	if (text && fn->build_log_get_string(log, size, text) != ZE_RESULT_SUCCESS) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
 
 /* 1 if the log says the driver recompiled the module (compile_once.h). */
 static int recompiled_from_ir(const struct ze_fns *fn, ze_module_build_log_handle_t log)
@@ -495,13 +520,39 @@ static int recompiled_from_ir(const struct ze_fns *fn, ze_module_build_log_handl
 	return found;
 }
 
+/* A failure record: the build failed with this result the first time, and
+ * fails the same way now, without compiling.  Only for a caller that asked
+ * for no build log: a log handle is the driver's object, which jitcache
+ * cannot make with the recorded text, so a caller that wants the log gets
+ * the driver's own compile (and its log), as without jitcache. */
+static enum jc_load load_failure(struct ze_call *c, const struct jc_entry *e)
+{
+	const uint8_t *p = e->data;
+	uint32_t result = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 |
+			  (uint32_t)p[11] << 24;
+	if (c->log) {
+		jc_log(JC_LOG_DEBUG, "%s: %s is a failed build (0x%x), compiled again: the caller "
+		       "asks for its build log", c->door->name, c->once.hex, result);
+		return JC_LOAD_FAILED;
+	}
+	if (result == ZE_RESULT_SUCCESS)
+		return JC_LOAD_REJECTED;
+	c->answer = (ze_result_t)result;
+	jc_cache_count_failure_hit(c->once.cache);
+	jc_log(JC_LOG_DEBUG, "%s: hit, a failed build (0x%x) replayed from %s", c->door->name,
+	       result, c->once.hex);
+	return JC_LOADED;
+}
+
 /* Create the module from a stored native binary.  The application's build
  * log, if it asked for one, is the native load's own.  A binary the driver
  * refuses, or recompiles from its IR, is rejected, and the module is
  * compiled from SPIR-V (the driver's own result for the request). */
 static enum jc_load load_native(void *call, const struct jc_entry *e)
 {
-	const struct ze_call *c = call;
+	struct ze_call *c = call;
+	if (e->size >= FAILURE_HEAD && memcmp(e->data, failure_magic, 8) == 0)
+		return load_failure(c, e);
 	ze_module_desc_t native = {
 		.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
 		.format = ZE_MODULE_FORMAT_NATIVE,
@@ -537,20 +588,47 @@ static enum jc_load load_native(void *call, const struct jc_entry *e)
 	return JC_LOAD_REJECTED;
 }
 
+/* The application's own compile.  A build that fails (a compile error, not
+ * a lack of memory or a lost device) is a fact about the key, stored as a
+ * failure record with its log, read from the caller's log handle or from
+ * one asked for here and destroyed. */
 static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 {
-	const struct ze_call *c = call;
-	ze_result_t r = c->door->create(c->context, c->device, c->desc, c->module, c->log);
+	struct ze_call *c = call;
+	ze_module_build_log_handle_t own = NULL;
+	int read_log = c->fn->build_log_get_string && c->fn->build_log_destroy;
+	ze_result_t r = c->door->create(c->context, c->device, c->desc, c->module,
+					c->log ? c->log : read_log ? &own : NULL);
 	*built = r == ZE_RESULT_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
-	if (r != ZE_RESULT_SUCCESS)
+	if (r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE) {
+		c->failed = r;
+		c->failed_log = log_text(c->fn, c->log ? *c->log : own, &c->failed_log_size);
+		*built = JC_BUILT_NOW;
+	} else if (r != ZE_RESULT_SUCCESS) {
 		jc_log(JC_LOG_DEBUG, "%s: build failed (0x%x); nothing stored", c->door->name,
 		       (unsigned)r);
+	}
+	if (own)
+		c->fn->build_log_destroy(own);
 	return (int)r;
 }
 
 static int export_native(void *call, void **bytes, size_t *size)
 {
 	const struct ze_call *c = call;
+	if (c->failed) {
+		uint8_t *record = malloc(FAILURE_HEAD + c->failed_log_size);
+		if (!record)
+			return -1;
+		memcpy(record, failure_magic, 8);
+		for (int i = 0; i < 4; i++)
+			record[8 + i] = (uint8_t)((uint32_t)c->failed >> (8 * i));
+		if (c->failed_log_size)
+			memcpy(record + FAILURE_HEAD, c->failed_log, c->failed_log_size);
+		*bytes = record;
+		*size = FAILURE_HEAD + c->failed_log_size;
+		return 0;
+	}
 	uint8_t *binary = NULL;
 	*size = 0;
 	if (c->fn->get_native_binary(*c->module, size, NULL) == ZE_RESULT_SUCCESS && *size)
@@ -567,8 +645,13 @@ static int export_native(void *call, void **bytes, size_t *size)
 static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
 {
 	const struct ze_call *c = call;
-	jc_log(JC_LOG_DEBUG, "%s: miss, compiled in %.3f s, stored %zu bytes as %s",
-	       c->door->name, (double)compile_ns / 1e9, size, c->once.hex);
+	if (c->failed)
+		jc_log(JC_LOG_DEBUG, "%s: miss, build failed (0x%x) in %.3f s, stored as a failure "
+		       "record (%zu bytes) as %s", c->door->name, (unsigned)c->failed,
+		       (double)compile_ns / 1e9, size, c->once.hex);
+	else
+		jc_log(JC_LOG_DEBUG, "%s: miss, compiled in %.3f s, stored %zu bytes as %s",
+		       c->door->name, (double)compile_ns / 1e9, size, c->once.hex);
 }
 
 /* The device as the recipe records it (not part of any key). */
@@ -591,6 +674,8 @@ static int recipe(void *call, void **bytes, size_t *size)
 {
 	const struct ze_call *c = call;
 	uint32_t n = c->req.count;
+	if (c->failed) /* a failure record needs no replay */
+		return -1;
 	uint32_t **sizes = calloc(n, sizeof *sizes);
 	int ok = sizes != NULL;
 	for (uint32_t i = 0; ok && i < n; i++) {
@@ -650,7 +735,8 @@ static ze_result_t module_create(struct ze_door *door, ze_context_handle_t conte
 		jc_cache_count_pass(c.once.cache, native ? JC_PASS_NATIVE : JC_PASS_NOT_KEYABLE);
 		r = door->create(context, device, desc, module, log);
 	} else
-		r = jc_compile_once(&c.once, &status) ? ZE_RESULT_SUCCESS : (ze_result_t)status;
+		r = jc_compile_once(&c.once, &status) ? c.answer : (ze_result_t)status;
+	free(c.failed_log);
 	request_free(&c.req);
 	jc_leave();
 	return r;
