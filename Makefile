@@ -78,7 +78,7 @@ REPLAY_BIN := $(BUILD)/jitcache-replay
 # (tests/testbed/sycl-env.sh, make testbed-sycl).
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
-.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install \
+.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax
 
@@ -200,7 +200,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax wheel ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -315,6 +315,10 @@ $(BUILD)/examples/onednn_sycl: examples/sycl/onednn.c
 $(BUILD)/examples/libtrace.so: examples/sycl/trace.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -Wall -Werror -shared -fPIC -fvisibility=hidden -o $@ $< -ldl
+
+wheel: ## build dist/jitcache-VERSION-py3-none-manylinux_*.whl: the library and the command, for pip
+	$(MAKE) BUILD=build-wheel CFLAGS=-O2 lib admin
+	./packaging/wheel/make-wheel.sh build-wheel $(VERSION) dist
 
 install: all ## install to $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)

@@ -1,0 +1,3 @@
+from jitcache.cli import main
+
+main()

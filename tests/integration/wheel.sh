@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The Python wheel (`make wheel`: dist/jitcache-VERSION-py3-none-manylinux_*.whl)
+# installed as pip users install it:
+#   - in a fresh venv: `jitcache` is the command, its library and tools come
+#     from the package (nothing from the checkout), and a Level Zero program
+#     (simulated Arc) and an OpenCL program (PoCL) cache cold -> warm;
+#     `pip uninstall` leaves the venv as it was;
+#   - the library needs nothing from the host but glibc (auditwheel's tag);
+#   - inside the test bed (Python 3.14, glibc 2.43, Intel's 2026 driver);
+#   - beside Intel's SYCL wheels, in the venv of `make sycl-env` with dpctl
+#     and dpnp: the SYCL workload hits on its second run; uninstalled after.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash"
+need_ze
+WHEEL=$(ls "$ROOT"/dist/jitcache-*-py3-none-manylinux_*_x86_64.whl 2>/dev/null | tail -n 1)
+[ -n "$WHEEL" ] || { check "dist/ holds the wheel (make wheel)" false; finish; exit; }
+unset JITCACHE_LIB JITCACHE_ADMIN # the installed command must find its own
+check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+cp "$ROOT/tests/integration/compute.cl" "$T/k.cl"
+CLB=$B/tests/cl_build
+
+python3 -m venv "$T/venv" >"$T/venv.log" 2>&1
+listing() { find "$1" -path '*/__pycache__' -prune -o -print | sort; }
+listing "$T/venv" >"$T/before.txt"
+"$T/venv/bin/pip" install -q --no-index "$WHEEL" >"$T/pip.log" 2>&1
+check "pip installs the wheel into a fresh venv" test -x "$T/venv/bin/jitcache"
+check "jitcache --version from the wheel" "$T/venv/bin/jitcache" --version
+site=$("$T/venv/bin/python" -c 'import jitcache, os; print(os.path.dirname(jitcache.__file__))')
+check "its library is the package's, needing only glibc beside its vendored libraries" \
+	sh -c "ldd '$site/lib/libjitcache.so' | grep '=>' | grep -v -e 'jitcache.libs/' -e 'libc.so' -e 'libm.so' -e 'ld-linux' -e 'libpthread' -e 'libdl' -e 'librt' | grep -q . && exit 1 || exit 0"
+export JITCACHE_LOG=info
+for r in cold warm; do
+	JITCACHE_DIR=$T/c-ze "$T/venv/bin/jitcache" run -- "$CLIENT" link "$T/reduce.spv" >"$T/ze-$r.out" 2>&1
+	JITCACHE_DIR=$T/c-cl POCL_KERNEL_CACHE=0 "$T/venv/bin/jitcache" run -- \
+		"$CLB" --platform Portable --source "$T/k.cl" --options -DSCALE=2.0f >"$T/cl-$r.out" 2>&1
+done
+check "Level Zero: cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/ze-cold.out"
+check "Level Zero: warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/ze-warm.out"
+check "OpenCL (PoCL): cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/cl-cold.out"
+check "OpenCL (PoCL): warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/cl-warm.out"
+check "jitcache stats through the wheel's admin tool" \
+	sh -c "JITCACHE_DIR='$T/c-ze' '$T/venv/bin/jitcache' stats | grep -Eq '^hits +1'"
+"$T/venv/bin/pip" uninstall -q -y jitcache >>"$T/pip.log" 2>&1
+listing "$T/venv" >"$T/after.txt"
+check "pip uninstall leaves the venv as it was" diff "$T/before.txt" "$T/after.txt"
+
+# ---- the test bed: Python 3.14, glibc 2.43, Intel's 2026 driver -------------------------
+SID=${MODERN_BUILD:-$B-sid}
+if [ -x "$SID/tests/ze_client" ] && "$ROOT/tests/testbed/run" true 2>/dev/null; then
+	cat >"$T/sid.sh" <<SID
+set -u
+cd "$T"
+python3 -m venv "$T/sid-venv" >/dev/null 2>&1 && "$T/sid-venv/bin/pip" install -q --no-index "$WHEEL" || exit 3
+python3 --version; ldd --version | head -n 1
+. "$ROOT/tests/lib.sh" >/dev/null 2>&1 || true
+export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2 UseAubStream=0 \\
+	HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 OverrideMaxWorkgroupSize=1024 \\
+	NEO_CACHE_PERSISTENT=0 JITCACHE_LOG=info JITCACHE_DIR="$T/c-sid" JITCACHE_CONFIG=/dev/null
+unset JITCACHE_LIB JITCACHE_ADMIN LD_LIBRARY_PATH
+for r in cold warm; do "$T/sid-venv/bin/jitcache" run -- "$SID/tests/ze_client" link "$T/reduce.spv" >"$T/sid-\$r.out" 2>&1; done
+"$T/sid-venv/bin/pip" uninstall -q -y jitcache
+SID
+	"$ROOT/tests/testbed/run" bash "$T/sid.sh" >"$T/sid.out" 2>&1
+	check "test bed: the wheel installs and runs ($(head -n 2 "$T/sid.out" | tr '\n' ' '))" \
+		grep -q '^Python 3' "$T/sid.out"
+	check "test bed: Level Zero cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/sid-cold.out"
+	check "test bed: Level Zero warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/sid-warm.out"
+else
+	skip "no test bed or no build in it ($SID): the wheel is not tried there"
+fi
+
+# ---- beside Intel's SYCL wheels -----------------------------------------------------------
+VENV=$ROOT/.venv-sycl
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import dpctl, dpnp' 2>/dev/null; then
+	listing "$VENV" >"$T/sycl-before.txt"
+	"$VENV/bin/pip" install -q --no-index "$WHEEL" >>"$T/pip.log" 2>&1
+	check "beside dpctl and dpnp: pip installs the wheel into their venv" test -x "$VENV/bin/jitcache"
+	for r in cold warm; do
+		JITCACHE_DIR=$T/c-sycl "$VENV/bin/jitcache" run -- "$ROOT/examples/sycl/run.sh" opencl:cpu \
+			--kernels 4 >"$T/sycl-$r.out" 2>&1
+	done
+	check "beside SYCL: the workload runs" grep -q '^time to last result' "$T/sycl-warm.out"
+	check "beside SYCL: cold stores" grep -Eq '^jitcache: 0 hits, [1-9][0-9]* misses' "$T/sycl-cold.out"
+	check "beside SYCL: warm hits, no miss" grep -Eq '^jitcache: [1-9][0-9]* hits, 0 misses' "$T/sycl-warm.out"
+	"$VENV/bin/pip" uninstall -q -y jitcache >>"$T/pip.log" 2>&1
+	listing "$VENV" >"$T/sycl-after.txt"
+	check "beside SYCL: uninstalled, their venv as it was" diff "$T/sycl-before.txt" "$T/sycl-after.txt"
+else
+	skip "no SYCL venv ($VENV: make sycl-env): the wheel is not tried beside it"
+fi
+finish
