@@ -19,6 +19,7 @@ DESTDIR    ?=
 LIBDIR     ?= $(PREFIX)/lib
 BINDIR     ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/jitcache
+MANDIR     ?= $(PREFIX)/share/man
 
 CC       ?= cc
 V        ?=
@@ -78,11 +79,11 @@ REPLAY_BIN := $(BUILD)/jitcache-replay
 # (tests/testbed/sycl-env.sh, make testbed-sycl).
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
-.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel \
+.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax
 
-all: lib admin ## build the library and the admin tool (needs only the library's own dependencies)
+all: lib admin man ## build the library, the admin tool and the man page (needs only the library's own dependencies)
 
 lib: $(BUILD)/$(LIBNAME) ## build build/libjitcache.so only
 
@@ -316,26 +317,40 @@ $(BUILD)/examples/libtrace.so: examples/sycl/trace.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -Wall -Werror -shared -fPIC -fvisibility=hidden -o $@ $< -ldl
 
+man: $(BUILD)/jitcache.1 ## the man page jitcache(1), generated from the commands' help and the settings table
+
+$(BUILD)/jitcache.1: packaging/man/jitcache.1.in packaging/man/make-man.sh $(ADMIN_BIN)
+	$(Q)./packaging/man/make-man.sh $(ADMIN_BIN) $(VERSION) < $< > $@.tmp && mv $@.tmp $@
+
 wheel: ## build dist/jitcache-VERSION-py3-none-manylinux_*.whl: the library and the command, for pip
-	$(MAKE) BUILD=build-wheel CFLAGS=-O2 lib admin
+	$(MAKE) BUILD=build-wheel CFLAGS=-O2 lib admin man
 	./packaging/wheel/make-wheel.sh build-wheel $(VERSION) dist
 
-install: all ## install to $(DESTDIR)$(PREFIX)
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
-	install -m 0755 $(BUILD)/$(LIBNAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME).$(VERSION)
-	ln -sf $(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME)
-	install -m 0755 $(ADMIN_BIN) $(DESTDIR)$(LIBEXECDIR)/jitcache-admin
-	install -m 0755 $(REPLAY_BIN) $(DESTDIR)$(LIBEXECDIR)/jitcache-replay
-	sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(LIBNAME)|' \
-	    -e 's|^JITCACHE_ADMIN_DEFAULT=.*|JITCACHE_ADMIN_DEFAULT=$(LIBEXECDIR)/jitcache-admin|' \
-	    bin/jitcache > $(DESTDIR)$(BINDIR)/jitcache
-	chmod 0755 $(DESTDIR)$(BINDIR)/jitcache
+# packaging/files.list says what is installed where (the wheel reads it too).
+FILES_LIST := grep -v '^\#' packaging/files.list | grep . | sed 's|BUILD/|$(BUILD)/|'
+dest_of = case $$kind in lib) d=$(LIBDIR) ;; libexec) d=$(LIBEXECDIR) ;; bin) d=$(BINDIR) ;; \
+	  man1) d=$(MANDIR)/man1 ;; *) echo "packaging/files.list: unknown kind $$kind" >&2; exit 1 ;; esac
+
+install: all ## install to $(DESTDIR)$(PREFIX) what packaging/files.list names
+	$(FILES_LIST) | while read -r kind src name; do \
+	  $(dest_of); install -d $(DESTDIR)$$d || exit 1; \
+	  case $$kind in \
+	  lib) install -m 0755 $$src $(DESTDIR)$$d/$$name.$(VERSION) && \
+	       ln -sf $$name.$(VERSION) $(DESTDIR)$$d/$$name.$(SONAME_MAJOR) && \
+	       ln -sf $$name.$(SONAME_MAJOR) $(DESTDIR)$$d/$$name ;; \
+	  bin) sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(LIBNAME)|' \
+	           -e 's|^JITCACHE_ADMIN_DEFAULT=.*|JITCACHE_ADMIN_DEFAULT=$(LIBEXECDIR)/jitcache-admin|' \
+	           $$src > $(DESTDIR)$$d/$$name && chmod 0755 $(DESTDIR)$$d/$$name ;; \
+	  man1) install -m 0644 $$src $(DESTDIR)$$d/$$name ;; \
+	  *) install -m 0755 $$src $(DESTDIR)$$d/$$name ;; \
+	  esac || exit 1; \
+	done
 
 uninstall: ## remove what `make install` put in place
-	rm -f $(DESTDIR)$(LIBDIR)/$(LIBNAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBNAME) \
-	      $(DESTDIR)$(BINDIR)/jitcache $(DESTDIR)$(LIBEXECDIR)/jitcache-admin \
-	      $(DESTDIR)$(LIBEXECDIR)/jitcache-replay
+	$(FILES_LIST) | while read -r kind src name; do \
+	  $(dest_of); rm -f $(DESTDIR)$$d/$$name; \
+	  [ $$kind = lib ] && rm -f $(DESTDIR)$$d/$$name.$(VERSION) $(DESTDIR)$$d/$$name.$(SONAME_MAJOR); \
+	done; true
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean: ## remove build outputs

@@ -37,14 +37,15 @@ static void usage(FILE *out)
 	      out);
 	jc_warm_usage(out);
 	fputs(	      "       jitcache config                every effective setting and where it came from\n"
-	      "       jitcache settings [--markdown] every setting, its default and variable\n"
+	      "       jitcache settings [--markdown | --man]\n"
+	      "                                      every setting, its default and variable\n"
 	      "       jitcache --help | --version\n"
 	      "\n"
 	      "Settings: the first ini file found of $JITCACHE_CONFIG,\n"
 	      "$XDG_CONFIG_HOME/jitcache/jitcache.ini (else ~/.config/jitcache/jitcache.ini)\n"
 	      "and /etc/jitcache.ini, overridden by the environment:\n",
 	      out);
-	jc_config_help(out, 0);
+	jc_config_help(out, JC_HELP_TEXT);
 }
 
 static int bad_usage(const char *why)
@@ -355,9 +356,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "settings")) {
-		if (argc > 2 && strcmp(argv[2], "--markdown") != 0)
-			return bad_usage("settings takes only --markdown");
-		jc_config_help(stdout, argc > 2);
+		int format = JC_HELP_TEXT;
+		if (argc > 2 && !strcmp(argv[2], "--markdown"))
+			format = JC_HELP_MARKDOWN;
+		else if (argc > 2 && !strcmp(argv[2], "--man"))
+			format = JC_HELP_MAN;
+		else if (argc > 2)
+			return bad_usage("settings takes only --markdown or --man");
+		jc_config_help(stdout, format);
 		return 0;
 	}
 	if (!strcmp(argv[1], "keygen")) {

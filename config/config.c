@@ -468,13 +468,44 @@ static void help_markdown(FILE *out, const char *sec, const char *name, const ch
 		*def ? def : none, *def ? "`" : "", help);
 }
 
-void jc_config_help(FILE *out, int markdown)
+/* One .TP entry of the man page's SETTINGS section; the text escaped for
+ * groff (backslashes, and a line starting with a dot or quote). */
+static void man_escaped(FILE *out, const char *s)
 {
-	if (markdown)
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", out);
+		else if (*s == '-')
+			fputs("\\-", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void help_man(FILE *out, const char *sec, const char *name, const char *form,
+		     const char *def, const char *env, const char *help)
+{
+	fprintf(out, ".TP\n.BR %s =\\fI%s\\fR\n", env, form);
+	fprintf(out, "ini: \\fB[%s] %s\\fR", sec, name);
+	if (*def) {
+		fputs("; default: \\fB", out);
+		man_escaped(out, def);
+		fputs("\\fR", out);
+	}
+	fputs("\n.br\n\\&", out);
+	man_escaped(out, help);
+	fputc('\n', out);
+}
+
+void jc_config_help(FILE *out, int format)
+{
+	if (format == JC_HELP_MARKDOWN)
 		fputs("| variable | ini name | default | meaning |\n|---|---|---|---|\n", out);
 #define X(sec, nm, kind, field, def, env, help)                                  \
-	if (markdown)                                                            \
+	if (format == JC_HELP_MARKDOWN)                                          \
 		help_markdown(out, #sec, #nm, def, env, help);                   \
+	else if (format == JC_HELP_MAN)                                          \
+		help_man(out, #sec, #nm, JC_FORM_##kind, def, env, help);        \
 	else                                                                     \
 		help_text(out, #sec, #nm, JC_FORM_##kind, def, env, help);
 	JC_SETTINGS(X)

@@ -126,9 +126,10 @@ int jc_config_parse_bool(const char *text, int *out, const char **why);
 void jc_config_show(const struct jc_config *cfg, FILE *out);
 
 /* Every setting with its environment variable, ini name, default and help,
- * straight from JC_SETTINGS: as text for --help, or as the Markdown table of
- * the README (markdown != 0). */
-void jc_config_help(FILE *out, int markdown);
+ * straight from JC_SETTINGS: as text for --help, as the Markdown table of
+ * docs/configuration.md, or as the SETTINGS entries of the man page. */
+enum { JC_HELP_TEXT, JC_HELP_MARKDOWN, JC_HELP_MAN };
+void jc_config_help(FILE *out, int format);
 
 /* Sizes the way settings write them.  jc_config_size_text: exactly, so that it
  * reads back to the same value ("4G", "1536M", else plain bytes "1000").

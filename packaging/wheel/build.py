@@ -25,11 +25,15 @@ def main():
         ("jitcache/__init__.py", os.path.join(HERE, "jitcache/__init__.py"), False),
         ("jitcache/cli.py", os.path.join(HERE, "jitcache/cli.py"), False),
         ("jitcache/__main__.py", os.path.join(HERE, "jitcache/__main__.py"), False),
-        ("jitcache/bin/jitcache", os.path.join(ROOT, "bin/jitcache"), True),
-        ("jitcache/lib/libjitcache.so", os.path.join(build, "libjitcache.so"), True),
-        ("jitcache/libexec/jitcache-admin", os.path.join(build, "jitcache-admin"), True),
-        ("jitcache/libexec/jitcache-replay", os.path.join(build, "jitcache-replay"), True),
     ]
+    # What `make install` installs, from the same list, into the package.
+    where = {"lib": "lib", "libexec": "libexec", "bin": "bin", "man1": "share/man/man1"}
+    for line in open(os.path.join(ROOT, "packaging/files.list")):
+        if line.startswith("#") or not line.strip():
+            continue
+        kind, src, installed = line.split()
+        src = os.path.join(build, src[len("BUILD/"):]) if src.startswith("BUILD/") else os.path.join(ROOT, src)
+        files.append((f"jitcache/{where[kind]}/{installed}", src, kind != "man1"))
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     meta = {
         f"{name}.dist-info/METADATA": (

@@ -97,4 +97,22 @@ check "README and docs/: every relative link and anchor resolves ($(tail -n 1 "$
 	grep -q '^0 broken$' "$T/links"
 grep -v '^0 broken$' "$T/links" | head -n 10
 
+# The man page (make man: packaging/man/jitcache.1.in filled from the code)
+# renders without a warning and has every setting and command.
+MAN=$B/jitcache.1
+if [ -s "$MAN" ] && command -v man >/dev/null; then
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$MAN" >"$T/man.txt" 2>"$T/man.err"
+	check "man page: renders ($(wc -l <"$T/man.txt") lines)" test -s "$T/man.txt"
+	check "man page: no groff warning" test ! -s "$T/man.err"
+	while IFS='|' read -r sec name kind def env; do
+		check "man page: $env ([$sec] $name${def:+, default $def})" \
+			sh -c "grep -q '^       $env=' '$T/man.txt' && grep -qF '[$sec] $name' '$T/man.txt'"
+	done <"$T/table"
+	for cmd in run stats verify trim clear export import keygen warm config settings; do
+		check "man page: the $cmd command" grep -q "^       jitcache $cmd" "$T/man.txt"
+	done
+else
+	check "man page built ($MAN: make man) and man installed" false
+fi
+
 finish
