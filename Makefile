@@ -79,7 +79,7 @@ REPLAY_BIN := $(BUILD)/jitcache-replay
 # (tests/testbed/sycl-env.sh, make testbed-sycl).
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
-.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man \
+.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man deb debroot \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax
 
@@ -201,7 +201,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax wheel ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax wheel deb debroot ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -322,6 +322,17 @@ man: $(BUILD)/jitcache.1 ## the man page jitcache(1), generated from the command
 $(BUILD)/jitcache.1: packaging/man/jitcache.1.in packaging/man/make-man.sh $(ADMIN_BIN)
 	$(Q)./packaging/man/make-man.sh $(ADMIN_BIN) $(VERSION) < $< > $@.tmp && mv $@.tmp $@
 
+# A clean Debian 12 chroot (as the test bed is made) where the package's
+# test installs it: the drivers and loaders, nothing of jitcache.
+DEBROOT := /var/tmp/jitcache-deb12
+debroot: deps ## create or update the clean Debian 12 chroot of the package's install test
+	JITCACHE_TESTBED=$(DEBROOT) JITCACHE_TESTBED_SUITE=bookworm \
+	JITCACHE_TESTBED_PKGS="ocl-icd-libopencl1 pocl-opencl-icd intel-opencl-icd libze1 libinih1 libzstd1 man-db ca-certificates" \
+	./tests/testbed/setup.sh
+
+deb: ## build dist/jitcache_VERSION-1_amd64.deb with debhelper (packaging/debian), checked by lintian
+	./packaging/debian/make-deb.sh $(VERSION) dist
+
 wheel: ## build dist/jitcache-VERSION-py3-none-manylinux_*.whl: the library and the command, for pip
 	$(MAKE) BUILD=build-wheel CFLAGS=-O2 lib admin man
 	./packaging/wheel/make-wheel.sh build-wheel $(VERSION) dist
@@ -338,7 +349,7 @@ install: all ## install to $(DESTDIR)$(PREFIX) what packaging/files.list names
 	  lib) install -m 0755 $$src $(DESTDIR)$$d/$$name.$(VERSION) && \
 	       ln -sf $$name.$(VERSION) $(DESTDIR)$$d/$$name.$(SONAME_MAJOR) && \
 	       ln -sf $$name.$(SONAME_MAJOR) $(DESTDIR)$$d/$$name ;; \
-	  bin) sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(LIBNAME)|' \
+	  bin) sed -e 's|^JITCACHE_LIB_DEFAULT=.*|JITCACHE_LIB_DEFAULT=$(LIBDIR)/$(SONAME)|' \
 	           -e 's|^JITCACHE_ADMIN_DEFAULT=.*|JITCACHE_ADMIN_DEFAULT=$(LIBEXECDIR)/jitcache-admin|' \
 	           $$src > $(DESTDIR)$$d/$$name && chmod 0755 $(DESTDIR)$$d/$$name ;; \
 	  man1) install -m 0644 $$src $(DESTDIR)$$d/$$name ;; \

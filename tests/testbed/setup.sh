@@ -15,6 +15,9 @@
 #          overrides it.
 # Stamp:   $TESTBED/.jitcache-testbed lists the packages installed; a change
 #          of the list below installs the difference (apt-get install).
+# Other:   JITCACHE_TESTBED_SUITE (default sid) and JITCACHE_TESTBED_PKGS
+#          (default the list below) make another chroot the same way (make
+#          debroot: a clean Debian 12 for the package's install test).
 # Exit status 0 when the test bed is ready; otherwise one line saying why.
 set -eu
 TESTBED=${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}
@@ -26,7 +29,8 @@ PKGS="gcc make libc6-dev pkg-config libxxhash-dev libinih-dev libzstd-dev libhir
       ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze-intel-gpu1 intel-ocloc libze1 libze-dev
       python3 python3-venv python3-pip ca-certificates procps util-linux gawk"
-PKGS=$(echo $PKGS)
+PKGS=$(echo ${JITCACHE_TESTBED_PKGS:-$PKGS})
+SUITE=${JITCACHE_TESTBED_SUITE:-sid}
 
 if [ "$(id -u)" -ne 0 ]; then
 	exec sudo -E "$0" "$@"
@@ -65,14 +69,14 @@ MIRROR=$(mirror)
 if [ ! -x "$TESTBED/usr/bin/apt-get" ]; then
 	command -v debootstrap >/dev/null || {
 		echo "testbed: debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
-	echo "testbed: debootstrap --variant=minbase sid $TESTBED $MIRROR"
+	echo "testbed: debootstrap --variant=minbase $SUITE $TESTBED $MIRROR"
 	rm -rf "$TESTBED.partial"
-	debootstrap --variant=minbase sid "$TESTBED.partial" "$MIRROR" >"$TESTBED.log" 2>&1 || {
+	debootstrap --variant=minbase "$SUITE" "$TESTBED.partial" "$MIRROR" >"$TESTBED.log" 2>&1 || {
 		echo "testbed: debootstrap failed (last lines of $TESTBED.log):"; tail -n 5 "$TESTBED.log"; exit 1; }
 	rm -rf "$TESTBED"
 	mv "$TESTBED.partial" "$TESTBED"
 fi
-echo "deb $MIRROR sid main" > "$TESTBED/etc/apt/sources.list"
+echo "deb $MIRROR $SUITE main" > "$TESTBED/etc/apt/sources.list"
 cp -L /etc/resolv.conf "$TESTBED/etc/resolv.conf" 2>/dev/null || true
 # Keep downloaded .debs out of the test bed (smaller; nothing is reused).
 # The archive may be a frozen snapshot whose Release file has passed its

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The Debian package (`make deb`: dist/jitcache_VERSION-1_amd64.deb) in a
+# clean Debian 12 chroot (`make debroot`: debootstrap, as the test bed is
+# made, with only the drivers and loaders): `apt-get install ./...deb`, then
+# a Level Zero program (simulated Arc) and an OpenCL program (PoCL) run cold
+# -> warm through the installed `jitcache`; the man page and the conffile
+# /etc/jitcache.ini are there; `apt-get remove` takes the library and
+# command and keeps the conffile, `purge` takes it too, and the chroot's
+# files are then exactly what they were before.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash"
+need_ze
+DEBROOT=${JITCACHE_DEBROOT:-/var/tmp/jitcache-deb12}
+DEB=$(ls "$ROOT"/dist/jitcache_*_amd64.deb 2>/dev/null | tail -n 1)
+[ -n "$DEB" ] || { check "dist/ holds the package (make deb)" false; finish; exit; }
+if ! JITCACHE_TESTBED=$DEBROOT "$ROOT/tests/testbed/run" true 2>/dev/null; then
+	check "the clean Debian 12 chroot is there (make debroot)" false; finish; exit
+fi
+check "SPIR-V built with ocloc (on the host)" spirv reduce "$KERNELS/reduce.cl"
+cp "$ROOT/tests/integration/compute.cl" "$T/k.cl"
+chmod -R a+rX "$T"
+cat >"$T/in.sh" <<SH
+set -u
+export DEBIAN_FRONTEND=noninteractive
+unset JITCACHE_LIB JITCACHE_ADMIN JITCACHE_CONFIG
+snapshot() { find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /var/cache \\
+	-o -path /var/log -o -path /var/lib/apt/lists -o -path "$ROOT" -o -path /run \\) -prune -o -print | sort; }
+dpkg --purge jitcache >/dev/null 2>&1 # a run cut short before
+snapshot >"$T/before.txt"
+apt-get install -y -qq "$DEB" >"$T/apt-install.log" 2>&1; echo "install \$?"
+echo "version \$(jitcache --version)"
+echo "lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache.so.1 2>/dev/null)"
+echo "conffile \$(dpkg-query -W -f='\${Conffiles}' jitcache | awk '{print \$1}')"
+MANWIDTH=80 man jitcache 2>/dev/null | grep -q 'JITCACHE_DIR=' && echo "man ok"
+export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2 OverrideMaxWorkgroupSize=256
+export JITCACHE_LOG=info JITCACHE_DIR="$T/c" POCL_KERNEL_CACHE=0 HOME="$T"
+cd "$T"
+for r in cold warm; do
+	jitcache run -- "$CLIENT" link "$T/reduce.spv" >"$T/ze-\$r.out" 2>&1
+	jitcache run -- "$B/tests/cl_build" --platform Portable --source "$T/k.cl" --options -DSCALE=3.0f >"$T/cl-\$r.out" 2>&1
+done
+apt-get remove -y -qq jitcache >"$T/apt-remove.log" 2>&1; echo "remove \$?"
+echo "after remove: lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache.so* 2>/dev/null | wc -l) bin \$(ls /usr/bin/jitcache 2>/dev/null | wc -l) conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
+apt-get purge -y -qq jitcache >>"$T/apt-remove.log" 2>&1; echo "purge \$?"
+echo "after purge: conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
+snapshot >"$T/after.txt"
+SH
+JITCACHE_TESTBED=$DEBROOT "$ROOT/tests/testbed/run" env -u LD_LIBRARY_PATH bash "$T/in.sh" >"$T/in.out" 2>&1
+check "apt-get install ./$(basename "$DEB") in a clean Debian 12 chroot" grep -q '^install 0$' "$T/in.out"
+check "installed: jitcache --version" grep -q '^version jitcache ' "$T/in.out"
+check "installed: the library in the multiarch directory, under its soname" \
+	grep -q '^lib /usr/lib/x86_64-linux-gnu/libjitcache.so.1$' "$T/in.out"
+check "installed: /etc/jitcache.ini is a conffile" grep -q '^conffile /etc/jitcache.ini$' "$T/in.out"
+check "installed: man jitcache" grep -q '^man ok$' "$T/in.out"
+check "Level Zero: cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/ze-cold.out"
+check "Level Zero: warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/ze-warm.out"
+check "OpenCL (PoCL): cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/cl-cold.out"
+check "OpenCL (PoCL): warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/cl-warm.out"
+check "apt-get remove: library and command gone, the conffile kept" \
+	grep -q '^after remove: lib 0 bin 0 conffile 1$' "$T/in.out"
+check "apt-get purge: the conffile gone too" grep -q '^after purge: conffile 0$' "$T/in.out"
+check "purged: the chroot's files as they were before the install" diff "$T/before.txt" "$T/after.txt"
+finish
