@@ -31,7 +31,6 @@
 
 static void track(cl_program program, struct jc_cl_input *input, int ok)
 {
-	jc_clmap_sweep();
 	if (ok && !jc_runtime_config()->recipes) {
 		free(input->text); /* kept for recipes only */
 		input->text = NULL;

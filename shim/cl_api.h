@@ -71,6 +71,7 @@ typedef void(CL_CALLBACK *jc_cl_notify_fn)(cl_program, void *);
 	  (cl_program, cl_uint, cl_kernel *, cl_uint *), 1)                       \
 	X(clGetKernelInfo, cl_int,                                                \
 	  (cl_kernel, cl_kernel_info, size_t, void *, size_t *), 1)               \
+	X(clRetainKernel, cl_int, (cl_kernel), 1)                                 \
 	X(clReleaseKernel, cl_int, (cl_kernel), 1)                                \
 	X(clGetContextInfo, cl_int,                                               \
 	  (cl_context, cl_context_info, size_t, void *, size_t *), 1)             \
@@ -84,7 +85,8 @@ typedef void(CL_CALLBACK *jc_cl_notify_fn)(cl_program, void *);
 	X(clCreateProgramWithIL, cl_program,                                      \
 	  (cl_context, const void *, size_t, cl_int *), 0)                        \
 	X(clSetProgramSpecializationConstant, cl_int,                             \
-	  (cl_program, cl_uint, size_t, const void *), 0)
+	  (cl_program, cl_uint, size_t, const void *), 0)                         \
+	X(clCloneKernel, cl_kernel, (cl_kernel, cl_int *), 0)
 
 struct jc_cl_real {
 #define X(name, ret, params, required) ret(CL_API_CALL *name) params;

@@ -25,8 +25,7 @@ JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
 	if (!jc_enter())
 		return cl->clCreateKernel(program, kernel_name, errcode_ret);
 	cl_kernel kernel = cl->clCreateKernel(jc_clmap_target(program), kernel_name, errcode_ret);
-	if (kernel)
-		jc_clmap_kernels_made(program, 1);
+	jc_clmap_kernels_made(program, &kernel, kernel ? 1 : 0);
 	jc_leave();
 	return kernel;
 }
@@ -43,7 +42,7 @@ JC_EXPORT cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernel
 	cl_int err = cl->clCreateKernelsInProgram(jc_clmap_target(program), num_kernels, kernels,
 						  &made);
 	if (err == CL_SUCCESS && kernels)
-		jc_clmap_kernels_made(program, made);
+		jc_clmap_kernels_made(program, kernels, made < num_kernels ? made : num_kernels);
 	if (num_kernels_ret)
 		*num_kernels_ret = made;
 	jc_leave();
@@ -136,7 +135,6 @@ JC_EXPORT cl_int clReleaseProgram(cl_program program)
 	if (!jc_enter())
 		return cl->clReleaseProgram(program);
 	cl_int err = jc_clmap_release(program);
-	jc_clmap_sweep();
 	jc_leave();
 	return err;
 }
@@ -161,28 +159,47 @@ JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
 	return err;
 }
 
-/* The map counts live kernels (cl_program_map.h): a release that drops a
- * kernel's last reference destroys it, and may be the last thing keeping a
- * released program's shadow alive. */
+/* The map counts the application's references to the kernels made
+ * through its program handles (cl_program_map.h): a released program's
+ * shadow lives while the application holds one of its kernels. */
+JC_EXPORT cl_int clRetainKernel(cl_kernel kernel)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clRetainKernel(kernel);
+	cl_int err = jc_clmap_kernel_retain(kernel);
+	jc_leave();
+	return err;
+}
+
 JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
 {
 	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
-	if (jc_clmap_empty() || !jc_enter())
+	if (!jc_enter())
 		return cl->clReleaseKernel(kernel);
-	cl_uint refs = 0;
-	cl_program program = NULL;
-	if (cl->clGetKernelInfo(kernel, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS ||
-	    cl->clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL) != CL_SUCCESS)
-		refs = 0;
-	cl_int err = cl->clReleaseKernel(kernel);
-	if (err == CL_SUCCESS && refs == 1) {
-		jc_clmap_kernel_gone(program);
-		jc_clmap_sweep();
-	}
+	cl_int err = jc_clmap_kernel_release(kernel);
 	jc_leave();
 	return err;
+}
+
+JC_EXPORT cl_kernel clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl || !cl->clCloneKernel) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	if (!jc_enter())
+		return cl->clCloneKernel(source_kernel, errcode_ret);
+	cl_kernel clone = cl->clCloneKernel(source_kernel, errcode_ret);
+	jc_clmap_kernel_cloned(source_kernel, clone);
+	jc_leave();
+	return clone;
 }
 
 JC_EXPORT cl_int clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,

@@ -1,6 +1,7 @@
 /* Application program handle -> what jitcache knows of it (see
- * cl_program_map.h): two small chained hash tables, by the application's
- * handle and by the shadow's, under one mutex. */
+ * cl_program_map.h): small chained hash tables of programs, by the
+ * application's handle and by the shadow's, and of the kernels made through
+ * them, under one mutex. */
 #include "shim/cl_program_map.h"
 #include "shim/shim.h"
 
@@ -11,10 +12,19 @@
 
 #define BUCKETS 256
 
+/* A kernel made through an application's program handle, or cloned from
+ * one, and the application's own references to it. */
+struct kernel_ref {
+	cl_kernel kernel;
+	struct jc_cl_program *rec;
+	cl_uint refs;
+	struct kernel_ref *next;
+};
+
 static struct jc_cl_program *by_app[BUCKETS], *by_shadow[BUCKETS];
+static struct kernel_ref *by_kernel[BUCKETS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int records;  /* lets programs jitcache never saw skip the lock */
-static int orphans;  /* records kept only for their shadow's kernels */
 
 static unsigned bucket(const void *handle)
 {
@@ -63,6 +73,45 @@ static void unlink_app(struct jc_cl_program *rec)
 	__atomic_sub_fetch(&records, 1, __ATOMIC_RELEASE);
 }
 
+static struct kernel_ref **kernel_at(cl_kernel kernel)
+{
+	struct kernel_ref **at = &by_kernel[bucket(kernel)];
+	while (*at && (*at)->kernel != kernel)
+		at = &(*at)->next;
+	return at;
+}
+
+/* Forget the kernels counted for `rec` (a record dropped as stale). */
+static void forget_kernels(struct jc_cl_program *rec)
+{
+	for (unsigned b = 0; b < BUCKETS && rec->kernels > 0; b++)
+		for (struct kernel_ref **at = &by_kernel[b]; *at;) {
+			struct kernel_ref *k = *at;
+			if (k->rec != rec) {
+				at = &k->next;
+				continue;
+			}
+			*at = k->next;
+			free(k);
+			rec->kernels--;
+		}
+}
+
+static void add_kernel(struct jc_cl_program *rec, cl_kernel kernel)
+{
+	struct kernel_ref **at = kernel_at(kernel), *k = *at;
+	if (k) /* a handle the driver reused after a release jitcache missed */
+		k->rec->kernels--;
+	else if (!(k = calloc(1, sizeof *k)))
+		return; /* not counted: the record then may go before the kernel */
+	else
+		*at = k;
+	k->kernel = kernel;
+	k->rec = rec;
+	k->refs = 1;
+	rec->kernels++;
+}
+
 static cl_uint ref_count(cl_program program)
 {
 	cl_uint n = 0;
@@ -108,8 +157,10 @@ int jc_clmap_add(cl_program app, struct jc_cl_input *input)
 	pthread_mutex_lock(&lock);
 	/* A record left for a handle the driver has since reused is stale. */
 	struct jc_cl_program *stale = find_app(app);
-	if (stale)
+	if (stale) {
 		unlink_app(stale);
+		forget_kernels(stale);
+	}
 	unsigned b = bucket(app);
 	rec->next_app = by_app[b];
 	by_app[b] = rec;
@@ -167,28 +218,69 @@ int jc_clmap_empty(void)
 	return none();
 }
 
-void jc_clmap_kernels_made(cl_program app, cl_uint n)
+void jc_clmap_kernels_made(cl_program app, const cl_kernel *kernels, cl_uint n)
 {
 	if (none() || n == 0)
 		return;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	if (rec)
-		rec->kernels += n;
+	for (cl_uint i = 0; rec && i < n; i++)
+		if (kernels[i])
+			add_kernel(rec, kernels[i]);
 	pthread_mutex_unlock(&lock);
 }
 
-void jc_clmap_kernel_gone(cl_program program)
+void jc_clmap_kernel_cloned(cl_kernel source, cl_kernel clone)
 {
-	if (none())
+	if (none() || !clone)
 		return;
 	pthread_mutex_lock(&lock);
-	struct jc_cl_program *rec = find_shadow(program);
-	if (!rec)
-		rec = find_app(program);
-	if (rec && rec->kernels > 0)
-		rec->kernels--;
+	struct kernel_ref *k = *kernel_at(source);
+	if (k)
+		add_kernel(k->rec, clone);
 	pthread_mutex_unlock(&lock);
+}
+
+cl_int jc_clmap_kernel_retain(cl_kernel kernel)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clRetainKernel(kernel);
+	pthread_mutex_lock(&lock);
+	cl_int err = cl->clRetainKernel(kernel);
+	struct kernel_ref *k = *kernel_at(kernel);
+	if (k && err == CL_SUCCESS)
+		k->refs++;
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+/* The application's last reference to a kernel goes: its entry goes first,
+ * before the driver may free the handle for another thread's new kernel,
+ * and its record after it, once the application holds neither the
+ * program nor any of its kernels. */
+cl_int jc_clmap_kernel_release(cl_kernel kernel)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clReleaseKernel(kernel);
+	struct jc_cl_program *done = NULL;
+	pthread_mutex_lock(&lock);
+	struct kernel_ref **at = kernel_at(kernel), *k = *at;
+	if (k && --k->refs == 0) {
+		*at = k->next;
+		struct jc_cl_program *rec = k->rec;
+		free(k);
+		if (--rec->kernels == 0 && rec->app_refs == 0) {
+			unlink_app(rec);
+			done = rec;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	cl_int err = cl->clReleaseKernel(kernel);
+	if (done)
+		finish(done, 1);
+	return err;
 }
 
 void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow)
@@ -278,8 +370,8 @@ cl_int jc_clmap_retain(cl_program app)
 	cl_int err = CL_SUCCESS;
 	if (!rec || rec->app_refs > 0)
 		err = cl->clRetainProgram(app);
-	if (rec && err == CL_SUCCESS && rec->app_refs++ == 0)
-		__atomic_sub_fetch(&orphans, 1, __ATOMIC_RELAXED);
+	if (rec && err == CL_SUCCESS)
+		rec->app_refs++;
 	pthread_mutex_unlock(&lock);
 	return err;
 }
@@ -303,37 +395,15 @@ cl_int jc_clmap_release(cl_program app)
 		return CL_INVALID_PROGRAM;
 	}
 	rec->app_refs = 0;
-	int keep = rec->shadow && rec->kernels > 0;
-	if (keep)
-		__atomic_add_fetch(&orphans, 1, __ATOMIC_RELAXED);
-	else
+	/* Kernels of a real build hold the application's program in the
+	 * driver themselves; those of a shadow need the record. */
+	int keep = rec->kernels > 0 && rec->shadow && rec->shadow->program;
+	if (!keep) {
 		unlink_app(rec);
+		forget_kernels(rec);
+	}
 	pthread_mutex_unlock(&lock);
 	if (!keep)
 		finish(rec, 1);
 	return CL_SUCCESS;
-}
-
-void jc_clmap_sweep(void)
-{
-	if (__atomic_load_n(&orphans, __ATOMIC_RELAXED) == 0)
-		return;
-	struct jc_cl_program *done = NULL;
-	pthread_mutex_lock(&lock);
-	for (unsigned b = 0; b < BUCKETS; b++)
-		for (struct jc_cl_program *rec = by_app[b], *next; rec; rec = next) {
-			next = rec->next_app;
-			if (rec->app_refs || rec->kernels > 0)
-				continue;
-			unlink_app(rec);
-			__atomic_sub_fetch(&orphans, 1, __ATOMIC_RELAXED);
-			rec->next_app = done;
-			done = rec;
-		}
-	pthread_mutex_unlock(&lock);
-	while (done) {
-		struct jc_cl_program *next = done->next_app;
-		finish(done, 1);
-		done = next;
-	}
 }

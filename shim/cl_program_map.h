@@ -15,6 +15,8 @@
  *   kernel = clCreateKernel(jc_clmap_target(app), ...);
  *   program = jc_clmap_app_of(program);        // CL_KERNEL_PROGRAM answers
  *   jc_clmap_retain(app); jc_clmap_release(app);
+ *   jc_clmap_kernels_made(app, kernels, n);    // clCreateKernel{,sInProgram}
+ *   jc_clmap_kernel_retain(k); jc_clmap_kernel_release(k);
  *
  * Reference counts.  The map counts the application's own references
  * (create, retain, release).  Where a driver counts kernels in their
@@ -22,13 +24,15 @@
  * the shadow's count, so the application's count answer is its references
  * plus the shadow's count less the map's one reference: what the driver
  * itself would answer (NVIDIA does not count kernels, and neither then does
- * this).  Live kernels are counted by the map itself, since reference counts
- * cannot tell them on every driver: jc_clmap_kernels_made() after kernels
- * are created through the application's handle, jc_clmap_kernel_gone() when
- * one is destroyed.  When the application's last reference goes, the
- * record, the shadow and the program are released, unless kernels of the
- * shadow still live: then the record stays (the program remains a valid
- * handle for CL_KERNEL_PROGRAM) until jc_clmap_sweep() finds them gone.
+ * this).  The kernels made through the application's handle are counted
+ * too, each with the application's references to it: a driver's own count
+ * cannot tell when the application is done with a kernel, since the driver
+ * holds references of its own for a while (PoCL: until a finished
+ * command's event is freed by its worker thread).  When the application's
+ * last reference to its program goes, the record, the shadow and the
+ * program are released, unless the application still holds kernels of its
+ * shadow: then the record stays (the program remains a valid handle for
+ * CL_KERNEL_PROGRAM) until the last of those is released.
  *
  * Ownership: records belong to the map.  A record found with jc_clmap_find()
  * stays valid while the application holds its program, as the program does.
@@ -62,7 +66,7 @@ struct jc_cl_program {
 	/* The rest is the map's, under its lock. */
 	struct jc_cl_shadow *shadow;
 	cl_uint app_refs;
-	cl_uint kernels;    /* live kernels made through the application's handle */
+	cl_uint kernels;    /* kernels made through the application's handle that it holds */
 	struct jc_cl_program *next_app, *next_shadow;
 };
 
@@ -84,11 +88,15 @@ int jc_clmap_has_kernels(cl_program app);
 /* Whether the map holds no program at all (kernels need no counting then). */
 int jc_clmap_empty(void);
 
-/* `n` kernels were made through the application's handle `app`. */
-void jc_clmap_kernels_made(cl_program app, cl_uint n);
-/* A kernel of `program` (an application's program or a shadow) was
- * destroyed: its last reference was released. */
-void jc_clmap_kernel_gone(cl_program program);
+/* `n` kernels (NULL entries skipped) were made through the application's
+ * handle `app`; a clone of such a kernel is one of them too. */
+void jc_clmap_kernels_made(cl_program app, const cl_kernel *kernels, cl_uint n);
+void jc_clmap_kernel_cloned(cl_kernel source, cl_kernel clone);
+/* clRetainKernel and clReleaseKernel, counting the application's
+ * references to the kernels above; the last release of the last kernel of
+ * a released program releases its record. */
+cl_int jc_clmap_kernel_retain(cl_kernel kernel);
+cl_int jc_clmap_kernel_release(cl_kernel kernel);
 
 /* Give `app` a new shadow (NULL: none); the old one is released. */
 void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow);
@@ -107,7 +115,5 @@ int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
 
 cl_int jc_clmap_retain(cl_program app);
 cl_int jc_clmap_release(cl_program app);
-/* Release records kept only for their shadow's kernels, once those are gone. */
-void jc_clmap_sweep(void);
 
 #endif

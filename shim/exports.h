@@ -31,7 +31,9 @@
 	X(cl, clRetainProgram)                                                    \
 	X(cl, clReleaseProgram)                                                   \
 	X(cl, clGetKernelInfo)                                                    \
+	X(cl, clRetainKernel)                                                     \
 	X(cl, clReleaseKernel)                                                    \
+	X(cl, clCloneKernel)                                                      \
 	X(cl, clSetProgramSpecializationConstant)
 
 #endif
