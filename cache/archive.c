@@ -253,6 +253,8 @@ struct jc_archive_reader {
 	char err[160];            /* why the reading stopped or a frame failed */
 	jc_archive_check_fn *check; /* judges a member from its first bytes */
 	void *check_arg;
+	jc_archive_sink_fn *sink;   /* takes the data of the members it lets through */
+	void *sink_arg;
 };
 
 static void set_err(struct jc_archive_reader *r, const char *fmt, ...)
@@ -368,6 +370,12 @@ static int resync(struct jc_archive_reader *r)
 	}
 }
 
+void jc_archive_set_sink(struct jc_archive_reader *r, jc_archive_sink_fn *sink, void *arg)
+{
+	r->sink = sink;
+	r->sink_arg = arg;
+}
+
 void jc_archive_set_check(struct jc_archive_reader *r, jc_archive_check_fn *check, void *arg)
 {
 	r->check = check;
@@ -445,21 +453,25 @@ static void member_name(const uint8_t h[BLOCK], char out[260])
 /* Where reading a member's data is. */
 struct span {
 	uint64_t have, cap; /* bytes read (kept or not); bytes of m->data */
-	int keep;           /* keep the data in m->data, or read past it */
+	int keep;           /* keep the data (in m->data, or given to the sink) */
+	int sink;           /* the data goes to r->sink, not to m->data */
 };
 
 /* Read n more bytes of member m (data, then padding), keeping what is data
  * while sp->keep; memory grows with what arrives, never to a size only
- * claimed.  0, or -1 if the archive ends or fails first. */
+ * claimed, and stays one small buffer for a sink.  0, or -1 if the archive
+ * ends or fails first. */
 static int read_span(struct jc_archive_reader *r, struct jc_archive_member *m, uint64_t n,
 		     struct span *sp)
 {
+	uint8_t piece[64 << 10];
 	uint64_t end = sp->have + n;
 	while (sp->have < end) {
-		uint64_t step = end - sp->have > (1u << 20) ? (1u << 20) : end - sp->have;
+		uint64_t most = sp->sink ? sizeof piece : (1u << 20);
+		uint64_t step = end - sp->have > most ? most : end - sp->have;
 		uint64_t into = sp->keep && sp->have < m->size
 			? (m->size - sp->have < step ? m->size - sp->have : step) : 0;
-		if (into && sp->have + into > sp->cap) {
+		if (into && !sp->sink && sp->have + into > sp->cap) {
 			uint64_t cap = sp->cap * 2 > sp->have + into ? sp->cap * 2 : sp->have + into;
 			cap = cap > m->size ? m->size : cap;
 			void *p = realloc(m->data, (size_t)cap);
@@ -473,8 +485,12 @@ static int read_span(struct jc_archive_reader *r, struct jc_archive_member *m, u
 			}
 		}
 		size_t want = (size_t)(into ? into : step);
-		if (pull(r, into ? (uint8_t *)m->data + sp->have : NULL, want) < want)
+		uint8_t *to = !into ? NULL : sp->sink ? piece : (uint8_t *)m->data + sp->have;
+		if (pull(r, to, want) < want)
 			return -1;
+		const char *why = into && sp->sink ? r->sink(r->sink_arg, m->name, piece, want) : NULL;
+		if (why)
+			sp->keep = 0, m->why = why;
 		sp->have += want;
 	}
 	return 0;
@@ -482,7 +498,8 @@ static int read_span(struct jc_archive_reader *r, struct jc_archive_member *m, u
 
 /* Read a member's data and padding: 0, or -1 if the archive ends or fails
  * first.  Data beyond limit bytes, or that the check refuses from its first
- * bytes, is read past and not kept (m->why says why). */
+ * bytes, is read past and not kept (m->why says why); with a sink, what the
+ * check took goes to the sink. */
 static int read_data(struct jc_archive_reader *r, struct jc_archive_member *m, uint64_t limit)
 {
 	uint64_t padded = m->size + (BLOCK - m->size % BLOCK) % BLOCK;
@@ -495,18 +512,22 @@ static int read_data(struct jc_archive_reader *r, struct jc_archive_member *m, u
 			return -1;
 		const char *why = sp.keep ? r->check(r->check_arg, m->name, m->data, (size_t)first,
 						     m->size) : NULL;
-		if (why) {
+		if (!why && sp.keep && r->sink && !(why = r->sink(r->sink_arg, m->name, NULL, m->size)) &&
+		    !(why = r->sink(r->sink_arg, m->name, m->data, (size_t)first)))
+			sp.sink = 1;
+		if (why || sp.sink) {
 			jc_archive_member_free(m);
-			sp.keep = 0;
+			sp.keep = !why;
 			m->why = why;
 		}
 	}
 	if (read_span(r, m, padded - sp.have, &sp) != 0)
 		return -1;
-	if (!sp.keep)
+	if (!sp.keep || sp.sink)
 		jc_archive_member_free(m);
 	else if (!m->data && !(m->data = malloc(1))) /* an empty file is still a file */
 		m->why = "out of memory";
+	m->sunk = sp.keep && sp.sink;
 	return 0;
 }
 

@@ -84,6 +84,7 @@ struct jc_archive_member {
 	uint64_t size;
 	void *data;           /* malloc'd; NULL if the member is refused ... */
 	const char *why;      /* ... for this reason */
+	int sunk;             /* 1: its data went to the sink instead (data NULL) */
 };
 
 struct jc_archive_reader;
@@ -96,6 +97,15 @@ struct jc_archive_reader *jc_archive_open(FILE *file, uint64_t max_member);
 typedef const char *jc_archive_check_fn(void *arg, const char *name, const void *head,
 					size_t n, uint64_t size);
 void jc_archive_set_check(struct jc_archive_reader *r, jc_archive_check_fn *check, void *arg);
+/* Optionally, with a check set: hand the data of each member the check
+ * takes to a sink as it arrives instead of keeping it in memory, so that a
+ * member of any size costs one small buffer: sink(arg, name, NULL, size)
+ * when it begins, then its bytes in order, the first ones those checked.  NULL
+ * goes on; a reason has the rest read past and the member refused with it.
+ * A member wholly given to the sink comes out with sunk 1 and no data. */
+typedef const char *jc_archive_sink_fn(void *arg, const char *name, const void *data,
+				       size_t n);
+void jc_archive_set_sink(struct jc_archive_reader *r, jc_archive_sink_fn *sink, void *arg);
 /* 1: *m is the next regular file (directories and tar metadata are passed
  * over); 0: the end of the archive; -1: the rest cannot be read. */
 int jc_archive_next(struct jc_archive_reader *r, struct jc_archive_member *m);

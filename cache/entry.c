@@ -203,3 +203,89 @@ enum jc_entry_status jc_entry_finish(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 	out->map_size = 0;
 	return JC_ENTRY_OK;
 }
+
+struct jc_entry_stream {
+	const struct jc_trust *trust;
+	int check_trust;
+	uint8_t raw[JC_ENTRY_HEADER_SIZE];
+	struct jc_key key;         /* the key the file should hold */
+	uint64_t file_size;        /* the size it is said to have */
+	struct jc_entry_header h;  /* once its header is read */
+	uint64_t seen;             /* bytes of the file fed so far */
+	XXH3_state_t xxh;
+	struct jc_trust_stream *signature;
+	uint8_t trailer[JC_SIG_TRAILER_SIZE];
+	const char *why;           /* set once the file is known bad */
+};
+
+struct jc_entry_stream *jc_entry_stream_start(const struct jc_key *key, uint64_t file_size,
+					      const struct jc_trust *t, int check_trust)
+{
+	struct jc_entry_stream *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->trust = t;
+	s->check_trust = check_trust;
+	s->key = *key;
+	s->file_size = file_size;
+	return s;
+}
+
+void jc_entry_stream_feed(struct jc_entry_stream *s, const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	while (n > 0 && !s->why) {
+		uint64_t at = s->seen, payload_end = JC_ENTRY_HEADER_SIZE + s->h.stored_size;
+		size_t take;
+		if (at < JC_ENTRY_HEADER_SIZE) {
+			take = JC_ENTRY_HEADER_SIZE - at < n ? (size_t)(JC_ENTRY_HEADER_SIZE - at) : n;
+			memcpy(s->raw + at, p, take);
+			if (at + take == JC_ENTRY_HEADER_SIZE) {
+				if (jc_entry_check_header(s->raw, s->file_size, &s->key, &s->h, &s->why) !=
+				    JC_ENTRY_OK)
+					break;
+				XXH3_64bits_reset_withSeed(&s->xxh, XXH3_64bits(s->raw, 56));
+				if (s->check_trust && (s->h.flags & JC_ENTRY_SIGNED))
+					s->signature = jc_trust_stream_start(s->raw);
+			}
+		} else if (at < payload_end) {
+			take = payload_end - at < n ? (size_t)(payload_end - at) : n;
+			XXH3_64bits_update(&s->xxh, p, take);
+			if (s->signature)
+				jc_trust_stream_update(s->signature, p, take);
+		} else {
+			uint64_t off = at - payload_end;
+			take = off < sizeof s->trailer ? (size_t)(sizeof s->trailer - off) : 0;
+			take = take < n ? take : n;
+			memcpy(s->trailer + off, p, take);
+			if (take == 0) /* the header said the file is shorter */
+				s->why = "longer than its header says";
+		}
+		s->seen += take, p += take, n -= take;
+	}
+}
+
+enum jc_entry_status jc_entry_stream_end(struct jc_entry_stream *s, const char **why)
+{
+	if (!s)
+		return *why = "out of memory", JC_ENTRY_UNREADABLE;
+	enum jc_entry_status status = JC_ENTRY_OK;
+	if (s->why)
+		status = bad(why, s->why);
+	else if (s->seen < JC_ENTRY_HEADER_SIZE || s->seen != s->file_size)
+		status = bad(why, "shorter than its header says");
+	else if (XXH3_64bits_digest(&s->xxh) != s->h.checksum)
+		status = bad(why, "checksum mismatch");
+	if (s->check_trust) {
+		const char *untrusted;
+		int signed_ok = jc_trust_stream_end(s->trust, s->signature,
+						    s->h.flags & JC_ENTRY_SIGNED ? s->trailer : NULL,
+						    &untrusted) == 0;
+		if (status == JC_ENTRY_OK && !signed_ok) {
+			*why = untrusted;
+			status = JC_ENTRY_UNTRUSTED;
+		}
+	}
+	free(s);
+	return status;
+}

@@ -25,7 +25,8 @@
  * asked for and the file's size, then jc_entry_finish() on the payload,
  * which checks the checksum and decompresses.  Both return a status: OK, or
  * what the caller should do with a bad file, with a short reason in *why.
- * The writer calls jc_entry_encode().  Nothing here does I/O.
+ * jc_entry_stream_*() check a file that arrives in pieces, without
+ * holding it.  The writer calls jc_entry_encode().  Nothing here does I/O.
  */
 #ifndef JITCACHE_ENTRY_H
 #define JITCACHE_ENTRY_H
@@ -110,5 +111,18 @@ enum jc_entry_status jc_entry_finish(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 
 uint64_t jc_entry_checksum(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 			   const void *stored, size_t size);
+
+/* Checking an entry file that arrives in pieces (an archive member)
+ * without holding it: start with the key it should hold and its size, feed
+ * every byte of the file in order, and end: OK when the header is sound,
+ * the size and checksum agree and, with check_trust, the trust list t
+ * (sign.h) accepts its signature (UNTRUSTED otherwise); CORRUPT with *why
+ * else.  End also frees the stream; a NULL stream (no memory) ends
+ * UNREADABLE. */
+struct jc_entry_stream;
+struct jc_entry_stream *jc_entry_stream_start(const struct jc_key *key, uint64_t file_size,
+					      const struct jc_trust *t, int check_trust);
+void jc_entry_stream_feed(struct jc_entry_stream *s, const void *data, size_t n);
+enum jc_entry_status jc_entry_stream_end(struct jc_entry_stream *s, const char **why);
 
 #endif

@@ -165,29 +165,54 @@ void jc_trust_free(struct jc_trust *t)
 	free(t);
 }
 
+struct jc_trust_stream {
+	crypto_sign_state st;
+};
+
+struct jc_trust_stream *jc_trust_stream_start(const uint8_t *header)
+{
+	struct jc_trust_stream *v = malloc(sizeof *v);
+	if (v)
+		message(&v->st, header, NULL, 0);
+	return v;
+}
+
+void jc_trust_stream_update(struct jc_trust_stream *v, const void *stored, size_t n)
+{
+	crypto_sign_update(&v->st, stored, n);
+}
+
+int jc_trust_stream_end(const struct jc_trust *t, struct jc_trust_stream *v,
+			const uint8_t *trailer, const char **why)
+{
+	int rc = -1;
+	if (!t)
+		*why = "no trust list could be made";
+	else if (!trailer)
+		*why = "not signed";
+	else if (!v)
+		*why = "out of memory";
+	else
+		*why = t->n ? "signed by a key that is not trusted" : "no trusted key could be read";
+	for (size_t i = 0; t && v && trailer && i < t->n; i++) {
+		if (memcmp(t->keys[i].id, trailer, 8) != 0)
+			continue;
+		rc = crypto_sign_final_verify(&v->st, trailer + 8, t->keys[i].pk) == 0 ? 0 : -1;
+		if (rc != 0)
+			*why = "the signature does not verify";
+		break;
+	}
+	free(v);
+	return rc;
+}
+
 int jc_trust_verify(const struct jc_trust *t, const uint8_t *header, const void *stored,
 		    size_t stored_size, const uint8_t *trailer, const char **why)
 {
-	if (!t) {
-		*why = "no trust list could be made";
-		return -1;
-	}
-	if (!trailer) {
-		*why = "not signed";
-		return -1;
-	}
-	for (size_t i = 0; i < t->n; i++) {
-		if (memcmp(t->keys[i].id, trailer, 8) != 0)
-			continue;
-		crypto_sign_state st;
-		message(&st, header, stored, stored_size);
-		if (crypto_sign_final_verify(&st, trailer + 8, t->keys[i].pk) == 0)
-			return 0;
-		*why = "the signature does not verify";
-		return -1;
-	}
-	*why = t->n ? "signed by a key that is not trusted" : "no trusted key could be read";
-	return -1;
+	struct jc_trust_stream *v = t && trailer ? jc_trust_stream_start(header) : NULL;
+	if (v)
+		jc_trust_stream_update(v, stored, stored_size);
+	return jc_trust_stream_end(t, v, trailer, why);
 }
 
 int jc_keygen(const char *prefix, const char *comment, FILE *out)

@@ -56,6 +56,14 @@ void jc_trust_free(struct jc_trust *t);
  * header and payload by a trusted key; -1 with *why otherwise. */
 int jc_trust_verify(const struct jc_trust *t, const uint8_t *header, const void *stored,
 		    size_t stored_size, const uint8_t *trailer, const char **why);
+/* The same for a payload that arrives in pieces: start with the header,
+ * update with every payload byte in order, end with the trailer (NULL:
+ * unsigned), which also frees the stream (NULL from start: out of memory). */
+struct jc_trust_stream;
+struct jc_trust_stream *jc_trust_stream_start(const uint8_t *header);
+void jc_trust_stream_update(struct jc_trust_stream *v, const void *stored, size_t n);
+int jc_trust_stream_end(const struct jc_trust *t, struct jc_trust_stream *v,
+			const uint8_t *trailer, const char **why);
 
 /* `jitcache keygen`: write PREFIX (the private key, 0600, never over an
  * existing file) and PREFIX.pub, and print the public key line on out.

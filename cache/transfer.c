@@ -251,13 +251,89 @@ static uint64_t stored_size(struct jc_cache *c, const struct jc_key *key)
 	return lstat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
+/* Members are not held while they arrive: each goes to a spool file (an
+ * unnamed file in the cache directory, where it would be stored anyway)
+ * and is checked on the way, checksum and signature; only a member that
+ * passes is read back into memory to be stored.  A forged member then
+ * costs its reading time and some disk for a moment, never its size in
+ * memory. */
+struct spool {
+	struct jc_cache *c;
+	int fd;
+	struct jc_entry_stream *stream; /* the member arriving now */
+	uint64_t size;
+};
+
+static const char *spool_sink(void *arg, const char *name, const void *data, size_t n)
+{
+	struct spool *sp = arg;
+	if (!data) { /* a member begins */
+		struct jc_key key;
+		jc_entry_stream_end(sp->stream, &(const char *){ NULL });
+		if (member_key(name, &key) != 0)
+			return "not a cache entry";
+		sp->stream = jc_entry_stream_start(&key, n, sp->c->trust, sp->c->trust_required);
+		sp->size = n;
+		if (!sp->stream || ftruncate(sp->fd, 0) != 0 || lseek(sp->fd, 0, SEEK_SET) != 0)
+			return "out of memory or disk for its temporary copy";
+		return NULL;
+	}
+	jc_entry_stream_feed(sp->stream, data, n);
+	for (const char *p = data; n > 0;) {
+		ssize_t w = write(sp->fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return "could not be written to its temporary copy";
+		p += w, n -= (size_t)w;
+	}
+	return NULL;
+}
+
+/* An unnamed file in the cache directory, or -1 (members are then held in
+ * memory as they arrive, as before spooling). */
+static int spool_open(struct jc_cache *c)
+{
+	int fd = open(c->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/.tmp.import.XXXXXX", c->dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+	}
+	return fd;
+}
+
+/* The member just sunk: checked, then read back into m->data (0), or -1
+ * with *why, or -2 when not signed by a trusted key. */
+static int spool_take(struct spool *sp, struct jc_archive_member *m, const char **why)
+{
+	enum jc_entry_status status = jc_entry_stream_end(sp->stream, why);
+	sp->stream = NULL;
+	if (status != JC_ENTRY_OK)
+		return status == JC_ENTRY_UNTRUSTED ? -2 : -1;
+	if (!(m->data = malloc(m->size ? m->size : 1)))
+		return *why = "out of memory", -1;
+	if (pread(sp->fd, m->data, m->size, 0) != (ssize_t)m->size) {
+		jc_archive_member_free(m);
+		return *why = "could not be read back from its temporary copy", -1;
+	}
+	return 0;
+}
+
 /* One member: 1 imported (*bytes: the entry file stored), 2 already
  * present, 0 passed over, -1 refused (*why).  Takes over m->data. */
-static int import_member(struct jc_cache *c, struct jc_archive_member *m, uint64_t *bytes,
-			 int *recipe, const char **why)
+static int import_member(struct jc_cache *c, struct spool *sp, struct jc_archive_member *m,
+			 uint64_t *bytes, int *recipe, const char **why)
 {
 	struct jc_key key;
 	struct jc_entry e;
+	int spooled = m->sunk ? spool_take(sp, m, why) : 0;
+	if (spooled == -2)
+		jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_UNTRUSTED] = 1 }, NULL);
+	if (spooled != 0)
+		return -1;
 	if (!m->data)
 		return m->why && !bookkeeping(m->name) ? (*why = m->why, -1) : 0;
 	if (member_key(m->name, &key) != 0)
@@ -326,7 +402,10 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 		fprintf(msgs, "cannot read %s: out of memory\n", path);
 		return -1;
 	}
+	struct spool sp = { .c = cache, .fd = spool_open(cache) };
 	jc_archive_set_check(r, member_check, cache);
+	if (sp.fd >= 0)
+		jc_archive_set_sink(r, spool_sink, &sp);
 	jc_cache_shared_stats(cache, &before);
 	struct jc_archive_member m;
 	int rc;
@@ -334,7 +413,7 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 		const char *why = "";
 		uint64_t bytes = 0;
 		int recipe = 0;
-		int got = import_member(cache, &m, &bytes, &recipe, &why);
+		int got = import_member(cache, &sp, &m, &bytes, &recipe, &why);
 		if (got < 0) {
 			fprintf(msgs, "%s: member %s: %s; refused\n", path, m.name, why);
 			t->refused++;
@@ -355,6 +434,9 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 	if (fstat(fileno(f), &st) == 0)
 		t->archive_bytes = (uint64_t)st.st_size;
 	jc_archive_close(r);
+	jc_entry_stream_end(sp.stream, &(const char *){ NULL }); /* a member cut short */
+	if (sp.fd >= 0)
+		close(sp.fd);
 	fclose(f);
 	if (rc < 0 && t->entries + t->present == 0 && t->refused == 0)
 		return -1;

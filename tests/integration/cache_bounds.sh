@@ -72,6 +72,32 @@ check "import of a $(stat -c %s "$T/zeros.tar.zst")-byte archive holding 1 GiB o
 	grep -q "member 10/101316191c1f2225282b2e3134373a3d: bad magic; refused" "$T/import-zeros.out"
 check "... in little memory ($(took import-zeros))" small import-zeros 10 65536
 
+# ---- import: a sound header before 1 GiB of zeros -------------------------------------
+# The header agrees with the member's name and size, so the member is read;
+# it is checked as it arrives, never held: a 36 KB archive costs its reading.
+python3 - "$T/forged.tar" <<'PY'
+import sys, tarfile, io, struct
+name = "10/101316191c1f2225282b2e3134373a3d"; size = 1 << 30
+head = b"jitcache" + struct.pack("<II", 1, 0) + bytes.fromhex(name[3:]) + \
+    struct.pack("<QQQQ", size - 64, size - 64, 0, 0)
+class Member(io.RawIOBase):
+    def __init__(self): self.at = 0
+    def readable(self): return True
+    def readinto(self, b):
+        k = min(len(b), size - self.at)
+        b[:k] = (head + bytes(k))[self.at:self.at + k] if self.at < 64 else bytes(k)
+        self.at += k; return k
+with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as t:
+    i = tarfile.TarInfo(name); i.size = size
+    t.addfile(i, io.BufferedReader(Member(), 1 << 20))
+PY
+zstd -q -1 --rm "$T/forged.tar" -o "$T/forged.tar.zst"
+measure import-forged env JITCACHE_DIR="$T/imp4" "$JITCACHE" import "$T/forged.tar.zst"
+check "import of a $(stat -c %s "$T/forged.tar.zst")-byte archive, a sound header before 1 GiB of zeros: refused" \
+	grep -q "member 10/101316191c1f2225282b2e3134373a3d: checksum mismatch; refused" "$T/import-forged.out"
+check "... checked as it arrived, in little memory ($(took import-forged))" small import-forged 20 65536
+check "... nothing stored, nothing left behind" test -z "$(find "$T/imp4" -type f ! -name stats ! -name '*.lock')"
+
 # ---- import: a small compressed entry that inflates to 256 MiB ----------------------
 JITCACHE_COMPRESS=1 "$STORE" "$T/bomb" 1 $((256 << 20)) zeros >"$T/bomb.list"
 JITCACHE_DIR=$T/bomb "$JITCACHE" export "$T/bomb.tar.zst" >/dev/null 2>&1
@@ -83,4 +109,15 @@ check "... nothing stored" test "$(entries "$T/imp2")" -eq 0
 measure import-ok env JITCACHE_DIR="$T/imp3" "$JITCACHE" import "$T/bomb.tar.zst"
 check "import under the default max_size: the report gives the size stored ($(head -n 1 "$T/import-ok.out"))" \
 	grep -q "^imported 1 entries, 256.0M" "$T/import-ok.out"
+
+# ---- import with trusted keys: a sound, unsigned 256 MiB entry -------------------------
+# Its checksum holds, its signature is missing: refused as it arrives too.
+"$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
+JITCACHE_DIR=$T/big "$STORE" "$T/big" 1 $((256 << 20)) zeros >/dev/null
+JITCACHE_DIR=$T/big "$JITCACHE" export "$T/big.tar.zst" >/dev/null 2>&1
+measure import-unsigned env JITCACHE_DIR="$T/imp5" JITCACHE_TRUSTED_KEYS="$T/node.key.pub" \
+	"$JITCACHE" import "$T/big.tar.zst"
+check "import with trusted keys, an unsigned 256 MiB entry: refused" \
+	grep -q ": not signed; refused" "$T/import-unsigned.out"
+check "... in little memory ($(took import-unsigned))" small import-unsigned 20 65536
 finish

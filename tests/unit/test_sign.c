@@ -1,7 +1,8 @@
 /* Unit tests of signed entries (cache/sign.c, cache/entry.c): keys made by
  * jc_keygen sign an encoded entry; a trust list of the public key accepts
  * it and refuses it unsigned, changed, moved to another key, or signed by
- * another key; a trust list that cannot be read refuses everything. */
+ * another key; a trust list that cannot be read refuses everything; an
+ * entry file checked as it arrives in pieces is judged the same. */
 #include "cache/entry.h"
 #include "cache/sign.h"
 #include "tests/unit/check.h"
@@ -82,6 +83,40 @@ int main(void)
 	      "a signed entry's file size includes its trailer");
 	CHECK(jc_entry_check_header(e.header, JC_ENCODED_SIZE(&e) - 1, &key, &h, &why) ==
 	      JC_ENTRY_CORRUPT, "a signed entry cut short is corrupt");
+
+	/* The same judgements on an entry file fed in pieces (an archive
+	 * member), one byte at a time here. */
+	struct { const char *what; const struct jc_encoded *enc; const struct jc_trust *t;
+		 int check_trust, flip, cut; enum jc_entry_status want; } streams[] = {
+		{ "signed, trusted", &e, trust, 1, -1, 0, JC_ENTRY_OK },
+		{ "unsigned, no trust list", &u, NULL, 0, -1, 0, JC_ENTRY_OK },
+		{ "unsigned, trusted keys", &u, trust, 1, -1, 0, JC_ENTRY_UNTRUSTED },
+		{ "another key", &eb, trust, 1, -1, 0, JC_ENTRY_UNTRUSTED },
+		{ "signature changed", &e, trust, 1, (int)JC_ENCODED_SIZE(&e) - 1, 0,
+		  JC_ENTRY_UNTRUSTED },
+		{ "payload changed", &e, trust, 1, JC_ENTRY_HEADER_SIZE, 0, JC_ENTRY_CORRUPT },
+		{ "header changed", &u, NULL, 0, 48, 0, JC_ENTRY_CORRUPT },
+		{ "cut short", &u, NULL, 0, -1, 1, JC_ENTRY_CORRUPT },
+	};
+	for (size_t i = 0; i < sizeof streams / sizeof *streams; i++) {
+		const struct jc_encoded *x = streams[i].enc;
+		size_t n = (size_t)JC_ENCODED_SIZE(x);
+		uint8_t *file = malloc(n);
+		memcpy(file, x->header, JC_ENTRY_HEADER_SIZE);
+		memcpy(file + JC_ENTRY_HEADER_SIZE, x->payload, x->payload_size);
+		memcpy(file + JC_ENTRY_HEADER_SIZE + x->payload_size, x->trailer, x->trailer_size);
+		if (streams[i].flip >= 0)
+			file[streams[i].flip] ^= 1;
+		struct jc_entry_stream *es = jc_entry_stream_start(&key, n, streams[i].t,
+								   streams[i].check_trust);
+		for (size_t at = 0; at + (size_t)streams[i].cut < n; at++)
+			jc_entry_stream_feed(es, file + at, 1);
+		why = "";
+		enum jc_entry_status got = jc_entry_stream_end(es, &why);
+		CHECK(got == streams[i].want, "fed in pieces, %s: status %d (%s)", streams[i].what,
+		      (int)got, why);
+		free(file);
+	}
 
 	free(e.owned), free(u.owned), free(eb.owned);
 	jc_signer_free(a), jc_signer_free(b);
