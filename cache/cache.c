@@ -117,6 +117,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		jc_resync_all(c); /* new statistics file: count what is there */
 	/* said why if it failed */
 	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size));
+	jc_remote_set_keys(c->remote, c->signer, c->trust, c->trust_required);
 	return c;
 }
 

@@ -26,6 +26,9 @@
 
 /* Longest name: "jitcache:v1:" + 32 hex digits + ":lease". */
 #define NAME_MAX_LEN 64
+/* A lease's value: "HOST/PID/NONCE/MS" and, signed, "/" + 144 hex digits. */
+#define LEASE_TOKEN_MAX 320
+#define LEASE_NOTE "jitcache-lease-v1"
 
 /* A connection and the process that made it: after fork() a child must not
  * talk over its parent's socket. */
@@ -45,11 +48,15 @@ struct jc_remote {
 	char down_path[PATH_MAX];      /* the shared back-off file, or "" */
 	int64_t skip_until;            /* wall ns; read and written atomically */
 	struct conn *idle;             /* a connection ready for reuse (atomic) */
+	const struct jc_signer *signer; /* signs this node's leases; or NULL */
+	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
+	int trust_required;
 };
 
 struct jc_remote_lease {
 	struct jc_remote *r;
-	char name[NAME_MAX_LEN], token[128];
+	char name[NAME_MAX_LEN], token[LEASE_TOKEN_MAX];
+	char holder[96];          /* "HOST/PID/NONCE": the token's first part */
 	pid_t pid;
 	pthread_t thread;
 	int has_thread, stop;
@@ -744,6 +751,10 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 static const char renew_script[] =
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+/* A signed lease is renewed with a new value: its signature dates it. */
+static const char resign_script[] =
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "
+	"return redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2]) and 1 or 0 else return 0 end";
 /* Take the lease if free.  Every lease jitcache sets expires within its
  * lease time (PX, renewed to the same), so one without an expiry, or with
  * more than ten lease times left, is not a compile in progress but a
@@ -763,8 +774,10 @@ static long long lease_ms(const struct jc_remote *r)
 	return (long long)(r->lease * 1000);
 }
 
-/* Run a lease script; 1 if it acted, 0 if the lease is not ours, -1. */
-static int lease_script(struct jc_remote_lease *l, const char *script, const char *what)
+/* Run a lease script (with next: the lease's new value); 1 if it acted,
+ * 0 if the lease is not ours, -1. */
+static int lease_script(struct jc_remote_lease *l, const char *script, const char *next,
+			const char *what)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct session s;
@@ -774,8 +787,12 @@ static int lease_script(struct jc_remote_lease *l, const char *script, const cha
 	snprintf(ms, sizeof ms, "%lld", lease_ms(l->r));
 	if (begin(&s, l->r, delta) != 0)
 		return -1;
-	command_set(&cmd, 6, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name), ARG(l->token),
-		    ARG(ms));
+	if (next)
+		command_set(&cmd, 7, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name),
+			    ARG(l->token), ARG(ms), ARG(next));
+	else
+		command_set(&cmd, 6, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name),
+			    ARG(l->token), ARG(ms));
 	int rc = -1;
 	if (pipeline(&s, 1, &cmd, &rep, what) == 0) {
 		if (rep->type == REDIS_REPLY_INTEGER)
@@ -786,6 +803,60 @@ static int lease_script(struct jc_remote_lease *l, const char *script, const cha
 	}
 	end(&s);
 	return rc;
+}
+
+static int64_t wall_ms(void)
+{
+	return jc_wall_ns() / 1000000;
+}
+
+/* The lease's value: who holds it and since when; with a signing key, the
+ * signature of that and the lease's name, so that a node with trusted keys
+ * can tell a trusted node's compile from a squatter's value. */
+static void make_token(const struct jc_remote_lease *l, const char *holder,
+		       char out[LEASE_TOKEN_MAX])
+{
+	int n = snprintf(out, LEASE_TOKEN_MAX, "%s/%lld", holder, (long long)wall_ms());
+	if (!l->r->signer || n < 0 || n >= LEASE_TOKEN_MAX - 2 * JC_SIG_TRAILER_SIZE - 2)
+		return;
+	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
+	int m = snprintf(msg, sizeof msg, "%s\n%s", l->name, out);
+	uint8_t sig[JC_SIG_TRAILER_SIZE];
+	jc_sign_note(l->r->signer, LEASE_NOTE, msg, (size_t)m, sig);
+	char *p = out + n;
+	*p++ = '/';
+	for (size_t i = 0; i < sizeof sig; i++, p += 2)
+		snprintf(p, 3, "%02x", sig[i]);
+}
+
+/* Whether a lease's value is a trusted node's, and fresh: signed by a
+ * trusted key for this name within a lease time (and 5 s of clock skew)
+ * of now.  A squatter's value, or a trusted one copied later, is not. */
+static int lease_trusted(const struct jc_remote *r, const char *name, const char *token,
+			 const char **why)
+{
+	const char *slash = strrchr(token, '/');
+	uint8_t sig[JC_SIG_TRAILER_SIZE];
+	if (!slash || strlen(slash + 1) != 2 * sizeof sig)
+		return *why = "not signed", 0;
+	for (size_t i = 0; i < sizeof sig; i++) {
+		unsigned v;
+		if (sscanf(slash + 1 + 2 * i, "%2x", &v) != 1)
+			return *why = "not signed", 0;
+		sig[i] = (uint8_t)v;
+	}
+	const char *ms_at = slash;
+	while (ms_at > token && ms_at[-1] != '/')
+		ms_at--;
+	long long since = strtoll(ms_at, NULL, 10), now = (long long)wall_ms();
+	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
+	int m = snprintf(msg, sizeof msg, "%s\n%.*s", name, (int)(slash - token), token);
+	if (m < 0 || m >= (int)sizeof msg ||
+	    jc_trust_verify_note(r->trust, LEASE_NOTE, msg, (size_t)m, sig, why) != 0)
+		return 0;
+	if (now - since > lease_ms(r) + 5000 || since - now > 5000)
+		return *why = "signed, but not renewed within a lease time", 0;
+	return 1;
 }
 
 static void *renew_loop(void *arg)
@@ -804,7 +875,15 @@ static void *renew_loop(void *arg)
 		if (l->stop)
 			break;
 		pthread_mutex_unlock(&l->mu);
-		if (lease_script(l, renew_script, "lease renewal") == 0) {
+		char next[LEASE_TOKEN_MAX];
+		if (l->r->signer)
+			make_token(l, l->holder, next);
+		int renewed = l->r->signer
+			? lease_script(l, resign_script, next, "lease renewal")
+			: lease_script(l, renew_script, NULL, "lease renewal");
+		if (renewed > 0 && l->r->signer)
+			memcpy(l->token, next, sizeof next);
+		if (renewed == 0) {
 			if (!__atomic_exchange_n(&told[P_LEASE], 1, __ATOMIC_RELAXED))
 				jc_log(JC_LOG_INFO, "remote %s: a compile lease expired before it "
 				       "could be renewed; another machine may compile the same "
@@ -850,8 +929,9 @@ static struct jc_remote_lease *new_lease(struct jc_remote *r, const char *name)
 	l->r = r;
 	l->pid = getpid();
 	snprintf(l->name, sizeof l->name, "%s", name);
-	snprintf(l->token, sizeof l->token, "%s/%d/%016llx", host, (int)l->pid,
+	snprintf(l->holder, sizeof l->holder, "%s/%d/%016llx", host, (int)l->pid,
 		 (unsigned long long)nonce);
+	make_token(l, l->holder, l->token);
 	return l;
 }
 
@@ -870,7 +950,7 @@ void jc_remote_release(struct jc_remote_lease *l)
 		pthread_mutex_unlock(&l->mu);
 		pthread_join(l->thread, NULL);
 	}
-	lease_script(l, release_script, "lease release");
+	lease_script(l, release_script, NULL, "lease release");
 	if (l->has_thread) {
 		pthread_cond_destroy(&l->cv);
 		pthread_mutex_destroy(&l->mu);
@@ -889,17 +969,22 @@ static void sleep_ns(int64_t ns)
 static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *l,
 				     const char *value)
 {
-	struct command cmd[2];
-	redisReply *rep[2];
+	struct command cmd[3];
+	redisReply *rep[3];
 	char ms[32];
+	int n = s->r->trust_required ? 3 : 2;
+	if (s->r->signer)
+		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
 	command_set(&cmd[0], 6, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
 		    ARG(l->token), ARG(ms));
 	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
-	if (pipeline(s, 2, cmd, rep, "a lease request") != 0)
+	command_set(&cmd[2], 2, ARG("GET"), ARG(l->name));
+	if (pipeline(s, n, cmd, rep, "a lease request") != 0)
 		return JC_REMOTE_FAILED;
 	enum jc_remote_wait w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
 	int taken = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer == 1;
+	const char *why = "";
 	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_INTEGER) {
 		unexpected(s, rep[1]->type == REDIS_REPLY_ERROR ? rep[1] : rep[0], "a lease request");
 		w = JC_REMOTE_FAILED;
@@ -907,10 +992,27 @@ static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *
 		w = JC_REMOTE_LEASED;
 	} else if (rep[1]->integer > 0) {
 		w = JC_REMOTE_READY;
+	} else if (n == 3 && rep[2]->type == REDIS_REPLY_STRING &&
+		   !lease_trusted(s->r, l->name, rep[2]->str, &why)) {
+		/* With trusted keys, only a trusted node's compile is waited
+		 * for: whoever else can write Redis cannot make misses wait. */
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a compile lease %s is not waited for "
+			    "(trusted_keys): compiling here", s->r->shown, why);
+		w = JC_REMOTE_FREE;
 	}
-	freeReplyObject(rep[0]);
-	freeReplyObject(rep[1]);
+	for (int i = 0; i < n; i++)
+		freeReplyObject(rep[i]);
 	return w;
+}
+
+void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
+			const struct jc_trust *trust, int trust_required)
+{
+	if (!r)
+		return;
+	r->signer = signer;
+	r->trust = trust;
+	r->trust_required = trust_required;
 }
 
 enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key,

@@ -9,11 +9,16 @@
  * the key>", so a value read from Redis is verified exactly like a file.
  * While one machine compiles a key it holds a lease, a second name
  * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
- * released; a lease whose holder died expires by itself.
+ * released; a lease whose holder died expires by itself.  With keys
+ * (jc_remote_set_keys, sign.h) a lease's value is signed and dated, renewed
+ * with a new date, and a node with trusted keys waits only for a lease
+ * signed by one of them within a lease time: whoever else can write Redis
+ * cannot make its misses wait.
  *
  * Calling sequence (cache.c):
  *
  *   struct jc_remote *r = jc_remote_open(&opts, cache_dir, limit);  // NULL: no remote
+ *   jc_remote_set_keys(r, signer, trust, trust_required)   // optional
  *   jc_remote_get(r, key, &v, delta)        1 found (v filled), 0 absent, -1 failed
  *   jc_remote_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
  *   jc_remote_put(r, key, &encoded, delta)  after compiling (not if read-only)
@@ -88,13 +93,18 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 enum jc_remote_wait {
 	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */
 	JC_REMOTE_READY,   /* the value exists now: look it up again */
-	JC_REMOTE_FREE,    /* read-only: compile here */
+	JC_REMOTE_FREE,    /* read-only, or a lease not trusted: compile here */
 	JC_REMOTE_TIMEOUT, /* still being compiled elsewhere at the deadline */
 	JC_REMOTE_FAILED,  /* the remote cannot be used now */
 };
 enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key,
 				   int64_t deadline_ns, struct jc_remote_lease **lease,
 				   uint64_t delta[JC_NCOUNTERS]);
+/* The keys of the cache (sign.h; kept alive by the caller): the signer signs
+ * this node's leases; with trust_required, only leases trust verifies are
+ * waited for (the others: JC_REMOTE_FREE, compile here). */
+void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
+			const struct jc_trust *trust, int trust_required);
 /* Stop renewing and delete the lease if it is still ours. */
 void jc_remote_release(struct jc_remote_lease *lease);
 

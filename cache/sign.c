@@ -215,6 +215,42 @@ int jc_trust_verify(const struct jc_trust *t, const uint8_t *header, const void 
 	return jc_trust_stream_end(t, v, trailer, why);
 }
 
+/* A note: what it is (a line), then the message. */
+static void note_message(crypto_sign_state *st, const char *what, const void *msg, size_t n)
+{
+	crypto_sign_init(st);
+	crypto_sign_update(st, (const unsigned char *)what, strlen(what));
+	crypto_sign_update(st, (const unsigned char *)"\n", 1);
+	crypto_sign_update(st, msg, n);
+}
+
+void jc_sign_note(const struct jc_signer *s, const char *what, const void *msg, size_t n,
+		  uint8_t out[JC_SIG_TRAILER_SIZE])
+{
+	crypto_sign_state st;
+	memcpy(out, s->id, 8);
+	note_message(&st, what, msg, n);
+	crypto_sign_final_create(&st, out + 8, NULL, s->sk);
+}
+
+int jc_trust_verify_note(const struct jc_trust *t, const char *what, const void *msg,
+			 size_t n, const uint8_t sig[JC_SIG_TRAILER_SIZE], const char **why)
+{
+	*why = !t ? "no trust list could be made"
+		  : t->n ? "signed by a key that is not trusted" : "no trusted key could be read";
+	for (size_t i = 0; t && i < t->n; i++) {
+		if (memcmp(t->keys[i].id, sig, 8) != 0)
+			continue;
+		crypto_sign_state st;
+		note_message(&st, what, msg, n);
+		if (crypto_sign_final_verify(&st, sig + 8, t->keys[i].pk) == 0)
+			return 0;
+		*why = "the signature does not verify";
+		return -1;
+	}
+	return -1;
+}
+
 int jc_keygen(const char *prefix, const char *comment, FILE *out)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];

@@ -59,6 +59,12 @@ int jc_trust_verify(const struct jc_trust *t, const uint8_t *header, const void 
 /* The same for a payload that arrives in pieces: start with the header,
  * update with every payload byte in order, end with the trailer (NULL:
  * unsigned), which also frees the stream (NULL from start: out of memory). */
+/* Short messages other than entries (compile leases, remote.h): a key id
+ * and signature, 72 bytes as in a trailer, of a domain line and msg. */
+void jc_sign_note(const struct jc_signer *s, const char *domain, const void *msg, size_t n,
+		  uint8_t out[JC_SIG_TRAILER_SIZE]);
+int jc_trust_verify_note(const struct jc_trust *t, const char *domain, const void *msg,
+			 size_t n, const uint8_t sig[JC_SIG_TRAILER_SIZE], const char **why);
 struct jc_trust_stream;
 struct jc_trust_stream *jc_trust_stream_start(const uint8_t *header);
 void jc_trust_stream_update(struct jc_trust_stream *v, const void *stored, size_t n);

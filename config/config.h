@@ -63,11 +63,12 @@
 	  "1 sends values zstd-compressed: ~7x less traffic and Redis memory; 0 sends " \
 	  "them as the entry files")                                                     \
 	X(trust, signing_key,  PATH,  signing_key,  "",     "JITCACHE_SIGNING_KEY",        \
-	  "private key file (jitcache keygen): every entry this node stores is signed " \
-	  "with it")                                                                     \
+	  "private key file (jitcache keygen): every entry this node stores, and its " \
+	  "compile leases in Redis, are signed with it")                                 \
 	X(trust, trusted_keys, PATHS, trusted_keys, "",     "JITCACHE_TRUSTED_KEYS",       \
 	  "public key files FILE[:FILE...]: entries from Redis, layers and imports are " \
-	  "used only if signed by one of them (unreadable: none is used)")              \
+	  "used, and Redis compile leases waited for, only if signed by one of them "    \
+	  "(unreadable: none is)")                                                       \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
 	  "error, warn, info (adds a summary line at exit), debug or off")
 

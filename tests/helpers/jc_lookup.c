@@ -9,7 +9,9 @@
  *
  * With JC_LOOKUP_AFTER=FILE it opens the cache first, then waits (20 s at
  * most) for FILE to exist before it looks: a program that runs on while
- * someone changes the file system around its cache.
+ * someone changes the file system around its cache.  With
+ * JC_LOOKUP_HOLD=SECONDS it holds the compile-once lock (and remote lease)
+ * of a miss that long, as a compile would.
  *
  * Exit status 0 (a miss is an answer, not an error); 2 on bad usage.
  */
@@ -73,6 +75,9 @@ int main(int argc, char **argv)
 		if (c && !hit) {
 			struct jc_cache_lock *l = jc_cache_lock_key(c, &k);
 			hit = jc_cache_recheck(c, &k, &e) == 0;
+			const char *hold = getenv("JC_LOOKUP_HOLD");
+			if (!hit && hold && *hold)
+				usleep((useconds_t)(atof(hold) * 1e6));
 			jc_cache_unlock(l);
 		}
 		if (hit)

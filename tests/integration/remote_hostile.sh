@@ -9,7 +9,11 @@
 #     trickles 512 bytes every 0.3 s a lookup gives up after one timeout;
 #   - a lease set without an expiry (a squatter's) does not make a miss
 #     wait lock_timeout: a writer takes it over at once, and a read-only
-#     node never waits on a lease at all.
+#     node never waits on a lease at all;
+#   - with keys (signing_key, trusted_keys) leases are signed and dated, and
+#     a node with trusted keys waits only for a trusted node's compile: a
+#     squatter's lease that keeps being renewed, or a trusted one copied
+#     after its time, costs it no wait.
 # No GPU: tests/helpers/jc_store makes entries, jc_lookup asks for keys.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/remote_common.bash"
@@ -96,4 +100,34 @@ check "... and leaves it alone (it writes nothing)" test "$(rcli main GET "$(nam
 rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
 measure held-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a live lease of a writer: a read-only node does not wait either ($(took held-r))" small held-r 2 65536
+# ---- leases with keys ---------------------------------------------------------------------
+waited() { read -r secs kb < <(tail -n 1 "$T/$1.time") && ge "$secs" "$2"; }
+"$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
+KEYS=(JITCACHE_SIGNING_KEY="$T/node.key" JITCACHE_TRUSTED_KEYS="$T/node.key.pub")
+lease=$(name $K1):lease
+rcli main SET "$lease" squatter PX 30000 >/dev/null
+measure renewed JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=3 -- $K1
+check "a squatter's lease with an expiry: without keys a writer waits lock_timeout for it ($(took renewed))" \
+	waited renewed 2.5
+measure renewed-keys JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 "${KEYS[@]}" -- $K1
+check "... with trusted keys it does not wait ($(took renewed-keys))" small renewed-keys 2 65536
+check "... and says why in one line" \
+	grep -q "^jitcache: remote .*: a compile lease not signed is not waited for" "$T/renewed-keys.out"
+rcli main DEL "$lease" >/dev/null
+measure holder JC_LOOKUP_HOLD=4 JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_LEASE=1 "${KEYS[@]}" -- $K1 &
+holder=$!
+for i in $(seq 1 100); do [ "$(rcli main EXISTS "$lease")" = 1 ] && break; sleep 0.05; done
+first=$(rcli main GET "$lease")
+measure waiter JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 "${KEYS[@]}" -- $K1
+second=$(rcli main GET "$lease")
+wait "$holder"
+check "a trusted node compiling (4 s): a node with trusted keys waits for it ($(took waiter))" waited waiter 2.5
+check "... its lease is signed" sh -c "echo '$first' | grep -Eq '/[0-9]+/[0-9a-f]{144}\$'"
+check "... and renewed with a new date" test "$first" != "$second"
+sleep 3 # the copied lease is then over a lease time (1 s) and 5 s of skew old
+rcli main SET "$lease" "$first" PX 8000 >/dev/null # under ten lease times
+measure replay JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_LEASE=1 JITCACHE_LOCK_TIMEOUT=20 "${KEYS[@]}" -- $K1
+check "a trusted node's lease copied after its time: not waited for ($(took replay))" small replay 2 65536
+check "... said why" grep -q "not renewed within a lease time" "$T/replay.out"
+rcli main DEL "$lease" >/dev/null
 finish
