@@ -8,26 +8,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-venv=${JAX_VENV:-$root/.venv-jax}
-py=${PYTHON:-python3.13}
-req=$here/requirements.txt
-stamp=$venv/.jitcache-pins
-
-want=$(grep -v '^#' "$req" | sort | tr '\n' ' ')
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$venv/bin/python" ]; then
-	exit 0
-fi
-log=${JAX_LOG:-$root/build/jax-env.log}
-mkdir -p "$(dirname "$log")"
-start=$(date +%s)
-echo "installing JAX into $venv (about 1.5 GB download; log: $log)"
-if ! { rm -rf "$venv" && "$py" -m venv "$venv" &&
-	"$venv/bin/python" -m pip install --disable-pip-version-check -r "$req" &&
-	"$venv/bin/python" -c 'import jax, jax_plugins.intel_extension_for_openxla; print(jax.__version__)'; } >"$log" 2>&1; then
-	echo "setup.sh: installing JAX failed; the last 30 lines of $log:" >&2
-	tail -n 30 "$log" >&2
-	exit 1
-fi
-echo '*' > "$venv/.gitignore"
-echo "$want" > "$stamp"
-echo "JAX environment ready in $(( $(date +%s) - start )) s: $(du -sh "$venv" | cut -f1) in $venv"
+. "$root/examples/venv.sh"
+imports() {
+	"$venv/bin/python" -c 'import jax, jax_plugins.intel_extension_for_openxla; print(jax.__version__)'
+}
+pinned_venv JAX "${JAX_VENV:-$root/.venv-jax}" "${PYTHON:-python3.13}" "$here/requirements.txt" \
+	"${JAX_LOG:-$root/build/jax-env.log}" "about 1.5 GB download" imports

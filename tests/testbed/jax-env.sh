@@ -5,25 +5,10 @@
 # /opt/jitcache-jax inside it, with python3.13.  Run by
 # `make testbed-jax`; quick when the pins match the stamp.  Its pip log:
 # build/testbed-jax-env.log.  Root needed (tests/testbed/run uses sudo).
-# pip trusts what the host trusts, as in tests/testbed/sycl-env.sh.
+# pip trusts what the host trusts (tests/testbed/pip-env.sh).
 set -eu
-TESTBED=${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-if [ ! -f "$TESTBED/.jitcache-testbed" ]; then
-	echo "testbed-jax: no test bed at $TESTBED (run 'make testbed')" >&2; exit 1
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	exec sudo -E "$0" "$@"
-fi
-ca=${SSL_CERT_FILE:-${PIP_CERT:-$(pip3 config get global.cert 2>/dev/null || true)}}
-[ -r "${ca:-}" ] || ca=/etc/ssl/certs/ca-certificates.crt
-if [ -r "$ca" ]; then
-	cp -L "$ca" "$TESTBED/etc/ssl/jitcache-host-ca.crt"
-	cert=/etc/ssl/jitcache-host-ca.crt
-else
-	cert=/etc/ssl/certs/ca-certificates.crt
-fi
-[ -d "$TESTBED${PIP_FIND_LINKS:-/nonexistent}" ] || unset PIP_FIND_LINKS
+WHAT=testbed-jax
+. "$(dirname "$0")/pip-env.sh"
 # The plugin's wheels need Python <= 3.13; sid's default is 3.14.
 if ! "$ROOT/tests/testbed/run" sh -c 'command -v python3.13 >/dev/null && python3.13 -c "import ensurepip"' 2>/dev/null; then
 	echo "testbed-jax: installing python3.13 into the test bed"

@@ -8,36 +8,16 @@
 #
 #   tests/testbed/sycl-env.sh          # root needed (tests/testbed/run uses sudo)
 #
-# pip runs inside the chroot and must trust what the host trusts (a site may
-# reach PyPI through a proxy with its own certificate authority): the host's
-# CA bundle (SSL_CERT_FILE, PIP_CERT, pip's global.cert, else Debian's
-# bundle) is copied into the test bed and named by SSL_CERT_FILE for pip.
+# pip trusts what the host trusts (tests/testbed/pip-env.sh).
 # The oneDNN wheel has no headers: those of the same C API (Debian sid's
 # libdnnl-dev 3.12, for the wheel's 3.13) are unpacked into
 # /opt/jitcache-sycl/include, not installed (its libdnnl.so.3 would stand
 # beside the wheel's).  examples/sycl/onednn.c builds against them.
 # Exit status 0 when the environment is ready; otherwise the failing step's message.
 set -eu
-TESTBED=${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WHAT=testbed-sycl
+. "$(dirname "$0")/pip-env.sh"
 VENV=/opt/jitcache-sycl
-if [ ! -f "$TESTBED/.jitcache-testbed" ]; then
-	echo "testbed-sycl: no test bed at $TESTBED (run 'make testbed')" >&2; exit 1
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	exec sudo -E "$0" "$@"
-fi
-ca=${SSL_CERT_FILE:-${PIP_CERT:-$(pip3 config get global.cert 2>/dev/null || true)}}
-[ -r "${ca:-}" ] || ca=/etc/ssl/certs/ca-certificates.crt
-if [ -r "$ca" ]; then
-	cp -L "$ca" "$TESTBED/etc/ssl/jitcache-host-ca.crt"
-	cert=/etc/ssl/jitcache-host-ca.crt
-else
-	cert=/etc/ssl/certs/ca-certificates.crt
-fi
-# The host's pip settings pass through, but not a wheel directory the
-# test bed does not have.
-[ -d "$TESTBED${PIP_FIND_LINKS:-/nonexistent}" ] || unset PIP_FIND_LINKS
 "$ROOT/tests/testbed/run" env SSL_CERT_FILE=$cert PIP_CERT=$cert \
 	SYCL_VENV=$VENV PYTHON=python3 \
 	SYCL_REQUIREMENTS="$ROOT/examples/sycl/requirements-testbed.txt" \
