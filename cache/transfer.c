@@ -261,7 +261,6 @@ struct spool {
 	struct jc_cache *c;
 	int fd;
 	struct jc_entry_stream *stream; /* the member arriving now */
-	uint64_t size;
 };
 
 static const char *spool_sink(void *arg, const char *name, const void *data, size_t n)
@@ -273,7 +272,6 @@ static const char *spool_sink(void *arg, const char *name, const void *data, siz
 		if (member_key(name, &key) != 0)
 			return "not a cache entry";
 		sp->stream = jc_entry_stream_start(&key, n, sp->c->trust, sp->c->trust_required);
-		sp->size = n;
 		if (!sp->stream || ftruncate(sp->fd, 0) != 0 || lseek(sp->fd, 0, SEEK_SET) != 0)
 			return "out of memory or disk for its temporary copy";
 		return NULL;
@@ -315,9 +313,15 @@ static int spool_take(struct spool *sp, struct jc_archive_member *m, const char 
 		return status == JC_ENTRY_UNTRUSTED ? -2 : -1;
 	if (!(m->data = malloc(m->size ? m->size : 1)))
 		return *why = "out of memory", -1;
-	if (pread(sp->fd, m->data, m->size, 0) != (ssize_t)m->size) {
-		jc_archive_member_free(m);
-		return *why = "could not be read back from its temporary copy", -1;
+	for (uint64_t at = 0; at < m->size;) { /* pread(2) moves 2 GiB at most */
+		ssize_t got = pread(sp->fd, (char *)m->data + at, (size_t)(m->size - at), (off_t)at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			jc_archive_member_free(m);
+			return *why = "could not be read back from its temporary copy", -1;
+		}
+		at += (uint64_t)got;
 	}
 	return 0;
 }
