@@ -973,13 +973,16 @@ static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *
 	redisReply *rep[3];
 	char ms[32];
 	int n = s->r->trust_required ? 3 : 2;
+	char token_end[16];
+	snprintf(token_end, sizeof token_end, "%d", LEASE_TOKEN_MAX - 1);
 	if (s->r->signer)
 		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
 	command_set(&cmd[0], 6, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
 		    ARG(l->token), ARG(ms));
 	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
-	command_set(&cmd[2], 2, ARG("GET"), ARG(l->name));
+	/* Of a lease's value, no more than a token's length is read. */
+	command_set(&cmd[2], 4, ARG("GETRANGE"), ARG(l->name), ARG("0"), ARG(token_end));
 	if (pipeline(s, n, cmd, rep, "a lease request") != 0)
 		return JC_REMOTE_FAILED;
 	enum jc_remote_wait w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
@@ -992,7 +995,7 @@ static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *
 		w = JC_REMOTE_LEASED;
 	} else if (rep[1]->integer > 0) {
 		w = JC_REMOTE_READY;
-	} else if (n == 3 && rep[2]->type == REDIS_REPLY_STRING &&
+	} else if (n == 3 && rep[2]->type == REDIS_REPLY_STRING && rep[2]->len > 0 &&
 		   !lease_trusted(s->r, l->name, rep[2]->str, &why)) {
 		/* With trusted keys, only a trusted node's compile is waited
 		 * for: whoever else can write Redis cannot make misses wait. */

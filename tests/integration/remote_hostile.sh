@@ -114,6 +114,11 @@ check "... with trusted keys it does not wait ($(took renewed-keys))" small rene
 check "... and says why in one line" \
 	grep -q "^jitcache: remote .*: a compile lease not signed is not waited for" "$T/renewed-keys.out"
 rcli main DEL "$lease" >/dev/null
+head -c $((64 << 20)) /dev/zero | rcli main -x SET "$lease" >/dev/null
+rcli main PEXPIRE "$lease" 30000 >/dev/null
+measure huge-lease JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 "${KEYS[@]}" -- $K1
+check "a 64 MiB lease value: not waited for, and not read ($(took huge-lease))" small huge-lease 2 32768
+rcli main DEL "$lease" >/dev/null
 measure holder JC_LOOKUP_HOLD=4 JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_LEASE=1 "${KEYS[@]}" -- $K1 &
 holder=$!
 for i in $(seq 1 100); do [ "$(rcli main EXISTS "$lease")" = 1 ] && break; sleep 0.05; done
