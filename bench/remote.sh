@@ -94,9 +94,13 @@ size() {
 	zb "$W/fill.log" JITCACHE_DIR="$W/local-$n" JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_COMPRESS=0 LD_PRELOAD="$JITCACHE_LIB" >/dev/null || return 1
 	zb "$W/fillz.log" JITCACHE_DIR="$W/fillz-$n" JITCACHE_REMOTE="$URL/1" \
 		JITCACHE_REMOTE_COMPRESS=1 LD_PRELOAD="$JITCACHE_LIB" >/dev/null || return 1
-	local key
-	key=$(find "$W/local-$n" -mindepth 2 -type f -regex '.*/[0-9a-f]*' -printf '%f\n' | head -n 1)
-	echo "remote_bytes $n $(rcli -n 0 STRLEN "jitcache:v1:$key") $(rcli -n 1 STRLEN "jitcache:v1:$key")"
+	# The module's entry (its recipe, beside it, stays local).
+	local key plain=0
+	for key in $(find "$W/local-$n" -mindepth 2 -type f -regex '.*/[0-9a-f]*' -printf '%f\n'); do
+		plain=$(rcli -n 0 STRLEN "jitcache:v1:$key")
+		[ "${plain:-0}" -gt 0 ] && break
+	done
+	echo "remote_bytes $n $plain $(rcli -n 1 STRLEN "jitcache:v1:$key")"
 	for r in $(seq 1 "$REPS"); do
 		for i in 0 1 2; do
 			kind=${order[$(((r + i) % 3))]}

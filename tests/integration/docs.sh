@@ -2,7 +2,8 @@
 # What users read agrees with the code: `jitcache --help`, `jitcache config`,
 # `jitcache stats` and the settings table (docs/configuration.md) show every setting of
 # config/config.h's JC_SETTINGS with the default written there, and
-# `jitcache --version` and the library carry the Makefile's VERSION.
+# `jitcache --version` and the library carry the Makefile's VERSION; links
+# resolve, and quoted figures stand in their sources.
 # The table is read here with sed, independently of the C code that prints it.
 . "$(dirname "$0")/../lib.sh"
 
@@ -96,6 +97,41 @@ PY
 check "README and docs/: every relative link and anchor resolves ($(tail -n 1 "$T/links"))" \
 	grep -q '^0 broken$' "$T/links"
 grep -v '^0 broken$' "$T/links" | head -n 10
+
+# Figures come from their sources: every row of every table in
+# docs/benchmarks.md is one that `make bench` wrote into bench/results.md
+# (or bench/nvidia-results.md), and every figure in the README's
+# supported-stacks table stands in the page it comes from (docs/benchmarks.md,
+# docs/how-it-works.md, the bench results, or the README's own demo output).
+python3 - "$ROOT" >"$T/figures" 2>&1 <<'PY'
+import re, sys
+root = sys.argv[1]
+def text(p):
+    return open(root + "/" + p, encoding="utf-8").read()
+results = set(l.strip() for p in ("bench/results.md", "bench/nvidia-results.md")
+              for l in text(p).splitlines())
+bad = 0
+for n, l in enumerate(text("docs/benchmarks.md").splitlines(), 1):
+    if l.startswith("|") and l.strip() not in results:
+        print("docs/benchmarks.md:%d: a table row bench/results.md does not have: %s" % (n, l[:100]))
+        bad += 1
+readme = text("README.md")
+stacks = readme[readme.index("## Supported stacks"):readme.index("## Documentation")]
+sources = readme[:readme.index("## Supported stacks")] + "".join(
+    text(p) for p in ("docs/benchmarks.md", "docs/how-it-works.md", "bench/results.md",
+                      "bench/nvidia-results.md"))
+for l in stacks.splitlines():
+    if not l.startswith("| ") or l.startswith("| stack"):
+        continue
+    for fig in re.findall(r"\d+\.\d+", l.strip("|").split("|")[-1]):
+        if not re.search(r"(?<![\d.])" + re.escape(fig) + r"(?![\d])", sources):
+            print("README.md: %s (%s) is in no source" % (fig, l.split("|")[1].strip()[:50]))
+            bad += 1
+print("%d unsourced" % bad)
+PY
+check "figures: docs/benchmarks.md's tables and the README's stacks come from their sources ($(tail -n 1 "$T/figures"))" \
+	grep -q '^0 unsourced$' "$T/figures"
+grep -v '^0 unsourced$' "$T/figures" | head -n 10
 
 # The man page (make man: packaging/man/jitcache.1.in filled from the code)
 # renders without a warning and has every setting and command.
