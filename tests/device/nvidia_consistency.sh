@@ -25,9 +25,9 @@ LD_PRELOAD=$D/libjitcache.so "$D/cl_consistency" --platform NVIDIA --run > miss 
 LD_PRELOAD=$D/libjitcache.so "$D/cl_consistency" --platform NVIDIA --run > hit 2>&1
 chk "plain: all properties hold" "grep -q '^consistency: ok' plain"
 chk "miss: all properties hold" "grep -q '^consistency: ok' miss"
-chk "miss: three builds stored" "grep -q 'jitcache: 0 hits, .* 3 stores' miss"
+chk "miss: five builds stored" "grep -q 'jitcache: 0 hits, .* 5 stores' miss"
 chk "hit: all properties hold" "grep -q '^consistency: ok' hit"
-chk "hit: three builds from the cache" "grep -q 'jitcache: 3 hits, 0 misses, 0 stores' hit"
+chk "hit: five builds from the cache" "grep -q 'jitcache: 5 hits, 0 misses, 0 stores' hit"
 chk "miss: the app sees what it sees without jitcache" "diff <(grep '^= ' plain) <(grep '^= ' miss)"
 chk "hit: the app sees what it sees without jitcache" "diff <(grep '^= ' plain) <(grep '^= ' hit)"
 chk "hit: binaries and build logs as on the miss" "diff <(grep '^~ ' miss) <(grep '^~ ' hit)"
