@@ -221,9 +221,11 @@ struct jc_entry_stream {
 struct jc_entry_stream *jc_entry_stream_start(const struct jc_key *key, uint64_t file_size,
 					      const struct jc_trust *t, int check_trust)
 {
-	struct jc_entry_stream *s = calloc(1, sizeof *s);
+	/* XXH3's state wants its own alignment (64 bytes), more than malloc's. */
+	struct jc_entry_stream *s = aligned_alloc(_Alignof(struct jc_entry_stream), sizeof *s);
 	if (!s)
 		return NULL;
+	memset(s, 0, sizeof *s);
 	s->trust = t;
 	s->check_trust = check_trust;
 	s->key = *key;
@@ -255,11 +257,14 @@ void jc_entry_stream_feed(struct jc_entry_stream *s, const void *data, size_t n)
 				jc_trust_stream_update(s->signature, p, take);
 		} else {
 			uint64_t off = at - payload_end;
-			take = off < sizeof s->trailer ? (size_t)(sizeof s->trailer - off) : 0;
+			uint64_t room = s->h.flags & JC_ENTRY_SIGNED ? sizeof s->trailer : 0;
+			take = off < room ? (size_t)(room - off) : 0;
 			take = take < n ? take : n;
-			memcpy(s->trailer + off, p, take);
-			if (take == 0) /* the header said the file is shorter */
+			if (take == 0) { /* the header said the file is shorter */
 				s->why = "longer than its header says";
+				break;
+			}
+			memcpy(s->trailer + off, p, take);
 		}
 		s->seen += take, p += take, n -= take;
 	}
