@@ -999,8 +999,8 @@ static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *
 		   !lease_trusted(s->r, l->name, rep[2]->str, &why)) {
 		/* With trusted keys, only a trusted node's compile is waited
 		 * for: whoever else can write Redis cannot make misses wait. */
-		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a compile lease %s is not waited for "
-			    "(trusted_keys): compiling here", s->r->shown, why);
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a compile lease is not waited for (%s; "
+			    "trusted_keys): compiling here", s->r->shown, why);
 		w = JC_REMOTE_FREE;
 	}
 	for (int i = 0; i < n; i++)
