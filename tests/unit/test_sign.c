@@ -117,6 +117,13 @@ int main(void)
 		      (int)got, why);
 		free(file);
 	}
+	struct jc_entry_stream *longer = jc_entry_stream_start(&key, JC_ENCODED_SIZE(&u), NULL, 0);
+	jc_entry_stream_feed(longer, u.header, JC_ENTRY_HEADER_SIZE);
+	jc_entry_stream_feed(longer, u.payload, u.payload_size);
+	jc_entry_stream_feed(longer, "x", 1);
+	why = "";
+	CHECK(jc_entry_stream_end(longer, &why) == JC_ENTRY_CORRUPT &&
+	      !strcmp(why, "longer than its header says"), "fed a byte too many: corrupt (%s)", why);
 
 	free(e.owned), free(u.owned), free(eb.owned);
 	jc_signer_free(a), jc_signer_free(b);
