@@ -810,6 +810,16 @@ static int64_t wall_ms(void)
 	return jc_wall_ns() / 1000000;
 }
 
+/* What a lease's signature covers: the lease's name (so its key), and the
+ * first len bytes of its value, "HOST/PID/NONCE/MS".  The length of msg,
+ * or -1 if it does not fit. */
+static int lease_message(char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX], const char *name,
+			 const char *token, int len)
+{
+	int m = snprintf(msg, NAME_MAX_LEN + LEASE_TOKEN_MAX, "%s\n%.*s", name, len, token);
+	return m < 0 || m >= NAME_MAX_LEN + LEASE_TOKEN_MAX ? -1 : m;
+}
+
 /* The lease's value: who holds it and since when; with a signing key, the
  * signature of that and the lease's name, so that a node with trusted keys
  * can tell a trusted node's compile from a squatter's value. */
@@ -820,7 +830,9 @@ static void make_token(const struct jc_remote_lease *l, const char *holder,
 	if (!l->r->signer || n < 0 || n >= LEASE_TOKEN_MAX - 2 * JC_SIG_TRAILER_SIZE - 2)
 		return;
 	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
-	int m = snprintf(msg, sizeof msg, "%s\n%s", l->name, out);
+	int m = lease_message(msg, l->name, out, n);
+	if (m < 0)
+		return;
 	uint8_t sig[JC_SIG_TRAILER_SIZE];
 	jc_sign_note(l->r->signer, LEASE_NOTE, msg, (size_t)m, sig);
 	char *p = out + n;
@@ -850,9 +862,8 @@ static int lease_trusted(const struct jc_remote *r, const char *name, const char
 		ms_at--;
 	long long since = strtoll(ms_at, NULL, 10), now = (long long)wall_ms();
 	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
-	int m = snprintf(msg, sizeof msg, "%s\n%.*s", name, (int)(slash - token), token);
-	if (m < 0 || m >= (int)sizeof msg ||
-	    jc_trust_verify_note(r->trust, LEASE_NOTE, msg, (size_t)m, sig, why) != 0)
+	int m = lease_message(msg, name, token, (int)(slash - token));
+	if (m < 0 || jc_trust_verify_note(r->trust, LEASE_NOTE, msg, (size_t)m, sig, why) != 0)
 		return 0;
 	if (now - since > lease_ms(r) + 5000 || since - now > 5000)
 		return *why = "signed, but not renewed within a lease time", 0;

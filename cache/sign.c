@@ -15,7 +15,7 @@
 #define SECRET_TAG "jitcache-ed25519-secret"
 #define KEY_FILE_MAX 4096
 #define TRUST_MAX 64 /* keys in one trust list */
-static const char domain[] = "jitcache-entry-signature-v1\n";
+static const char domain[] = "jitcache-entry-signature-v1";
 
 struct jc_signer {
 	unsigned char sk[crypto_sign_SECRETKEYBYTES];
@@ -102,23 +102,55 @@ void jc_signer_free(struct jc_signer *s)
 	free(s);
 }
 
-/* The message signed: the domain, the header, the payload. */
+/* Every signed message begins with what it is, a line: entries with the
+ * domain, notes with theirs. */
+static void begin(crypto_sign_state *st, const char *what)
+{
+	crypto_sign_init(st);
+	crypto_sign_update(st, (const unsigned char *)what, strlen(what));
+	crypto_sign_update(st, (const unsigned char *)"\n", 1);
+}
+
+/* An entry's message: the domain, the header, the payload. */
 static void message(crypto_sign_state *st, const uint8_t *header, const void *stored,
 		    size_t size)
 {
-	crypto_sign_init(st);
-	crypto_sign_update(st, (const unsigned char *)domain, sizeof domain - 1);
+	begin(st, domain);
 	crypto_sign_update(st, header, 64);
 	crypto_sign_update(st, stored, size);
+}
+
+/* The key id and signature of the message in st. */
+static void sign_final(const struct jc_signer *s, crypto_sign_state *st,
+		       uint8_t out[JC_SIG_TRAILER_SIZE])
+{
+	memcpy(out, s->id, 8);
+	crypto_sign_final_create(st, out + 8, NULL, s->sk);
+}
+
+/* 0 if the key sig names is trusted and its signature of the message in st
+ * verifies; -1 with *why otherwise. */
+static int verify_final(const struct jc_trust *t, crypto_sign_state *st,
+			const uint8_t sig[JC_SIG_TRAILER_SIZE], const char **why)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (memcmp(t->keys[i].id, sig, 8) != 0)
+			continue;
+		if (crypto_sign_final_verify(st, sig + 8, t->keys[i].pk) == 0)
+			return 0;
+		*why = "the signature does not verify";
+		return -1;
+	}
+	*why = t->n ? "signed by a key that is not trusted" : "no trusted key could be read";
+	return -1;
 }
 
 void jc_sign(const struct jc_signer *s, const uint8_t *header, const void *stored,
 	     size_t stored_size, uint8_t trailer[JC_SIG_TRAILER_SIZE])
 {
 	crypto_sign_state st;
-	memcpy(trailer, s->id, 8);
 	message(&st, header, stored, stored_size);
-	crypto_sign_final_create(&st, trailer + 8, NULL, s->sk);
+	sign_final(s, &st, trailer);
 }
 
 struct jc_trust *jc_trust_load(const char *paths)
@@ -193,15 +225,7 @@ int jc_trust_stream_end(const struct jc_trust *t, struct jc_trust_stream *v,
 	else if (!v)
 		*why = "out of memory";
 	else
-		*why = t->n ? "signed by a key that is not trusted" : "no trusted key could be read";
-	for (size_t i = 0; t && v && trailer && i < t->n; i++) {
-		if (memcmp(t->keys[i].id, trailer, 8) != 0)
-			continue;
-		rc = crypto_sign_final_verify(&v->st, trailer + 8, t->keys[i].pk) == 0 ? 0 : -1;
-		if (rc != 0)
-			*why = "the signature does not verify";
-		break;
-	}
+		rc = verify_final(t, &v->st, trailer, why);
 	free(v);
 	return rc;
 }
@@ -215,40 +239,26 @@ int jc_trust_verify(const struct jc_trust *t, const uint8_t *header, const void 
 	return jc_trust_stream_end(t, v, trailer, why);
 }
 
-/* A note: what it is (a line), then the message. */
-static void note_message(crypto_sign_state *st, const char *what, const void *msg, size_t n)
-{
-	crypto_sign_init(st);
-	crypto_sign_update(st, (const unsigned char *)what, strlen(what));
-	crypto_sign_update(st, (const unsigned char *)"\n", 1);
-	crypto_sign_update(st, msg, n);
-}
-
 void jc_sign_note(const struct jc_signer *s, const char *what, const void *msg, size_t n,
 		  uint8_t out[JC_SIG_TRAILER_SIZE])
 {
 	crypto_sign_state st;
-	memcpy(out, s->id, 8);
-	note_message(&st, what, msg, n);
-	crypto_sign_final_create(&st, out + 8, NULL, s->sk);
+	begin(&st, what);
+	crypto_sign_update(&st, msg, n);
+	sign_final(s, &st, out);
 }
 
 int jc_trust_verify_note(const struct jc_trust *t, const char *what, const void *msg,
 			 size_t n, const uint8_t sig[JC_SIG_TRAILER_SIZE], const char **why)
 {
-	*why = !t ? "no trust list could be made"
-		  : t->n ? "signed by a key that is not trusted" : "no trusted key could be read";
-	for (size_t i = 0; t && i < t->n; i++) {
-		if (memcmp(t->keys[i].id, sig, 8) != 0)
-			continue;
-		crypto_sign_state st;
-		note_message(&st, what, msg, n);
-		if (crypto_sign_final_verify(&st, sig + 8, t->keys[i].pk) == 0)
-			return 0;
-		*why = "the signature does not verify";
+	if (!t) {
+		*why = "no trust list could be made";
 		return -1;
 	}
-	return -1;
+	crypto_sign_state st;
+	begin(&st, what);
+	crypto_sign_update(&st, msg, n);
+	return verify_final(t, &st, sig, why);
 }
 
 int jc_keygen(const char *prefix, const char *comment, FILE *out)

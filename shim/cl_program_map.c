@@ -63,16 +63,6 @@ static void unlink_shadow(struct jc_cl_program *rec)
 	*at = rec->next_shadow;
 }
 
-static void unlink_app(struct jc_cl_program *rec)
-{
-	unlink_shadow(rec);
-	struct jc_cl_program **at = &by_app[bucket(rec->app)];
-	while (*at != rec)
-		at = &(*at)->next_app;
-	*at = rec->next_app;
-	__atomic_sub_fetch(&records, 1, __ATOMIC_RELEASE);
-}
-
 static struct kernel_ref **kernel_at(cl_kernel kernel)
 {
 	struct kernel_ref **at = &by_kernel[bucket(kernel)];
@@ -81,7 +71,7 @@ static struct kernel_ref **kernel_at(cl_kernel kernel)
 	return at;
 }
 
-/* Forget the kernels counted for `rec` (a record dropped as stale). */
+/* Forget the kernels still counted for `rec`. */
 static void forget_kernels(struct jc_cl_program *rec)
 {
 	for (unsigned b = 0; b < BUCKETS && rec->kernels > 0; b++)
@@ -95,6 +85,19 @@ static void forget_kernels(struct jc_cl_program *rec)
 			free(k);
 			rec->kernels--;
 		}
+}
+
+/* Take a record out of the map, with the kernels still counted for it (a
+ * record goes with none left, unless it was stale or made no shadow). */
+static void unlink_app(struct jc_cl_program *rec)
+{
+	unlink_shadow(rec);
+	forget_kernels(rec);
+	struct jc_cl_program **at = &by_app[bucket(rec->app)];
+	while (*at != rec)
+		at = &(*at)->next_app;
+	*at = rec->next_app;
+	__atomic_sub_fetch(&records, 1, __ATOMIC_RELEASE);
 }
 
 static void add_kernel(struct jc_cl_program *rec, cl_kernel kernel)
@@ -157,10 +160,8 @@ int jc_clmap_add(cl_program app, struct jc_cl_input *input)
 	pthread_mutex_lock(&lock);
 	/* A record left for a handle the driver has since reused is stale. */
 	struct jc_cl_program *stale = find_app(app);
-	if (stale) {
+	if (stale)
 		unlink_app(stale);
-		forget_kernels(stale);
-	}
 	unsigned b = bucket(app);
 	rec->next_app = by_app[b];
 	by_app[b] = rec;
@@ -398,10 +399,8 @@ cl_int jc_clmap_release(cl_program app)
 	/* Kernels of a real build hold the application's program in the
 	 * driver themselves; those of a shadow need the record. */
 	int keep = rec->kernels > 0 && rec->shadow && rec->shadow->program;
-	if (!keep) {
+	if (!keep)
 		unlink_app(rec);
-		forget_kernels(rec);
-	}
 	pthread_mutex_unlock(&lock);
 	if (!keep)
 		finish(rec, 1);
