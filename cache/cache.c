@@ -58,7 +58,6 @@ static int hold_dir(struct jc_cache *c, int shared)
 	c->held_dev = (uint64_t)st.st_dev;
 	c->held_ino = (uint64_t)st.st_ino;
 	if (jc_dir_name(c->dfd, &st, c->shown, c->dir, sizeof c->dir) != 0) {
-		jc_log(JC_LOG_WARN, "cache directory path too long (%s); caching disabled", c->shown);
 		close(c->dfd);
 		c->dfd = -1;
 		return -1;

@@ -52,7 +52,8 @@
  * entries chooses the GPU code this user's programs run.  The configured path
  * is used as given, symlinks included (a ~/.cache that links elsewhere
  * works), checked on the opened directory and then held open: every later
- * access goes through that descriptor (/proc/self/fd/N/...), so a rename of
+ * access goes through that descriptor (/proc/self/fd/N/...; without /proc
+ * mounted the directory is not used), so a rename of
  * the directory or of a parent cannot swap it (a removed one is made and
  * checked again); below it, no file jitcache opens or creates (entries, temporary,
  * lock and statistics files) is followed if it is a symlink.  The

@@ -84,8 +84,9 @@ struct jc_cache {
 int jc_dir_open(const char *path, int flags, mode_t mode, int shared, struct stat *st);
 
 /* The name by which files below a held directory fd are reached:
- * "/proc/self/fd/N" where /proc shows it (then the name cannot be made to
- * lead elsewhere), else path itself (said once).  0, or -1 if too long. */
+ * "/proc/self/fd/N", which cannot be made to lead elsewhere.  0; or -1
+ * after one line saying why (no /proc: path itself could be swapped by a
+ * rename of a parent, so the directory is not used). */
 int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size_t size);
 
 /* Is the cache's dfd still the directory checked (a program that closed

@@ -93,14 +93,18 @@ int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size
 {
 	struct stat there;
 	int n = snprintf(out, size, "/proc/self/fd/%d", fd);
-	if (n > 0 && (size_t)n < size && stat(out, &there) == 0 && there.st_dev == st->st_dev &&
-	    there.st_ino == st->st_ino)
+	if (n <= 0 || (size_t)n >= size) {
+		jc_log(JC_LOG_WARN, "cache directory %s: no room for its name; not used", path);
+		return -1;
+	}
+	if (stat(out, &there) == 0 && there.st_dev == st->st_dev && there.st_ino == st->st_ino)
 		return 0;
-	JC_LOG_ONCE(JC_LOG_WARN, "/proc/self/fd is not available: cache directories are reached "
-		    "by their paths, so a rename of one of their parents while programs run "
-		    "could swap them (mount /proc)");
-	n = snprintf(out, size, "%s", path);
-	return n > 0 && (size_t)n < size ? 0 : -1;
+	/* Reached by its path, a directory could be swapped by a rename of a
+	 * parent while programs run: better no cache than someone else's. */
+	jc_log(JC_LOG_WARN, "/proc/self/fd is not available, so cache directory %s cannot be "
+	       "held against renames of its parents; not used (mount /proc)", path);
+	out[0] = '\0';
+	return -1;
 }
 
 /* Make the removed cache directory again and hold the new one. */

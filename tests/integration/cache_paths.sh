@@ -79,6 +79,27 @@ touch "$T/go-gone"; wait "$VICTIM"
 check "a cache directory removed while the program runs: a miss, and made again (0700)" \
 	sh -c "grep -q '^$K1 miss' '$T/gone.out' && test \$(stat -c %a '$T/gone') = 700"
 
+# ---- no /proc: a directory held by its path could be swapped, so it is not used --------
+# Without /proc/self/fd a held directory can only be reached by its path
+# again; a rename of a parent (above) would then serve the swapped one.
+"$STORE" "$T/np" 1 100 >/dev/null
+noproc() { unshare -m --propagation private sh -c 'mount -t tmpfs none /proc && exec "$@"' sh "$@"; }
+if ! noproc true 2>/dev/null; then
+	skip "no /proc: needs a private mount namespace (unshare -m, as root)"
+else
+	noproc env JITCACHE_DIR="$T/np" "$LOOKUP" $K1 >"$T/np.out" 2>&1
+	check "without /proc the cache directory is not used, said in one line ($(head -1 "$T/np.out"))" \
+		sh -c "grep -q '^jitcache: /proc/self/fd is not available, so cache directory $T/np cannot be held' '$T/np.out' &&
+		       test \$(grep -c '^jitcache:' '$T/np.out') -eq 1"
+	check "... its entry is not served: a miss, and no lock taken there" \
+		sh -c "grep -q '^$K1 miss' '$T/np.out' && test ! -e '$T/np/locks'"
+	noproc env JITCACHE_DIR="$T/np2" JITCACHE_LAYERS="$T/np" "$LOOKUP" $K1 >"$T/npl.out" 2>&1
+	check "... nor is a layer's ($(grep -c '^jitcache:' "$T/npl.out") lines)" \
+		sh -c "grep -q 'cache directory $T/np cannot be held' '$T/npl.out' && grep -q '^$K1 miss' '$T/npl.out'"
+	env JITCACHE_DIR="$T/np" "$LOOKUP" $K1 >"$T/np-proc.out" 2>&1
+	check "... while with /proc the same entry is a hit" grep -q "^$K1 hit" "$T/np-proc.out"
+fi
+
 # ---- no cache directory at all ----------------------------------------------------------
 env -u HOME -u XDG_CACHE_HOME -u JITCACHE_DIR "$JITCACHE" config >"$T/nohome.cfg" 2>&1
 check "HOME, XDG_CACHE_HOME and JITCACHE_DIR unset: no cache directory" \
