@@ -90,6 +90,8 @@ struct jc_remote_options {
 	double timeout;            /* seconds, for each whole answer */
 	double backoff;            /* seconds the remote is skipped after a failure */
 	double lease;              /* seconds a compile lease lives, renewed meanwhile */
+	double lease_wait;         /* seconds another's lease is waited for, unless
+				      trusted keys verify it (then: the deadline) */
 	int compress;              /* values zstd-compressed on the wire */
 };
 

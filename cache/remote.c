@@ -43,7 +43,7 @@ struct jc_remote {
 	char shown[JC_REMOTE_URL_MAX]; /* the URL without its password, for messages */
 	int read_only, compress;
 	struct timeval connect_tv, op_tv;
-	double op_timeout, backoff, lease;
+	double op_timeout, backoff, lease, lease_wait;
 	uint64_t limit;                /* largest value read (jc_entry_limit) */
 	char down_path[PATH_MAX];      /* the shared back-off file, or "" */
 	int64_t skip_until;            /* wall ns; read and written atomically */
@@ -525,6 +525,9 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	r->limit = limit;
 	r->backoff = opts->backoff > 0 ? opts->backoff : 0;
 	r->lease = opts->lease > 0.1 ? opts->lease : 0.1;
+	r->lease_wait = opts->lease_wait > 0 ? opts->lease_wait : 0; /* also NaN */
+	if (r->lease_wait > 1e6)
+		r->lease_wait = 1e6;
 	if (state_dir) {
 		char where[sizeof r->url.host + sizeof r->url.path + 32];
 		snprintf(where, sizeof where, "%s:%d:%s:%d", r->url.host, r->url.port, r->url.path,
@@ -1044,6 +1047,13 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	struct jc_remote_lease *l = new_lease(r, name);
 	if (!l)
 		return JC_REMOTE_FAILED;
+	/* Without trusted keys anyone who can write Redis can hold a lease
+	 * (and renew it): it is waited for only a short while. */
+	int64_t bound = deadline_ns;
+	if (!r->trust_required) {
+		int64_t mine = jc_wall_ns() + (int64_t)(r->lease_wait * 1e9);
+		bound = mine < deadline_ns ? mine : deadline_ns;
+	}
 	int64_t pause = 5000000; /* 5 ms, doubling to 200 ms */
 	enum jc_remote_wait w;
 	for (;;) {
@@ -1056,9 +1066,15 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 		end(&s);
 		if (w != JC_REMOTE_TIMEOUT)
 			break;
-		int64_t left = deadline_ns - jc_wall_ns();
-		if (left <= 0)
+		int64_t left = bound - jc_wall_ns();
+		if (left <= 0) {
+			if (bound < deadline_ns)
+				JC_LOG_ONCE(JC_LOG_INFO, "remote %s: another machine's compile "
+					    "lease was waited for %g s (lease_wait; without "
+					    "trusted_keys it cannot be told from a squatter's): "
+					    "compiling here", r->shown, r->lease_wait);
 			break;
+		}
 		sleep_ns(pause < left ? pause : left);
 		pause = pause * 2 < 200000000 ? pause * 2 : 200000000;
 	}

@@ -13,7 +13,8 @@
  * (jc_remote_set_keys, sign.h) a lease's value is signed and dated, renewed
  * with a new date, and a node with trusted keys waits only for a lease
  * signed by one of them within a lease time: whoever else can write Redis
- * cannot make its misses wait.
+ * cannot make its misses wait.  Without trusted keys a lease cannot be told
+ * from a squatter's, so another's is waited for only lease_wait seconds.
  *
  * Calling sequence (cache.c):
  *
@@ -88,8 +89,11 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 
 /* On a miss: wait, until deadline_ns (jc_wall_ns() time), until the key's
  * value exists or nobody else holds its lease.  A lease without an expiry
- * is not one jitcache set (a squatter's): it is removed and taken.  A
- * read-only remote never waits (nor asks): it compiles here at once. */
+ * is not one jitcache set (a squatter's): it is removed and taken.  Without
+ * trust_required another's lease is waited for at most lease_wait seconds
+ * (anyone who can write Redis could hold one); with it, only a trusted
+ * lease, until the deadline.  A read-only remote never waits (nor asks):
+ * it compiles here at once. */
 enum jc_remote_wait {
 	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */
 	JC_REMOTE_READY,   /* the value exists now: look it up again */

@@ -59,6 +59,10 @@
 	  "seconds the remote is left alone after a failure")                           \
 	X(remote, lease,       SECS,  remote_lease,   "10",  "JITCACHE_REMOTE_LEASE",      \
 	  "seconds a machine's claim to compile a kernel lasts unless renewed")         \
+	X(remote, lease_wait,  SECS,  remote_lease_wait, "10", "JITCACHE_REMOTE_LEASE_WAIT", \
+	  "seconds a node without trusted_keys waits for another machine's compile "   \
+	  "lease, which it cannot tell from a squatter's (with trusted_keys: a trusted " \
+	  "node's lease is waited for up to lock_timeout)")                             \
 	X(remote, compress,    BOOL,  remote_compress, "1",  "JITCACHE_REMOTE_COMPRESS",   \
 	  "1 sends values zstd-compressed: ~7x less traffic and Redis memory; 0 sends " \
 	  "them as the entry files")                                                     \

@@ -35,6 +35,7 @@ static void runtime_init(void)
 			.timeout = config.remote_timeout,
 			.backoff = config.remote_backoff,
 			.lease = config.remote_lease,
+			.lease_wait = config.remote_lease_wait,
 			.compress = config.remote_compress,
 		},
 		.signing_key = config.signing_key,

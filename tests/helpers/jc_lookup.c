@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 			    .read_only = cfg.remote_read_only,
 			    .connect_timeout = cfg.remote_connect_timeout,
 			    .timeout = cfg.remote_timeout, .backoff = cfg.remote_backoff,
-			    .lease = cfg.remote_lease, .compress = cfg.remote_compress },
+			    .lease = cfg.remote_lease, .lease_wait = cfg.remote_lease_wait,
+			    .compress = cfg.remote_compress },
 		.signing_key = cfg.signing_key, .trusted_keys = cfg.trusted_keys,
 		.trusted_keys_invalid = jc_config_refused(cfg.trusted_keys_from),
 	};

@@ -102,13 +102,15 @@ measure held-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_
 check "a live lease of a writer: a read-only node does not wait either ($(took held-r))" small held-r 2 65536
 # ---- leases with keys ---------------------------------------------------------------------
 waited() { read -r secs kb < <(tail -n 1 "$T/$1.time") && ge "$secs" "$2"; }
+between() { waited "$1" "$2" && small "$1" "$3" 65536; }
 "$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
 KEYS=(JITCACHE_SIGNING_KEY="$T/node.key" JITCACHE_TRUSTED_KEYS="$T/node.key.pub")
 lease=$(name $K1):lease
 rcli main SET "$lease" squatter PX 30000 >/dev/null
-measure renewed JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=3 -- $K1
-check "a squatter's lease with an expiry: without keys a writer waits lock_timeout for it ($(took renewed))" \
-	waited renewed 2.5
+measure renewed JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 JITCACHE_REMOTE_LEASE_WAIT=2 JITCACHE_LOG=info -- $K1
+check "a squatter's lease with an expiry: without keys a writer waits lease_wait (2 s) for it, not lock_timeout (20 s) ($(took renewed))" \
+	between renewed 1.5 4
+check "... and says so (log level info)" grep -q "^jitcache: remote .*: another machine's compile lease was waited for 2 s (lease_wait" "$T/renewed.out"
 measure renewed-keys JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 "${KEYS[@]}" -- $K1
 check "... with trusted keys it does not wait ($(took renewed-keys))" small renewed-keys 2 65536
 check "... and says why in one line" \
@@ -123,10 +125,10 @@ measure holder JC_LOOKUP_HOLD=4 JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_LEASE=1 "
 holder=$!
 for i in $(seq 1 100); do [ "$(rcli main EXISTS "$lease")" = 1 ] && break; sleep 0.05; done
 first=$(rcli main GET "$lease")
-measure waiter JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 "${KEYS[@]}" -- $K1
+measure waiter JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 JITCACHE_REMOTE_LEASE_WAIT=1 "${KEYS[@]}" -- $K1
 second=$(rcli main GET "$lease")
 wait "$holder"
-check "a trusted node compiling (4 s): a node with trusted keys waits for it ($(took waiter))" waited waiter 2.5
+check "a trusted node compiling (4 s): a node with trusted keys waits for it, beyond lease_wait (1 s) ($(took waiter))" waited waiter 2.5
 check "... its lease is signed" sh -c "echo '$first' | grep -Eq '/[0-9]+/[0-9a-f]{144}\$'"
 check "... and renewed with a new date" test "$first" != "$second"
 sleep 3 # the copied lease is then over a lease time (1 s) and 5 s of skew old
