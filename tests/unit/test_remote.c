@@ -118,16 +118,24 @@ static void stop_redis(void)
 	}
 }
 
-static struct jc_cache *node(const char *name, int read_only, double lock_timeout, double lease)
+static struct jc_cache *node_waiting(const char *name, int read_only, double lock_timeout,
+				     double lease, double lease_wait)
 {
 	char dir[256];
 	test_path(dir, name);
 	struct jc_cache_options o = {
 		.dir = dir, .lock_timeout = lock_timeout,
 		.remote = { .url = url, .read_only = read_only, .connect_timeout = 1,
-			    .timeout = 2, .backoff = 30, .lease = lease },
+			    .timeout = 2, .backoff = 30, .lease = lease,
+			    .lease_wait = lease_wait },
 	};
 	return jc_cache_open(&o);
+}
+
+/* A node that waits for others' leases as long as its lock_timeout. */
+static struct jc_cache *node(const char *name, int read_only, double lock_timeout, double lease)
+{
+	return node_waiting(name, read_only, lock_timeout, lease, 60);
 }
 
 /* ---- through a real Redis ---------------------------------------------------- */
@@ -289,6 +297,27 @@ static void test_bounded_wait(void)
 	jc_cache_close(waiter);
 }
 
+/* Without trusted keys another's lease may be a squatter's: it is waited
+ * for lease_wait seconds, even when lock_timeout is longer. */
+static void test_lease_wait(void)
+{
+	struct jc_key k = make_key(5, 2);
+	struct jc_cache *holder = node("holder-lw", 0, 5, 0.3);
+	struct jc_cache *waiter = node_waiting("waiter-lw", 0, 5, 0.3, 0.4);
+	struct jc_cache_lock *hl = jc_cache_lock_key(holder, &k);
+	double t0 = now_s();
+	struct jc_cache_lock *wl = jc_cache_lock_key(waiter, &k);
+	double waited = now_s() - t0;
+	CHECK(hl && wl, "both go on");
+	CHECK(waited > 0.35 && waited < 1.5,
+	      "the waiter waited its lease_wait of 0.4 s, not its lock_timeout of 5 s (%.2f s)",
+	      waited);
+	jc_cache_unlock(wl);
+	jc_cache_unlock(hl);
+	jc_cache_close(holder);
+	jc_cache_close(waiter);
+}
+
 /* The server closes a kept connection (its idle timeout, a restart, here
  * CLIENT KILL): the next exchange is made on a new one, not counted as a
  * failure, and the remote is not skipped. */
@@ -412,6 +441,7 @@ int main(void)
 		test_compile_once();
 		test_dead_holder();
 		test_bounded_wait();
+	test_lease_wait();
 		test_read_only_never_waits();
 		test_idle_closed();
 		test_server_gone_before();
