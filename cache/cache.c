@@ -106,6 +106,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		return layers_only(c);
 	c->local = 1;
 	c->shared = opts->shared;
+	c->helper = opts->helper;
 	c->max_size = opts->max_size;
 	c->lock_timeout = opts->lock_timeout;
 	c->compress = opts->compress;
@@ -339,6 +340,8 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		delta[JC_MISSES] = count_miss;
 	}
 	delta[JC_CORRUPT] += (uint64_t)corrupt;
+	if (cache->helper) /* the process it stores for counted the request */
+		delta[JC_HITS] = delta[JC_MISSES] = delta[JC_SAVED_NS] = 0;
 	jc_count(cache, delta, NULL);
 	return rc;
 }

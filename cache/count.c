@@ -154,6 +154,15 @@ void jc_cache_count_failure_hit(struct jc_cache *c)
 	jc_count(c, delta, NULL);
 }
 
+void jc_cache_count_store_left(struct jc_cache *c)
+{
+	if (!c)
+		return;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	delta[JC_STORES_LEFT] = 1;
+	jc_count(c, delta, NULL);
+}
+
 void jc_cache_count_pass(struct jc_cache *c, enum jc_pass why)
 {
 	static const int counter[] = { [JC_PASS_NATIVE] = JC_PASSED_NATIVE,

@@ -68,6 +68,7 @@ struct jc_cache {
 					  archives must be signed with (sign.h) */
 	int trust_required;            /* trusted keys were configured: with no
 					  readable key, nothing is accepted */
+	int helper;                    /* lookups are not counted (options.helper) */
 };
 
 /* ---- layout.c ---- */

@@ -39,6 +39,10 @@
 	  "seconds to wait for another process compiling the same entry")              \
 	X(cache, compress,     BOOL,  compress,     "0",    "JITCACHE_COMPRESS",           \
 	  "1 stores entries zstd-compressed: ~10x smaller, ~1 ms slower hits")          \
+	X(cache, background_store, BOOL, background_store, "1", "JITCACHE_BACKGROUND_STORE", \
+	  "1 leaves the store of an OpenCL build to a helper process where taking "     \
+	  "the binaries costs a compile of its own (PoCL), so the program does not "    \
+	  "wait; the entry appears shortly after; 0 stores in the program")            \
 	X(cache, layers,       PATHS, layers,       "",     "JITCACHE_LAYERS",             \
 	  "read-only cache directories DIR[:DIR...] searched after the cache")           \
 	X(cache, recipes,      BOOL,  recipes,      "1",    "JITCACHE_RECIPES",            \

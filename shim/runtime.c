@@ -1,8 +1,10 @@
 /* The per-process state behind shim.h: settings, the cache, the recursion
  * guard and the exit summary. */
 #include "shim/shim.h"
+#include "shim/storer.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
@@ -41,6 +43,7 @@ static void runtime_init(void)
 		.signing_key = config.signing_key,
 		.trusted_keys = config.trusted_keys,
 		.trusted_keys_invalid = jc_config_refused(config.trusted_keys_from),
+		.helper = getenv(JC_STORER_HELPER_ENV) != NULL,
 	};
 	cache = jc_cache_open(&opts);
 	/* jc_cache_open() said why if it failed; every call now passes through. */

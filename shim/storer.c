@@ -1,0 +1,220 @@
+/* Stores left to a helper process (see storer.h). */
+#include "shim/storer.h"
+
+#include "shim/shim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef JC_LIBEXECDIR
+#define JC_LIBEXECDIR "/usr/local/libexec/jitcache"
+#endif
+
+extern char **environ;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int state;             /* 0: not started; 1: running; -1: stores stay here */
+static int wake = -1;         /* this end of the socket (O_CLOEXEC, nonblocking) */
+static char spool[PATH_MAX];  /* the private spool directory */
+static char library[PATH_MAX]; /* the OpenCL loader the helper builds with */
+static unsigned long serial;
+
+/* The helper program: $JITCACHE_REPLAY, else beside this library (a build
+ * tree), in ../libexec (the wheel) or ../libexec/jitcache (`make install`
+ * into any prefix) beside it, or where this build's `make install` puts it
+ * (the Debian package's /usr/libexec/jitcache). */
+static int find_helper(const char *self, char out[PATH_MAX])
+{
+	const char *env = getenv("JITCACHE_REPLAY");
+	if (env && *env) {
+		snprintf(out, PATH_MAX, "%s", env);
+		return access(out, X_OK);
+	}
+	int dir = (int)(strrchr(self, '/') - self); /* self is a real path */
+	const char *where[] = { "jitcache-replay", "../libexec/jitcache-replay",
+				"../libexec/jitcache/jitcache-replay" };
+	for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
+		snprintf(out, PATH_MAX, "%.*s/%s", dir, self, where[i]);
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	snprintf(out, PATH_MAX, "%s/jitcache-replay", JC_LIBEXECDIR);
+	return access(out, X_OK);
+}
+
+/* This process's environment with the helper's settings in place of any
+ * the user had: a NULL-terminated array, the strings made here in own[]. */
+static char **helper_environment(const char *self, char *own[4])
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = 0;
+	while (environ && environ[n])
+		n++;
+	char **env = calloc(n + 5, sizeof *env);
+	if (!env)
+		return NULL;
+	if (asprintf(&own[0], "LD_PRELOAD=%s%s%s", old && *old ? old : "", old && *old ? ":" : "",
+		     self) < 0)
+		own[0] = NULL;
+	if (asprintf(&own[1], "JITCACHE_REPLAY_OPENCL=%s", library) < 0)
+		own[1] = NULL;
+	own[2] = strdup(JC_STORER_HELPER_ENV "=1");
+	own[3] = strdup("JITCACHE_BACKGROUND_STORE=0");
+	if (!own[0] || !own[1] || !own[2] || !own[3]) {
+		free(env);
+		return NULL;
+	}
+	static const char *const replaced[] = { "LD_PRELOAD=", "JITCACHE_REPLAY_OPENCL=",
+						JC_STORER_HELPER_ENV "=",
+						"JITCACHE_BACKGROUND_STORE=" };
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int skip = 0;
+		for (size_t r = 0; r < 4; r++)
+			skip |= strncmp(environ[i], replaced[r], strlen(replaced[r])) == 0;
+		if (!skip)
+			env[k++] = environ[i];
+	}
+	for (size_t r = 0; r < 4; r++)
+		env[k++] = own[r];
+	env[k] = NULL;
+	return env;
+}
+
+/* Start the helper: 0, or -1 after one line saying why not. */
+static int start(void)
+{
+	char helper[PATH_MAX], self[PATH_MAX];
+	const char *file = jc_library_file_of((const void *)jc_storer_submit);
+	if (!file || !realpath(file, self)) {
+		jc_log(JC_LOG_INFO, "cannot tell where libjitcache is; OpenCL binaries are "
+		       "taken in the program");
+		return -1;
+	}
+	if (find_helper(self, helper) != 0) {
+		jc_log(JC_LOG_INFO, "no jitcache-replay found beside %s (set JITCACHE_REPLAY); "
+		       "OpenCL binaries are taken in the program", self);
+		return -1;
+	}
+	const char *tmp = getenv("TMPDIR");
+	snprintf(spool, sizeof spool, "%s/jitcache-spool.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+	if (!mkdtemp(spool)) {
+		jc_log(JC_LOG_INFO, "cannot make a spool directory in %s (%s); OpenCL binaries "
+		       "are taken in the program", tmp && *tmp == '/' ? tmp : "/tmp", strerror(errno));
+		return -1;
+	}
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		rmdir(spool);
+		return -1;
+	}
+	char *own[4] = { 0 };
+	char **env = helper_environment(self, own);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	/* Nothing of the program's but the socket: an inherited descriptor
+	 * (its stderr a pipe someone reads to its end, say) would keep that
+	 * open for as long as the helper runs. */
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	char spool_arg[] = "--spool";
+	char *argv[] = { helper, spool_arg, spool, NULL };
+	pid_t pid = -1;
+	int err = env ? posix_spawn(&pid, helper, &fa, NULL, argv, env) : ENOMEM;
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	for (int i = 0; i < 4; i++)
+		free(own[i]);
+	close(sv[1]);
+	if (err != 0) {
+		jc_log(JC_LOG_INFO, "cannot start %s (%s); OpenCL binaries are taken in the "
+		       "program", helper, strerror(err));
+		close(sv[0]);
+		rmdir(spool);
+		return -1;
+	}
+	/* Its first stage only starts the helper proper and exits, so that the
+	 * program is never left with a child of jitcache's to reap. */
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	wake = sv[0];
+	jc_log(JC_LOG_DEBUG, "a helper (%s) takes OpenCL binaries off the program's path, "
+	       "building with %s, spool %s", helper, library, spool);
+	return 0;
+}
+
+/* Write the recipe whole under a temporary name, then give it its name.
+ * 0; -1 if it could not be written; -2 if the helper is gone. */
+static int spool_recipe(const void *recipe, size_t size)
+{
+	char tmp[PATH_MAX + 64], name[PATH_MAX + 64];
+	unsigned long n = __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
+	snprintf(tmp, sizeof tmp, "%s/.%ld-%lu", spool, (long)getpid(), n);
+	snprintf(name, sizeof name, "%s/%ld-%012lu.recipe", spool, (long)getpid(), n);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == ENOENT ? -2 : -1; /* the spool went with its helper */
+	const char *p = recipe;
+	size_t left = size;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		left -= (size_t)w;
+	}
+	if (close(fd) != 0 || left || rename(tmp, name) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	/* A full socket already holds a wake-up: EAGAIN is fine. */
+	if (send(wake, "r", 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN &&
+	    errno != EWOULDBLOCK) {
+		unlink(name); /* nobody would build it */
+		return -2;
+	}
+	return 0;
+}
+
+int jc_storer_submit(const void *recipe, size_t size, const char *opencl_library)
+{
+	if (!opencl_library || strlen(opencl_library) >= sizeof library)
+		return -1;
+	pthread_mutex_lock(&mu);
+	if (state == 0) {
+		snprintf(library, sizeof library, "%s", opencl_library);
+		state = start() == 0 ? 1 : -1;
+	}
+	int rc = -1;
+	if (state == 1 && strcmp(library, opencl_library) == 0) {
+		rc = spool_recipe(recipe, size);
+		if (rc == -2) { /* it ended, idle (or died): one more */
+			close(wake);
+			wake = -1;
+			state = start() == 0 ? 1 : -1;
+			rc = state == 1 ? spool_recipe(recipe, size) : -1;
+		}
+		if (rc == -2) {
+			jc_log(JC_LOG_WARN, "the helper storing OpenCL binaries ended at once; they "
+			       "are taken in the program from now on");
+			state = -1;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	return rc == 0 ? 0 : -1;
+}
