@@ -81,7 +81,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man deb debroot \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
-        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax
+        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl
 
 all: lib admin man ## build the library, the admin tool and the man page (needs only the library's own dependencies)
 
@@ -248,7 +248,7 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) examples
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps openvino-env testbed testbed-sycl testbed-openvino testbed-jax ## run the benchmarks and write bench/results.md
+bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino testbed-jax ## run the benchmarks and write bench/results.md
 	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
@@ -263,6 +263,12 @@ bench-sycl: testbed testbed-sycl ## only the SYCL and oneDNN rows on the 2026 dr
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	rm -rf $(BUILD)/bench/modern-sycl && mkdir -p $(BUILD)/bench/modern-sycl
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern_sycl.sh $(BUILD)/bench/modern-sycl
+
+PYOPENCL_BENCH_FILES ?= test_algorithm.py test_arrays_in_structs.py test_clmath.py test_clrandom.py test_enqueue_copy.py test_wrapper.py
+bench-pyopencl: pyopencl-env ## only pyopencl's test files on PoCL, the six of issue 21 (bench/pyopencl.sh, ~20 min)
+	$(MAKE) lib admin
+	rm -rf $(BUILD)/bench/pyopencl && mkdir -p $(BUILD)/bench/pyopencl
+	BUILD=$(BUILD) PYOPENCL_BENCH_FILES="$(PYOPENCL_BENCH_FILES)" bash bench/pyopencl.sh $(BUILD)/bench/pyopencl
 
 bench-openvino: openvino-env testbed testbed-openvino ## only OpenVINO's rows, Debian 12 and the 2026 driver (bench/openvino.sh)
 	$(MAKE) lib admin

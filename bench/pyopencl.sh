@@ -66,7 +66,7 @@ for w in base helper inline warm; do
 	echo "pyo $w ${!w}" >>"$raw"
 done
 echo "pyo helper_after ${after}" >>"$raw"
-outcome() { tail -n 1 "$OUT/logs/pyo-$1.out" | sed 's/ in [0-9.]*s.*//; s/=//g; s/^ *//'; }
+outcome() { grep -E '[0-9]+ (passed|failed)' "$OUT/logs/pyo-$1.out" | tail -n 1 | sed 's/, [0-9]* warnings//; s/ in [0-9.]*s.*//; s/=//g; s/^ *//'; }
 summary() { grep '^jitcache: [0-9]* hits' "$OUT/logs/pyo-$1.out" | tail -n 1 | sed 's/^jitcache: //; s/; [0-9.]* s of JIT.*//'; }
 ratio() { awk -v a="$1" -v b="$base" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'; }
 {

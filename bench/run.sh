@@ -72,6 +72,10 @@
 # 11. JAX on Intel's OpenXLA plugin on the 2026 driver, cold / driver cache /
 #     jitcache / both / JAX's persistent cache / JAX's cache + jitcache
 #     (bench/jax.sh, ~1 min; alone: make bench-jax).
+# 12. pyopencl's own test files (its PyPI wheel) on PoCL: cold without
+#     jitcache / cold with the store left to the helper / cold with the store
+#     in the program / warm (bench/pyopencl.sh, test_clmath.py: ~2.5 min;
+#     alone, and with the six files of issue 21: make bench-pyopencl).
 #
 # Time, measured on the 2-core machine (results.md gives each run's): Level
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
@@ -82,7 +86,8 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm openvino jax); BENCH_REPS_HIT (15) sets
+# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm openvino jax
+# pyopencl); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -520,6 +525,19 @@ if ! skipped jax; then
 	section_done "JAX"
 fi
 
+# ---- 12. pyopencl's test files on PoCL ------------------------------------------------
+# bench/pyopencl.sh: without jitcache, cold with the helper, cold with the
+# store in the program, warm; one pytest process each (make pyopencl-env).
+if ! skipped pyopencl; then
+	say "pyopencl's test files on PoCL: bench/pyopencl.sh"
+	if ! env BUILD="$B" bash "$ROOT/bench/pyopencl.sh" "$OUT" >"$OUT/pyopencl.out" 2>"$OUT/pyopencl.err"; then
+		echo "bench: bench/pyopencl.sh failed (see $OUT/pyopencl.err)" >&2
+		tail -n 5 "$OUT/pyopencl.err" >&2
+		failed="$failed pyopencl"
+	fi
+	section_done "pyopencl"
+fi
+
 # ---- report ----------------------------------------------------------------------
 end_all=$(date +%s.%N)
 awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
@@ -558,6 +576,9 @@ if compgen -G "$OUT/openvino_*.md" >/dev/null; then
 fi
 if [ -s "$OUT/jax.md" ]; then
 	{ printf '\n## JAX on Intel'"'"'s OpenXLA plugin (bench/jax.sh)\n\n'; cat "$OUT/jax.md"; } >>"$RESULTS"
+fi
+if [ -s "$OUT/pyopencl.md" ]; then
+	{ printf '\n## pyopencl'"'"'s test files on PoCL (bench/pyopencl.sh)\n\n'; cat "$OUT/pyopencl.md"; } >>"$RESULTS"
 fi
 sed -n '/^<!-- summary -->/,/^<!-- end summary -->/p' "$RESULTS" | grep -v '^<!--'
 echo "results: $RESULTS (raw figures in $OUT)"
