@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,10 +129,21 @@ static int start(void)
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	/* Nor the calling thread's blocked signals or ignored ones: Ctrl-C
+	 * and SIGTERM end the helper as they end any program. */
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	char spool_arg[] = "--spool";
 	char *argv[] = { helper, spool_arg, spool, NULL };
 	pid_t pid = -1;
-	int err = env ? posix_spawn(&pid, helper, &fa, NULL, argv, env) : ENOMEM;
+	int err = env ? posix_spawn(&pid, helper, &fa, &attr, argv, env) : ENOMEM;
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
 	for (int i = 0; i < 4; i++)
