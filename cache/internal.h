@@ -10,8 +10,9 @@
  *   lock.c     compile-once locks (jc_cache_lock_key)
  *   cache.c    opening, get, recheck, reject, put
  *
- * beside entry.c (the entry format), stats.c (the statistics file) and
- * fsutil.c (file system helpers), which know nothing of struct jc_cache.
+ * beside entry.c (the entry format), stats.c (the statistics file),
+ * fsutil.c (file system helpers) and spool.c (the files of a program's
+ * helper, spool.h), which know nothing of struct jc_cache.
  *
  * Layout of a cache directory DIR:
  *

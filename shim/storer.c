@@ -1,6 +1,7 @@
 /* Stores left to a helper process (see storer.h). */
 #include "shim/storer.h"
 
+#include "cache/spool.h"
 #include "shim/shim.h"
 
 #include <errno.h>
@@ -16,41 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef JC_LIBEXECDIR
-#define JC_LIBEXECDIR "/usr/local/libexec/jitcache"
-#endif
-
 extern char **environ;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int state;             /* 0: not started; 1: running; -1: stores stay here */
-static int wake = -1;         /* this end of the socket (O_CLOEXEC, nonblocking) */
-static char spool[PATH_MAX];  /* the private spool directory */
+static int state;              /* 0: not started; 1: running; -1: stores stay here */
+static int wake = -1;          /* this end of the socket (O_CLOEXEC, nonblocking) */
+static struct jc_spool spool;  /* the helper's spool directory (cache/spool.h) */
 static char library[PATH_MAX]; /* the OpenCL loader the helper builds with */
-static unsigned long serial;
-
-/* The helper program: $JITCACHE_REPLAY, else beside this library (a build
- * tree), in ../libexec (the wheel) or ../libexec/jitcache (`make install`
- * into any prefix) beside it, or where this build's `make install` puts it
- * (the Debian package's /usr/libexec/jitcache). */
-static int find_helper(const char *self, char out[PATH_MAX])
-{
-	const char *env = getenv("JITCACHE_REPLAY");
-	if (env && *env) {
-		snprintf(out, PATH_MAX, "%s", env);
-		return access(out, X_OK);
-	}
-	int dir = (int)(strrchr(self, '/') - self); /* self is a real path */
-	const char *where[] = { "jitcache-replay", "../libexec/jitcache-replay",
-				"../libexec/jitcache/jitcache-replay" };
-	for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
-		snprintf(out, PATH_MAX, "%.*s/%s", dir, self, where[i]);
-		if (access(out, X_OK) == 0)
-			return 0;
-	}
-	snprintf(out, PATH_MAX, "%s/jitcache-replay", JC_LIBEXECDIR);
-	return access(out, X_OK);
-}
 
 /* This process's environment with the helper's settings in place of any
  * the user had: a NULL-terminated array, the strings made here in own[]. */
@@ -96,26 +69,19 @@ static int start(void)
 {
 	char helper[PATH_MAX], self[PATH_MAX];
 	const char *file = jc_library_file_of((const void *)jc_storer_submit);
-	if (!file || !realpath(file, self)) {
-		jc_log(JC_LOG_INFO, "cannot tell where libjitcache is; OpenCL binaries are "
-		       "taken in the program");
-		return -1;
-	}
-	if (find_helper(self, helper) != 0) {
+	if (jc_spool_helper(file, self, helper) != 0) {
 		jc_log(JC_LOG_INFO, "no jitcache-replay found beside %s (set JITCACHE_REPLAY); "
-		       "OpenCL binaries are taken in the program", self);
+		       "OpenCL binaries are taken in the program", file ? file : "libjitcache");
 		return -1;
 	}
-	const char *tmp = getenv("TMPDIR");
-	snprintf(spool, sizeof spool, "%s/jitcache-spool.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(spool)) {
-		jc_log(JC_LOG_INFO, "cannot make a spool directory in %s (%s); OpenCL binaries "
-		       "are taken in the program", tmp && *tmp == '/' ? tmp : "/tmp", strerror(errno));
+	if (jc_spool_make(&spool) != 0) {
+		jc_log(JC_LOG_INFO, "cannot make a spool directory %s (%s); OpenCL binaries are "
+		       "taken in the program", spool.dir, strerror(errno));
 		return -1;
 	}
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-		rmdir(spool);
+		jc_spool_remove(&spool);
 		return -1;
 	}
 	char *own[4] = { 0 };
@@ -140,7 +106,7 @@ static int start(void)
 	posix_spawnattr_setsigdefault(&attr, &all);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	char spool_arg[] = "--spool";
-	char *argv[] = { helper, spool_arg, spool, NULL };
+	char *argv[] = { helper, spool_arg, spool.dir, NULL };
 	pid_t pid = -1;
 	int err = env ? posix_spawn(&pid, helper, &fa, &attr, argv, env) : ENOMEM;
 	posix_spawnattr_destroy(&attr);
@@ -153,7 +119,7 @@ static int start(void)
 		jc_log(JC_LOG_INFO, "cannot start %s (%s); OpenCL binaries are taken in the "
 		       "program", helper, strerror(err));
 		close(sv[0]);
-		rmdir(spool);
+		jc_spool_remove(&spool);
 		return -1;
 	}
 	/* Its first stage only starts the helper proper and exits, so that the
@@ -164,40 +130,21 @@ static int start(void)
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	wake = sv[0];
 	jc_log(JC_LOG_DEBUG, "a helper (%s) takes OpenCL binaries off the program's path, "
-	       "building with %s, spool %s", helper, library, spool);
+	       "building with %s, spool %s", helper, library, spool.dir);
 	return 0;
 }
 
-/* Write the recipe whole under a temporary name, then give it its name.
- * 0; -1 if it could not be written; -2 if the helper is gone. */
+/* Spool the recipe and wake the helper: 0; -1 if it could not be written;
+ * -2 if the helper is gone. */
 static int spool_recipe(const void *recipe, size_t size)
 {
-	char tmp[PATH_MAX + 64], name[PATH_MAX + 64];
-	unsigned long n = __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
-	snprintf(tmp, sizeof tmp, "%s/.%ld-%lu", spool, (long)getpid(), n);
-	snprintf(name, sizeof name, "%s/%ld-%012lu.recipe", spool, (long)getpid(), n);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errno == ENOENT ? -2 : -1; /* the spool went with its helper */
-	const char *p = recipe;
-	size_t left = size;
-	while (left) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		p += w;
-		left -= (size_t)w;
-	}
-	if (close(fd) != 0 || left || rename(tmp, name) != 0) {
-		unlink(tmp);
-		return -1;
-	}
+	int rc = jc_spool_put(&spool, recipe, size);
+	if (rc != 0)
+		return rc;
 	/* A full socket already holds a wake-up: EAGAIN is fine. */
 	if (send(wake, "r", 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN &&
 	    errno != EWOULDBLOCK) {
-		unlink(name); /* nobody would build it */
+		jc_spool_unput(&spool); /* nobody would build it */
 		return -2;
 	}
 	return 0;

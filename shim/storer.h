@@ -21,7 +21,8 @@
  *   else ...store in the program, as before...
  *
  * Nothing is shared but files: each recipe is written whole into a private
- * spool directory (mkdtemp in $TMPDIR, or /tmp), and a byte on a socket
+ * spool directory (cache/spool.h: mkdtemp in $TMPDIR, or /tmp; the helper
+ * program is found there too), and a byte on a socket
  * wakes the helper; the socket's end tells it the program is gone.  The
  * helper holds no other descriptor of the program's (its stdout and stderr
  * are /dev/null), so nothing the program opened stays open for it.  Where
