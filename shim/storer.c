@@ -150,10 +150,29 @@ static int spool_recipe(const void *recipe, size_t size)
 	return 0;
 }
 
+/* A fork() while another thread holds mu must not leave the child's copy
+ * locked forever. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&mu);
+}
+
+static void after_fork(void)
+{
+	pthread_mutex_unlock(&mu);
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(before_fork, after_fork, after_fork);
+}
+
 int jc_storer_submit(const void *recipe, size_t size, const char *opencl_library)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	if (!opencl_library || strlen(opencl_library) >= sizeof library)
 		return -1;
+	pthread_once(&once, watch_forks);
 	pthread_mutex_lock(&mu);
 	if (state == 0) {
 		snprintf(library, sizeof library, "%s", opencl_library);
