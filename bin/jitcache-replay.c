@@ -33,11 +33,11 @@
  * came for $JITCACHE_HELPER_IDLE seconds (30), and DIR is empty; then
  * removes DIR.
  */
+#include "cache/spool.h"
 #include "key/recipe.h"
 #include "shim/cl_api.h"
 #include "shim/ze_api.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <sched.h>
 #include <errno.h>
@@ -471,52 +471,16 @@ static int announce_cl(void)
 
 /* ---- --spool: the helper of a program's stores ------------------------------- */
 
-static int by_name(const void *a, const void *b)
+static void replay_spooled(void *ctx, const void *bytes, size_t size)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	(void)ctx;
+	replay(bytes, size);
 }
 
-/* Build every recipe now in the spool (the current directory), oldest
- * first, each removed once read.  Returns how many there were. */
+/* Build every recipe now in the spool (the current directory). */
 static int drain(void)
 {
-	DIR *d = opendir(".");
-	char **names = NULL;
-	size_t n = 0;
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		char **grown;
-		if (e->d_name[0] == '.' || len < 8 || strcmp(e->d_name + len - 7, ".recipe") != 0 ||
-		    !(grown = realloc(names, (n + 1) * sizeof *names)))
-			continue;
-		names = grown;
-		if ((names[n] = strdup(e->d_name)))
-			n++;
-	}
-	if (d)
-		closedir(d);
-	if (n)
-		qsort(names, n, sizeof *names, by_name);
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		int fd = open(names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		void *bytes = NULL;
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_size < (1 << 30) && (bytes = malloc((size_t)st.st_size + 1)) &&
-		    read(fd, bytes, (size_t)st.st_size) == st.st_size) {
-			unlink(names[i]);
-			replay(bytes, (size_t)st.st_size);
-		} else {
-			unlink(names[i]);
-		}
-		free(bytes);
-		if (fd >= 0)
-			close(fd);
-		free(names[i]);
-	}
-	free(names);
-	return (int)n;
+	return jc_spool_take(".", replay_spooled, NULL);
 }
 
 static int spool_main(const char *dir)

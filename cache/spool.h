@@ -14,7 +14,8 @@
  * request is written under a temporary name (".PID-N") and renamed to
  * "PID-N.recipe" (N 12 digits, so names sort in the order written), never
  * following a link, so the helper reads whole files only; a child of fork()
- * writes names of its own.  The helper removes the directory when it ends.
+ * writes names of its own.  The helper takes them (jc_spool_take) and
+ * removes the directory when it ends.
  */
 #ifndef JITCACHE_CACHE_SPOOL_H
 #define JITCACHE_CACHE_SPOOL_H
@@ -46,6 +47,12 @@ int jc_spool_put(struct jc_spool *s, const void *bytes, size_t size);
 /* Take back the request put last, which no helper will read (the caller
  * serialises put and unput). */
 void jc_spool_unput(struct jc_spool *s);
+
+/* The helper's side: hand every request now in dir to fn, oldest first,
+ * each removed once read (one that is not a regular file of at most 1 GiB
+ * is removed unread).  Returns how many requests there were. */
+int jc_spool_take(const char *dir, void (*fn)(void *ctx, const void *bytes, size_t size),
+		  void *ctx);
 
 /* Remove the spool directory, if empty (its helper never started). */
 void jc_spool_remove(const struct jc_spool *s);
