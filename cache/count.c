@@ -145,32 +145,30 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 	return 0;
 }
 
-void jc_cache_count_failure_hit(struct jc_cache *c)
+/* One more of one counter, from this process. */
+static void count_one(struct jc_cache *c, enum jc_counter which)
 {
 	if (!c)
 		return;
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
-	delta[JC_FAILED_HITS] = 1;
+	delta[which] = 1;
 	jc_count(c, delta, NULL);
+}
+
+void jc_cache_count_failure_hit(struct jc_cache *c)
+{
+	count_one(c, JC_FAILED_HITS);
 }
 
 void jc_cache_count_store_left(struct jc_cache *c)
 {
-	if (!c)
-		return;
-	uint64_t delta[JC_NCOUNTERS] = { 0 };
-	delta[JC_STORES_LEFT] = 1;
-	jc_count(c, delta, NULL);
+	count_one(c, JC_STORES_LEFT);
 }
 
 void jc_cache_count_pass(struct jc_cache *c, enum jc_pass why)
 {
-	static const int counter[] = { [JC_PASS_NATIVE] = JC_PASSED_NATIVE,
-				       [JC_PASS_COMPILE_LINK] = JC_PASSED_COMPILE_LINK,
-				       [JC_PASS_NOT_KEYABLE] = JC_PASSED_NOT_KEYABLE };
-	if (!c)
-		return;
-	uint64_t delta[JC_NCOUNTERS] = { 0 };
-	delta[counter[why]] = 1;
-	jc_count(c, delta, NULL);
+	static const enum jc_counter counter[] = { [JC_PASS_NATIVE] = JC_PASSED_NATIVE,
+						   [JC_PASS_COMPILE_LINK] = JC_PASSED_COMPILE_LINK,
+						   [JC_PASS_NOT_KEYABLE] = JC_PASSED_NOT_KEYABLE };
+	count_one(c, counter[why]);
 }
