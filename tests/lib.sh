@@ -193,12 +193,17 @@ key_lock_held() {
 }
 
 # Number of entries in the cache directory.
+# stats_field FIELD [JITCACHE]: a number of `jitcache stats --json` (the
+# jitcache command: $JITCACHE, or an installed one).
+stats_field() {
+	"${2:-$JITCACHE}" stats --json 2>/dev/null | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
+}
+
 # wait_stores JITCACHE N: until the cache's statistics count N stores (a
 # helper storing for a program that ended, shim/storer.h), at most 60 s.
 wait_stores() {
 	for i in $(seq 1 600); do
-		[ "$("$1" stats --json 2>/dev/null | sed -n 's/.*"stores": *\([0-9]*\).*/\1/p')" -ge "$2" ] 2>/dev/null &&
-			return 0
+		[ "$(stats_field stores "$1")" -ge "$2" ] 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1

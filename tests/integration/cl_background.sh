@@ -22,7 +22,6 @@ if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
 fi
 result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$1"; }
 secs() { sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$1"; }
-stat_of() { "$JITCACHE" stats --json | sed -n "s/.*\"$1\": *\\([0-9]*\\).*/\\1/p"; }
 # The helper is done when its spool directory is gone.
 helper_done() {
 	for i in $(seq 1 1200); do
@@ -45,7 +44,7 @@ check "cold: results bit-identical to a run without jitcache" test "$(result col
 check "the helper ends, and removes its spool" helper_done
 check "... having stored the entry" test "$(entries)" -eq 1
 check "one request counts one miss, one store and one store left to a helper" \
-	test "$(stat_of misses)/$(stat_of stores)/$(stat_of stores_left)/$(stat_of hits)" = 1/1/1/0
+	test "$(stats_field misses)/$(stats_field stores)/$(stats_field stores_left)/$(stats_field hits)" = 1/1/1/0
 $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute \
 	>warm.out 2>warm.err
 check "warm: the helper's entry is the program's (a hit)" grep -q 'jitcache: 1 hits, 0 misses' warm.err
