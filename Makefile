@@ -105,9 +105,6 @@ $(BUILD)/obj/%.o: %.c $(wildcard */*.h)
 # What shows the version is rebuilt when it changes.
 $(BUILD)/obj/shim/runtime.o: Makefile
 
-# Where `make install` puts the helper the shim starts (shim/storer.h).
-$(BUILD)/obj/cache/spool.o: Makefile
-$(BUILD)/obj/cache/spool.o: ALL_CFLAGS += -DJC_LIBEXECDIR='"$(LIBEXECDIR)"'
 
 # The dlsym door runs inside sanitizer runtimes' own start-up (they look up
 # functions with dlsym before they are ready), so it is never instrumented.

@@ -22,32 +22,18 @@
  *        on some device) or "skip WHY" (this worker cannot replay it).
  * The driver is reached through libze_loader.so.1 (else straight through
  * libze_intel_gpu.so.1), looked up with dlsym as SYCL does.
- *
- * `jitcache-replay --spool DIR` is the helper that stores for a program
- * (shim/storer.h): it leaves its first process at once (the program's
- * child exits, so the program has nothing to reap), runs only on CPU time
- * nothing else wants (SCHED_IDLE), and builds each OpenCL recipe that
- * appears in DIR, on the device of the recipe (any type, matched by vendor
- * and name), through the loader named by $JITCACHE_REPLAY_OPENCL (the
- * program's own), until its stdin ends (the program is gone) or nothing
- * came for $JITCACHE_HELPER_IDLE seconds (30), and DIR is empty; then
- * removes DIR.
  */
-#include "cache/spool.h"
 #include "key/recipe.h"
 #include "shim/cl_api.h"
 #include "shim/ze_api.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,20 +221,12 @@ static struct {
 	__typeof__(clGetDeviceInfo) *info;
 	int state; /* 0: not looked for, 1: found, -1: none */
 	cl_context contexts[MAX_DEVICES];
-	cl_device_id gpus[MAX_DEVICES]; /* the devices used: GPUs, or (--spool) any */
+	cl_device_id gpus[MAX_DEVICES];
 	unsigned n;
-	/* --spool: the loader, the devices' type, and each device's identity */
-	const char *loader;
-	cl_device_type type;
-	int match;
-	cl_uint vendor[MAX_DEVICES];
-	char name[MAX_DEVICES][256];
-} cl = { .loader = "libOpenCL.so.1", .type = CL_DEVICE_TYPE_GPU };
+} cl;
 
 /* Every OpenCL GPU, each in a context of its own; looked for once, at the
- * first OpenCL recipe.  A loader of a program (--spool) may have been
- * renamed by a wheel: its calls only reach jitcache's wrappers, which find
- * the real ones in the global scope, if it is loaded there. */
+ * first OpenCL recipe. */
 static int find_cl(void)
 {
 	void *lib;
@@ -257,7 +235,7 @@ static int find_cl(void)
 	if (cl.state)
 		return cl.state;
 	cl.state = -1;
-	if (!(lib = dlopen(cl.loader, RTLD_NOW | (cl.match ? RTLD_GLOBAL : RTLD_LOCAL))))
+	if (!(lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)))
 		return -1;
 #define FIND(field, name) (cl.field = (__typeof__(cl.field))dlsym(lib, name))
 	FIND(platforms, "clGetPlatformIDs");
@@ -277,21 +255,15 @@ static int find_cl(void)
 	for (cl_uint p = 0; p < np && p < MAX_DEVICES; p++) {
 		cl_device_id devs[MAX_DEVICES];
 		cl_uint nd = 0;
-		if (cl.devices(platforms[p], cl.type, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+		if (cl.devices(platforms[p], CL_DEVICE_TYPE_GPU, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
 			continue;
 		for (cl_uint i = 0; i < nd && i < MAX_DEVICES && cl.n < MAX_DEVICES; i++) {
 			cl_int err;
 			cl_context c = cl.context(NULL, 1, &devs[i], NULL, NULL, &err);
-			if (!c)
-				continue;
-			if (cl.info) {
-				cl.info(devs[i], CL_DEVICE_VENDOR_ID, sizeof cl.vendor[cl.n],
-					&cl.vendor[cl.n], NULL);
-				cl.info(devs[i], CL_DEVICE_NAME, sizeof cl.name[cl.n] - 1,
-					cl.name[cl.n], NULL);
+			if (c) {
+				cl.contexts[cl.n] = c;
+				cl.gpus[cl.n++] = devs[i];
 			}
-			cl.contexts[cl.n] = c;
-			cl.gpus[cl.n++] = devs[i];
 		}
 	}
 	cl.state = cl.n ? 1 : -1;
@@ -403,16 +375,8 @@ static void replay_cl(const struct jc_recipe *r)
 	}
 	why = lay_out_files(r);
 	cl_int worst = CL_SUCCESS;
-	unsigned built = 0;
-	for (unsigned g = 0; !why && g < cl.n && worst == CL_SUCCESS; g++) {
-		if (cl.match && (cl.vendor[g] != r->device.vendor ||
-				 strcmp(cl.name[g], r->device.name) != 0))
-			continue; /* --spool: the recipe's own device only */
+	for (unsigned g = 0; !why && g < cl.n && worst == CL_SUCCESS; g++)
 		worst = build_on(g, r);
-		built++;
-	}
-	if (!why && !built)
-		why = "its device is not here";
 	if (chdir("..") != 0)
 		why = why ? why : "cannot leave the scratch directory";
 	nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
@@ -469,64 +433,8 @@ static int announce_cl(void)
 	return 0;
 }
 
-/* ---- --spool: the helper of a program's stores ------------------------------- */
-
-static void replay_spooled(void *ctx, const void *bytes, size_t size)
+int main(void)
 {
-	(void)ctx;
-	replay(bytes, size);
-}
-
-/* Build every recipe now in the spool (the current directory). */
-static int drain(void)
-{
-	return jc_spool_take(".", replay_spooled, NULL);
-}
-
-static int spool_main(const char *dir)
-{
-	pid_t pid = fork();
-	if (pid != 0)
-		_exit(pid < 0 ? 1 : 0); /* the program waits for this one only */
-	/* Only what the machine leaves idle: SCHED_IDLE runs it only when no
-	 * other thread wants the CPU (the nice value where that is refused). */
-	struct sched_param idle = { 0 };
-	setpriority(PRIO_PROCESS, 0, 19);
-	sched_setscheduler(0, SCHED_IDLE, &idle);
-	if (chdir(dir) != 0)
-		return 1;
-	const char *loader = getenv("JITCACHE_REPLAY_OPENCL");
-	if (loader && *loader)
-		cl.loader = loader;
-	cl.type = CL_DEVICE_TYPE_ALL;
-	cl.match = 1;
-	const char *idle_env = getenv("JITCACHE_HELPER_IDLE");
-	int idle_ms = idle_env && atoi(idle_env) > 0 ? atoi(idle_env) * 1000 : 30000;
-	for (;;) {
-		if (drain() > 0)
-			continue;
-		/* A wake-up, the program's end, or nothing for a while: then the
-		 * helper ends rather than hold its memory for the program's life
-		 * (the program starts another when it needs one). */
-		struct pollfd in = { .fd = 0, .events = POLLIN };
-		int ready = poll(&in, 1, idle_ms);
-		if (ready < 0 && errno == EINTR)
-			continue;
-		char buf[256];
-		if (ready <= 0 || read(0, buf, sizeof buf) <= 0)
-			break;
-	}
-	close(0); /* from now on the program's wake-ups fail: it starts another */
-	drain(); /* what came meanwhile */
-	if (chdir("/") == 0)
-		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
-}
-
-int main(int argc, char **argv)
-{
-	if (argc == 3 && strcmp(argv[1], "--spool") == 0)
-		return spool_main(argv[2]);
 	const char *why = find_gpus();
 	if (why && announce_cl() != 0) {
 		printf("none %s\n", why);

@@ -55,6 +55,14 @@ static int hold_dir(struct jc_cache *c, int shared)
 	c->dfd = jc_dir_open(c->shown, JC_DIR_CREATE, shared ? 0777 : 0700, shared, &st);
 	if (c->dfd < 0)
 		return -1;
+	/* Held far above the numbers a program's own files get (the lowest
+	 * free), so that one that closes every descriptor and opens its own
+	 * leaves this number free, and it can be held again (layout.c). */
+	int high = fcntl(c->dfd, F_DUPFD_CLOEXEC, JC_HELD_FD_MIN);
+	if (high >= 0) {
+		close(c->dfd);
+		c->dfd = high;
+	}
 	c->held_dev = (uint64_t)st.st_dev;
 	c->held_ino = (uint64_t)st.st_ino;
 	if (jc_dir_name(c->dfd, &st, c->shown, c->dir, sizeof c->dir) != 0) {
@@ -106,7 +114,6 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		return layers_only(c);
 	c->local = 1;
 	c->shared = opts->shared;
-	c->helper = opts->helper;
 	c->max_size = opts->max_size;
 	c->lock_timeout = opts->lock_timeout;
 	c->compress = opts->compress;
@@ -340,8 +347,6 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		delta[JC_MISSES] = count_miss;
 	}
 	delta[JC_CORRUPT] += (uint64_t)corrupt;
-	if (cache->helper) /* the process it stores for counted the request */
-		delta[JC_HITS] = delta[JC_MISSES] = delta[JC_SAVED_NS] = 0;
 	jc_count(cache, delta, NULL);
 	return rc;
 }

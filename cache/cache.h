@@ -111,10 +111,6 @@ struct jc_cache_options {
 				     one of them; NULL or "": no such rule */
 	int trusted_keys_invalid; /* the setting was given but refused: accept
 				     nothing from Redis, layers and archives */
-	int helper;               /* a helper storing for another process
-				     (shim/storer.h): lookups count neither hit
-				     nor miss, that process counted its request;
-				     it takes no compile-once lock or lease */
 };
 
 struct jc_cache;
@@ -176,9 +172,7 @@ void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key);
  * the key's lease in Redis or the value is there, and takes the lease
  * itself (a read-only remote takes none); the lease is renewed until
  * jc_cache_unlock() and expires by itself if its holder dies.  Either way
- * the caller's jc_cache_recheck() then finds what another machine stored.
- * A helper's cache (options.helper) takes neither and returns NULL: a
- * process that runs on idle CPU time must never make others wait. */
+ * the caller's jc_cache_recheck() then finds what another machine stored. */
 struct jc_cache_lock;
 struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key);
 void jc_cache_unlock(struct jc_cache_lock *lock);
@@ -243,10 +237,7 @@ int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx);
 	X(PASSED_NOT_KEYABLE, passed_not_keyable, "passed through: not keyable") \
 	/* entries from Redis, layers or archives refused: not signed by a     \
 	 * trusted key (trusted_keys, sign.h) */                               \
-	X(UNTRUSTED,      untrusted,      "unsigned or untrusted entries refused") \
-	/* misses whose store was left to a helper process (shim/storer.h),   \
-	 * which counts the store itself */                                     \
-	X(STORES_LEFT,    stores_left,    "stores left to a helper")
+	X(UNTRUSTED,      untrusted,      "unsigned or untrusted entries refused")
 
 struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;
@@ -263,8 +254,6 @@ void jc_cache_count_failure_hit(struct jc_cache *cache);
  * key.  These wait with the hits (above) on their way to the shared file. */
 enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
 void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
-/* Count a miss whose result a helper process stores (shim/storer.h). */
-void jc_cache_count_store_left(struct jc_cache *cache);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
 
 /* Hits reach the shared counts in batches: at the latest with the first

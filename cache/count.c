@@ -160,11 +160,6 @@ void jc_cache_count_failure_hit(struct jc_cache *c)
 	count_one(c, JC_FAILED_HITS);
 }
 
-void jc_cache_count_store_left(struct jc_cache *c)
-{
-	count_one(c, JC_STORES_LEFT);
-}
-
 void jc_cache_count_pass(struct jc_cache *c, enum jc_pass why)
 {
 	static const enum jc_counter counter[] = { [JC_PASS_NATIVE] = JC_PASSED_NATIVE,

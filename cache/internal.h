@@ -11,8 +11,7 @@
  *   cache.c    opening, get, recheck, reject, put
  *
  * beside entry.c (the entry format), stats.c (the statistics file),
- * fsutil.c (file system helpers) and spool.c (the files of a program's
- * helper, spool.h), which know nothing of struct jc_cache.
+ * and fsutil.c (file system helpers), which know nothing of struct jc_cache.
  *
  * Layout of a cache directory DIR:
  *
@@ -36,6 +35,10 @@
 
 #include <limits.h>
 #include <sys/stat.h>
+
+/* The cache directory's descriptor is held at the lowest free number from
+ * here up (else where it was opened). */
+#define JC_HELD_FD_MIN 200
 
 /* Leftover temporary and lock files older than this are removed. */
 #define JC_STALE_NS (3600 * (int64_t)1000000000)
@@ -69,7 +72,6 @@ struct jc_cache {
 					  archives must be signed with (sign.h) */
 	int trust_required;            /* trusted keys were configured: with no
 					  readable key, nothing is accepted */
-	int helper;                    /* lookups are not counted (options.helper) */
 };
 
 /* ---- layout.c ---- */

@@ -14,6 +14,8 @@ struct jc_layer {
 	char dir[PATH_MAX - 64]; /* as configured, for messages */
 	char at[PATH_MAX - 64];  /* how it is reached (jc_dir_name); room for "/ab/<key>" */
 	int fd;                  /* held open */
+	dev_t dev;               /* what fd is: checked before each use */
+	ino_t ino;
 	int number;              /* place in the configured list, from 1 */
 	uint64_t limit;          /* largest entry taken (jc_entry_limit) */
 };
@@ -40,6 +42,22 @@ static int hold(struct jc_layer *layer, int shared)
 		close(layer->fd);
 		return -1;
 	}
+	layer->dev = st.st_dev;
+	layer->ino = st.st_ino;
+	return 0;
+}
+
+/* Is the layer's descriptor still the directory held?  A program that
+ * closes descriptors it did not open and opens its own may have put one of
+ * its files or directories under the same number. */
+static int held(const struct jc_layer *layer)
+{
+	struct stat st;
+	if (fstat(layer->fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == layer->dev &&
+	    st.st_ino == layer->ino)
+		return 1;
+	JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache layer %s was closed or reused by "
+		    "the program; the layer is not used", layer->dir);
 	return 0;
 }
 
@@ -84,7 +102,8 @@ struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size
 void jc_layers_close(struct jc_layers *layers)
 {
 	for (int i = 0; layers && i < layers->count; i++)
-		close(layers->layer[i].fd);
+		if (held(&layers->layer[i]))
+			close(layers->layer[i].fd);
 	free(layers);
 }
 
@@ -96,6 +115,8 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 {
 	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX], at[PATH_MAX];
 	const char *why = "";
+	if (!held(layer))
+		return -1;
 	jc_key_hex(key, name);
 	snprintf(path, sizeof path, "%s/%02x/%s", layer->dir, key->bytes[0], name);
 	snprintf(at, sizeof at, "%s/%02x/%s", layer->at, key->bytes[0], name);

@@ -107,25 +107,40 @@ int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size
 	return -1;
 }
 
-/* Make the removed cache directory again and hold the new one. */
+static int is_held(const struct jc_cache *c, const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) &&
+	       (uint64_t)st->st_dev == __atomic_load_n(&c->held_dev, __ATOMIC_ACQUIRE) &&
+	       (uint64_t)st->st_ino == __atomic_load_n(&c->held_ino, __ATOMIC_ACQUIRE);
+}
+
+/* Hold the cache directory again under dfd's number: made again if it was
+ * removed, opened again if the program closed the descriptor (closefrom()
+ * after fork, say) and left its number free.  A number the program has
+ * since used for a file of its own is never touched: -1. */
 static int revive(struct jc_cache *c)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct stat st;
 	int rc = -1;
 	pthread_mutex_lock(&mu);
-	if (fstat(c->dfd, &st) == 0 && st.st_nlink > 0) {
+	int closed = fstat(c->dfd, &st) != 0 && errno == EBADF;
+	if (!closed && is_held(c, &st) && st.st_nlink > 0) {
 		rc = 0; /* another thread was first */
+	} else if (!closed && !is_held(c, &st)) {
+		JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache directory %s was reused by "
+			    "the program; not using it", c->shown);
 	} else {
 		static int told;
 		int quiet = __atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) ? JC_DIR_QUIET : 0;
 		int fd = jc_dir_open(c->shown, JC_DIR_CREATE | quiet, c->dir_mode, c->shared, &st);
-		if (fd >= 0 && dup3(fd, c->dfd, O_CLOEXEC) == c->dfd) {
+		/* Opened under the free number itself, or moved there. */
+		if (fd >= 0 && (fd == c->dfd || dup3(fd, c->dfd, O_CLOEXEC) == c->dfd)) {
 			__atomic_store_n(&c->held_dev, (uint64_t)st.st_dev, __ATOMIC_RELEASE);
 			__atomic_store_n(&c->held_ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
 			rc = 0;
 		}
-		if (fd >= 0)
+		if (fd >= 0 && fd != c->dfd)
 			close(fd);
 	}
 	pthread_mutex_unlock(&mu);
@@ -137,14 +152,9 @@ int jc_dir_usable(struct jc_cache *c)
 	struct stat st;
 	if (c->dfd < 0)
 		return -1;
-	if (fstat(c->dfd, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    (uint64_t)st.st_dev != __atomic_load_n(&c->held_dev, __ATOMIC_ACQUIRE) ||
-	    (uint64_t)st.st_ino != __atomic_load_n(&c->held_ino, __ATOMIC_ACQUIRE)) {
-		JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache directory %s was closed or "
-			    "reused by the program; not using it", c->shown);
-		return -1;
-	}
-	return st.st_nlink > 0 ? 0 : revive(c);
+	if (fstat(c->dfd, &st) == 0 && is_held(c, &st) && st.st_nlink > 0)
+		return 0;
+	return revive(c);
 }
 
 const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_MAX])

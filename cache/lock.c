@@ -120,8 +120,6 @@ static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t de
 
 struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
 {
-	if (cache->helper) /* runs on idle time: a program must not wait for it */
-		return NULL;
 	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
 	if (timeout > 1e6)
 		timeout = 1e6;

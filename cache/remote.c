@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,11 +32,16 @@
 #define LEASE_NOTE "jitcache-lease-v1"
 
 /* A connection and the process that made it: after fork() a child must not
- * talk over its parent's socket. */
+ * talk over its parent's socket.  dev and ino are what its socket is: a
+ * program that closes descriptors it did not open and opens its own may
+ * have put one of its files under the same number, which must then be
+ * neither written nor closed. */
 struct conn {
 	redisContext *ctx;
 	pid_t pid;
 	int reused; /* kept from an earlier exchange: the server may have closed it */
+	dev_t dev;
+	ino_t ino;
 };
 
 struct jc_remote {
@@ -165,10 +171,20 @@ static void pipe_unblock(struct pipe_guard *g)
 
 /* ---- connections ----------------------------------------------------------- */
 
+/* Is cn's descriptor still the socket it connected? */
+static int conn_owned(const struct conn *cn)
+{
+	struct stat st;
+	return cn->ctx->fd >= 0 && fstat(cn->ctx->fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == cn->dev && st.st_ino == cn->ino;
+}
+
 static void conn_free(struct conn *cn)
 {
 	if (!cn)
 		return;
+	if (!conn_owned(cn))
+		cn->ctx->fd = -1; /* the number is the program's now: not closed */
 	redisFree(cn->ctx); /* closes the socket; sends nothing */
 	free(cn);
 }
@@ -222,9 +238,12 @@ static struct conn *connect_now(struct jc_remote *r)
 		free(cn);
 		return NULL;
 	}
+	struct stat st;
 	cn->ctx = c;
 	cn->pid = getpid();
 	cn->reused = 0;
+	cn->dev = fstat(c->fd, &st) == 0 ? st.st_dev : 0;
+	cn->ino = fstat(c->fd, &st) == 0 ? st.st_ino : 0;
 	if (redisSetTimeout(c, r->op_tv) != REDIS_OK) {
 		problem(r, P_IO, 1, "cannot set the operation timeout (%s)", c->errstr);
 		conn_free(cn);
@@ -241,11 +260,12 @@ static struct conn *connect_now(struct jc_remote *r)
 static struct conn *checkout(struct jc_remote *r)
 {
 	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
-	if (cn && cn->pid == getpid()) {
+	if (cn && cn->pid == getpid() && conn_owned(cn)) {
 		cn->reused = 1;
 		return cn;
 	}
-	conn_free(cn); /* inherited through fork(): the parent's, not ours */
+	conn_free(cn); /* inherited through fork() (the parent's, not ours), or
+			  closed by the program */
 	return connect_now(r);
 }
 

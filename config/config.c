@@ -86,20 +86,38 @@ static int parse_level(const char *text, int *out, const char **why)
 	return 0;
 }
 
-/* "~/x" -> "$HOME/x"; anything else is copied.  A path too long for out
- * leaves out as it was (a bad value keeps the previous one). */
+/* Where a relative path is taken from: the directory of the ini file being
+ * read, else ("") the current directory when the settings are read.  They
+ * are read once, so a program that changes directory later changes nothing,
+ * and the absolute values are handed on to its children (jc_config_hand_on). */
+static char relative_base[PATH_MAX];
+
+/* "~/x" -> "$HOME/x"; a relative path -> "BASE/path" (above); an absolute
+ * one is copied.  A path too long for out leaves out as it was (a bad value
+ * keeps the previous one). */
 static int parse_path(const char *text, char *out, const char **why)
 {
 	const char *home = getenv("HOME");
-	const char *head = "";
-	if (text[0] == '~' && (text[1] == '/' || text[1] == '\0') && home && *home)
+	const char *head = "", *sep = "";
+	char cwd[PATH_MAX];
+	if (text[0] == '~' && (text[1] == '/' || text[1] == '\0') && home && *home) {
 		head = home, text++;
-	if (strlen(head) + strlen(text) >= PATH_MAX) {
+	} else if (text[0] != '/' && text[0] != '\0') {
+		while (text[0] == '.' && text[1] == '/')
+			text += 2 + strspn(text + 2, "/");
+		head = relative_base[0] ? relative_base : getcwd(cwd, sizeof cwd);
+		if (!head) {
+			*why = "a relative path, and the current directory cannot be read";
+			return -1;
+		}
+		sep = strcmp(head, "/") == 0 || text[0] == '\0' ? "" : "/";
+	}
+	if (strlen(head) + strlen(sep) + strlen(text) >= PATH_MAX) {
 		*why = "path too long";
 		return -1;
 	}
-	snprintf(out, PATH_MAX, "%s%s", head, text);
-	return 0;
+	int n = snprintf(out, PATH_MAX, "%s%s%s", head, sep, text);
+	return n > 0 && n < PATH_MAX ? 0 : (*why = "path too long", -1);
 }
 
 /* "DIR[:DIR...]", each DIR as parse_path() takes it ("~/x" too).  The list
@@ -258,10 +276,18 @@ static void read_ini(struct jc_config *cfg, const char *path)
 		free(text);
 		return;
 	}
-	snprintf(cfg->file, sizeof cfg->file, "%s", path);
+	const char *why_not = NULL;
+	if (parse_path(path, cfg->file, &why_not) != 0)
+		snprintf(cfg->file, sizeof cfg->file, "%s", path);
+	/* Its relative paths are relative to the file's directory. */
+	snprintf(relative_base, sizeof relative_base, "%s", cfg->file);
+	*strrchr(relative_base, '/') = '\0';
+	if (!relative_base[0])
+		strcpy(relative_base, "/");
 	if (len && jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
 		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using what was read",
 		       path, strerror(errno));
+	relative_base[0] = '\0';
 	if (r.problems > INI_MAX_PROBLEMS)
 		jc_log(JC_LOG_WARN, "%s: %d more problems not shown", path,
 		       r.problems - INI_MAX_PROBLEMS);
@@ -353,6 +379,34 @@ void jc_config_load(struct jc_config *cfg)
 	if (cfg->cache_dir[0] == '\0')
 		default_cache_dir(cfg);
 	jc_log_set_level((enum jc_log_level)cfg->log_level);
+}
+
+/* setenv(env, value) where the variable gave a relative path (or "~/x")
+ * that was resolved to value. */
+static void hand_on(const char *env, const char *from, const char *value)
+{
+	const char *now = getenv(env);
+	char prefix[80];
+	snprintf(prefix, sizeof prefix, "env %s", env);
+	if (strcmp(from, prefix) == 0 && now && *now && strcmp(now, value) != 0)
+		setenv(env, value, 1);
+}
+
+void jc_config_hand_on(const struct jc_config *cfg)
+{
+	const char *ini = getenv("JITCACHE_CONFIG");
+	if (ini && *ini && cfg->file[0] && strcmp(ini, cfg->file) != 0)
+		setenv("JITCACHE_CONFIG", cfg->file, 1);
+#define HAND_ON_PATH(env, field)  hand_on(env, cfg->field##_from, cfg->field);
+#define HAND_ON_PATHS(env, field) hand_on(env, cfg->field##_from, cfg->field);
+#define HAND_ON_SIZE(env, field)
+#define HAND_ON_BOOL(env, field)
+#define HAND_ON_SECS(env, field)
+#define HAND_ON_LEVEL(env, field)
+#define HAND_ON_URL(env, field)
+#define X(sec, nm, kind, field, def, env, help) HAND_ON_##kind(env, field)
+	JC_SETTINGS(X)
+#undef X
 }
 
 static const char size_units[] = "KMGT";

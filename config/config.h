@@ -39,10 +39,6 @@
 	  "seconds to wait for another process compiling the same entry")              \
 	X(cache, compress,     BOOL,  compress,     "0",    "JITCACHE_COMPRESS",           \
 	  "1 stores entries zstd-compressed: ~10x smaller, ~1 ms slower hits")          \
-	X(cache, background_store, BOOL, background_store, "1", "JITCACHE_BACKGROUND_STORE", \
-	  "1 leaves the store of an OpenCL build to a helper process where taking "     \
-	  "the binaries costs a compile of its own (PoCL), so the program does not "    \
-	  "wait; the entry appears shortly after; 0 stores in the program")            \
 	X(cache, layers,       PATHS, layers,       "",     "JITCACHE_LAYERS",             \
 	  "read-only cache directories DIR[:DIR...] searched after the cache")           \
 	X(cache, recipes,      BOOL,  recipes,      "1",    "JITCACHE_RECIPES",            \
@@ -119,6 +115,16 @@ struct jc_config {
 
 /* Fill *cfg from defaults, the ini file and the environment (see above). */
 void jc_config_load(struct jc_config *cfg);
+
+/* Relative paths in settings (and "~/") are resolved when they are read:
+ * from the environment against the current directory, from an ini file
+ * against the file's directory.  A process that loads jitcache at start-up
+ * hands the resolved values on: each path variable that gave a relative
+ * path (and a relative JITCACHE_CONFIG) is set to the absolute one in the
+ * environment, so that children it starts from another directory use the
+ * same cache.  Call it only where no other thread can read the environment
+ * (a constructor). */
+void jc_config_hand_on(const struct jc_config *cfg);
 
 /* 1 if a value given for the setting whose origin is from was refused (its
  * origin then says "INVALID ..."): settings that guard something, such as

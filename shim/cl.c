@@ -19,7 +19,6 @@
 #include "shim/cl_program_map.h"
 #include "shim/compile_once.h"
 #include "shim/shim.h"
-#include "shim/storer.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,9 +31,8 @@
 
 static void track(cl_program program, struct jc_cl_input *input, int ok)
 {
-	const struct jc_config *cfg = jc_runtime_config();
-	if (ok && !cfg->recipes && !cfg->background_store) {
-		free(input->text); /* kept for recipes and the helper's builds only */
+	if (ok && !jc_runtime_config()->recipes) {
+		free(input->text); /* kept for recipes only */
 		input->text = NULL;
 	}
 	if (ok)
@@ -613,46 +611,10 @@ static int recipe(void *call, void **bytes, size_t *size)
 	return rc;
 }
 
-/* ---- the store left to a helper, where binaries cost a compile ------------- */
-
-/* PoCL, asked for a program's binaries, compiles the work-group function of
- * every kernel (several times the build), under its process-wide compiler
- * lock: no thread of the program could do that meanwhile. */
-static int binaries_cost_a_compile(cl_device_id device)
-{
-	const struct jc_cl_real *cl = jc_cl_real();
-	cl_platform_id platform;
-	char name[64] = "";
-	return cl->clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform,
-				   NULL) == CL_SUCCESS &&
-	       cl->clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL) ==
-		       CL_SUCCESS &&
-	       strcmp(name, "Portable Computing Language") == 0;
-}
-
-/* Hand the build's recipe to the helper (storer.h), which builds it again
- * off the program's path and stores it: 1 if it took it.  A build for one
- * device only: a recipe names one. */
-static int leave(void *call)
-{
-	const struct built *w = call;
-	void *bytes = NULL;
-	size_t size = 0;
-	if (!jc_runtime_config()->background_store || w->failed || w->ndev != 1 ||
-	    !binaries_cost_a_compile(w->devices[0]) || recipe(call, &bytes, &size) != 0)
-		return 0;
-	const char *loader = jc_library_file_of((const void *)jc_cl_real()->clBuildProgram);
-	int left = jc_storer_submit(bytes, size, loader) == 0;
-	free(bytes);
-	if (left)
-		jc_log(JC_LOG_DEBUG, "OpenCL build %s: its store is left to the helper", w->hex);
-	return left;
-}
-
 static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
 
 static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored,
-					       recipe, leave };
+					       recipe };
 
 /* Store the program's binaries under key, compiled in compile_ns, with the
  * recipe encoded when the build began (NULL: none). */
@@ -731,9 +693,7 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 	*w = (struct pending){ .key = b->once.key, .ndev = b->ndev, .devices = devices,
 			       .lock = lock, .notify = b->notify, .user_data = b->user_data,
 			       .refs = 2 };
-	const struct jc_config *cfg = jc_runtime_config();
-	if ((cfg->recipes || cfg->background_store) &&
-	    recipe(&b->out, &w->recipe, &w->recipe_size) != 0)
+	if (jc_runtime_config()->recipes && recipe(&b->out, &w->recipe, &w->recipe_size) != 0)
 		w->recipe = NULL;
 	w->start = jc_now_ns();
 	cl_int err = cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,

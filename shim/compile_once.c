@@ -50,10 +50,6 @@ void jc_once_store(const struct jc_once *o, uint64_t compile_ns)
 	void *bytes = NULL;
 	size_t size = 0;
 	uint64_t start = jc_now_ns();
-	if (o->ops->leave && o->ops->leave(o->call)) {
-		jc_cache_count_store_left(o->cache);
-		return;
-	}
 	if (o->ops->export(o->call, &bytes, &size) == 0 &&
 	    jc_cache_put(o->cache, &o->key, bytes, size, compile_ns) == 0) {
 		o->ops->stored(o->call, size, compile_ns, jc_now_ns() - start);

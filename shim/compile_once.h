@@ -55,9 +55,6 @@ struct jc_once_ops {
 	 * the recipes setting is on: 0 and *bytes (malloc'd, freed by the
 	 * caller); -1 if none.  May be NULL. */
 	int (*recipe)(void *call, void **bytes, size_t *size);
-	/* Leave the store to a helper process (shim/storer.h): 1 if it took it,
-	 * 0 to store now.  May be NULL. */
-	int (*leave)(void *call);
 };
 
 struct jc_once {

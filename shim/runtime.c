@@ -1,7 +1,6 @@
 /* The per-process state behind shim.h: settings, the cache, the recursion
  * guard and the exit summary. */
 #include "shim/shim.h"
-#include "shim/storer.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,17 +42,19 @@ static void runtime_init(void)
 		.signing_key = config.signing_key,
 		.trusted_keys = config.trusted_keys,
 		.trusted_keys_invalid = jc_config_refused(config.trusted_keys_from),
-		.helper = getenv(JC_STORER_HELPER_ENV) != NULL,
 	};
 	cache = jc_cache_open(&opts);
 	/* jc_cache_open() said why if it failed; every call now passes through. */
 }
 
 /* Reading the settings early keeps the first intercepted call cheap and makes
- * a bad ini file visible even in programs that never compile a kernel. */
+ * a bad ini file visible even in programs that never compile a kernel.  At
+ * load time no other thread reads the environment: the settings resolved to
+ * absolute paths are handed on there to the program's children. */
 __attribute__((constructor)) static void runtime_constructor(void)
 {
 	pthread_once(&once, runtime_init);
+	jc_config_hand_on(&config);
 }
 
 const struct jc_config *jc_runtime_config(void)
@@ -108,8 +109,18 @@ __attribute__((destructor)) static void runtime_at_exit(void)
 	jc_cache_process_stats(cache, &s);
 	if (s.hits + s.misses + s.stores == 0)
 		return;
+	/* Every store is made before the call that compiled returns: none is
+	 * pending when the program ends.  Where they went, and those that
+	 * failed, are said too. */
+	char remote[64] = "", failed[64] = "";
+	if (s.remote_stores)
+		snprintf(remote, sizeof remote, ", %llu also to the remote tier",
+			 (unsigned long long)s.remote_stores);
+	if (s.store_failures)
+		snprintf(failed, sizeof failed, ", %llu failed", (unsigned long long)s.store_failures);
 	jc_log(JC_LOG_INFO,
-	       "%llu hits, %llu misses, %llu stores; %.2f s of JIT avoided (cache %s)",
+	       "%llu hits, %llu misses, %llu stores%s%s; %.2f s of JIT avoided (cache %s)",
 	       (unsigned long long)s.hits, (unsigned long long)s.misses,
-	       (unsigned long long)s.stores, (double)s.saved_ns / 1e9, jc_cache_dir(cache));
+	       (unsigned long long)s.stores, remote, failed, (double)s.saved_ns / 1e9,
+	       jc_cache_dir(cache));
 }

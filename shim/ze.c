@@ -698,7 +698,7 @@ static int recipe(void *call, void **bytes, size_t *size)
 }
 
 static const struct jc_once_ops ze_once_ops = { load_native, compile, export_native, stored,
-						 recipe, NULL };
+						 recipe };
 
 /* 0 and *c filled if the call can be answered from the cache. */
 static int prepare(struct ze_call *c)

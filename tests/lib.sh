@@ -59,9 +59,6 @@ export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-co
 # Recipes (on by default) are entry files too: the scripts that count entries
 # count compiled results alone; the warm*.sh scripts switch them on again.
 export JITCACHE_RECIPES=0
-# PoCL's stores are made in the program, so that a warm run right after a
-# cold one finds them; cl_background.sh tests the helper that makes them.
-export JITCACHE_BACKGROUND_STORE=0
 export NEO_CACHE_PERSISTENT=0 NEO_CACHE_DIR=$T/neo-cache
 cd "$T" || exit 1
 
@@ -192,23 +189,13 @@ key_lock_held() {
 	awk -v ino="$ino" '{ n = split($6, f, ":"); if (f[n] == ino) found = 1 } END { exit !found }' /proc/locks
 }
 
-# Number of entries in the cache directory.
 # stats_field FIELD [JITCACHE]: a number of `jitcache stats --json` (the
 # jitcache command: $JITCACHE, or an installed one).
 stats_field() {
 	"${2:-$JITCACHE}" stats --json 2>/dev/null | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
 }
 
-# wait_stores JITCACHE N: until the cache's statistics count N stores (a
-# helper storing for a program that ended, shim/storer.h), at most 60 s.
-wait_stores() {
-	for i in $(seq 1 600); do
-		[ "$(stats_field stores "$1")" -ge "$2" ] 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
+# Number of entries in the cache directory.
 entries() {
 	find "${1:-$JITCACHE_DIR}" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a-f][0-9a-f]/[0-9a-f]*' 2>/dev/null | wc -l
 }

@@ -21,7 +21,7 @@ check "config.h's table read ($n settings)" test "$n" -ge 7
 
 "$JITCACHE" --help >"$T/help" 2>&1
 check "--help: exit status 0" test $? -eq 0
-env -u JITCACHE_DIR -u JITCACHE_RECIPES -u JITCACHE_BACKGROUND_STORE "$JITCACHE" config >"$T/config" 2>&1
+env -u JITCACHE_DIR -u JITCACHE_RECIPES "$JITCACHE" config >"$T/config" 2>&1
 "$JITCACHE" stats >"$T/stats" 2>&1
 # The help entry of one variable, its wrapped lines joined.
 entry() { awk -v v="  $1=" 'index($0, v) == 1 { on = 1; print; next }
