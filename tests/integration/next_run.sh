@@ -137,6 +137,7 @@ CL
 	cp "$B/jitcache-replay" app/lib/ 2>/dev/null
 	chmod 1777 evil
 	printf '#!/bin/sh\ntouch %s/planted-ran\n' "$T" >evil/lib/jitcache-replay
+	: >evil/lib/libjitcache.so # what the relative name now leads to
 	chmod 755 evil/lib/jitcache-replay
 	(cd app && LD_PRELOAD=lib/libjitcache.so "$HOSTILE" --platform Portable --source ../k24.cl --chdir "$T/evil" >../planted.out 2>../planted.err)
 	check "relative LD_PRELOAD, chdir into a writable directory: builds" grep -q '^build2=0' planted.out
