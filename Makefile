@@ -1,11 +1,15 @@
 # jitcache — build, test, demo and install.   `make help` lists the targets.
 #
-# Layout: shim/ (interposed entry points), key/ (requests and their keys:
-# fingerprint, compiler identity, #includes, SPIR-V), cache/ (on-disk
-# store), config/ (settings and logging).  Every .c file in those four
-# folders goes into build/libjitcache.so; cache/ and config/ also form
-# build/libjccore.a, which the admin tool links, and key/ build/libjckey.a,
-# which the unit tests and benchmarks link beside it.
+# Layout (docs/design.md): the rooms, each calling only those below it:
+# shim/ (interposed entry points: what both APIs share; shim/ze/ Level
+# Zero, shim/cl/ OpenCL), key/ (requests and their keys), cache/ (the
+# cache as the shim sees it: lookups and stores across the tiers, compile
+# once, recipes, export and import), tiers/ (read-only layers, Redis,
+# archives), store/ (the local on-disk store), trust/ (signing and
+# verifying), config/ (settings and logging).  Every .c file of them goes
+# into build/libjitcache.so; cache/, tiers/, store/, trust/ and config/
+# also form build/libjccore.a, which the admin tool links, and key/
+# build/libjckey.a, which the unit tests and benchmarks link beside it.
 #
 # `make` (and `make install`) builds only the library and the admin tool,
 # which need only libzstd-dev, libxxhash-dev, libinih-dev, libhiredis-dev, libsodium-dev and
@@ -55,9 +59,9 @@ ifneq ($(SANITIZE),)
 endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_CFLAGS)
 
-CORE_SRC := $(wildcard cache/*.c) $(wildcard config/*.c)
+CORE_SRC := $(wildcard cache/*.c tiers/*.c store/*.c trust/*.c config/*.c)
 KEY_SRC  := $(wildcard key/*.c)
-SHIM_SRC := $(wildcard shim/*.c)
+SHIM_SRC := $(wildcard shim/*.c shim/ze/*.c shim/cl/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 KEY_OBJ  := $(KEY_SRC:%.c=$(BUILD)/obj/%.o)
 SHIM_OBJ := $(SHIM_SRC:%.c=$(BUILD)/obj/%.o)
@@ -97,7 +101,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
 	@echo "  variables: PREFIX=$(PREFIX) DESTDIR= SANITIZE=address,undefined WERROR= CC=$(CC) V=1"
 
-$(BUILD)/obj/%.o: %.c $(wildcard */*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard */*.h */*/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -137,7 +141,7 @@ $(ADMIN_BIN): bin/jitcache-admin.c bin/warm.c bin/warm.h $(BUILD)/libjckey.a $(B
 
 # The worker of `jitcache warm`: a Level Zero client that finds the driver
 # at run time (dlopen), so building it needs no GPU package.
-$(REPLAY_BIN): bin/jitcache-replay.c shim/ze_api.h key/recipe.h $(BUILD)/libjckey.a $(BUILD)/libjccore.a
+$(REPLAY_BIN): bin/jitcache-replay.c shim/ze/ze_api.h key/recipe.h $(BUILD)/libjckey.a $(BUILD)/libjccore.a
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
 	  $(LDLIBS_CORE)
@@ -156,7 +160,7 @@ ZE_DRIVER := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libze_intel_gpu.so
 ZE_LOADER := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libze_loader.so.1 /usr/lib/*/libze_loader.so.1))
 ZE_LINK   := $(if $(ZE_LOADER),$(ZE_LOADER),-L$(BUILD)/lib -lze_loader)
 GPU_LIBS   = -Wl,-rpath-link,$(BUILD)/lib $(ZE_LINK) -lOpenCL -ldl -lm
-CLIENT_HDRS := $(wildcard tests/helpers/*.h) shim/ze_api.h
+CLIENT_HDRS := $(wildcard tests/helpers/*.h) shim/ze/ze_api.h
 
 $(BUILD)/tests/%: tests/helpers/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
@@ -165,8 +169,8 @@ $(BUILD)/tests/%: tests/helpers/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.
 	  $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
 
 # Test programs that compile a shim file themselves.
-$(BUILD)/tests/cl_cache_tool: shim/cl_payload.c shim/cl_payload.h
-$(BUILD)/tests/test_cl_payload: shim/cl_payload.c shim/cl_payload.h
+$(BUILD)/tests/cl_cache_tool: shim/cl/cl_payload.c shim/cl/cl_payload.h
+$(BUILD)/tests/test_cl_payload: shim/cl/cl_payload.c shim/cl/cl_payload.h
 $(BUILD)/tests/test_spirv $(BUILD)/tests/test_key: tests/helpers/ze_spec_module.h
 
 $(BUILD)/examples/onednn_conv: EXTRA_LIBS = -ldnnl
@@ -229,7 +233,7 @@ tsan: ## run the unit tests (threaded paths) under ThreadSanitizer
 # Fuzz targets: each tests/fuzz/fuzz_NAME.c with clang's libFuzzer, run for
 # FUZZ_SECONDS from the seeds in tests/fuzz/corpus-NAME.  They are built from
 # the sources of cache/, config/ and key/ (a target may #include a shim file).
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(KEY_SRC) $(wildcard */*.h)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(KEY_SRC) $(wildcard */*.h */*/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CLANG   $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DJC_HAVE_ZSTD -I. -fsanitize=fuzzer,address,undefined \

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shim/ze_api.h"
+#include "shim/ze/ze_api.h"
 
 #define CHECK(call)                                                                   \
 	do {                                                                          \

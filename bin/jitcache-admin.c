@@ -6,9 +6,9 @@
  * used (or verify found bad entries), 2 on bad usage.
  */
 #include "bin/warm.h"
-#include "cache/archive.h"
+#include "tiers/archive.h"
 #include "cache/cache.h"
-#include "cache/sign.h"
+#include "trust/sign.h"
 #include "config/config.h"
 #include "config/log.h"
 

@@ -24,8 +24,8 @@
  * libze_intel_gpu.so.1), looked up with dlsym as SYCL does.
  */
 #include "key/recipe.h"
-#include "shim/cl_api.h"
-#include "shim/ze_api.h"
+#include "shim/cl/cl_api.h"
+#include "shim/ze/ze_api.h"
 
 #include <dlfcn.h>
 #include <errno.h>

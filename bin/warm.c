@@ -1,7 +1,7 @@
 /* `jitcache warm` (see warm.h). */
 #include "bin/warm.h"
 
-#include "cache/archive.h"
+#include "tiers/archive.h"
 #include "key/recipe.h"
 
 #include <dirent.h>

@@ -1,8 +1,9 @@
 /* cache.c — opening a cache, reading and storing entries. */
-#include "cache/internal.h"
+#include "cache/cache.h"
+#include "store/internal.h"
 
-#include "cache/fsutil.h"
-#include "cache/layers.h"
+#include "store/fsutil.h"
+#include "tiers/layers.h"
 #include "config/log.h"
 
 #include <errno.h>

@@ -1,5 +1,6 @@
 /*
- * cache.h — jitcache's on-disk store: keys in, bytes out.
+ * cache.h — the cache as the shim sees it: keys in, bytes out, across the
+ * tiers (the local store, read-only layers, Redis), once per key.
  *
  * A cache is a directory of entries, fanned out in 256 subdirectories by the
  * first byte of the key.  An entry holds a magic number, a format version,
@@ -62,38 +63,14 @@
 #ifndef JITCACHE_CACHE_H
 #define JITCACHE_CACHE_H
 
+#include "store/store.h"
+#include "tiers/remote.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define JC_KEY_BYTES 16
 
-struct jc_key {
-	uint8_t bytes[JC_KEY_BYTES];
-};
-
-/* Lower-case hex of the key, NUL-terminated. */
-void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1]);
-
-/* The remote tier (README "The remote tier"): a Redis server many machines
- * share.  A lookup that misses the directory asks the remote, verifies what
- * it gets exactly like an entry file and keeps it in the directory; a store
- * writes both; jc_cache_lock_key() also takes a lease in Redis, so that one
- * machine compiles while the others wait for its value.  The remote is
- * never fatal and never slow: see cache/remote.h. */
-struct jc_remote_options {
-	const char *url;           /* redis://... or redis+unix://...; NULL, "" or
-				      "off": no remote tier (config/remote_url.h) */
-	const char *password_file; /* if set, its first line is the password */
-	int read_only;             /* read values, never write (no stores, no leases) */
-	double connect_timeout;    /* seconds */
-	double timeout;            /* seconds, for each whole answer */
-	double backoff;            /* seconds the remote is skipped after a failure */
-	double lease;              /* seconds a compile lease lives, renewed meanwhile */
-	double lease_wait;         /* seconds another's lease is waited for, unless
-				      trusted keys verify it (then: the deadline) */
-	int compress;              /* values zstd-compressed on the wire */
-};
 
 struct jc_cache_options {
 	const char *dir;       /* created (0700) if missing */
@@ -113,8 +90,6 @@ struct jc_cache_options {
 				     nothing from Redis, layers and archives */
 };
 
-struct jc_cache;
-
 /* Open (creating if needed) the cache directory.  Returns NULL, after one
  * log line saying why, when the directory cannot be used, unless usable
  * layers are given: then a cache that only serves hits from the layers
@@ -125,16 +100,6 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts);
 void jc_cache_close(struct jc_cache *cache);
 const char *jc_cache_dir(const struct jc_cache *cache);
 
-struct jc_entry {
-	void *data;
-	size_t size;
-	uint64_t compile_ns; /* what compiling this cost when it was stored */
-	int layer;           /* 0: from the cache directory; n: from the n-th
-				read-only layer (cache/layers.h) */
-	void *map;           /* non-NULL: data lies in this read-only mapping of
-				the entry file (map_size bytes), not on the heap */
-	size_t map_size;
-};
 
 /* 0 and *out filled on a valid hit; -1 on a miss (including a corrupt entry,
  * which is removed).  A hit refreshes the entry's recency.  An entry missing
@@ -145,7 +110,6 @@ int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_ent
  * jc_cache_get() miss: a miss is not counted again, and a hit turns that
  * first miss into a hit, so that each request counts one hit or one miss. */
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
-void jc_entry_free(struct jc_entry *entry);
 
 /* Store atomically; an existing entry with the same key is replaced.  May
  * evict older entries to stay under the cap.  0 on success. */
@@ -197,83 +161,5 @@ int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
 typedef int (*jc_recipe_fn)(void *ctx, const void *data, size_t size);
 int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx);
 
-/* Statistics.  The per-process counts are this process's; the shared ones
- * are kept in the cache directory across processes.
- *
- * Every counter is one line of JC_COUNTERS: X(NAME, field, label).  It makes
- * the field of struct jc_cache_stats, the counter JC_NAME of the statistics
- * file (cache/stats.h, in this order: add new ones at the end), its key in
- * `jitcache stats --json` and its line (label) in `jitcache stats`. */
-#define JC_COUNTERS(X)                                                          \
-	X(HITS,           hits,           "hits")                               \
-	X(MISSES,         misses,         "misses")                             \
-	X(STORES,         stores,         "stores")                             \
-	X(EVICTIONS,      evictions,      "evictions")                          \
-	X(CORRUPT,        corrupt,        "corrupt entries")                    \
-	X(STORE_FAILURES, store_failures, "store failures")                     \
-	/* payload bytes written by stores (compressed) */                      \
-	X(BYTES_STORED,   bytes_stored,   "bytes stored")                       \
-	/* compile time of the entries that hit */                              \
-	X(SAVED_NS,       saved_ns,       "compile time saved")                 \
-	/* of the hits, those served by a read-only layer (layers.h) */         \
-	X(LAYER_HITS,     layer_hits,     "from layers")                        \
-	/* the remote tier (remote.h): lookups it answered (also counted in     \
-	 * hits) and first lookups it could not answer; failed exchanges;      \
-	 * values that failed verification; values written; bytes read and     \
-	 * written */                                                           \
-	X(REMOTE_HITS,    remote_hits,    "remote hits")                        \
-	X(REMOTE_MISSES,  remote_misses,  "remote misses")                      \
-	X(REMOTE_ERRORS,  remote_errors,  "remote errors")                      \
-	X(REMOTE_CORRUPT, remote_corrupt, "remote bad values")                  \
-	X(REMOTE_STORES,  remote_stores,  "remote stores")                      \
-	X(REMOTE_BYTES_IN,  remote_bytes_in,  "remote bytes in")                \
-	X(REMOTE_BYTES_OUT, remote_bytes_out, "remote bytes out")             \
-	/* of the hits, failure records: a build that failed, answered with    \
-	 * the driver's error and log without compiling */                      \
-	X(FAILED_HITS,    failed_hits,    "failed builds replayed")            \
-	/* requests passed straight to the driver, by reason (jc_pass) */      \
-	X(PASSED_NATIVE,  passed_native,  "passed through: native or binaries") \
-	X(PASSED_COMPILE_LINK, passed_compile_link, "passed through: compile/link") \
-	X(PASSED_NOT_KEYABLE, passed_not_keyable, "passed through: not keyable") \
-	/* entries from Redis, layers or archives refused: not signed by a     \
-	 * trusted key (trusted_keys, sign.h) */                               \
-	X(UNTRUSTED,      untrusted,      "unsigned or untrusted entries refused")
-
-struct jc_cache_stats {
-#define X(NAME, field, label) uint64_t field;
-	JC_COUNTERS(X)
-#undef X
-	uint64_t entries, size;    /* current contents (shared stats only) */
-};
-void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
-/* Count a hit (already counted as one) that answered with a failure record. */
-void jc_cache_count_failure_hit(struct jc_cache *cache);
-/* Count a request the caller passed to the compiler without asking the
- * cache: a load of code already compiled (native input, a program created
- * from binaries), a separate compile or link step, or an input it cannot
- * key.  These wait with the hits (above) on their way to the shared file. */
-enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
-void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
-int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
-
-/* Hits reach the shared counts in batches: at the latest with the first
- * other event or the first hit a second after them, at jc_cache_close() or
- * jc_cache_shared_stats(), or here.  Call it before the process ends (the
- * shim does, at exit); a process killed by a signal loses the hits of its
- * last second from the shared counts.  NULL is fine. */
-void jc_cache_flush(struct jc_cache *cache);
-
-/* Management, for the `jitcache` command. */
-int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
-int jc_cache_trim(struct jc_cache *cache, uint64_t max_size); /* evict LRU to size */
-/* Check every entry, remove bad ones; write a line for each bad one, each
- * entry or subdirectory that could not be checked (a symlink in place of a
- * subdirectory, an unreadable file) and a summary to out (if not NULL).
- * Returns the number of problems: bad entries (removed or, in a read-only
- * cache, left in place) and what could not be checked; 0 means every entry
- * was checked and sound, -1 that there is no cache directory to check.
- * trim, clear and verify visit every subdirectory; they also recount the
- * usage records and remove leftover temporary files. */
-long jc_cache_verify(struct jc_cache *cache, FILE *out);
 
 #endif

@@ -11,9 +11,10 @@
  * beyond its end are fine.  A cache this user may only read is locked
  * shared (F_RDLCK on a read-only descriptor), which still waits for a
  * writer that compiles the key. */
-#include "cache/internal.h"
+#include "cache/cache.h"
+#include "store/internal.h"
 
-#include "cache/fsutil.h"
+#include "store/fsutil.h"
 #include "config/log.h"
 
 #include <errno.h>

@@ -1,9 +1,10 @@
 /* recipe.c — where an entry's recipe lives, and walking every recipe
  * (see "Recipes" in cache.h). */
-#include "cache/internal.h"
+#include "cache/cache.h"
+#include "store/internal.h"
 
-#include "cache/hash.h"
-#include "cache/layers.h"
+#include "store/hash.h"
+#include "tiers/layers.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,9 +1,10 @@
 /* transfer.c — jc_cache_export() and jc_cache_import() (cache/archive.h):
  * whole caches into one archive and back, every entry checked on the way. */
-#include "cache/archive.h"
+#include "tiers/archive.h"
 
-#include "cache/fsutil.h"
-#include "cache/internal.h"
+#include "store/fsutil.h"
+#include "cache/cache.h"
+#include "store/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

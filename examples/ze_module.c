@@ -15,7 +15,7 @@
 
 /* Debian ships no Level Zero headers; this is jitcache's declaration of the
  * part of <level_zero/ze_api.h> used here, with the specification's names. */
-#include "shim/ze_api.h"
+#include "shim/ze/ze_api.h"
 
 #define CHECK(call)                                                              \
 	do {                                                                     \

@@ -1,7 +1,7 @@
 /* Labelled, length-prefixed XXH3-128 (see fingerprint.h). */
 #include "key/fingerprint.h"
 
-#include "cache/hash.h"
+#include "store/hash.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  */
 #include "key/recipe.h"
 
-#include "cache/hash.h"
+#include "store/hash.h"
 
 #include <stdlib.h>
 #include <string.h>

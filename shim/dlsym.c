@@ -4,7 +4,7 @@
  * dpctl) never see LD_PRELOAD'ed symbols, so jitcache also interposes dlsym
  * itself, as overlay tools such as MangoHud do.  Every lookup goes to glibc's
  * dlsym; only a successful lookup of a name that an API file wraps
- * (jc_ze_dlsym_hook, jc_cl_dlsym_hook) is answered with a wrapper.
+ * (the hooks of shim.h's JC_DLSYM_HOOK) is answered with a wrapper.
  *
  * glibc resolves every dlsym relative to the object that called it, found
  * from the return address: RTLD_NEXT means "after the caller", and
@@ -106,6 +106,10 @@ int jc_is_ours(const void *address)
 	return object_of(address) == self;
 }
 
+/* The hooks of the APIs (JC_DLSYM_HOOK in shim.h), bounded by the linker. */
+extern const jc_dlsym_hook_fn __start_jc_dlsym_hooks[] __attribute__((weak, visibility("hidden")));
+extern const jc_dlsym_hook_fn __stop_jc_dlsym_hooks[] __attribute__((weak, visibility("hidden")));
+
 /* Only ze* and cl* names are ever wrapped, and never when the lookup already
  * found jitcache's own export (RTLD_DEFAULT, or the main program's handle). */
 static int wrappable(const char *name, void *p)
@@ -126,10 +130,13 @@ __attribute__((used)) static void *jc_dlsym_handle(void *handle, const char *nam
 		p = in_caller_object(caller, name);
 	if (!p || !wrappable(name, p))
 		return p;
-	void *wrapped = jc_ze_dlsym_hook(name, p);
-	if (!wrapped)
-		wrapped = jc_cl_dlsym_hook(name, p);
-	return wrapped ? wrapped : p;
+	for (const jc_dlsym_hook_fn *hook = __start_jc_dlsym_hooks; hook < __stop_jc_dlsym_hooks;
+	     hook++) {
+		void *wrapped = (*hook)(name, p);
+		if (wrapped)
+			return wrapped;
+	}
+	return p;
 }
 
 #if defined(__x86_64__)

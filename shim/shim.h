@@ -67,8 +67,14 @@ const char *jc_library_file_of(const void *address);
 
 /* Called by the interposed dlsym for every successful lookup on a handle:
  * return the wrapper to hand out instead of `real`, or NULL to leave the
- * lookup alone.  Each API file implements its own. */
-void *jc_ze_dlsym_hook(const char *name, void *real);
-void *jc_cl_dlsym_hook(const char *name, void *real);
+ * lookup alone.  Each API (shim/ze/, shim/cl/) puts its own in the library's
+ * table of hooks with JC_DLSYM_HOOK(fn): a linker set (the section
+ * jc_dlsym_hooks, which the linker bounds with __start_ and __stop_
+ * symbols), so the dlsym door asks every API without calling up into any,
+ * and the table is there before any code of the library has run. */
+typedef void *(*jc_dlsym_hook_fn)(const char *name, void *real);
+#define JC_DLSYM_HOOK(fn)                                                        \
+	__attribute__((used, section("jc_dlsym_hooks"))) static const jc_dlsym_hook_fn \
+		jc_dlsym_hook_of_##fn = fn
 
 #endif

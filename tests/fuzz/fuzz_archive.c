@@ -4,7 +4,7 @@
  * length are first compressed as one zstd frame, so that the fuzzer also
  * reaches the tar parser through the decompressor; seeds are whole, cut and
  * foreign archives (tests/fuzz/corpus-archive). */
-#include "cache/archive.h"
+#include "tiers/archive.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * in) must survive any entry, reading only inside it, and accept exactly
  * the payloads its encoder writes: whatever decodes encodes back to the
  * same bytes, and every decoded binary and log lies inside the input. */
-#include "shim/cl_payload.c"
+#include "shim/cl/cl_payload.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,8 +3,8 @@
  * of odd length get their checksum fixed up first, so that the fuzzer gets
  * past it to the size checks and the decompressor.  Every input is also
  * stored as a payload and read back, which must round-trip. */
-#include "cache/entry.h"
-#include "cache/internal.h"
+#include "store/entry.h"
+#include "store/internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * shim does, by including its source.
  */
 #include "cache/cache.h"
-#include "shim/cl_payload.c"
+#include "shim/cl/cl_payload.c"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shim/ze_api.h"
+#include "shim/ze/ze_api.h"
 
 struct ze_client_api {
 	ze_result_t (*init)(ze_init_flags_t);

@@ -1,8 +1,8 @@
 /* Unit tests of cache/archive.c and cache/transfer.c: export and import of
  * whole caches, and the member reader on truncated, tampered and foreign
  * archives. */
-#include "cache/archive.h"
-#include "cache/entry.h"
+#include "tiers/archive.h"
+#include "store/entry.h"
 #include "tests/unit/cache_util.h"
 
 #include <zstd.h>

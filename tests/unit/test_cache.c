@@ -3,7 +3,7 @@
  * test_cache_concurrency.c, timings in test_cache_bench.c. */
 #include "tests/unit/cache_util.h"
 
-#include "cache/entry.h"
+#include "store/entry.h"
 
 #include <errno.h>
 #include <fcntl.h>

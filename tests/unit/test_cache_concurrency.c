@@ -4,7 +4,7 @@
  * make BUILD=build-tsan SANITIZE=thread unit). */
 #include "tests/unit/cache_util.h"
 
-#include "cache/stats.h" /* the store lock, for true snapshots of the size */
+#include "store/stats.h" /* the store lock, for true snapshots of the size */
 
 #include <errno.h>
 #include <fcntl.h>

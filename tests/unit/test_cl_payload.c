@@ -4,7 +4,7 @@
  * exactly one well-formed record is refused.  Every buffer decoded is a copy
  * of exactly its size, so that AddressSanitizer catches a read past it.
  */
-#include "shim/cl_payload.c"
+#include "shim/cl/cl_payload.c"
 #include "tests/unit/check.h"
 
 static int decode_copy(const void *bytes, size_t size, struct jc_cl_payload *p, void **copy)

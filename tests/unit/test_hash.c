@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/hash.h"
+#include "store/hash.h"
 #include "tests/unit/cache_util.h"
 
 #define XXH_INLINE_ALL

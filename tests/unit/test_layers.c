@@ -1,6 +1,6 @@
 /* Unit tests of cache/layers.c through the cache: read-only cache
  * directories searched after the cache directory. */
-#include "cache/entry.h"
+#include "store/entry.h"
 #include "tests/unit/cache_util.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Unit tests of recipes: their format (key/recipe.c) and where the cache
  * keeps them (cache/recipe.c: beside the entry, flagged, walked by warm). */
-#include "cache/entry.h"
+#include "store/entry.h"
 #include "key/recipe.h"
 #include "tests/unit/cache_util.h"
 

@@ -4,7 +4,7 @@
  * through to Redis, stores, read-only, bad values, compile leases between
  * "machines" (caches in separate directories, in threads and processes) and
  * a remote that is not there.  Never a system Redis. */
-#include "cache/remote.h"
+#include "tiers/remote.h"
 #include "tests/unit/cache_util.h"
 
 #include <errno.h>

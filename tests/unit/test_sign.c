@@ -3,8 +3,8 @@
  * it and refuses it unsigned, changed, moved to another key, or signed by
  * another key; a trust list that cannot be read refuses everything; an
  * entry file checked as it arrives in pieces is judged the same. */
-#include "cache/entry.h"
-#include "cache/sign.h"
+#include "store/entry.h"
+#include "trust/sign.h"
 #include "tests/unit/check.h"
 
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "shim/ze_api.h"
+#include "shim/ze/ze_api.h"
 
 static union {
 	ze_module_dditable_t table;

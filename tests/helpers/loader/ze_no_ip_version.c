@@ -9,7 +9,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
-#include "shim/ze_api.h"
+#include "shim/ze/ze_api.h"
 
 __attribute__((visibility("default"))) ze_result_t
 zeDeviceGetProperties(ze_device_handle_t device, ze_device_properties_t *properties)

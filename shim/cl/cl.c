@@ -1,0 +1,853 @@
+/*
+ * OpenCL programs: creation and builds, where the cache is asked.
+ *
+ * clCreateProgramWith{Source,IL} record what the program is made of
+ * (key/cl_request.h).  clBuildProgram keys the build; on a hit it builds a shadow
+ * program from the stored binaries and records it beside the application's
+ * handle (cl_program_map.h); on a miss it builds the application's program
+ * and stores the binaries of all its devices with their build logs
+ * (cl_payload.h), also when the build completes later through pfn_notify.
+ * Anything unusual (a subset of the devices, a rejected binary, no cache)
+ * falls through to the driver, which then answers as it always would.
+ */
+#include "key/cl_request.h"
+#include "key/include.h"
+#include "key/recipe.h"
+#include "shim/cl/cl_api.h"
+#include "shim/cl/cl_device.h"
+#include "shim/cl/cl_payload.h"
+#include "shim/cl/cl_program_map.h"
+#include "shim/compile_once.h"
+#include "shim/shim.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- program creation --------------------------------------------------- */
+
+static void track(cl_program program, struct jc_cl_input *input, int ok)
+{
+	if (ok && !jc_runtime_config()->recipes) {
+		free(input->text); /* kept for recipes only */
+		input->text = NULL;
+	}
+	if (ok)
+		jc_clmap_add(program, input);
+}
+
+JC_EXPORT cl_program clCreateProgramWithSource(cl_context context, cl_uint count,
+					       const char **strings, const size_t *lengths,
+					       cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	cl_program program = cl->clCreateProgramWithSource(context, count, strings, lengths,
+							   errcode_ret);
+	if (program && jc_enter()) {
+		struct jc_cl_input in;
+		if (jc_runtime_cache())
+			track(program, &in, jc_cl_input_source(&in, count, strings, lengths) == 0);
+		jc_leave();
+	}
+	return program;
+}
+
+/* The IL entry points share this: `create` is the driver's function. */
+typedef cl_program(CL_API_CALL *create_il_fn)(cl_context, const void *, size_t, cl_int *);
+
+static cl_program create_with_il(create_il_fn create, cl_context context, const void *il,
+				 size_t length, cl_int *errcode_ret)
+{
+	if (!create) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	cl_program program = create(context, il, length, errcode_ret);
+	if (program && jc_enter()) {
+		struct jc_cl_input in;
+		if (jc_runtime_cache())
+			track(program, &in, jc_cl_input_il(&in, il, length) == 0);
+		jc_leave();
+	}
+	return program;
+}
+
+JC_EXPORT cl_program clCreateProgramWithIL(cl_context context, const void *il, size_t length,
+					   cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	return create_with_il(cl ? cl->clCreateProgramWithIL : NULL, context, il, length,
+			      errcode_ret);
+}
+
+/* clCreateProgramWithILKHR is each driver's own, found per platform. */
+static cl_platform_id platform_of(cl_context context)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_device_id *devices = NULL;
+	cl_platform_id platform = NULL;
+	size_t size = 0;
+	if (cl->clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) == CL_SUCCESS &&
+	    size >= sizeof *devices && (devices = malloc(size)) &&
+	    cl->clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
+		cl->clGetDeviceInfo(devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform,
+				    NULL);
+	free(devices);
+	return platform;
+}
+
+static cl_program CL_API_CALL create_with_il_khr(cl_context context, const void *il,
+						 size_t length, cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	void *fn = cl ? cl->clGetExtensionFunctionAddressForPlatform(
+				platform_of(context), "clCreateProgramWithILKHR")
+		      : NULL;
+	create_il_fn create;
+	memcpy(&create, &fn, sizeof fn);
+	return create_with_il(create, context, il, length, errcode_ret);
+}
+
+static void *extension(void *fn, const char *name)
+{
+	if (fn && name && strcmp(name, "clCreateProgramWithILKHR") == 0)
+		return (void *)create_with_il_khr;
+	return fn;
+}
+
+JC_EXPORT void *clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
+							 const char *name)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	return cl ? extension(cl->clGetExtensionFunctionAddressForPlatform(platform, name), name)
+		  : NULL;
+}
+
+JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	return cl ? extension(cl->clGetExtensionFunctionAddress(name), name) : NULL;
+}
+
+/* ---- one build ------------------------------------------------------------ */
+
+/* What a finished build stores: the program's binaries and build logs
+ * (export_payload), how its log line names it (stored), and what it was
+ * built from (recipe: from input, or already encoded for builds that end
+ * later; neither: none). */
+struct built {
+	cl_program program;
+	cl_uint ndev;
+	const cl_device_id *devices;
+	const char *hex;
+	cl_int failed; /* the build failed with this error: store a failure record */
+	const struct jc_cl_input *input;
+	const char *options;
+	struct jc_key key;
+	const void *recipe;  /* encoded when the build began (jc_recipe_encode) */
+	size_t recipe_size;
+};
+
+/* One clBuildProgram call.  `out` comes first, so that the miss path's
+ * export and log callbacks see a build as the program it built. */
+struct build {
+	struct built out;
+	cl_program app;
+	struct jc_cl_program *rec;
+	const char *options;
+	cl_context context;
+	cl_uint ndev;           /* all the program's devices, in its order */
+	cl_device_id *devices;
+	struct jc_once once;
+	/* the application's request, as given */
+	cl_uint req_ndev;
+	const cl_device_id *req_devices;
+	jc_cl_notify_fn notify;
+	void *user_data;
+	int notify_now;         /* answered from the cache: call notify on return */
+	cl_int answer;          /* what a build answered from the cache returns */
+};
+
+/* The devices the build is for must be all the program's devices: a
+ * multi-device program is cached whole or not at all. */
+static int covers_program(const struct build *b)
+{
+	if (b->req_ndev == 0)
+		return b->req_devices == NULL;
+	if (!b->req_devices || b->req_ndev != b->ndev)
+		return 0;
+	for (cl_uint i = 0; i < b->ndev; i++) {
+		cl_uint j = 0;
+		while (j < b->req_ndev && b->req_devices[j] != b->devices[i])
+			j++;
+		if (j == b->req_ndev)
+			return 0;
+	}
+	return 1;
+}
+
+static int hash_devices(void *ctx, struct jc_fp *fp)
+{
+	const struct build *b = ctx;
+	return jc_cl_hash_devices(fp, b->ndev, b->devices);
+}
+
+/* Fill in the program's context, devices and the key: 0 if the build can
+ * be cached. */
+static int prepare(struct build *b)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	size_t size = 0;
+	if ((!b->notify && b->user_data) ||
+	    cl->clGetProgramInfo(b->app, CL_PROGRAM_CONTEXT, sizeof b->context, &b->context,
+				 NULL) != CL_SUCCESS ||
+	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+	    size == 0 || !(b->devices = malloc(size)) ||
+	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
+		return -1;
+	b->ndev = (cl_uint)(size / sizeof *b->devices);
+	b->out = (struct built){ .program = b->app, .ndev = b->ndev, .devices = b->devices,
+				 .hex = b->once.hex, .input = &b->rec->input,
+				 .options = b->options };
+	if (!covers_program(b)) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
+				     "program's devices");
+		return -1;
+	}
+	return jc_cl_key(&b->rec->input, b->options, hash_devices, b, &b->once.key);
+}
+
+/* ---- hit: a shadow program from the stored binaries --------------------- */
+
+static struct jc_cl_shadow *shadow_new(const struct build *b, cl_program program,
+				       const struct jc_cl_payload *p)
+{
+	struct jc_cl_shadow *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->program = program;
+	s->ndev = b->ndev;
+	s->devices = malloc(b->ndev * sizeof *s->devices);
+	s->logs = calloc(b->ndev, sizeof *s->logs);
+	s->log_sizes = calloc(b->ndev, sizeof *s->log_sizes);
+	int ok = s->devices && s->logs && s->log_sizes;
+	for (cl_uint i = 0; ok && i < b->ndev; i++) {
+		s->devices[i] = b->devices[i];
+		s->log_sizes[i] = p->log_sizes[i];
+		ok = (s->logs[i] = malloc(p->log_sizes[i] + 1)) != NULL;
+		if (ok)
+			memcpy(s->logs[i], p->logs[i], p->log_sizes[i]);
+	}
+	if (!ok) {
+		s->program = NULL; /* the caller still owns it */
+		jc_cl_shadow_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) writes each program's
+ * files to a temporary directory, .../uncached/_UNCACHED_XXXXXX, removed when
+ * the program is released, and its binary names that directory: every
+ * program created from the binary unpacks into the same one, so releasing
+ * one deletes the files of the others, and a later kernel creation or build
+ * aborts the process ("Can't get stat() on .../_UNCACHED_..."), seen with
+ * 8 threads hitting the same entry, and two processes would do the same.
+ * Each hit therefore gets a directory name of its own, as a build from
+ * source would: the six characters after each "_UNCACHED_" are replaced in
+ * a copy of the binary.  NULL: the binary is used as stored. */
+static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
+{
+	static const char tag[] = "_UNCACHED_";
+	const size_t tag_len = sizeof tag - 1, name_len = 6;
+	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len))
+		return NULL;
+	unsigned char *copy = malloc(size);
+	if (!copy)
+		return NULL;
+	memcpy(copy, bin, size);
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char name[6];
+	if (getrandom(name, sizeof name, GRND_NONBLOCK) != (ssize_t)sizeof name)
+		for (size_t i = 0; i < sizeof name; i++) /* no entropy yet: unique enough */
+			name[i] = (unsigned char)(getpid() * 31 + i * 7 + (size_t)clock());
+	unsigned char *at = copy;
+	while ((at = memmem(at, size - (size_t)(at - copy), tag, tag_len)) &&
+	       (size_t)(at - copy) + tag_len + name_len <= size) {
+		at += tag_len;
+		for (size_t i = 0; i < name_len; i++)
+			at[i] = (unsigned char)alnum[name[i] % (sizeof alnum - 1)];
+	}
+	return copy;
+}
+
+static char *build_log(cl_program program, cl_device_id device, size_t *size);
+
+/* Did the driver rebuild the program from its IR on some device? (compile_once.h) */
+static int recompiled_from_ir(const struct build *b, cl_program program)
+{
+	int found = 0;
+	for (cl_uint i = 0; i < b->ndev && !found; i++) {
+		size_t size;
+		char *log = build_log(program, b->devices[i], &size);
+		found = jc_recompiled_from_ir(log, log ? size : 0);
+		free(log);
+	}
+	return found;
+}
+
+/* An entry whose binaries the driver recompiled from their IR. */
+#define JC_CL_RECOMPILED 1
+
+/* clCreateProgramWithBinary + clBuildProgram, as the API requires even for
+ * binaries.  Returns the driver's error, JC_CL_RECOMPILED, or CL_SUCCESS
+ * with *out set. */
+static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
+			   struct jc_cl_shadow **out)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_int err = CL_SUCCESS;
+	int failed;
+	char *options = jc_keep_recompiled_warning(b->options, &failed);
+	cl_int *status = calloc(b->ndev, sizeof *status);
+	const unsigned char **binaries = calloc(b->ndev, sizeof *binaries);
+	unsigned char **copies = calloc(b->ndev, sizeof *copies);
+	if (!status || !binaries || !copies || failed) {
+		free(status);
+		free(binaries);
+		free(copies);
+		free(options);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	for (cl_uint i = 0; i < b->ndev; i++) {
+		copies[i] = pocl_private_dir(p->binaries[i], p->binary_sizes[i]);
+		binaries[i] = copies[i] ? copies[i] : p->binaries[i];
+	}
+	cl_program program = cl->clCreateProgramWithBinary(b->context, b->ndev, b->devices,
+							   p->binary_sizes, binaries, status,
+							   &err);
+	for (cl_uint i = 0; i < b->ndev; i++)
+		free(copies[i]);
+	free(copies);
+	free(binaries);
+	free(status);
+	if (program)
+		err = cl->clBuildProgram(program, b->ndev, b->devices,
+					 options ? options : b->options, NULL, NULL);
+	free(options);
+	if (err == CL_SUCCESS && recompiled_from_ir(b, program))
+		err = JC_CL_RECOMPILED;
+	if (err == CL_SUCCESS && !(*out = shadow_new(b, program, p)))
+		err = CL_OUT_OF_HOST_MEMORY;
+	if (err != CL_SUCCESS && program)
+		cl->clReleaseProgram(program);
+	return err;
+}
+
+static const char *cl_error_name(cl_int err)
+{
+	switch (err) {
+	case CL_INVALID_BINARY: return "CL_INVALID_BINARY";
+	case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+	case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+	case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+	case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+	default: return "an error";
+	}
+}
+
+/* Why a stored entry cannot be used: the driver refused it, or it is not a
+ * payload this version reads.  Either way it is dropped and replaced. */
+static void say_rejected(const struct build *b, cl_int err)
+{
+	if (err == CL_SUCCESS) {
+		JC_LOG_ONCE(JC_LOG_WARN, "an OpenCL cache entry is not in a format this "
+					 "jitcache reads; entry dropped, compiling from source");
+		return;
+	}
+	if (err == JC_CL_RECOMPILED) {
+		jc_log(JC_LOG_WARN, "the OpenCL driver recompiled cached binary %s from its IR "
+		       "(a binary for another GPU or driver); entry dropped, compiling from "
+		       "source", b->once.hex);
+		return;
+	}
+	JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); entry "
+				 "dropped, compiling from source", cl_error_name(err));
+	jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped",
+	       b->once.hex, (int)err);
+}
+
+/* A failure record: the build failed with p->status the first time, and
+ * fails the same way now, without compiling.  A build with pfn_notify is
+ * compiled instead (drivers differ in what such a call returns). */
+static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
+{
+	struct jc_cl_shadow *failure = b->notify ? NULL : shadow_new(b, NULL, p);
+	if (failure) {
+		failure->failed = p->status;
+		failure->options = strdup(b->options ? b->options : "");
+	}
+	jc_cl_payload_free(p);
+	if (!failure || !failure->options) {
+		jc_cl_shadow_free(failure);
+		return JC_LOAD_FAILED;
+	}
+	jc_clmap_set_shadow(b->app, failure);
+	b->answer = failure->failed;
+	jc_cache_count_failure_hit(b->once.cache);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit, a failed build (%d) replayed", b->once.hex,
+	       (int)b->answer);
+	return JC_LOADED;
+}
+
+/* A shadow program from the entry.  Running out of memory or resources says
+ * nothing about the entry, which stays; anything else rejects it. */
+static enum jc_load load_shadow(void *call, const struct jc_entry *e)
+{
+	struct build *b = call;
+	struct jc_cl_payload p;
+	struct jc_cl_shadow *shadow = NULL;
+	int readable = jc_cl_payload_decode(e->data, e->size, &p) == 0 && p.ndev == b->ndev;
+	if (readable && p.status)
+		return load_failure(b, &p);
+	cl_int err = readable ? build_shadow(b, &p, &shadow) : CL_SUCCESS;
+	jc_cl_payload_free(&p);
+	if (!shadow) {
+		if (err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES)
+			return JC_LOAD_FAILED;
+		say_rejected(b, err);
+		return JC_LOAD_REJECTED;
+	}
+	jc_clmap_set_shadow(b->app, shadow);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit", b->once.hex);
+	return JC_LOADED;
+}
+
+/* ---- miss: store what the driver built -------------------------------------- */
+
+static char *build_log(cl_program program, cl_device_id device, size_t *size)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	char *log = NULL;
+	*size = 0;
+	if (cl->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, size) ==
+		    CL_SUCCESS &&
+	    (log = malloc(*size + 1)) &&
+	    cl->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, *size, log, NULL) ==
+		    CL_SUCCESS)
+		return log;
+	free(log);
+	return NULL;
+}
+
+static int built_on(cl_program program, cl_device_id device)
+{
+	cl_build_status status = CL_BUILD_ERROR;
+	jc_cl_real()->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+					    sizeof status, &status, NULL);
+	return status == CL_BUILD_SUCCESS;
+}
+
+static int failed_on(cl_program program, cl_device_id device)
+{
+	cl_build_status status = CL_BUILD_SUCCESS;
+	jc_cl_real()->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+					    sizeof status, &status, NULL);
+	return status == CL_BUILD_ERROR;
+}
+
+/* A failed build's logs, into `owned` (one per device); -1 unless every
+ * device's build failed. */
+static int collect_logs(cl_program program, cl_uint ndev, const cl_device_id *devices,
+			struct jc_cl_payload *p, void **owned)
+{
+	for (cl_uint i = 0; i < ndev; i++) {
+		if (!failed_on(program, devices[i]) ||
+		    !(owned[i] = build_log(program, devices[i], &p->log_sizes[i])))
+			return -1;
+		p->logs[i] = owned[i];
+		p->binary_sizes[i] = 0;
+	}
+	return 0;
+}
+
+/* Binaries and logs of every device, into buffers listed in `owned` (2 per
+ * device) for the caller to free; -1 if any is missing. */
+static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices,
+		   struct jc_cl_payload *p, void **owned)
+{
+	if (p->status) /* a failure record: every device failed, logs only */
+		return collect_logs(program, ndev, devices, p, owned + ndev);
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_uint n = 0;
+	if (cl->clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL) !=
+		    CL_SUCCESS || n != ndev ||
+	    cl->clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, ndev * sizeof(size_t),
+				 p->binary_sizes, NULL) != CL_SUCCESS)
+		return -1;
+	unsigned char **binaries = (unsigned char **)owned;
+	for (cl_uint i = 0; i < ndev; i++) {
+		char *log;
+		if (!p->binary_sizes[i] || !built_on(program, devices[i]) ||
+		    !(binaries[i] = malloc(p->binary_sizes[i])) ||
+		    !(log = owned[ndev + i] = build_log(program, devices[i], &p->log_sizes[i])))
+			return -1;
+		p->binaries[i] = binaries[i];
+		p->logs[i] = log;
+	}
+	return cl->clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof *binaries,
+				    binaries, NULL) == CL_SUCCESS ? 0 : -1;
+}
+
+static int export_payload(void *call, void **bytes, size_t *size)
+{
+	const struct built *w = call;
+	cl_uint ndev = w->ndev;
+	struct jc_cl_payload p = { .status = w->failed, .ndev = ndev };
+	p.binaries = calloc(ndev, sizeof *p.binaries);
+	p.binary_sizes = calloc(ndev, sizeof *p.binary_sizes);
+	p.logs = calloc(ndev, sizeof *p.logs);
+	p.log_sizes = calloc(ndev, sizeof *p.log_sizes);
+	void **owned = calloc(2 * (size_t)ndev, sizeof *owned);
+	int rc = p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
+		 collect(w->program, ndev, w->devices, &p, owned) == 0 &&
+		 jc_cl_payload_encode(&p, bytes, size) == 0 ? 0 : -1;
+	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
+		free(owned[i]);
+	free(owned);
+	jc_cl_payload_free(&p);
+	return rc;
+}
+
+static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
+{
+	const struct built *w = call;
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: %s in %.3f s, stored %zu bytes in %.3f s",
+	       w->hex, w->failed ? "failed" : "compiled", (double)compile_ns / 1e9, size,
+	       (double)store_ns / 1e9);
+}
+
+/* ---- the recipe: source, options, constants and included files ------------ */
+
+struct files {
+	struct jc_recipe_file *v;
+	size_t n;
+};
+
+static int keep_file(void *ctx, const char *path, const void *data, size_t size)
+{
+	struct files *f = ctx;
+	struct jc_recipe_file *grown = realloc(f->v, (f->n + 1) * sizeof *grown);
+	char *p = strdup(path), *d = malloc(size ? size : 1);
+	if (!grown || !p || !d) {
+		free(p), free(d);
+		if (grown)
+			f->v = grown;
+		return -1;
+	}
+	memcpy(d, data, size);
+	f->v = grown;
+	f->v[f->n++] = (struct jc_recipe_file){ p, d, size };
+	return 0;
+}
+
+static void device_of(cl_device_id dev, struct jc_recipe_device *d)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl->clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof d->vendor, &d->vendor, NULL);
+	cl->clGetDeviceInfo(dev, JC_CL_DEVICE_ID_INTEL, sizeof d->id, &d->id, NULL);
+	cl->clGetDeviceInfo(dev, JC_CL_DEVICE_IP_VERSION_INTEL, sizeof d->ip, &d->ip, NULL);
+	if (cl->clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL) !=
+	    CL_SUCCESS)
+		d->name[0] = '\0';
+	d->name[sizeof d->name - 1] = '\0';
+}
+
+static int recipe(void *call, void **bytes, size_t *size)
+{
+	const struct built *w = call;
+	const struct jc_cl_input *in = w->input;
+	struct files files = { 0 };
+	if (w->failed) /* a failure record needs no replay */
+		return -1;
+	if (w->recipe) {
+		if (!(*bytes = malloc(w->recipe_size)))
+			return -1;
+		memcpy(*bytes, w->recipe, w->recipe_size);
+		*size = w->recipe_size;
+		return 0;
+	}
+	if (!in || !in->text)
+		return -1;
+	struct jc_recipe r = {
+		.api = JC_RECIPE_CL, .cl_text = in->text, .cl_size = in->text_size,
+		.cl_from_il = in->from_il, .cl_options = w->options, .cl_n_specs = in->n_specs,
+		.cl_specs = in->specs,
+	};
+	int rc = jc_include_collect(NULL, in->n_includes, in->includes, w->options, keep_file,
+				    &files);
+	r.cl_n_files = files.n;
+	r.cl_files = files.v;
+	if (rc == 0) {
+		r.entry = w->key;
+		if (w->ndev)
+			device_of(w->devices[0], &r.device);
+		rc = jc_recipe_encode(&r, bytes, size);
+	}
+	for (size_t i = 0; i < files.n; i++) {
+		free((void *)(uintptr_t)files.v[i].path);
+		free((void *)(uintptr_t)files.v[i].data);
+	}
+	free(files.v);
+	return rc;
+}
+
+static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
+
+static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored,
+					       recipe };
+
+/* Store the program's binaries under key, compiled in compile_ns, with the
+ * recipe encoded when the build began (NULL: none). */
+static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
+		  const struct jc_key *key, uint64_t compile_ns, const void *recipe,
+		  size_t recipe_size)
+{
+	struct built w = { .program = program, .ndev = ndev, .devices = devices,
+			   .recipe = recipe, .recipe_size = recipe_size };
+	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
+				.what = "OpenCL build", .ops = &build_ops, .call = &w };
+	jc_key_hex(key, once.hex);
+	w.hex = once.hex;
+	jc_once_store(&once, compile_ns);
+}
+
+/* ---- miss with pfn_notify: the build may end later ---------------------------- */
+
+struct pending {
+	struct jc_key key;
+	cl_uint ndev;
+	cl_device_id *devices;
+	uint64_t start;
+	struct jc_cache_lock *lock;
+	jc_cl_notify_fn notify;
+	void *user_data;
+	void *recipe; /* encoded now: the program's record may be gone by then */
+	size_t recipe_size;
+	int finished; /* the build's outcome has been handled */
+	int refs;     /* the clBuildProgram call and the callback */
+};
+
+static void pending_free(struct pending *w)
+{
+	free(w->recipe);
+	free(w->devices);
+	free(w);
+}
+
+static void pending_put(struct pending *w)
+{
+	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		pending_free(w);
+}
+
+static void CL_CALLBACK on_built(cl_program program, void *data)
+{
+	struct pending *w = data;
+	if (!__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
+		uint64_t ns = jc_now_ns() - w->start;
+		int ok = 1;
+		for (cl_uint i = 0; ok && i < w->ndev; i++)
+			ok = built_on(program, w->devices[i]);
+		if (ok)
+			store(program, w->ndev, w->devices, &w->key, ns, w->recipe,
+			      w->recipe_size);
+		jc_cache_unlock(w->lock);
+	}
+	jc_cl_call_notify(w->notify, program, w->user_data);
+	pending_put(w);
+}
+
+static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	struct pending *w = calloc(1, sizeof *w);
+	cl_device_id *devices = malloc(b->ndev * sizeof *devices);
+	if (!w || !devices) {
+		free(w);
+		free(devices);
+		jc_cache_unlock(lock);
+		return cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
+					  b->notify, b->user_data);
+	}
+	memcpy(devices, b->devices, b->ndev * sizeof *devices);
+	*w = (struct pending){ .key = b->once.key, .ndev = b->ndev, .devices = devices,
+			       .lock = lock, .notify = b->notify, .user_data = b->user_data,
+			       .refs = 2 };
+	if (jc_runtime_config()->recipes && recipe(&b->out, &w->recipe, &w->recipe_size) != 0)
+		w->recipe = NULL;
+	w->start = jc_now_ns();
+	cl_int err = cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
+					on_built, w);
+	if (err != CL_SUCCESS && !__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
+		/* Refused before the build began: the callback will not come. */
+		jc_cache_unlock(lock);
+		pending_free(w);
+		return err;
+	}
+	pending_put(w);
+	return err;
+}
+
+/* The application's own build.  With pfn_notify it may end later: the
+ * callback then stores and unlocks. */
+static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
+{
+	struct build *b = call;
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: miss", b->once.hex);
+	jc_clmap_set_shadow(b->app, NULL); /* the program's own build replaces it */
+	if (b->notify) {
+		*built = JC_BUILT_LATER;
+		return compile_async(b, lock);
+	}
+	cl_int err = jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
+						  b->options, NULL, NULL);
+	/* A compile error is a fact about the key, remembered like a result:
+	 * export then stores a failure record (only if every device failed). */
+	if (err == CL_BUILD_PROGRAM_FAILURE)
+		b->out.failed = err;
+	*built = err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE ? JC_BUILT_NOW
+								     : JC_BUILT_FAILED;
+	return err;
+}
+
+static cl_int build(struct build *b)
+{
+	if (jc_clmap_has_kernels(b->app))
+		return CL_INVALID_OPERATION;
+	if (prepare(b) != 0) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (not keyable: see above, or "
+				     "user_data without pfn_notify)");
+		jc_cache_count_pass(b->once.cache, JC_PASS_NOT_KEYABLE);
+		jc_clmap_set_shadow(b->app, NULL);
+		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
+						    b->options, b->notify, b->user_data);
+	}
+	int err = CL_SUCCESS;
+	b->out.key = b->once.key;
+	if (jc_compile_once(&b->once, &err)) {
+		b->notify_now = b->notify != NULL;
+		return b->answer;
+	}
+	return err;
+}
+
+JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
+				const cl_device_id *device_list, const char *options,
+				jc_cl_notify_fn pfn_notify, void *user_data)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clBuildProgram(program, num_devices, device_list, options, pfn_notify,
+					  user_data);
+	struct jc_cache *cache = jc_runtime_cache();
+	struct build b = { .app = program, .options = options, .req_ndev = num_devices,
+			   .req_devices = device_list, .notify = pfn_notify,
+			   .user_data = user_data,
+			   .once = { .cache = cache, .what = "OpenCL build", .ops = &build_ops } };
+	b.once.call = &b;
+	b.rec = cache ? jc_clmap_find(program) : NULL;
+	if (cache && !b.rec) {
+		/* One line per build, so that a log accounts for every one. */
+		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (a program created from "
+				     "binaries, or not from source or IL)");
+		jc_cache_count_pass(cache, JC_PASS_NATIVE);
+	}
+	cl_int err = b.rec ? build(&b)
+			   : cl->clBuildProgram(program, num_devices, device_list, options,
+						pfn_notify, user_data);
+	free(b.devices);
+	jc_leave();
+	if (b.notify_now)
+		jc_cl_call_notify(pfn_notify, program, user_data);
+	return err;
+}
+
+/* ---- other ways a program gets built -------------------------------------- */
+
+static void pass_compile_link(const char *what)
+{
+	struct jc_cache *cache = jc_runtime_cache();
+	if (!cache)
+		return;
+	jc_log(JC_LOG_DEBUG, "%s: passed through (separate compile and link steps are not "
+	       "cached)", what);
+	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
+}
+
+JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
+				  const cl_device_id *device_list, const char *options,
+				  cl_uint num_input_headers, const cl_program *input_headers,
+				  const char **header_include_names, jc_cl_notify_fn pfn_notify,
+				  void *user_data)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (jc_enter()) {
+		pass_compile_link("clCompileProgram");
+		int busy = jc_clmap_find(program) && jc_clmap_has_kernels(program);
+		if (!busy)
+			jc_clmap_set_shadow(program, NULL);
+		jc_leave();
+		if (busy)
+			return CL_INVALID_OPERATION;
+	}
+	return cl->clCompileProgram(program, num_devices, device_list, options,
+				    num_input_headers, input_headers, header_include_names,
+				    pfn_notify, user_data);
+}
+
+/* Programs built from the cache take part in a link as their shadow, the
+ * program the driver built. */
+JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
+				   const cl_device_id *device_list, const char *options,
+				   cl_uint num_input_programs, const cl_program *input_programs,
+				   jc_cl_notify_fn pfn_notify, void *user_data,
+				   cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	cl_program *inputs = NULL;
+	if (jc_enter()) {
+		pass_compile_link("clLinkProgram");
+		jc_leave();
+	}
+	if (input_programs && num_input_programs && jc_enter()) {
+		inputs = malloc(num_input_programs * sizeof *inputs);
+		for (cl_uint i = 0; inputs && i < num_input_programs; i++)
+			inputs[i] = jc_clmap_target(input_programs[i]);
+		jc_leave();
+	}
+	cl_program linked = cl->clLinkProgram(context, num_devices, device_list, options,
+					      num_input_programs,
+					      inputs ? inputs : input_programs, pfn_notify,
+					      user_data, errcode_ret);
+	free(inputs);
+	return linked;
+}

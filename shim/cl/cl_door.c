@@ -1,0 +1,59 @@
+/* The dlsym door for the OpenCL entry points (shim.h's JC_DLSYM_HOOK): a
+ * lookup of one of the ICD loader's functions on a library handle is
+ * answered with jitcache's wrapper, once the loader's own functions are
+ * known (cl_real.c).  The one file of shim/cl/ that names the wrappers of
+ * cl.c and cl_handles.c and the loader's functions of cl_real.c: it sits
+ * above them all. */
+#include "shim/cl/cl_api.h"
+#include "shim/exports.h"
+#include "shim/shim.h"
+
+#include <string.h>
+
+/* The OpenCL entry points jitcache exports (shim/exports.h), by name.  Defined
+ * in cl.c and cl_handles.c with the API's own prototypes from <CL/cl.h>. */
+static const struct {
+	const char *name;
+	void *wrapper;
+} wrapped[] = {
+#define W_dl(name)
+#define W_ze(name)
+#define W_cl(name) { #name, (void *)name },
+#define X(api, name) W_##api(name)
+	JC_EXPORTS(X)
+#undef X
+#undef W_cl
+#undef W_ze
+#undef W_dl
+};
+
+/* Only the ICD loader's functions are wrapped, whatever a wheel renamed it
+ * to (libOpenCL.so.1, libOpenCL-5519dec5.so.1.0.0).  An ICD loader itself
+ * looks up the same names on each driver's handle (libpocl, libigdrcl):
+ * those lookups are the loader's business and must reach the driver
+ * untouched. */
+static int in_loader(const void *symbol)
+{
+	const char *file = jc_library_file_of(symbol);
+	if (!file)
+		return 0;
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	return strncmp(base, "libOpenCL", 9) == 0 && (base[9] == '.' || base[9] == '-');
+}
+
+static void *dlsym_hook(const char *name, void *symbol)
+{
+	if (name[0] != 'c' || name[1] != 'l')
+		return NULL;
+	for (size_t i = 0; i < sizeof wrapped / sizeof *wrapped; i++) {
+		if (strcmp(name, wrapped[i].name) != 0)
+			continue;
+		if (!in_loader(symbol))
+			return NULL;
+		jc_cl_real_from(symbol);
+		return wrapped[i].wrapper;
+	}
+	return NULL;
+}
+JC_DLSYM_HOOK(dlsym_hook);

@@ -1,0 +1,220 @@
+/*
+ * The entry points that take a program or hand one out.  A program built
+ * from the cache is two programs in the driver: the application's handle
+ * (created, never built) and its shadow (built from the stored binaries).
+ * These make the application's handle behave as the one that was built:
+ * kernels come from the shadow, what the build produced is asked of the
+ * shadow, what the application gave (source, IL, devices, context) of its
+ * own handle, and the build log and reference count come from the map.
+ */
+#include "shim/cl/cl_api.h"
+#include "shim/cl/cl_program_map.h"
+#include "shim/shim.h"
+
+#include <string.h>
+
+JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
+				   cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	if (!jc_enter())
+		return cl->clCreateKernel(program, kernel_name, errcode_ret);
+	cl_kernel kernel = cl->clCreateKernel(jc_clmap_target(program), kernel_name, errcode_ret);
+	jc_clmap_kernels_made(program, &kernel, kernel ? 1 : 0);
+	jc_leave();
+	return kernel;
+}
+
+JC_EXPORT cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernels,
+					  cl_kernel *kernels, cl_uint *num_kernels_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
+	cl_uint made = 0;
+	cl_int err = cl->clCreateKernelsInProgram(jc_clmap_target(program), num_kernels, kernels,
+						  &made);
+	if (err == CL_SUCCESS && kernels)
+		jc_clmap_kernels_made(program, kernels, made < num_kernels ? made : num_kernels);
+	if (num_kernels_ret)
+		*num_kernels_ret = made;
+	jc_leave();
+	return err;
+}
+
+static cl_int program_info(cl_program program, cl_program_info param, size_t size,
+			   void *value, size_t *size_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_program target = jc_clmap_target(program);
+	cl_uint refs;
+	switch (param) {
+	case CL_PROGRAM_REFERENCE_COUNT:
+		if (jc_clmap_ref_count(program, &refs))
+			return jc_cl_answer(&refs, sizeof refs, size, value, size_ret);
+		break;
+	case CL_PROGRAM_CONTEXT:
+	case CL_PROGRAM_NUM_DEVICES:
+	case CL_PROGRAM_DEVICES:
+	case CL_PROGRAM_SOURCE:
+	case CL_PROGRAM_IL:
+		target = program;
+		break;
+	default: /* what the build produced: kernels, binaries, globals */
+		break;
+	}
+	return cl->clGetProgramInfo(target, param, size, value, size_ret);
+}
+
+JC_EXPORT cl_int clGetProgramInfo(cl_program program, cl_program_info param_name,
+				  size_t param_value_size, void *param_value,
+				  size_t *param_value_size_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clGetProgramInfo(program, param_name, param_value_size, param_value,
+					    param_value_size_ret);
+	cl_int err = program_info(program, param_name, param_value_size, param_value,
+				  param_value_size_ret);
+	jc_leave();
+	return err;
+}
+
+JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
+				       cl_program_build_info param_name,
+				       size_t param_value_size, void *param_value,
+				       size_t *param_value_size_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clGetProgramBuildInfo(program, device, param_name, param_value_size,
+						 param_value, param_value_size_ret);
+	cl_int err;
+	int answered = param_name == CL_PROGRAM_BUILD_LOG
+			       ? jc_clmap_build_log(program, device, param_value_size,
+						    param_value, param_value_size_ret, &err)
+			       : jc_clmap_failed_build_info(program, device, param_name,
+							    param_value_size, param_value,
+							    param_value_size_ret, &err);
+	if (!answered)
+		err = cl->clGetProgramBuildInfo(jc_clmap_target(program), device, param_name,
+						param_value_size, param_value,
+						param_value_size_ret);
+	jc_leave();
+	return err;
+}
+
+JC_EXPORT cl_int clRetainProgram(cl_program program)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clRetainProgram(program);
+	cl_int err = jc_clmap_retain(program);
+	jc_leave();
+	return err;
+}
+
+JC_EXPORT cl_int clReleaseProgram(cl_program program)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clReleaseProgram(program);
+	cl_int err = jc_clmap_release(program);
+	jc_leave();
+	return err;
+}
+
+JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
+				 size_t param_value_size, void *param_value,
+				 size_t *param_value_size_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	cl_int err = cl->clGetKernelInfo(kernel, param_name, param_value_size, param_value,
+					 param_value_size_ret);
+	if (err != CL_SUCCESS || param_name != CL_KERNEL_PROGRAM || !param_value ||
+	    !jc_enter())
+		return err;
+	cl_program program;
+	memcpy(&program, param_value, sizeof program);
+	program = jc_clmap_app_of(program);
+	memcpy(param_value, &program, sizeof program);
+	jc_leave();
+	return err;
+}
+
+/* The map counts the application's references to the kernels made
+ * through its program handles (cl_program_map.h): a released program's
+ * shadow lives while the application holds one of its kernels. */
+JC_EXPORT cl_int clRetainKernel(cl_kernel kernel)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clRetainKernel(kernel);
+	cl_int err = jc_clmap_kernel_retain(kernel);
+	jc_leave();
+	return err;
+}
+
+JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl)
+		return CL_INVALID_OPERATION;
+	if (!jc_enter())
+		return cl->clReleaseKernel(kernel);
+	cl_int err = jc_clmap_kernel_release(kernel);
+	jc_leave();
+	return err;
+}
+
+JC_EXPORT cl_kernel clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl || !cl->clCloneKernel) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	if (!jc_enter())
+		return cl->clCloneKernel(source_kernel, errcode_ret);
+	cl_kernel clone = cl->clCloneKernel(source_kernel, errcode_ret);
+	jc_clmap_kernel_cloned(source_kernel, clone);
+	jc_leave();
+	return clone;
+}
+
+JC_EXPORT cl_int clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
+						    size_t spec_size, const void *spec_value)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl || !cl->clSetProgramSpecializationConstant)
+		return CL_INVALID_OPERATION;
+	cl_int err = cl->clSetProgramSpecializationConstant(program, spec_id, spec_size,
+							    spec_value);
+	if (err == CL_SUCCESS && jc_enter()) {
+		struct jc_cl_program *rec = jc_clmap_find(program);
+		if (rec)
+			jc_cl_input_spec(&rec->input, spec_id, spec_size, spec_value);
+		jc_leave();
+	}
+	return err;
+}

@@ -1,0 +1,408 @@
+/* Application program handle -> what jitcache knows of it (see
+ * cl_program_map.h): small chained hash tables of programs, by the
+ * application's handle and by the shadow's, and of the kernels made through
+ * them, under one mutex. */
+#include "shim/cl/cl_program_map.h"
+#include "shim/shim.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUCKETS 256
+
+/* A kernel made through an application's program handle, or cloned from
+ * one, and the application's own references to it. */
+struct kernel_ref {
+	cl_kernel kernel;
+	struct jc_cl_program *rec;
+	cl_uint refs;
+	struct kernel_ref *next;
+};
+
+static struct jc_cl_program *by_app[BUCKETS], *by_shadow[BUCKETS];
+static struct kernel_ref *by_kernel[BUCKETS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int records;  /* lets programs jitcache never saw skip the lock */
+
+static unsigned bucket(const void *handle)
+{
+	uintptr_t h = (uintptr_t)handle;
+	return (unsigned)((h >> 4) ^ (h >> 12) ^ (h >> 20)) % BUCKETS;
+}
+
+static int none(void)
+{
+	return __atomic_load_n(&records, __ATOMIC_ACQUIRE) == 0;
+}
+
+static struct jc_cl_program *find_app(cl_program app)
+{
+	struct jc_cl_program *p = by_app[bucket(app)];
+	while (p && p->app != app)
+		p = p->next_app;
+	return p;
+}
+
+static struct jc_cl_program *find_shadow(cl_program shadow)
+{
+	struct jc_cl_program *p = by_shadow[bucket(shadow)];
+	while (p && p->shadow->program != shadow)
+		p = p->next_shadow;
+	return p;
+}
+
+static void unlink_shadow(struct jc_cl_program *rec)
+{
+	if (!rec->shadow || !rec->shadow->program) /* a failure is not linked */
+		return;
+	struct jc_cl_program **at = &by_shadow[bucket(rec->shadow->program)];
+	while (*at != rec)
+		at = &(*at)->next_shadow;
+	*at = rec->next_shadow;
+}
+
+static struct kernel_ref **kernel_at(cl_kernel kernel)
+{
+	struct kernel_ref **at = &by_kernel[bucket(kernel)];
+	while (*at && (*at)->kernel != kernel)
+		at = &(*at)->next;
+	return at;
+}
+
+/* Forget the kernels still counted for `rec`. */
+static void forget_kernels(struct jc_cl_program *rec)
+{
+	for (unsigned b = 0; b < BUCKETS && rec->kernels > 0; b++)
+		for (struct kernel_ref **at = &by_kernel[b]; *at;) {
+			struct kernel_ref *k = *at;
+			if (k->rec != rec) {
+				at = &k->next;
+				continue;
+			}
+			*at = k->next;
+			free(k);
+			rec->kernels--;
+		}
+}
+
+/* Take a record out of the map, with the kernels still counted for it (a
+ * record goes with none left, unless it was stale or made no shadow). */
+static void unlink_app(struct jc_cl_program *rec)
+{
+	unlink_shadow(rec);
+	forget_kernels(rec);
+	struct jc_cl_program **at = &by_app[bucket(rec->app)];
+	while (*at != rec)
+		at = &(*at)->next_app;
+	*at = rec->next_app;
+	__atomic_sub_fetch(&records, 1, __ATOMIC_RELEASE);
+}
+
+static void add_kernel(struct jc_cl_program *rec, cl_kernel kernel)
+{
+	struct kernel_ref **at = kernel_at(kernel), *k = *at;
+	if (k) /* a handle the driver reused after a release jitcache missed */
+		k->rec->kernels--;
+	else if (!(k = calloc(1, sizeof *k)))
+		return; /* not counted: the record then may go before the kernel */
+	else
+		*at = k;
+	k->kernel = kernel;
+	k->rec = rec;
+	k->refs = 1;
+	rec->kernels++;
+}
+
+static cl_uint ref_count(cl_program program)
+{
+	cl_uint n = 0;
+	jc_cl_real()->clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof n, &n, NULL);
+	return n;
+}
+
+void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
+{
+	if (!shadow)
+		return;
+	if (shadow->program)
+		jc_cl_real()->clReleaseProgram(shadow->program);
+	for (cl_uint i = 0; shadow->logs && i < shadow->ndev; i++)
+		free(shadow->logs[i]);
+	free(shadow->logs);
+	free(shadow->log_sizes);
+	free(shadow->devices);
+	free(shadow->options);
+	free(shadow);
+}
+
+/* Release what an unlinked record holds: called without the lock. */
+static void finish(struct jc_cl_program *rec, int release_app)
+{
+	jc_cl_shadow_free(rec->shadow);
+	if (release_app)
+		jc_cl_real()->clReleaseProgram(rec->app);
+	jc_cl_input_free(&rec->input);
+	free(rec);
+}
+
+int jc_clmap_add(cl_program app, struct jc_cl_input *input)
+{
+	struct jc_cl_program *rec = calloc(1, sizeof *rec);
+	if (!rec) {
+		jc_cl_input_free(input);
+		return -1;
+	}
+	rec->app = app;
+	rec->input = *input;
+	rec->app_refs = 1;
+	pthread_mutex_lock(&lock);
+	/* A record left for a handle the driver has since reused is stale. */
+	struct jc_cl_program *stale = find_app(app);
+	if (stale)
+		unlink_app(stale);
+	unsigned b = bucket(app);
+	rec->next_app = by_app[b];
+	by_app[b] = rec;
+	__atomic_add_fetch(&records, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+	if (stale)
+		finish(stale, 0);
+	return 0;
+}
+
+struct jc_cl_program *jc_clmap_find(cl_program app)
+{
+	if (none())
+		return NULL;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	pthread_mutex_unlock(&lock);
+	return rec;
+}
+
+cl_program jc_clmap_target(cl_program app)
+{
+	if (none())
+		return app;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	cl_program target = rec && rec->shadow && rec->shadow->program ? rec->shadow->program
+								       : app;
+	pthread_mutex_unlock(&lock);
+	return target;
+}
+
+cl_program jc_clmap_app_of(cl_program program)
+{
+	if (none())
+		return program;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_shadow(program);
+	cl_program app = rec ? rec->app : program;
+	pthread_mutex_unlock(&lock);
+	return app;
+}
+
+int jc_clmap_has_kernels(cl_program app)
+{
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	int busy = rec && rec->kernels > 0;
+	pthread_mutex_unlock(&lock);
+	return busy;
+}
+
+int jc_clmap_empty(void)
+{
+	return none();
+}
+
+void jc_clmap_kernels_made(cl_program app, const cl_kernel *kernels, cl_uint n)
+{
+	if (none() || n == 0)
+		return;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	for (cl_uint i = 0; rec && i < n; i++)
+		if (kernels[i])
+			add_kernel(rec, kernels[i]);
+	pthread_mutex_unlock(&lock);
+}
+
+void jc_clmap_kernel_cloned(cl_kernel source, cl_kernel clone)
+{
+	if (none() || !clone)
+		return;
+	pthread_mutex_lock(&lock);
+	struct kernel_ref *k = *kernel_at(source);
+	if (k)
+		add_kernel(k->rec, clone);
+	pthread_mutex_unlock(&lock);
+}
+
+cl_int jc_clmap_kernel_retain(cl_kernel kernel)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clRetainKernel(kernel);
+	pthread_mutex_lock(&lock);
+	cl_int err = cl->clRetainKernel(kernel);
+	struct kernel_ref *k = *kernel_at(kernel);
+	if (k && err == CL_SUCCESS)
+		k->refs++;
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+/* The application's last reference to a kernel goes: its entry goes first,
+ * before the driver may free the handle for another thread's new kernel,
+ * and its record after it, once the application holds neither the
+ * program nor any of its kernels. */
+cl_int jc_clmap_kernel_release(cl_kernel kernel)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clReleaseKernel(kernel);
+	struct jc_cl_program *done = NULL;
+	pthread_mutex_lock(&lock);
+	struct kernel_ref **at = kernel_at(kernel), *k = *at;
+	if (k && --k->refs == 0) {
+		*at = k->next;
+		struct jc_cl_program *rec = k->rec;
+		free(k);
+		if (--rec->kernels == 0 && rec->app_refs == 0) {
+			unlink_app(rec);
+			done = rec;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	cl_int err = cl->clReleaseKernel(kernel);
+	if (done)
+		finish(done, 1);
+	return err;
+}
+
+void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow)
+{
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	struct jc_cl_shadow *old = shadow;
+	if (rec) {
+		old = rec->shadow;
+		unlink_shadow(rec);
+		rec->shadow = shadow;
+		if (shadow && shadow->program) {
+			unsigned b = bucket(shadow->program);
+			rec->next_shadow = by_shadow[b];
+			by_shadow[b] = rec;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	jc_cl_shadow_free(old);
+}
+
+int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
+		       void *value, size_t *size_ret, cl_int *err)
+{
+	if (none())
+		return 0;
+	int answered = 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	for (cl_uint i = 0; rec && rec->shadow && i < rec->shadow->ndev; i++)
+		if (rec->shadow->devices[i] == device) {
+			*err = jc_cl_answer(rec->shadow->logs[i], rec->shadow->log_sizes[i],
+					    value_size, value, size_ret);
+			answered = 1;
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
+int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
+			       cl_program_build_info param, size_t value_size, void *value,
+			       size_t *size_ret, cl_int *err)
+{
+	if (none() || (param != CL_PROGRAM_BUILD_STATUS && param != CL_PROGRAM_BUILD_OPTIONS))
+		return 0;
+	int answered = 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	struct jc_cl_shadow *f = rec && rec->shadow && rec->shadow->failed ? rec->shadow : NULL;
+	for (cl_uint i = 0; f && i < f->ndev && !answered; i++) {
+		if (f->devices[i] != device)
+			continue;
+		cl_build_status status = CL_BUILD_ERROR;
+		*err = param == CL_PROGRAM_BUILD_STATUS
+			       ? jc_cl_answer(&status, sizeof status, value_size, value, size_ret)
+			       : jc_cl_answer(f->options, strlen(f->options) + 1, value_size, value,
+					      size_ret);
+		answered = 1;
+	}
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
+int jc_clmap_ref_count(cl_program app, cl_uint *count)
+{
+	if (none())
+		return 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	int answered = rec && rec->shadow && rec->shadow->program;
+	if (answered)
+		*count = rec->app_refs + ref_count(rec->shadow->program) - 1;
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
+/* While the record exists, the driver's count of the application's program
+ * is the application's references, or the map's one while it has none. */
+cl_int jc_clmap_retain(cl_program app)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clRetainProgram(app);
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	cl_int err = CL_SUCCESS;
+	if (!rec || rec->app_refs > 0)
+		err = cl->clRetainProgram(app);
+	if (rec && err == CL_SUCCESS)
+		rec->app_refs++;
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+cl_int jc_clmap_release(cl_program app)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	if (none())
+		return cl->clReleaseProgram(app);
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	if (!rec || rec->app_refs > 1) {
+		cl_int err = cl->clReleaseProgram(app);
+		if (rec && err == CL_SUCCESS)
+			rec->app_refs--;
+		pthread_mutex_unlock(&lock);
+		return err;
+	}
+	if (rec->app_refs == 0) { /* the application holds no reference */
+		pthread_mutex_unlock(&lock);
+		return CL_INVALID_PROGRAM;
+	}
+	rec->app_refs = 0;
+	/* Kernels of a real build hold the application's program in the
+	 * driver themselves; those of a shadow need the record. */
+	int keep = rec->kernels > 0 && rec->shadow && rec->shadow->program;
+	if (!keep)
+		unlink_app(rec);
+	pthread_mutex_unlock(&lock);
+	if (!keep)
+		finish(rec, 1);
+	return CL_SUCCESS;
+}

@@ -1,0 +1,166 @@
+#include "store/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int jc_fs_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+	if (len == 0 || len >= sizeof buf)
+		return errno = ENAMETOOLONG, -1;
+	memcpy(buf, path, len + 1);
+	/* Each prefix ending before a '/', then the whole path. */
+	for (size_t i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char saved = buf[i];
+		buf[i] = '\0';
+		if (mkdir(buf, mode) != 0 && errno != EEXIST)
+			return -1;
+		buf[i] = saved;
+	}
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -1;
+	return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+}
+
+int jc_fs_open_temp(const char *dir, char *path, size_t size, mode_t mode)
+{
+	static unsigned counter;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+		unsigned noise = (unsigned)jc_wall_ns();
+		int len = snprintf(path, size, "%s/.tmp.%ld.%u.%08x", dir, (long)getpid(), n, noise);
+		if (len < 0 || (size_t)len >= size)
+			return errno = ENAMETOOLONG, -1;
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return errno = EEXIST, -1;
+}
+
+/* Call op (readv or writev) until every byte of the iovecs is moved; a
+ * read that meets the end of the file fails with EIO. */
+static int move_all(ssize_t (*op)(int, const struct iovec *, int), int fd,
+		    const struct iovec *iov, int count)
+{
+	struct iovec rest[8];
+	if (count > 8)
+		return errno = EINVAL, -1;
+	memcpy(rest, iov, sizeof *iov * (size_t)count);
+	struct iovec *v = rest;
+	ssize_t n = 0;
+	for (;;) {
+		/* Skip what was moved (and empty iovecs), then part of one. */
+		while (count > 0 && (size_t)n >= v->iov_len) {
+			n -= (ssize_t)v->iov_len;
+			v++;
+			count--;
+		}
+		if (count == 0)
+			return 0;
+		v->iov_base = (char *)v->iov_base + n;
+		v->iov_len -= (size_t)n;
+		n = op(fd, v, count);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n < 0)
+			return -1;
+		else if (n == 0)
+			return errno = EIO, -1;
+	}
+}
+
+int jc_fs_write_all(int fd, const struct iovec *iov, int count)
+{
+	return move_all(writev, fd, iov, count);
+}
+
+int jc_fs_read_all(int fd, void *buf, size_t size)
+{
+	struct iovec iov = { buf, size };
+	return move_all(readv, fd, &iov, 1);
+}
+
+int64_t jc_wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t jc_fs_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+int jc_fs_set_mtime(int fd, int64_t ns)
+{
+	/* An explicit time rather than UTIME_NOW: the kernel's "now" for file
+	 * times ticks only every few milliseconds, too coarse to order entries
+	 * used one after the other. */
+	struct timespec times[2] = {
+		{ .tv_nsec = UTIME_OMIT },
+		{ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 },
+	};
+	if (futimens(fd, times) == 0)
+		return 0;
+	if (errno != EPERM)
+		return -1;
+	times[1].tv_nsec = UTIME_NOW; /* not the owner: allowed with write access */
+	return futimens(fd, times);
+}
+
+/* Sleep before the next attempt: 50 us at first, doubling up to 10 ms, never
+ * past the deadline.  Returns 0 when the deadline has passed. */
+static int wait_a_little(int64_t deadline, long *delay_ns)
+{
+	int64_t left = deadline - jc_wall_ns();
+	if (left <= 0)
+		return 0;
+	long ns = *delay_ns < left ? *delay_ns : (long)left;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = ns };
+	nanosleep(&ts, NULL);
+	*delay_ns = *delay_ns * 2 > 10000000 ? 10000000 : *delay_ns * 2;
+	return 1;
+}
+
+static int64_t deadline_after(double timeout)
+{
+	if (!(timeout > 0))
+		return 0;
+	if (timeout > 1e9)
+		timeout = 1e9;
+	return jc_wall_ns() + (int64_t)(timeout * 1e9);
+}
+
+int jc_fs_lock_range(int fd, short type, off_t start, off_t len, double timeout)
+{
+	int64_t deadline = deadline_after(timeout);
+	long delay = 50000;
+	for (;;) {
+		struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
+				    .l_start = start, .l_len = len };
+		if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+			return 0;
+		if (errno != EAGAIN && errno != EACCES && errno != EINTR)
+			return -1;
+		if (!wait_a_little(deadline, &delay))
+			return errno = ETIMEDOUT, -1;
+	}
+}
+
+void jc_fs_unlock_range(int fd, off_t start, off_t len)
+{
+	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
+			    .l_start = start, .l_len = len };
+	(void)fcntl(fd, F_OFD_SETLK, &fl);
+}

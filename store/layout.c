@@ -1,0 +1,331 @@
+/* layout.c — where a cache's files are, and reading or removing one entry
+ * file: what every other file of cache/ builds on (see internal.h). */
+#include "store/internal.h"
+
+#include "store/fsutil.h"
+#include "config/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < JC_KEY_BYTES; i++) {
+		out[2 * i] = digits[key->bytes[i] >> 4];
+		out[2 * i + 1] = digits[key->bytes[i] & 15];
+	}
+	out[2 * JC_KEY_BYTES] = '\0';
+}
+
+/* One line about the directory at path, unless quiet. */
+__attribute__((format(printf, 3, 4)))
+static void say(int flags, const char *path, const char *fmt, ...)
+{
+	char why[400];
+	va_list ap;
+	if (flags & JC_DIR_QUIET)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (flags & JC_DIR_LAYER)
+		jc_log(JC_LOG_WARN, "cache layer %s %s", path, why);
+	else
+		jc_log(JC_LOG_WARN, "cache directory %s %s", path, why);
+}
+
+int jc_dir_open(const char *path, int flags, mode_t mode, int shared, struct stat *st)
+{
+	int layer = flags & JC_DIR_LAYER;
+	const char *off = layer ? "skipped" : "caching disabled";
+	const char *hint = layer ? "set JITCACHE_SHARED=1 to trust shared layers"
+				 : "set JITCACHE_SHARED=1 to share a cache";
+	/* Symlinks in the path are the user's choice; what they lead to now is
+	 * what is checked, and then held. */
+	int fd = -1;
+	if ((flags & JC_DIR_CREATE) && jc_fs_mkdir_p(path, mode) != 0)
+		fd = -1;
+	else
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st) != 0) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		if (flags & JC_DIR_QUIET)
+			return -1;
+		if (!layer)
+			jc_log(JC_LOG_WARN, "cannot create cache directory %s (%s); caching disabled",
+			       path, strerror(err));
+		else if (err == ENOTDIR)
+			say(flags, path, "is not a directory; skipped");
+		else
+			jc_log(JC_LOG_WARN, "cache layer %s: %s; skipped", path, strerror(err));
+		return -1;
+	}
+	if (!shared && st->st_uid != geteuid() && !(layer && st->st_uid == 0)) {
+		if (layer)
+			say(flags, path, "belongs to uid %u, neither root nor this user; %s (%s)",
+			    (unsigned)st->st_uid, off, hint);
+		else
+			say(flags, path, "belongs to uid %u, not to this user (uid %u); %s (%s)",
+			    (unsigned)st->st_uid, (unsigned)geteuid(), off, hint);
+		close(fd);
+		return -1;
+	}
+	if (!shared && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+		say(flags, path, "is writable by group or others (mode %03o); %s (chmod go-w it, or %s)",
+		    (unsigned)(st->st_mode & 0777), off, hint);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size_t size)
+{
+	struct stat there;
+	int n = snprintf(out, size, "/proc/self/fd/%d", fd);
+	if (n <= 0 || (size_t)n >= size) {
+		jc_log(JC_LOG_WARN, "cache directory %s: no room for its name; not used", path);
+		return -1;
+	}
+	if (stat(out, &there) == 0 && there.st_dev == st->st_dev && there.st_ino == st->st_ino)
+		return 0;
+	/* Reached by its path, a directory could be swapped by a rename of a
+	 * parent while programs run: better no cache than someone else's. */
+	jc_log(JC_LOG_WARN, "/proc/self/fd is not available, so cache directory %s cannot be "
+	       "held against renames of its parents; not used (mount /proc)", path);
+	out[0] = '\0';
+	return -1;
+}
+
+static int is_held(const struct jc_cache *c, const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) &&
+	       (uint64_t)st->st_dev == __atomic_load_n(&c->held_dev, __ATOMIC_ACQUIRE) &&
+	       (uint64_t)st->st_ino == __atomic_load_n(&c->held_ino, __ATOMIC_ACQUIRE);
+}
+
+/* Hold the cache directory again under dfd's number: made again if it was
+ * removed, opened again if the program closed the descriptor (closefrom()
+ * after fork, say) and left its number free.  A number the program has
+ * since used for a file of its own is never touched: -1. */
+static int revive(struct jc_cache *c)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct stat st;
+	int rc = -1;
+	pthread_mutex_lock(&mu);
+	int closed = fstat(c->dfd, &st) != 0 && errno == EBADF;
+	if (!closed && is_held(c, &st) && st.st_nlink > 0) {
+		rc = 0; /* another thread was first */
+	} else if (!closed && !is_held(c, &st)) {
+		JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache directory %s was reused by "
+			    "the program; not using it", c->shown);
+	} else {
+		static int told;
+		int quiet = __atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) ? JC_DIR_QUIET : 0;
+		int fd = jc_dir_open(c->shown, JC_DIR_CREATE | quiet, c->dir_mode, c->shared, &st);
+		/* Opened under the free number itself, or moved there. */
+		if (fd >= 0 && (fd == c->dfd || dup3(fd, c->dfd, O_CLOEXEC) == c->dfd)) {
+			__atomic_store_n(&c->held_dev, (uint64_t)st.st_dev, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->held_ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
+			rc = 0;
+		}
+		if (fd >= 0 && fd != c->dfd)
+			close(fd);
+	}
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+int jc_dir_usable(struct jc_cache *c)
+{
+	struct stat st;
+	if (c->dfd < 0)
+		return -1;
+	if (fstat(c->dfd, &st) == 0 && is_held(c, &st) && st.st_nlink > 0)
+		return 0;
+	return revive(c);
+}
+
+const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_MAX])
+{
+	size_t n = strlen(c->dir);
+	if (strncmp(path, c->dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return path;
+	snprintf(out, PATH_MAX, "%s%s", c->shown, path + n);
+	return out;
+}
+
+void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX])
+{
+	snprintf(path, PATH_MAX, "%s/%02x", c->dir, sub);
+}
+
+void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX])
+{
+	snprintf(path, PATH_MAX, "%s/%02x/%s", c->dir, sub, name);
+}
+
+void jc_file_id_of(const struct stat *st, struct jc_file_id *id)
+{
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->mtime_ns = jc_fs_mtime_ns(st);
+}
+
+/* A plain payload this large is mapped instead of read.  Reading copies it
+ * into fresh heap memory, which costs a page fault per page on the first
+ * hit of a process: 7-10 ms for an 8 MB module on a 2-core VM, where
+ * mapping the page cache costs well under 1 ms (the checksum's pass faults
+ * the pages in, 16 at a time).  Not MAP_POPULATE: measured 0.8-2 ms slower
+ * end to end.  Small payloads are cheaper to read than to map and unmap. */
+#define JC_MAP_MIN (64 * 1024)
+
+/* Hand out the payload of a plain entry as a read-only mapping of its file:
+ * 0 with *status set (OK, or CORRUPT on a checksum mismatch), or -1 when
+ * the file cannot be mapped and should be read instead.  Entry files are
+ * written once and renamed into place, never rewritten or truncated, so
+ * the mapping stays whole while the caller uses it, even if the entry is
+ * evicted or replaced meanwhile (the name goes, the file stays until
+ * unmapped).  Only someone else writing or truncating the file in place
+ * during a hit could change the pages after their checksum or take them
+ * away (SIGBUS): the price of not copying, as for any mapped cache. */
+static int map_entry(int fd, const uint8_t raw[JC_ENTRY_HEADER_SIZE],
+		     const struct jc_entry_header *h, uint64_t file_size, struct jc_entry *out,
+		     enum jc_entry_status *status, const char **why)
+{
+	if (file_size > SIZE_MAX)
+		return -1;
+	uint8_t *map = mmap(NULL, (size_t)file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	uint8_t *payload = map + JC_ENTRY_HEADER_SIZE;
+	if (jc_entry_checksum(raw, payload, h->stored_size) != h->checksum) {
+		munmap(map, (size_t)file_size);
+		*why = "checksum mismatch";
+		*status = JC_ENTRY_CORRUPT;
+		return 0;
+	}
+	out->data = payload;
+	out->size = h->data_size;
+	out->compile_ns = h->compile_ns;
+	out->map = map;
+	out->map_size = (size_t)file_size;
+	*status = JC_ENTRY_OK;
+	return 0;
+}
+
+static enum jc_entry_status read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				       int verify, const struct jc_trust *trust,
+				       struct jc_entry *out, const char **why)
+{
+	uint8_t raw[JC_ENTRY_HEADER_SIZE] = { 0 };
+	struct jc_entry_header h;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "not a readable regular file";
+		return JC_ENTRY_UNREADABLE;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	if (size >= JC_ENTRY_HEADER_SIZE && jc_fs_read_all(fd, raw, sizeof raw) != 0) {
+		*why = strerror(errno);
+		return JC_ENTRY_UNREADABLE;
+	}
+	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
+	if (status == JC_ENTRY_OK)
+		status = jc_entry_check_limit(&h, limit, why);
+	if (status != JC_ENTRY_OK)
+		return status;
+	if (!verify && !(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&
+	    map_entry(fd, raw, &h, size, out, &status, why) == 0)
+		return status;
+	void *stored = malloc(h.stored_size ? h.stored_size : 1);
+	if (!stored) {
+		*why = "out of memory";
+		return JC_ENTRY_UNREADABLE;
+	}
+	if (jc_fs_read_all(fd, stored, h.stored_size) != 0) {
+		int eof = errno == EIO;
+		*why = eof ? "file ends early" : strerror(errno);
+		free(stored);
+		return eof ? JC_ENTRY_CORRUPT : JC_ENTRY_UNREADABLE;
+	}
+	if (verify) {
+		uint8_t trailer[JC_SIG_TRAILER_SIZE];
+		int is_signed = (h.flags & JC_ENTRY_SIGNED) != 0;
+		if (is_signed && jc_fs_read_all(fd, trailer, sizeof trailer) != 0) {
+			free(stored);
+			*why = "file ends early";
+			return JC_ENTRY_CORRUPT;
+		}
+		if (jc_trust_verify(trust, raw, stored, h.stored_size, is_signed ? trailer : NULL,
+				    why) != 0) {
+			free(stored);
+			return JC_ENTRY_UNTRUSTED;
+		}
+	}
+	return jc_entry_finish(raw, &h, stored, out, why);
+}
+
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				   struct jc_entry *out, const char **why)
+{
+	return read_entry(fd, key, limit, 0, NULL, out, why);
+}
+
+enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uint64_t limit,
+					   const struct jc_trust *trust, struct jc_entry *out,
+					   const char **why)
+{
+	return read_entry(fd, key, limit, 1, trust, out, why);
+}
+
+int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
+		    const struct jc_file_id *expect)
+{
+	char path[PATH_MAX];
+	struct jc_usage u;
+	struct stat st;
+	struct jc_file_id now;
+	jc_file_path(c, sub, name, path);
+	int lock = jc_usage_lock(c->dir, sub, &u); /* without it, remove anyway */
+	int rc = lstat(path, &st);
+	if (rc == 0) {
+		jc_file_id_of(&st, &now);
+		if (expect && (expect->dev != now.dev || expect->ino != now.ino ||
+			       expect->mtime_ns != now.mtime_ns))
+			rc = -1; /* replaced or used since: not ours to remove */
+		else
+			rc = unlink(path);
+	}
+	if (lock >= 0 && rc == 0) {
+		u.size = jc_sub_sat(u.size, (uint64_t)st.st_size);
+		u.count = jc_sub_sat(u.count, 1);
+		if (u.count == 0)
+			u.size = 0, u.oldest_ns = 0;
+		jc_usage_commit(lock, sub, &u);
+	} else if (lock >= 0) {
+		jc_usage_release(lock);
+	}
+	return rc;
+}
+
+void jc_entry_free(struct jc_entry *entry)
+{
+	if (entry->map)
+		munmap(entry->map, entry->map_size);
+	else
+		free(entry->data);
+	entry->data = entry->map = NULL;
+	entry->size = entry->map_size = 0;
+}

@@ -1,0 +1,245 @@
+#include "store/stats.h"
+
+#include "store/fsutil.h"
+#include "config/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PAGE 4096
+#define FILE_SIZE (3 * PAGE)
+#define MAGIC_SIZE 16            /* "jcstats\0" + version + reserved */
+#define COUNTERS_AT MAGIC_SIZE
+#define COUNTERS_SIZE (8 * JC_NCOUNTERS)
+#define USAGE_AT PAGE
+#define RECORD 32                /* divides PAGE: no record crosses a page */
+#define VERSION 1
+#define STORE_LOCK_AT FILE_SIZE  /* a lock, not data: past the end is fine */
+
+/* The counters are held for a read and a write; a usage record may be held
+ * while its subdirectory is scanned. */
+#define COUNTERS_WAIT 0.5
+#define USAGE_WAIT 10.0
+
+static void stats_path(const char *dir, char path[PATH_MAX])
+{
+	snprintf(path, PATH_MAX, "%s/stats", dir);
+}
+
+static void put_magic(uint8_t *p)
+{
+	memcpy(p, "jcstats", 8);
+	jc_put_le64(p + 8, VERSION);
+}
+
+static int magic_ok(const uint8_t *p)
+{
+	return memcmp(p, "jcstats", 8) == 0 && jc_get_le64(p + 8) == VERSION;
+}
+
+static int open_stats(const char *dir, int flags)
+{
+	char path[PATH_MAX];
+	stats_path(dir, path);
+	return open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Unlock before closing: after a fork() in another thread of the host, a
+ * child shares the open file, and close() alone would leave it the lock. */
+static void done(int fd)
+{
+	jc_fs_unlock_range(fd, 0, 0);
+	close(fd);
+}
+
+/* Read page 0's magic and counters; EBADMSG if the file is not ours. */
+static int read_head(int fd, uint8_t head[MAGIC_SIZE + COUNTERS_SIZE])
+{
+	ssize_t n = pread(fd, head, MAGIC_SIZE + COUNTERS_SIZE, 0);
+	if (n == MAGIC_SIZE + COUNTERS_SIZE && magic_ok(head))
+		return 0;
+	if (n >= 0) {
+		JC_LOG_ONCE(JC_LOG_WARN, "statistics file in a cache directory is damaged; "
+			    "it will be replaced and the sizes recounted");
+		errno = EBADMSG;
+	}
+	return -1;
+}
+
+/* Move tmp to path: 1 if done, 0 if (not replacing) a file was there first.
+ * link() keeps a file another process made meanwhile; where the file system
+ * has no hard links, rename() will do. */
+static int put_in_place(const char *tmp, const char *path, int replace)
+{
+	if (!replace) {
+		if (link(tmp, path) == 0)
+			return 1;
+		if (errno == EEXIST)
+			return 0;
+		if (errno != EPERM && errno != EOPNOTSUPP)
+			return -1;
+	}
+	return rename(tmp, path) == 0 ? 1 : -1;
+}
+
+/* Write a fresh file beside the old one and put it in place. */
+static int create_file(const char *dir, mode_t mode, int replace)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	uint8_t *buf = calloc(1, FILE_SIZE);
+	int fd = buf ? jc_fs_open_temp(dir, tmp, sizeof tmp, mode) : -1;
+	if (fd < 0) {
+		free(buf);
+		return -1;
+	}
+	put_magic(buf);
+	struct iovec iov = { buf, FILE_SIZE };
+	int rc = jc_fs_write_all(fd, &iov, 1);
+	free(buf);
+	if (close(fd) != 0)
+		rc = -1;
+	stats_path(dir, path);
+	if (rc == 0)
+		rc = put_in_place(tmp, path, replace);
+	unlink(tmp);
+	return rc;
+}
+
+int jc_stats_init(const char *dir, mode_t mode)
+{
+	int fd = open_stats(dir, O_RDONLY);
+	if (fd < 0)
+		/* A symlink in its place (ELOOP) is replaced, never followed. */
+		return errno == ENOENT ? create_file(dir, mode, 0)
+		     : errno == ELOOP  ? create_file(dir, mode, 1) : -1;
+	struct stat st;
+	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
+	int sound = fstat(fd, &st) == 0 && st.st_size == FILE_SIZE && read_head(fd, head) == 0;
+	close(fd);
+	return sound ? 0 : create_file(dir, mode, 1);
+}
+
+static int change_counters(int fd, const uint64_t delta[JC_NCOUNTERS],
+			   uint64_t after[JC_NCOUNTERS])
+{
+	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
+	if (jc_fs_lock_range(fd, F_WRLCK, 0, PAGE, COUNTERS_WAIT) != 0 || read_head(fd, head) != 0)
+		return -1;
+	for (int i = 0; i < JC_NCOUNTERS; i++) {
+		uint8_t *p = head + COUNTERS_AT + 8 * i;
+		uint64_t v = jc_get_le64(p) + delta[i];
+		jc_put_le64(p, v);
+		if (after)
+			after[i] = v;
+	}
+	return pwrite(fd, head + COUNTERS_AT, COUNTERS_SIZE, COUNTERS_AT) == COUNTERS_SIZE ? 0 : -1;
+}
+
+int jc_stats_add(const char *dir, const uint64_t delta[JC_NCOUNTERS],
+		 uint64_t after[JC_NCOUNTERS])
+{
+	int fd = open_stats(dir, O_RDWR);
+	if (fd < 0)
+		return -1;
+	int rc = change_counters(fd, delta, after);
+	done(fd);
+	return rc;
+}
+
+int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS])
+{
+	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
+	int fd = open_stats(dir, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	int rc = jc_fs_lock_range(fd, F_RDLCK, 0, PAGE, COUNTERS_WAIT) == 0 ? read_head(fd, head) : -1;
+	done(fd);
+	for (int i = 0; rc == 0 && i < JC_NCOUNTERS; i++)
+		out[i] = jc_get_le64(head + COUNTERS_AT + 8 * i);
+	return rc;
+}
+
+static void decode_usage(const uint8_t *p, struct jc_usage *u)
+{
+	u->size = jc_get_le64(p);
+	u->count = jc_get_le64(p + 8);
+	u->oldest_ns = (int64_t)jc_get_le64(p + 16);
+}
+
+static int read_usage(int fd, int first, int n, struct jc_usage *out)
+{
+	uint8_t buf[JC_SUBDIRS * RECORD];
+	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
+	size_t size = (size_t)n * RECORD;
+	if (read_head(fd, head) != 0)
+		return -1;
+	if (pread(fd, buf, size, USAGE_AT + first * RECORD) != (ssize_t)size)
+		return errno = EBADMSG, -1;
+	for (int i = 0; i < n; i++)
+		decode_usage(buf + i * RECORD, &out[i]);
+	return 0;
+}
+
+int jc_stats_usage_all(const char *dir, struct jc_usage out[JC_SUBDIRS])
+{
+	int fd = open_stats(dir, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	int rc = jc_fs_lock_range(fd, F_RDLCK, USAGE_AT, JC_SUBDIRS * RECORD, USAGE_WAIT);
+	if (rc == 0)
+		rc = read_usage(fd, 0, JC_SUBDIRS, out);
+	done(fd);
+	return rc;
+}
+
+int jc_stats_store_lock(const char *dir)
+{
+	int fd = open_stats(dir, O_RDWR);
+	if (fd >= 0 && jc_fs_lock_range(fd, F_WRLCK, STORE_LOCK_AT, 1, USAGE_WAIT) != 0) {
+		done(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void jc_stats_store_unlock(int fd)
+{
+	done(fd);
+}
+
+int jc_usage_lock(const char *dir, int sub, struct jc_usage *u)
+{
+	int fd = open_stats(dir, O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (jc_fs_lock_range(fd, F_WRLCK, USAGE_AT + sub * RECORD, RECORD, USAGE_WAIT) != 0 ||
+	    read_usage(fd, sub, 1, u) != 0) {
+		int saved = errno;
+		done(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+void jc_usage_commit(int fd, int sub, const struct jc_usage *u)
+{
+	uint8_t rec[RECORD] = { 0 };
+	jc_put_le64(rec, u->size);
+	jc_put_le64(rec + 8, u->count);
+	jc_put_le64(rec + 16, (uint64_t)u->oldest_ns);
+	if (pwrite(fd, rec, RECORD, USAGE_AT + sub * RECORD) != RECORD)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot update the cache's statistics file; "
+			    "its sizes will be recounted later");
+	done(fd);
+}
+
+void jc_usage_release(int fd)
+{
+	done(fd);
+}

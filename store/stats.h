@@ -1,0 +1,86 @@
+/*
+ * stats.h — the counters that processes share through the cache directory.
+ *
+ * One file, DIR/stats, of three 4 KiB pages:
+ *
+ *   page 0     magic "jcstats" + version, then JC_NCOUNTERS event counters
+ *              (hits, misses, ...), each a little-endian uint64
+ *   pages 1-2  one 32-byte usage record per subdirectory "00".."ff":
+ *              bytes and entries it holds and the mtime of its oldest entry
+ *
+ * The file is created whole (written as a temporary file, then linked into
+ * place) and afterwards only changed in place: a change is a read-modify-
+ * write of one record or of the counters, under an open-file-description
+ * lock on just those bytes, written with one pwrite that never crosses a
+ * page.  The kernel writes such a pwrite whole or not at all, and releases
+ * the lock of a process that dies, so SIGKILL at any moment can lose at most
+ * that one update and never leaves a torn record.  A damaged file (wrong
+ * magic or size) is replaced by a fresh one.
+ *
+ * Lock order: the store lock (a byte past the end of the file), then usage
+ * records; the counters are only ever locked alone.
+ *
+ * The usage records are what eviction relies on.  Every change of a
+ * subdirectory's entries (store, eviction, removal) happens while holding
+ * that subdirectory's record lock, so the record stays exact; a process
+ * killed between renaming an entry and updating the record leaves it off by
+ * one entry until the subdirectory is next rescanned (evict.c).
+ *
+ * Each function opens the file for the one operation and closes it, so no
+ * descriptor is kept in the host process and a recreated cache directory is
+ * picked up.  Functions return 0, or -1 when the file cannot be used (the
+ * caller carries on without the numbers).
+ */
+#ifndef JITCACHE_STATS_H
+#define JITCACHE_STATS_H
+
+#include "store/store.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* JC_HITS, JC_MISSES, ...: the counters of cache.h's JC_COUNTERS, in order. */
+enum jc_counter {
+#define X(NAME, field, label) JC_##NAME,
+	JC_COUNTERS(X)
+#undef X
+	JC_NCOUNTERS
+};
+
+#define JC_SUBDIRS 256
+
+struct jc_usage {
+	uint64_t size, count;
+	int64_t oldest_ns; /* 0 when empty; never newer than the true oldest,
+			      except after a hit made the oldest entry young */
+};
+
+/* Make sure DIR/stats exists and is sound, creating it (files get mode,
+ * less the umask) or replacing a damaged one.  Returns 1 if it made a new
+ * file (whose usage records are all zero: the caller should recount), 0 if
+ * the file was fine, -1 if it could do neither. */
+int jc_stats_init(const char *dir, mode_t mode);
+
+/* Add delta to the counters; *after (if not NULL) gets the new values. */
+int jc_stats_add(const char *dir, const uint64_t delta[JC_NCOUNTERS],
+		 uint64_t after[JC_NCOUNTERS]);
+int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS]);
+
+/* Every subdirectory's record, under one shared lock. */
+int jc_stats_usage_all(const char *dir, struct jc_usage out[JC_SUBDIRS]);
+
+/* Serialise the end of stores ("make room, then rename into place") so that
+ * concurrent stores cannot each see room for themselves and together pass
+ * the cap.  Returns an fd holding the lock, or -1 (store anyway). */
+int jc_stats_store_lock(const char *dir);
+void jc_stats_store_unlock(int fd);
+
+/* Lock subdirectory sub's record for a change: returns an fd holding the
+ * lock with *u read, or -1 (errno ENOENT: no stats file; EBADMSG: damaged;
+ * ETIMEDOUT: held too long by another process).  jc_usage_commit() writes
+ * *u and releases the lock; jc_usage_release() releases without writing. */
+int jc_usage_lock(const char *dir, int sub, struct jc_usage *u);
+void jc_usage_commit(int fd, int sub, const struct jc_usage *u);
+void jc_usage_release(int fd);
+
+#endif

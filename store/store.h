@@ -1,0 +1,124 @@
+/*
+ * store.h — the room of the local on-disk store (store/): what an entry is
+ * and how it is named, the entry files, their layout in the cache
+ * directory, eviction under the size cap, the statistics file and the
+ * counters.  It owns the files of one cache directory and nothing else: it
+ * knows no GPU, no tier and no setting.  It calls only trust/ (entries are
+ * signed and verified as they are written and read) and config/ (log
+ * lines); every room above it (cache/, tiers/, key/, the shim) may call it.
+ * The files are listed, with the order in which they call each other, in
+ * store/internal.h; the cache as a whole is opened and used through
+ * cache/cache.h.
+ */
+#ifndef JITCACHE_STORE_H
+#define JITCACHE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JC_KEY_BYTES 16
+
+struct jc_key {
+	uint8_t bytes[JC_KEY_BYTES];
+};
+
+/* Lower-case hex of the key, NUL-terminated. */
+void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1]);
+
+/* One cache: the store's directory and what the rooms above it hang on it
+ * (cache/cache.h opens it). */
+struct jc_cache;
+
+struct jc_entry {
+	void *data;
+	size_t size;
+	uint64_t compile_ns; /* what compiling this cost when it was stored */
+	int layer;           /* 0: from the cache directory; n: from the n-th
+				read-only layer (tiers/layers.h) */
+	void *map;           /* non-NULL: data lies in this read-only mapping of
+				the entry file (map_size bytes), not on the heap */
+	size_t map_size;
+};
+void jc_entry_free(struct jc_entry *entry);
+
+/* Statistics.  The per-process counts are this process's; the shared ones
+ * are kept in the cache directory across processes.
+ *
+ * Every counter is one line of JC_COUNTERS: X(NAME, field, label).  It makes
+ * the field of struct jc_cache_stats, the counter JC_NAME of the statistics
+ * file (store/stats.h, in this order: add new ones at the end), its key in
+ * `jitcache stats --json` and its line (label) in `jitcache stats`. */
+#define JC_COUNTERS(X)                                                          \
+	X(HITS,           hits,           "hits")                               \
+	X(MISSES,         misses,         "misses")                             \
+	X(STORES,         stores,         "stores")                             \
+	X(EVICTIONS,      evictions,      "evictions")                          \
+	X(CORRUPT,        corrupt,        "corrupt entries")                    \
+	X(STORE_FAILURES, store_failures, "store failures")                     \
+	/* payload bytes written by stores (compressed) */                      \
+	X(BYTES_STORED,   bytes_stored,   "bytes stored")                       \
+	/* compile time of the entries that hit */                              \
+	X(SAVED_NS,       saved_ns,       "compile time saved")                 \
+	/* of the hits, those served by a read-only layer (layers.h) */         \
+	X(LAYER_HITS,     layer_hits,     "from layers")                        \
+	/* the remote tier (remote.h): lookups it answered (also counted in     \
+	 * hits) and first lookups it could not answer; failed exchanges;      \
+	 * values that failed verification; values written; bytes read and     \
+	 * written */                                                           \
+	X(REMOTE_HITS,    remote_hits,    "remote hits")                        \
+	X(REMOTE_MISSES,  remote_misses,  "remote misses")                      \
+	X(REMOTE_ERRORS,  remote_errors,  "remote errors")                      \
+	X(REMOTE_CORRUPT, remote_corrupt, "remote bad values")                  \
+	X(REMOTE_STORES,  remote_stores,  "remote stores")                      \
+	X(REMOTE_BYTES_IN,  remote_bytes_in,  "remote bytes in")                \
+	X(REMOTE_BYTES_OUT, remote_bytes_out, "remote bytes out")             \
+	/* of the hits, failure records: a build that failed, answered with    \
+	 * the driver's error and log without compiling */                      \
+	X(FAILED_HITS,    failed_hits,    "failed builds replayed")            \
+	/* requests passed straight to the driver, by reason (jc_pass) */      \
+	X(PASSED_NATIVE,  passed_native,  "passed through: native or binaries") \
+	X(PASSED_COMPILE_LINK, passed_compile_link, "passed through: compile/link") \
+	X(PASSED_NOT_KEYABLE, passed_not_keyable, "passed through: not keyable") \
+	/* entries from Redis, layers or archives refused: not signed by a     \
+	 * trusted key (trusted_keys, sign.h) */                               \
+	X(UNTRUSTED,      untrusted,      "unsigned or untrusted entries refused")
+
+struct jc_cache_stats {
+#define X(NAME, field, label) uint64_t field;
+	JC_COUNTERS(X)
+#undef X
+	uint64_t entries, size;    /* current contents (shared stats only) */
+};
+void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
+/* Count a hit (already counted as one) that answered with a failure record. */
+void jc_cache_count_failure_hit(struct jc_cache *cache);
+/* Count a request the caller passed to the compiler without asking the
+ * cache: a load of code already compiled (native input, a program created
+ * from binaries), a separate compile or link step, or an input it cannot
+ * key.  These wait with the hits (above) on their way to the shared file. */
+enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
+void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
+int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
+
+/* Hits reach the shared counts in batches: at the latest with the first
+ * other event or the first hit a second after them, at jc_cache_close() or
+ * jc_cache_shared_stats(), or here.  Call it before the process ends (the
+ * shim does, at exit); a process killed by a signal loses the hits of its
+ * last second from the shared counts.  NULL is fine. */
+void jc_cache_flush(struct jc_cache *cache);
+
+/* Management, for the `jitcache` command. */
+int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
+int jc_cache_trim(struct jc_cache *cache, uint64_t max_size); /* evict LRU to size */
+/* Check every entry, remove bad ones; write a line for each bad one, each
+ * entry or subdirectory that could not be checked (a symlink in place of a
+ * subdirectory, an unreadable file) and a summary to out (if not NULL).
+ * Returns the number of problems: bad entries (removed or, in a read-only
+ * cache, left in place) and what could not be checked; 0 means every entry
+ * was checked and sound, -1 that there is no cache directory to check.
+ * trim, clear and verify visit every subdirectory; they also recount the
+ * usage records and remove leftover temporary files. */
+long jc_cache_verify(struct jc_cache *cache, FILE *out);
+
+#endif
