@@ -17,8 +17,8 @@ script=$(grep -oE '[A-Za-z_][A-Za-z0-9_]*;' "$B/exports.map" 2>/dev/null | tr -d
 # Defined dynamic symbols, without version nodes (type A) or @version suffixes.
 exported=$(nm -D --defined-only "$LIB" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u)
 functions=$(nm -D --defined-only "$LIB" | awk '$2 != "A" && $2 != "T" { print $3 }')
-# "JC_EXPORT type name(" in shim/*.c (the name on the same line, as every definition in shim/ is written).
-defined=$(cat "$ROOT"/shim/*.c | tr '\n' ' ' | grep -oE 'JC_EXPORT[[:space:]][^;{(]*\(' |
+# "JC_EXPORT type name(" in shim/*.c and shim/*/*.c (the name on the same line, as every definition in shim/ is written).
+defined=$(cat "$ROOT"/shim/*.c "$ROOT"/shim/*/*.c | tr '\n' ' ' | grep -oE 'JC_EXPORT[[:space:]][^;{(]*\(' |
 	sed -E 's/.*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\($/\1/' | sort -u)
 
 show_diff() { # label A B: the names in one list and not the other
