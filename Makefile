@@ -167,6 +167,13 @@ $(BUILD)/tests/%: tests/helpers/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
 	  $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
 
+# A helper that writes recipes (key/recipe.h) needs the key library too.
+$(BUILD)/tests/jc_recipe_put: tests/helpers/jc_recipe_put.c $(BUILD)/libjckey.a $(BUILD)/libjccore.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
+	  $(LDLIBS_CORE)
+
 # Test programs that compile a shim file themselves.
 $(BUILD)/tests/cl_cache_tool: shim/cl_payload.c shim/cl_payload.h
 $(BUILD)/tests/test_cl_payload: shim/cl_payload.c shim/cl_payload.h
