@@ -174,6 +174,12 @@ $(BUILD)/tests/jc_recipe_put: tests/helpers/jc_recipe_put.c $(BUILD)/libjckey.a 
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
 	  $(LDLIBS_CORE)
 
+# A program that loads OpenCL only through dlopen(): not linked to it.
+$(BUILD)/tests/cl_unload: tests/helpers/cl_unload.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+
 # Test programs that compile a shim file themselves.
 $(BUILD)/tests/cl_cache_tool: shim/cl_payload.c shim/cl_payload.h
 $(BUILD)/tests/test_cl_payload: shim/cl_payload.c shim/cl_payload.h
