@@ -36,7 +36,8 @@ static int key_from_hex(const char *s, struct jc_key *key)
 
 /* How one directory's recipes are walked. */
 struct walk {
-	const char *dir;              /* as said in messages */
+	const char *dir;              /* how its files are reached */
+	const char *shown;            /* as said in messages */
 	int layer;                    /* 0: the cache directory; n: layer n */
 	uint64_t limit;
 	const struct jc_trust *trust; /* with required: a layer's recipes must be
@@ -77,7 +78,7 @@ static int visit(const struct walk *w, int dfd, const char *name)
 		if (w->refused)
 			(*w->refused)++;
 		JC_LOG_ONCE(JC_LOG_WARN, "recipe %s in cache layer %s is refused: %s "
-			    "(trusted_keys); it is not replayed", name, w->dir, why);
+			    "(trusted_keys); it is not replayed", name, w->shown, why);
 	}
 	close(fd);
 	return rc;
@@ -107,11 +108,12 @@ static int walk_dir(const struct walk *w)
 int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx,
 			 unsigned *refused)
 {
-	struct walk w = { .dir = cache->dir, .limit = jc_entry_limit(cache->max_size),
+	struct walk w = { .dir = cache->dir, .shown = cache->dir, .limit = jc_entry_limit(cache->max_size),
 			  .trust = cache->trust, .required = cache->trust_required,
 			  .refused = refused, .fn = fn, .ctx = ctx };
 	int rc = cache->local ? walk_dir(&w) : 0;
 	for (int n = 0; rc == 0 && (w.dir = jc_layers_dir(cache->layers, n)); n++) {
+		w.shown = jc_layers_shown(cache->layers, n);
 		w.layer = n + 1;
 		rc = walk_dir(&w);
 	}
