@@ -168,6 +168,19 @@ $(BUILD)/tests/%: tests/helpers/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \
 	  $(BUILD)/libjccore.a $(GPU_LIBS) $(LDLIBS_CORE)
 
+# A helper that writes recipes (key/recipe.h) needs the key library too.
+$(BUILD)/tests/jc_recipe_put: tests/helpers/jc_recipe_put.c $(BUILD)/libjckey.a $(BUILD)/libjccore.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
+	  $(LDLIBS_CORE)
+
+# A program that loads OpenCL only through dlopen(): not linked to it.
+$(BUILD)/tests/cl_unload: tests/helpers/cl_unload.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+
 # Test programs that compile a shim file themselves.
 $(BUILD)/tests/cl_cache_tool: shim/cl/cl_payload.c shim/cl/cl_payload.h
 $(BUILD)/tests/test_cl_payload: shim/cl/cl_payload.c shim/cl/cl_payload.h

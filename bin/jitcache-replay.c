@@ -13,6 +13,10 @@
  * The files the source #includes are written where the compiler will find
  * them, relative to a scratch directory; an absolute one is used where it
  * is if its contents are the recorded ones (else the recipe is skipped).
+ * A build reads no other file of this machine: the includes are followed
+ * as the shim follows them when it records (key/include.h), and a recipe
+ * whose source would reach a file it does not carry (`#include "/home/..."`,
+ * `-I ~/.ssh`, an include through a macro) is skipped, never built.
  *
  * Protocol, on stdin and stdout:
  *   out: "device VENDOR ID IP NAME" per Level Zero GPU (hex, as the driver
@@ -23,6 +27,8 @@
  * The driver is reached through libze_loader.so.1 (else straight through
  * libze_intel_gpu.so.1), looked up with dlsym as SYCL does.
  */
+#include "key/cl_request.h"
+#include "key/include.h"
 #include "key/recipe.h"
 #include "shim/cl/cl_api.h"
 #include "shim/ze/ze_api.h"
@@ -314,6 +320,36 @@ static int write_file(const char *path, const void *data, size_t size)
 	return ok ? 0 : -1;
 }
 
+/* 0 if the file the include walk found is one the recipe carries, with
+ * the contents it carries. */
+static int carried(void *ctx, const char *path, const void *data, size_t size)
+{
+	const struct jc_recipe *r = ctx;
+	for (size_t i = 0; i < r->cl_n_files; i++) {
+		const struct jc_recipe_file *f = &r->cl_files[i];
+		if (!strcmp(f->path, path) && f->size == size && !memcmp(f->data, data, size))
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether every file the source's includes reach, from here, is one the
+ * recipe carries (so the build reads nothing else of this machine). */
+static int reads_only_carried(const struct jc_recipe *r)
+{
+	struct jc_cl_input in;
+	const char *text = r->cl_text;
+	size_t size = r->cl_size;
+	if (r->cl_from_il)
+		return 1; /* IL includes nothing */
+	if (jc_cl_input_source(&in, 1, &text, &size) != 0)
+		return 0;
+	int rc = jc_include_collect(NULL, in.n_includes, in.includes, r->cl_options, carried,
+				    (void *)(uintptr_t)r);
+	jc_cl_input_free(&in);
+	return rc == 0;
+}
+
 /* The recipe's included files, where the compiler will look: NULL, or why not. */
 static const char *lay_out_files(const struct jc_recipe *r)
 {
@@ -326,6 +362,9 @@ static const char *lay_out_files(const struct jc_recipe *r)
 			return "an included file cannot be written where the compiler looks";
 		}
 	}
+	if (!reads_only_carried(r))
+		return "its source reaches a file the recipe does not carry (a replay reads "
+		       "only the files its recipe carries)";
 	return NULL;
 }
 

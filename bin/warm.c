@@ -115,16 +115,40 @@ struct recipe {
 struct recipes {
 	struct recipe *v;
 	size_t n, cap;
+	unsigned untrusted; /* a layer's, refused under trusted_keys */
+	unsigned foreign;   /* a layer's naming an included file by absolute path */
 };
 
+/* Whether an OpenCL recipe carries an included file by absolute path. */
+static int names_absolute(const void *data, size_t size)
+{
+	struct jc_recipe r;
+	int absolute = 0;
+	if (jc_recipe_decode(data, size, &r) != 0)
+		return 0;
+	for (size_t i = 0; r.api == JC_RECIPE_CL && i < r.cl_n_files; i++)
+		absolute |= r.cl_files[i].path[0] == '/';
+	jc_recipe_free(&r);
+	return absolute;
+}
+
 /* One recipe per request: recordings of the same request for several
- * drivers or devices are replayed once. */
-static int collect(void *ctx, const void *data, size_t size)
+ * drivers or devices are replayed once.  A replay reads no file of this
+ * machine but those its recipe carries (bin/jitcache-replay.c); a recipe
+ * of the user's own cache may use an absolute one where it is, as
+ * recorded here, one from a layer may not: it names another machine's
+ * files, and reading this one's for it would tell its author whether a
+ * file of the user's holds what it guessed. */
+static int collect(void *ctx, const void *data, size_t size, int layer)
 {
 	struct recipes *rs = ctx;
 	uint64_t request = jc_recipe_request_hash(data, size);
 	if (!request)
 		return 0;
+	if (layer && names_absolute(data, size)) {
+		rs->foreign++;
+		return 0;
+	}
 	for (size_t i = 0; i < rs->n; i++)
 		if (rs->v[i].request == request)
 			return 0;
@@ -144,16 +168,29 @@ static int collect(void *ctx, const void *data, size_t size)
 }
 
 /* The recipes of the cache directory, then of the layers (those come with
- * a cache opened for them: the one the commands use has none). */
+ * a cache opened for them: the one the commands use has none), trusted as
+ * their entries are: with trusted_keys, a layer's recipe is replayed only
+ * if signed by one of them, as `jitcache import` takes it (else its
+ * results would be signed here with the signing key: laundered). */
 static int collect_recipes(const struct jc_config *cfg, struct jc_cache *cache,
 			   struct recipes *rs)
 {
-	struct jc_cache_options o = { .dir = cfg->cache_dir, .shared = cfg->shared,
-				      .lock_timeout = cfg->lock_timeout, .layers = cfg->layers };
+	struct jc_cache_options o = {
+		.dir = cfg->cache_dir, .shared = cfg->shared, .max_size = cfg->max_size,
+		.lock_timeout = cfg->lock_timeout, .layers = cfg->layers,
+		.trusted_keys = cfg->trusted_keys,
+		.trusted_keys_invalid = jc_config_refused(cfg->trusted_keys_from),
+	};
 	struct jc_cache *layered = cfg->layers[0] ? jc_cache_open(&o) : NULL;
-	int rc = jc_cache_each_recipe(layered ? layered : cache, collect, rs);
+	int rc = jc_cache_each_recipe(layered ? layered : cache, collect, rs, &rs->untrusted);
 	if (layered)
 		jc_cache_close(layered);
+	if (rs->untrusted)
+		printf("%u recipes of the layers not replayed: not signed by a trusted key "
+		       "(trusted_keys)\n", rs->untrusted);
+	if (rs->foreign)
+		printf("%u recipes of the layers not replayed: they include files by absolute "
+		       "path, which a replay here does not read\n", rs->foreign);
 	return rc;
 }
 

@@ -155,11 +155,15 @@ void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe);
 /* 0 if stored; -1 (nothing said) if not, e.g. larger than the cap. */
 int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
 			const void *data, size_t size);
-/* Call fn with every valid recipe of the cache directory, then of each
- * read-only layer; a nonzero return from fn stops the walk and is
- * returned.  Bad recipe files are skipped (verify removes them). */
-typedef int (*jc_recipe_fn)(void *ctx, const void *data, size_t size);
-int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx);
+/* Call fn with every valid recipe of the cache directory (layer 0), then
+ * of each read-only layer (layer 1, 2, ...); a nonzero return from fn stops
+ * the walk and is returned.  Bad recipe files are skipped (verify removes
+ * them).  A layer's recipe is trusted as its entries are: with trusted
+ * keys, only one signed by one of them is given to fn; the others are
+ * counted in *refused (may be NULL) and said in one line. */
+typedef int (*jc_recipe_fn)(void *ctx, const void *data, size_t size, int layer);
+int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx,
+			 unsigned *refused);
 
 
 #endif

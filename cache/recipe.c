@@ -5,6 +5,7 @@
 
 #include "store/hash.h"
 #include "tiers/layers.h"
+#include "config/log.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -34,9 +35,23 @@ static int key_from_hex(const char *s, struct jc_key *key)
 	return 0;
 }
 
+/* How one directory's recipes are walked. */
+struct walk {
+	const char *dir;              /* how its files are reached */
+	const char *shown;            /* as said in messages */
+	int layer;                    /* 0: the cache directory; n: layer n */
+	uint64_t limit;
+	const struct jc_trust *trust; /* with required: a layer's recipes must be
+					 signed by one of these keys */
+	int required;
+	unsigned *refused;
+	jc_recipe_fn fn;
+	void *ctx;
+};
+
 /* The recipe in file `name` of the open subdirectory, to fn; 0 if it is
  * none or a bad one. */
-static int visit(int dfd, const char *name, uint64_t limit, jc_recipe_fn fn, void *ctx)
+static int visit(const struct walk *w, int dfd, const char *name)
 {
 	struct jc_key key;
 	struct jc_entry e;
@@ -52,20 +67,30 @@ static int visit(int dfd, const char *name, uint64_t limit, jc_recipe_fn fn, voi
 		     (raw[12] & JC_ENTRY_RECIPE);
 	int rc = 0;
 	memset(&e, 0, sizeof e);
-	if (recipe && jc_read_entry(fd, &key, limit, &e, &why) == JC_ENTRY_OK) {
-		rc = fn(ctx, e.data, e.size);
+	enum jc_entry_status status = JC_ENTRY_CORRUPT;
+	if (recipe)
+		status = w->layer && w->required
+				 ? jc_read_entry_trusted(fd, &key, w->limit, w->trust, &e, &why)
+				 : jc_read_entry(fd, &key, w->limit, &e, &why);
+	if (status == JC_ENTRY_OK) {
+		rc = w->fn(w->ctx, e.data, e.size, w->layer);
 		jc_entry_free(&e);
+	} else if (status == JC_ENTRY_UNTRUSTED) {
+		if (w->refused)
+			(*w->refused)++;
+		JC_LOG_ONCE(JC_LOG_WARN, "recipe %s in cache layer %s is refused: %s "
+			    "(trusted_keys); it is not replayed", name, w->shown, why);
 	}
 	close(fd);
 	return rc;
 }
 
-static int walk_dir(const char *dir, uint64_t limit, jc_recipe_fn fn, void *ctx)
+static int walk_dir(const struct walk *w)
 {
 	int rc = 0;
 	for (int sub = 0; sub < JC_SUBDIRS && rc == 0; sub++) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/%02x", dir, sub);
+		snprintf(path, sizeof path, "%s/%02x", w->dir, sub);
 		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 		if (!d) {
@@ -75,18 +100,23 @@ static int walk_dir(const char *dir, uint64_t limit, jc_recipe_fn fn, void *ctx)
 		}
 		struct dirent *de;
 		while (rc == 0 && (de = readdir(d)))
-			rc = visit(dfd, de->d_name, limit, fn, ctx);
+			rc = visit(w, dfd, de->d_name);
 		closedir(d);
 	}
 	return rc;
 }
 
-int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx)
+int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx,
+			 unsigned *refused)
 {
-	uint64_t limit = jc_entry_limit(cache->max_size);
-	int rc = cache->local ? walk_dir(cache->dir, limit, fn, ctx) : 0;
-	const char *layer;
-	for (int n = 0; rc == 0 && (layer = jc_layers_dir(cache->layers, n)); n++)
-		rc = walk_dir(layer, limit, fn, ctx);
+	struct walk w = { .dir = cache->dir, .shown = cache->dir, .limit = jc_entry_limit(cache->max_size),
+			  .trust = cache->trust, .required = cache->trust_required,
+			  .refused = refused, .fn = fn, .ctx = ctx };
+	int rc = cache->local ? walk_dir(&w) : 0;
+	for (int n = 0; rc == 0 && (w.dir = jc_layers_dir(cache->layers, n)); n++) {
+		w.shown = jc_layers_shown(cache->layers, n);
+		w.layer = n + 1;
+		rc = walk_dir(&w);
+	}
 	return rc;
 }

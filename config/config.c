@@ -146,6 +146,21 @@ static int parse_paths(const char *text, char *result, const char **why)
 	return 0;
 }
 
+/* "FILE[:FILE...]", as parse_paths() takes it, naming at least one file:
+ * a list given but empty (say "$A:$B" with both unset) is refused, so that
+ * the setting it is (trusted_keys) fails closed.  Only the built-in default
+ * may be empty. */
+static int parse_files(const char *text, char *result, int is_default, const char **why)
+{
+	char out[PATH_MAX];
+	if (parse_paths(text, out, why) != 0)
+		return -1;
+	if (!out[0] && !is_default)
+		return *why = "names no file", -1;
+	memcpy(result, out, strlen(out) + 1);
+	return 0;
+}
+
 /* A remote URL, checked now so that a bad one is reported with its file and
  * line; "off" and "" mean none. */
 static int parse_url(const char *text, char out[JC_REMOTE_URL_MAX], const char **why)
@@ -164,6 +179,8 @@ static int parse_url(const char *text, char out[JC_REMOTE_URL_MAX], const char *
 #define PARSE_URL(text, field, why)   parse_url(text, field, why)
 #define PARSE_PATH(text, field, why)  parse_path(text, field, why)
 #define PARSE_PATHS(text, field, why) parse_paths(text, field, why)
+/* (expanded in set_setting(), whose `from` says whether this is the default) */
+#define PARSE_FILES(text, field, why) parse_files(text, field, !strcmp(from, "default"), why)
 #define PARSE_SIZE(text, field, why)  jc_config_parse_size(text, &(field), why)
 #define PARSE_BOOL(text, field, why)  jc_config_parse_bool(text, &(field), why)
 #define PARSE_SECS(text, field, why)  parse_secs(text, &(field), why)
@@ -200,6 +217,28 @@ static void mark_ignored(struct jc_config *cfg, const char *section, const char 
 	JC_SETTINGS(X)
 #undef X
 }
+
+/* What a bad value of section.name leaves: the previous value, except for
+ * a list of key files, which then refuses everything. */
+static int guards(const char *section, const char *name)
+{
+#define GUARDS_FILES 1
+#define GUARDS_OTHER 0
+#define GUARDS_PATH GUARDS_OTHER
+#define GUARDS_PATHS GUARDS_OTHER
+#define GUARDS_SIZE GUARDS_OTHER
+#define GUARDS_BOOL GUARDS_OTHER
+#define GUARDS_SECS GUARDS_OTHER
+#define GUARDS_LEVEL GUARDS_OTHER
+#define GUARDS_URL GUARDS_OTHER
+#define X(sec, nm, kind, field, def, env, help)                                   \
+	if (strcasecmp(section, #sec) == 0 && strcasecmp(name, #nm) == 0)           \
+		return GUARDS_##kind;
+	JC_SETTINGS(X)
+#undef X
+	return 0;
+}
+#define FAIL_CLOSED "nothing from Redis, layers or archives is accepted (fail closed)"
 
 int jc_config_refused(const char *from)
 {
@@ -246,9 +285,9 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 	else if (rc == 0) {
 		char shown[JC_REMOTE_URL_MAX];
 		jc_remote_url_redact(value, shown, sizeof shown); /* never print a password */
-		jc_log(JC_LOG_WARN, "%s: bad value '%.*s%s' for [%s] %s: %s; using %s", from,
+		jc_log(JC_LOG_WARN, "%s: bad value '%.*s%s' for [%s] %s: %s; %s", from,
 		       SHOWN, shown, strlen(shown) > SHOWN ? "..." : "", section, name, why,
-		       "the previous value");
+		       guards(section, name) ? FAIL_CLOSED : "using the previous value");
 	}
 }
 
@@ -333,8 +372,9 @@ static void apply_one_env(struct jc_config *cfg, const char *sec, const char *na
 	if (v && (*v || empty_ok) && set_setting(cfg, sec, name, v, from, &why) == 0) {
 		mark_ignored(cfg, sec, name, from, why);
 		jc_remote_url_redact(v, shown, sizeof shown); /* never print a password */
-		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; ignored", env, SHOWN, shown,
-		       strlen(shown) > SHOWN ? "..." : "", why);
+		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; %s", env, SHOWN, shown,
+		       strlen(shown) > SHOWN ? "..." : "", why,
+		       guards(sec, name) ? FAIL_CLOSED : "ignored");
 	}
 }
 
@@ -399,6 +439,7 @@ void jc_config_hand_on(const struct jc_config *cfg)
 		setenv("JITCACHE_CONFIG", cfg->file, 1);
 #define HAND_ON_PATH(env, field)  hand_on(env, cfg->field##_from, cfg->field);
 #define HAND_ON_PATHS(env, field) hand_on(env, cfg->field##_from, cfg->field);
+#define HAND_ON_FILES(env, field) hand_on(env, cfg->field##_from, cfg->field);
 #define HAND_ON_SIZE(env, field)
 #define HAND_ON_BOOL(env, field)
 #define HAND_ON_SECS(env, field)
@@ -455,19 +496,29 @@ static void show_url(FILE *out, const char *url)
 	jc_remote_url_redact(url, shown, sizeof shown);
 	fprintf(out, "%s", shown[0] ? shown : "off");
 }
-#define SHOW_PATH(out, v)  show_value(out, v)
-#define SHOW_PATHS(out, v) show_value(out, v)
-#define SHOW_SIZE(out, v)  show_size(out, v)
-#define SHOW_BOOL(out, v)  show_int(out, v)
-#define SHOW_SECS(out, v)  show_double(out, v)
-#define SHOW_LEVEL(out, v) show_value(out, jc_log_level_name((enum jc_log_level)(v)))
-#define SHOW_URL(out, v)   show_url(out, v)
+/* Key files: what they do, not only what they are.  A refused value
+ * leaves the list refusing everything, whatever it held before. */
+static void show_files(FILE *out, const char *list, const char *from)
+{
+	if (jc_config_refused(from))
+		fputs("INVALID: nothing from Redis, layers or archives is accepted", out);
+	else
+		show_value(out, list);
+}
+#define SHOW_PATH(out, v, from)  show_value(out, v)
+#define SHOW_PATHS(out, v, from) show_value(out, v)
+#define SHOW_FILES(out, v, from) show_files(out, v, from)
+#define SHOW_SIZE(out, v, from)  show_size(out, v)
+#define SHOW_BOOL(out, v, from)  show_int(out, v)
+#define SHOW_SECS(out, v, from)  show_double(out, v)
+#define SHOW_LEVEL(out, v, from) show_value(out, jc_log_level_name((enum jc_log_level)(v)))
+#define SHOW_URL(out, v, from)   show_url(out, v)
 
 void jc_config_show(const struct jc_config *cfg, FILE *out)
 {
 #define X(sec, nm, kind, field, def, env, help)                             \
 	fprintf(out, "%-20s = ", #sec "." #nm);                             \
-	SHOW_##kind(out, cfg->field);                                       \
+	SHOW_##kind(out, cfg->field, cfg->field##_from);                    \
 	fprintf(out, "    (%s; override: %s)\n", cfg->field##_from, env);
 	JC_SETTINGS(X)
 #undef X
@@ -477,6 +528,7 @@ void jc_config_show(const struct jc_config *cfg, FILE *out)
 /* What a value of each kind looks like, for help. */
 #define JC_FORM_PATH  "PATH"
 #define JC_FORM_PATHS "DIR:..."
+#define JC_FORM_FILES "FILE:..."
 #define JC_FORM_URL   "URL"
 #define JC_FORM_SIZE  "SIZE"
 #define JC_FORM_BOOL  "0|1"

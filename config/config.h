@@ -69,10 +69,10 @@
 	X(trust, signing_key,  PATH,  signing_key,  "",     "JITCACHE_SIGNING_KEY",        \
 	  "private key file (jitcache keygen): every entry this node stores, and its " \
 	  "compile leases in Redis, are signed with it")                                 \
-	X(trust, trusted_keys, PATHS, trusted_keys, "",     "JITCACHE_TRUSTED_KEYS",       \
+	X(trust, trusted_keys, FILES, trusted_keys, "",     "JITCACHE_TRUSTED_KEYS",       \
 	  "public key files FILE[:FILE...]: entries from Redis, layers and imports are " \
 	  "used, and Redis compile leases waited for, only if signed by one of them "    \
-	  "(unreadable: none is)")                                                       \
+	  "(a list naming no file, or no key that can be read safely: none is)")        \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
 	  "error, warn, info (adds a summary line at exit), debug or off")
 
@@ -81,6 +81,8 @@
 #define JC_DIM_PATH   [PATH_MAX]
 #define JC_TYPE_PATHS char
 #define JC_DIM_PATHS  [PATH_MAX]
+#define JC_TYPE_FILES char
+#define JC_DIM_FILES  [PATH_MAX]
 #define JC_TYPE_SIZE  uint64_t
 #define JC_DIM_SIZE
 #define JC_TYPE_BOOL  int
@@ -92,10 +94,12 @@
 #define JC_TYPE_URL   char
 #define JC_DIM_URL    [1024]
 
-/* Kinds whose empty value in the environment means something (no remote);
- * for the others an empty variable is ignored. */
+/* Kinds whose empty value in the environment means something (no remote;
+ * for a list of key files, a list naming none: refused, so that what it
+ * guards fails closed); for the others an empty variable is ignored. */
 #define JC_EMPTY_OK_PATH  0
 #define JC_EMPTY_OK_PATHS 0
+#define JC_EMPTY_OK_FILES 1
 #define JC_EMPTY_OK_SIZE  0
 #define JC_EMPTY_OK_BOOL  0
 #define JC_EMPTY_OK_SECS  0

@@ -53,7 +53,7 @@ static void *compress(const void *data, size_t size, size_t *out_size)
 	if (!buf)
 		return NULL;
 	size_t n = ZSTD_compress(buf, bound, data, size, JC_ZSTD_LEVEL);
-	if (ZSTD_isError(n) || n >= size) {
+	if (ZSTD_isError(n) || n >= size || size / JC_ENTRY_MAX_RATIO > n) {
 		free(buf);
 		return NULL;
 	}
@@ -133,10 +133,12 @@ enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZ
 		return bad(why, "size does not match the file");
 	if (!(h->flags & JC_ENTRY_ZSTD) && h->data_size != h->stored_size)
 		return bad(why, "sizes disagree");
-	/* zstd expands at most 32768 times (an RLE block: 4 bytes for 128 KiB);
-	 * a larger claim would only make us allocate what no frame can fill. */
-	if (h->data_size / 32768 > h->stored_size || h->data_size > SIZE_MAX - 1)
-		return bad(why, "data size too large");
+	/* zstd can expand 32768 times (an RLE block: 4 bytes for 128 KiB), but
+	 * no writer makes an entry that inflates more than JC_ENTRY_MAX_RATIO:
+	 * a larger claim would only make a reader allocate and inflate what
+	 * the bytes it was given do not justify. */
+	if (h->data_size / JC_ENTRY_MAX_RATIO > h->stored_size || h->data_size > SIZE_MAX - 1)
+		return bad(why, "inflates more than 256 times its size (refused uninflated)");
 	return JC_ENTRY_OK;
 }
 

@@ -95,6 +95,12 @@ enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZ
  * files, layers, Redis and archives that others may write: anything larger
  * is refused from its header, before it is read, mapped or inflated. */
 #define JC_ENTRY_LIMIT_UNCAPPED (4ull << 30)
+/* How much a compressed payload may inflate: a reader takes at most this
+ * many times the bytes it was given (a 32 KB value that claims 1 GiB is
+ * refused from its header, unread and uninflated), and a writer stores
+ * plain what would compress better (GPU binaries, logs and recipes compress
+ * 3-20 times; only long runs of one byte go beyond). */
+#define JC_ENTRY_MAX_RATIO 256
 uint64_t jc_entry_limit(uint64_t max_size);
 
 /* CORRUPT (with *why) if the header describes an entry larger than limit,

@@ -167,3 +167,8 @@ const char *jc_layers_dir(const struct jc_layers *layers, int n)
 {
 	return layers && n >= 0 && n < layers->count ? layers->layer[n].at : NULL;
 }
+
+const char *jc_layers_shown(const struct jc_layers *layers, int n)
+{
+	return layers && n >= 0 && n < layers->count ? layers->layer[n].dir : NULL;
+}

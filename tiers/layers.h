@@ -69,5 +69,7 @@ int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 /* The name by which the n-th layer's files are reached (from 0; the held
  * directory, as for lookups), or NULL past the last. */
 const char *jc_layers_dir(const struct jc_layers *layers, int n);
+/* The n-th layer as configured, for messages, or NULL past the last. */
+const char *jc_layers_shown(const struct jc_layers *layers, int n);
 
 #endif

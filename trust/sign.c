@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,43 @@ void jc_sign(const struct jc_signer *s, const uint8_t *header, const void *store
 	sign_final(s, &st, trailer);
 }
 
+/* Whether one stat()ed file or directory may hold a trust anchor: its
+ * owner this user or root, and nobody else able to write it, except in a
+ * sticky directory (/tmp), where others cannot replace what is ours. */
+static const char *unsafe(const struct stat *st, int dir)
+{
+	if (st->st_uid != geteuid() && st->st_uid != 0)
+		return dir ? "is in a directory of another user" : "belongs to another user";
+	if ((st->st_mode & 022) && !(dir && (st->st_mode & S_ISVTX)))
+		return dir ? "is in a directory writable by group or others (not sticky)"
+			   : "is writable by group or others (chmod go-w it)";
+	return NULL;
+}
+
+/* A public key file is trusted as far as whoever can change it: the file
+ * and every directory above it (symlinks resolved) are checked as ssh
+ * checks authorized_keys.  NULL, or why not; the real path in real. */
+static const char *anchor_unsafe(const char *path, char real[PATH_MAX])
+{
+	struct stat st;
+	if (!realpath(path, real))
+		return NULL; /* reading it says why */
+	if (stat(real, &st) != 0)
+		return NULL;
+	const char *why = unsafe(&st, 0);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", real);
+	for (char *slash; !why && (slash = strrchr(dir, '/'));) {
+		slash[slash == dir] = '\0'; /* "/a/b" -> "/a", "/a" -> "/" */
+		if (stat(dir, &st) != 0)
+			return "cannot check a directory above it";
+		why = unsafe(&st, 1);
+		if (slash == dir)
+			break;
+	}
+	return why;
+}
+
 struct jc_trust *jc_trust_load(const char *paths)
 {
 	if (!paths || !*paths)
@@ -174,7 +212,11 @@ struct jc_trust *jc_trust_load(const char *paths)
 		if (n > 0 && n < sizeof path) {
 			memcpy(path, p, n);
 			path[n] = '\0';
-			char *text = jc_read_small_file(path, KEY_FILE_MAX, &len, &why);
+			char real[PATH_MAX];
+			real[0] = '\0';
+			why = anchor_unsafe(path, real);
+			char *text = why ? NULL : jc_read_small_file(real[0] ? real : path,
+								     KEY_FILE_MAX, &len, &why);
 			if (text && t->n == TRUST_MAX)
 				why = "more keys than a trust list holds (64)";
 			else if (text && parse_key(text, PUBLIC_TAG, t->keys[t->n].pk,

@@ -4,6 +4,7 @@
 #include "shim/shim.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -11,6 +12,42 @@
 static struct jc_cl_real real;
 static int complete; /* every required function found */
 static pthread_mutex_t real_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* jitcache holds no reference to the loader it found (a program that
+ * dlclose()s its OpenCL stack unloads it), so a table taken from a loader
+ * the program loaded itself is checked again after any object was unloaded:
+ * the object it came from (base address and name) must still be there. */
+static int pinned;                 /* from RTLD_NEXT: linked in, never unloaded */
+static unsigned long long unloads; /* dlpi_subs when the table was last checked */
+static void *loader_base;          /* the object the table came from */
+static char loader_name[512];
+
+static int count_unloads(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_subs;
+	return 1; /* the first object says it */
+}
+
+static unsigned long long unloads_now(void)
+{
+	unsigned long long n = 0;
+	dl_iterate_phdr(count_unloads, &n);
+	return n;
+}
+
+/* Where the table's functions live now: 0 with base and name filled. */
+static int table_object(void **base, const char **name)
+{
+	Dl_info info;
+	void *p;
+	memcpy(&p, &real.clBuildProgram, sizeof p);
+	if (!p || !dladdr(p, &info))
+		return -1;
+	*base = info.dli_fbase;
+	*name = info.dli_fname ? info.dli_fname : "";
+	return 0;
+}
 
 /* Take the whole table from `handle` (a dlsym handle or RTLD_NEXT) if it
  * has every required function, none of them jitcache's own: the functions
@@ -33,7 +70,40 @@ static void fill_from(void *handle)
 	if (!all)
 		return;
 	real = found;
+	const char *name;
+	pinned = handle == RTLD_NEXT;
+	if (!pinned && table_object(&loader_base, &name) == 0)
+		snprintf(loader_name, sizeof loader_name, "%s", name);
 	__atomic_store_n(&complete, 1, __ATOMIC_RELEASE);
+}
+
+/* 1 if the table is still the loaded loader's (called with real_lock). */
+static int still_loaded(unsigned long long now)
+{
+	void *base;
+	const char *name;
+	int same = table_object(&base, &name) == 0 && base == loader_base &&
+		   strcmp(name, loader_name) == 0;
+	unloads = now;
+	if (!same)
+		__atomic_store_n(&complete, 0, __ATOMIC_RELEASE);
+	return same;
+}
+
+/* The table, if complete and its loader is still loaded. */
+static int table_usable(void)
+{
+	if (!__atomic_load_n(&complete, __ATOMIC_ACQUIRE))
+		return 0;
+	if (pinned)
+		return 1;
+	unsigned long long now = unloads_now();
+	if (now == __atomic_load_n(&unloads, __ATOMIC_ACQUIRE))
+		return 1;
+	pthread_mutex_lock(&real_lock);
+	int usable = complete && (now == unloads || still_loaded(now));
+	pthread_mutex_unlock(&real_lock);
+	return usable;
 }
 
 /* The loader, wherever the application's own call would have gone:
@@ -43,21 +113,27 @@ static void fill_from(void *handle)
  *  - the caller's own object and its dependencies: a loader the caller
  *    links under another name, as manylinux wheels ship theirs
  *    (pyopencl's libOpenCL-5519dec5.so.1.0.0).
- * The handles are kept: jitcache calls into them for the process's life. */
+ * The references the RTLD_NOLOAD lookups take are given back: the program's
+ * own keep the loader loaded while it uses it (table_usable() checks). */
 static void look_up(const void *caller)
 {
+	unloads = unloads_now();
 	fill_from(RTLD_NEXT);
 	void *handle = NULL;
-	if (!complete && (handle = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_NOLOAD)))
+	if (!complete && (handle = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_NOLOAD))) {
 		fill_from(handle);
+		dlclose(handle);
+	}
 	const char *file = caller && !complete ? jc_library_file_of(caller) : NULL;
-	if (file && (handle = dlopen(file, RTLD_LAZY | RTLD_NOLOAD)))
+	if (file && (handle = dlopen(file, RTLD_LAZY | RTLD_NOLOAD))) {
 		fill_from(handle);
+		dlclose(handle);
+	}
 }
 
 const struct jc_cl_real *jc_cl_real_for(const void *caller)
 {
-	if (__atomic_load_n(&complete, __ATOMIC_ACQUIRE))
+	if (table_usable())
 		return &real;
 	pthread_mutex_lock(&real_lock);
 	if (!complete)
@@ -77,16 +153,19 @@ const struct jc_cl_real *jc_cl_real(void)
 
 void jc_cl_real_from(const void *symbol)
 {
-	if (__atomic_load_n(&complete, __ATOMIC_ACQUIRE))
+	if (table_usable())
 		return;
 	const char *file = jc_library_file_of(symbol);
 	void *handle = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	if (!handle)
 		return;
 	pthread_mutex_lock(&real_lock);
-	if (!complete)
+	if (!complete) {
+		unloads = unloads_now();
 		fill_from(handle);
+	}
 	pthread_mutex_unlock(&real_lock);
+	dlclose(handle);
 }
 
 /* ---- helpers ----------------------------------------------------------- */

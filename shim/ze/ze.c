@@ -68,7 +68,9 @@ static void find_fns(struct ze_door *door)
 	const char *file = NULL;
 	void *lib = RTLD_NEXT;
 	if (!door->next) {
-		/* RTLD_NOLOAD: the library is loaded already; this only finds it. */
+		/* RTLD_NOLOAD: the library is loaded already; this only finds it,
+		 * and the reference it takes is given back below, so that a
+		 * program that dlclose()s its GPU stack unloads it. */
 		file = jc_library_file_of((const void *)door->create);
 		lib = file ? dlopen(file, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	}
@@ -83,6 +85,8 @@ static void find_fns(struct ze_door *door)
 		FIND(driver_get, "zeDriverGet");
 		FIND(driver_get_properties, "zeDriverGetProperties");
 #undef FIND
+		if (lib != RTLD_NEXT)
+			dlclose(lib);
 	}
 	int complete = f->get_native_binary && f->build_log_destroy &&
 		       f->device_get_properties && f->driver_get && f->driver_get_properties;

@@ -5,6 +5,11 @@
  *
  *   jc_forge flip ENTRY        change the first payload byte
  *   jc_forge rekey ENTRY HEX   claim the entry is for another key (32 hex)
+ *   jc_forge bomb FILE HEX SIZE
+ *                              write a new entry for key HEX: a well-formed
+ *                              zstd frame of SIZE zeros (a few KB for a
+ *                              GiB), its header and checksum sound, as no
+ *                              jitcache writer makes one (cache/entry.h)
  *
  * The file is rewritten in place.  Exit status 0 on success.
  */
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -32,11 +38,69 @@ static void put64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
+static int parse_key(const char *hex, unsigned char key[16])
+{
+	if (strlen(hex) != 32)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		key[i] = (unsigned char)v;
+	}
+	return 0;
+}
+
+/* The frame is made in pieces of 1 MiB of zeros: its content size is
+ * pledged, so that the frame says it, as jitcache's own frames do. */
+static int bomb(const char *path, const char *hex, unsigned long long size)
+{
+	unsigned char head[HEADER] = "jitcache";
+	static char zeros[1 << 20];
+	size_t cap = 1 << 20, used = 0;
+	unsigned char *frame = malloc(cap);
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	if (!frame || !c || parse_key(hex, head + 16) != 0)
+		return 2;
+	ZSTD_CCtx_setPledgedSrcSize(c, size);
+	for (unsigned long long left = size;;) {
+		size_t n = left < sizeof zeros ? (size_t)left : sizeof zeros;
+		ZSTD_inBuffer in = { zeros, n, 0 };
+		ZSTD_EndDirective end = n == left ? ZSTD_e_end : ZSTD_e_continue;
+		size_t more;
+		do {
+			if (cap - used < ZSTD_CStreamOutSize() && !(frame = realloc(frame, cap *= 2)))
+				return 1;
+			ZSTD_outBuffer out = { frame, cap, used };
+			more = ZSTD_compressStream2(c, &out, &in, end);
+			if (ZSTD_isError(more))
+				return 1;
+			used = out.pos;
+		} while (end == ZSTD_e_end ? more != 0 : in.pos < in.size);
+		left -= n;
+		if (end == ZSTD_e_end)
+			break;
+	}
+	put64(head + 8, (uint64_t)1 << 32 | 1); /* version 1, flags: zstd */
+	put64(head + 32, used);
+	put64(head + 40, size);
+	put64(head + 56, XXH3_64bits_withSeed(frame, used, XXH3_64bits(head, 56)));
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(head, 1, HEADER, f) != HEADER || fwrite(frame, 1, used, f) != used ||
+	    fclose(f) != 0)
+		return 1;
+	ZSTD_freeCCtx(c);
+	free(frame);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "bomb") == 0)
+		return bomb(argv[2], argv[3], strtoull(argv[4], NULL, 0));
 	int rekey = argc == 4 && strcmp(argv[1], "rekey") == 0;
 	if (!rekey && !(argc == 3 && strcmp(argv[1], "flip") == 0)) {
-		fprintf(stderr, "usage: jc_forge flip ENTRY | rekey ENTRY HEX\n");
+		fprintf(stderr, "usage: jc_forge flip ENTRY | rekey ENTRY HEX | bomb FILE HEX SIZE\n");
 		return 2;
 	}
 	FILE *f = fopen(argv[2], "rb");

@@ -6,8 +6,13 @@
  *   ze_dlopen dlsym-table [options] FILE...  pfnCreate from the table that
  *                                            a dlsym'd zeGetModuleProcAddrTable fills
  * (options: ze_client.h)
+ * With JC_TEST_UNLOAD=1 in the environment it then dlclose()s the loader, as
+ * a program that reloads its GPU stack does, and prints one line each for
+ * the loader and Intel's driver: "after dlclose: NAME mapped|unmapped"
+ * (whether /proc/self/maps still lists it).
  */
 #include <dlfcn.h>
+#include <stdlib.h>
 
 #include "ze_client.h"
 
@@ -47,5 +52,22 @@ int main(int argc, char **argv)
 	FIND(log_destroy, "zeModuleBuildLogDestroy");
 	FIND(get_module_table, "zeGetModuleProcAddrTable");
 #undef FIND
-	return ze_client_main(argc, argv, strcmp(argv[1], "dlsym-table") == 0);
+	int rc = ze_client_main(argc, argv, strcmp(argv[1], "dlsym-table") == 0);
+	const char *unload = getenv("JC_TEST_UNLOAD");
+	if (!unload || strcmp(unload, "1") != 0)
+		return rc;
+	if (dlclose(lib) != 0)
+		return fprintf(stderr, "dlclose: %s\n", dlerror()), 2;
+	static const char *const names[] = { "libze_loader.so", "libze_intel_gpu.so" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char line[4096];
+		int mapped = 0;
+		FILE *maps = fopen("/proc/self/maps", "r");
+		while (maps && fgets(line, sizeof line, maps))
+			mapped |= strstr(line, names[i]) != NULL;
+		if (maps)
+			fclose(maps);
+		printf("after dlclose: %s %s\n", names[i], mapped ? "mapped" : "unmapped");
+	}
+	return rc;
 }

@@ -86,4 +86,20 @@ rm -rf "$JITCACHE_DIR"
 JITCACHE_DISABLE=1 run_build off $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute
 check "disabled: results bit-identical" test "$(result off.out)" = "$expected"
 check "disabled: nothing stored" test "$(entries)" -eq 0
+
+# A program that loads and unloads its OpenCL stack itself, twice: after
+# its dlclose() the loader is unloaded with jitcache as without (jitcache
+# used to keep a reference from its lookup: the first loader stayed), and
+# the second round, on the loader loaded again, builds through jitcache.
+"$B/tests/cl_unload" >unload-plain.out 2>&1
+if grep -q "round 1: libOpenCL.so unmapped" unload-plain.out; then
+	LD_PRELOAD=$LIB JITCACHE_DIR=$T/unload "$B/tests/cl_unload" >unload.out 2>unload.err
+	check "reloaded OpenCL stack: both rounds build" \
+		test "$(grep -c '^round [12]: build 0$' unload.out)" -eq 2
+	check "... after each dlclose() the loader is unloaded" \
+		test "$(grep -c '^round [12]: libOpenCL.so unmapped$' unload.out)" -eq 2
+	check "... jitcache saw both builds" grep -q "^jitcache: 1 hits, 1 misses\|^jitcache: 0 hits, 2 misses" unload.err
+else
+	skip "this OpenCL loader stays loaded after dlclose() even without jitcache"
+fi
 finish

@@ -60,12 +60,22 @@ rcli main DEL "$(name $K1)" >/dev/null
 rm -rf "$T/v64"
 
 # ---- a small compressed value that inflates to 256 MiB ----------------------------------
-JITCACHE_COMPRESS=1 "$STORE" "$T/bomb" 1 $((256 << 20)) zeros >"$T/bomb.list"
-rcli main -x SET "$(name $K1)" <"$(cat "$T/bomb.list")" >/dev/null
+"$B/tests/jc_forge" bomb "$T/bomb.entry" $K1 $((256 << 20))
+rcli main -x SET "$(name $K1)" <"$T/bomb.entry" >/dev/null
 measure bomb JITCACHE_REMOTE="$URL" JITCACHE_MAX_SIZE=64M -- $K1
-check "a $(stat -c %s "$(cat "$T/bomb.list")")-byte value inflating to 256 MiB, max_size 64M: a miss" grep -q " miss " "$T/bomb.out"
+check "a $(stat -c %s "$T/bomb.entry")-byte value inflating to 256 MiB, max_size 64M: a miss" grep -q " miss " "$T/bomb.out"
 check "... refused before inflating ($(took bomb))" small bomb 2 65536
 check "... nothing kept locally" test "$(entries "$T/node-bomb")" -eq 0
+# The same kind of value, 32 KB inflating to 1 GiB, under the default
+# max_size (4G): bounded by what was sent (JC_ENTRY_MAX_RATIO, 256 times),
+# not by max_size (before: 1 GiB allocated, inflated and kept).
+"$B/tests/jc_forge" bomb "$T/bomb1g.entry" $K1 $((1 << 30))
+rcli main -x SET "$(name $K1)" <"$T/bomb1g.entry" >/dev/null
+measure bomb1g JITCACHE_REMOTE="$URL" -- $K1
+check "a $(stat -c %s "$T/bomb1g.entry")-byte value inflating to 1 GiB, default max_size: a miss" grep -q " miss " "$T/bomb1g.out"
+check "... refused before inflating ($(took bomb1g))" small bomb1g 2 65536
+check "... said why" grep -q "inflates more than 256 times its size" "$T/bomb1g.out"
+check "... nothing kept locally" test "$(entries "$T/node-bomb1g")" -eq 0
 rcli main DEL "$(name $K1)" >/dev/null
 
 # ---- a link that trickles -----------------------------------------------------------------

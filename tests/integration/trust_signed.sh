@@ -107,6 +107,44 @@ long=$(printf '/x%.0s' $(seq 1 3000))
 check "trusted keys setting invalid (too long): refused too" \
 	test "$(lookup r-invalid JITCACHE_REMOTE="$URL" JITCACHE_TRUSTED_KEYS="$A:$long" -- "$K1")" = miss
 check "... said so" grep -q "trusted_keys has an invalid value" "$T/r-invalid.out"
+
+# A list naming no file ("$A:$B" with both unset) is a list given: it fails
+# closed, as an unreadable one does, rather than turning verification off.
+put "$K1" "$P1"
+for v in ":" "" "::"; do
+	check "trusted keys '$v' (a list naming no file): an unsigned value is refused" \
+		test "$(lookup "r-empty$v" JITCACHE_REMOTE="$URL" JITCACHE_TRUSTED_KEYS="$v" -- "$K1")" = miss
+done
+check "... said in one line" grep -q "JITCACHE_TRUSTED_KEYS=':' is not valid: names no file; nothing from Redis, layers or archives is accepted" "$T/r-empty:.out"
+printf '[trust]\ntrusted_keys = :\n' >"$T/empty-keys.ini"
+check "trusted_keys = : in the ini file: refused too" \
+	test "$(lookup r-emptyini JITCACHE_REMOTE="$URL" JITCACHE_CONFIG="$T/empty-keys.ini" -- "$K1")" = miss
+JITCACHE_TRUSTED_KEYS=: "$JITCACHE" config >"$T/config-empty.out" 2>&1
+check "jitcache config says nothing is accepted (not 'none')" \
+	grep -q "^trust.trusted_keys *= INVALID: nothing from Redis, layers or archives is accepted" "$T/config-empty.out"
+
+# Trust anchors are checked as the cache directory and the signing key are:
+# a public key file others can change is no anchor (refused in one line; with
+# no other key, nothing is accepted).
+put "$K1" "$S1"
+mkdir -p "$T/keys-gw" "$T/keys-ow" "$T/keys-sticky"
+cp "$A" "$T/keys-gw/a.pub" && chmod 664 "$T/keys-gw/a.pub"
+check "a key file writable by the group: a signed value is refused" \
+	test "$(lookup r-keygw JITCACHE_REMOTE="$URL" JITCACHE_TRUSTED_KEYS="$T/keys-gw/a.pub" -- "$K1")" = miss
+check "... said in one line" grep -q "trusted key $T/keys-gw/a.pub: is writable by group or others" "$T/r-keygw.out"
+cp "$A" "$T/keys-ow/a.pub" && chmod 644 "$T/keys-ow/a.pub" && chmod 777 "$T/keys-ow"
+check "a key file in a directory others can write (not sticky): refused" \
+	test "$(lookup r-keyow JITCACHE_REMOTE="$URL" JITCACHE_TRUSTED_KEYS="$T/keys-ow/a.pub" -- "$K1")" = miss
+check "... said in one line" grep -q "trusted key $T/keys-ow/a.pub: is in a directory writable by group or others" "$T/r-keyow.out"
+ln -s "$T/keys-ow/a.pub" "$T/a-link.pub"
+check "... also through a symlink to it" \
+	test "$(lookup r-keylink JITCACHE_REMOTE="$URL" JITCACHE_TRUSTED_KEYS="$T/a-link.pub" -- "$K1")" = miss
+cp "$A" "$T/keys-sticky/a.pub" && chmod 644 "$T/keys-sticky/a.pub" && chmod 1777 "$T/keys-sticky"
+check "a key file of the user's in a sticky directory (as /tmp): a hit" \
+	test "$(lookup r-keysticky JITCACHE_REMOTE="$URL" JITCACHE_TRUSTED_KEYS="$T/keys-sticky/a.pub" -- "$K1")" = hit
+check "an unsafe key beside a safe one: the safe one still verifies" \
+	test "$(lookup r-keyboth JITCACHE_REMOTE="$URL" JITCACHE_TRUSTED_KEYS="$T/keys-gw/a.pub:$A" -- "$K1")" = hit
+chmod 755 "$T/keys-ow" "$T/keys-sticky"
 rcli main FLUSHALL >/dev/null
 
 # ---- layers ---------------------------------------------------------------------------
@@ -126,6 +164,8 @@ check "layer, signed entry changed: refused with trusted keys" \
 	test "$(lookup l-flip JITCACHE_LAYERS="$T/forged" JITCACHE_TRUSTED_KEYS="$A" -- "$K1")" = miss
 check "layer, signed by a key not trusted: refused" \
 	test "$(lookup l-other JITCACHE_LAYERS="$T/signed-b" JITCACHE_TRUSTED_KEYS="$A" -- "$K1")" = miss
+check "layer, unsigned, trusted keys ':' (naming no file): refused" \
+	test "$(lookup l-empty JITCACHE_LAYERS="$T/plain" JITCACHE_TRUSTED_KEYS=: -- "$K1")" = miss
 
 # ---- archives -------------------------------------------------------------------------
 JITCACHE_DIR=$T/plain "$JITCACHE" export "$T/plain.tar.zst" >/dev/null 2>&1

@@ -20,6 +20,26 @@ door dlsym "dlsym(zeModuleCreate)" "$DLOPEN" dlsym
 door table "pfnCreate" "$CLIENT" table
 door dlsym-table "pfnCreate" "$DLOPEN" dlsym-table
 
+# A program that dlclose()s its GPU stack unloads it, cold and warm, through
+# doors 2 and 2 + 3: jitcache keeps no reference to the loader or the driver
+# (it used to keep one from each lookup of their functions, so a program that
+# reloads its GPU stack went on with the first driver).
+JC_TEST_UNLOAD=1 "$DLOPEN" dlsym "$T/reduce.spv" >"$T/unload-plain.out" 2>&1
+if grep -q "after dlclose: libze_intel_gpu.so unmapped" "$T/unload-plain.out"; then
+	for mode in dlsym dlsym-table; do
+		for run in cold warm; do
+			JITCACHE_DIR=$T/cache-unload-$mode JC_TEST_UNLOAD=1 jc "$DLOPEN" $mode "$T/reduce.spv" \
+				>"$T/unload-$mode.$run" 2>&1
+			check "$mode, $run: after the program's dlclose() the loader and the driver are unloaded" \
+				sh -c "grep -q 'result 0x0' '$T/unload-$mode.$run' &&
+				       test \$(grep -c 'after dlclose: .* unmapped' '$T/unload-$mode.$run') -eq 2"
+		done
+		check "$mode: the warm run hit" grep -q "^jitcache: .*: hit" "$T/unload-$mode.warm"
+	done
+else
+	skip "this driver stays loaded after dlclose() even without jitcache"
+fi
+
 # The same module through another door is the same entry.
 export JITCACHE_DIR=$T/cache-link
 jc "$DLOPEN" dlsym "$T/reduce.spv" >"$T/cross.out" 2>&1

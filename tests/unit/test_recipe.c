@@ -102,9 +102,10 @@ struct seen {
 	size_t size;
 };
 
-static int count_recipe(void *ctx, const void *data, size_t size)
+static int count_recipe(void *ctx, const void *data, size_t size, int layer)
 {
 	struct seen *s = ctx;
+	(void)layer;
 	s->n++;
 	s->size = size;
 	(void)data;
@@ -140,7 +141,7 @@ static void test_cache_recipes(void)
 	struct stat st;
 	CHECK(stat(path, &st) == 0 && st.st_size < 1000, "(4000 bytes take less than 1000)");
 	struct seen s = { 0 };
-	jc_cache_each_recipe(c, count_recipe, &s);
+	jc_cache_each_recipe(c, count_recipe, &s, NULL);
 	CHECK(s.n == 1 && s.size == sizeof text, "the walk finds the recipe and not the entry");
 	CHECK(jc_cache_verify(c, NULL) == 0, "verify takes recipes as good entries");
 
