@@ -60,6 +60,42 @@ check "the library carries the same version" grep -qa "jitcache $version" "$LIB"
 check "... and its soname's major number" \
 	sh -c "objdump -p '$LIB' | grep -q 'SONAME *libjitcache.so.${version%%.*}\$'"
 
+# The wheel's name: README.md and docs/install.md say to build the wheel and
+# install it from dist/ under the Makefile's WHEEL_NAME (wheel.sh checks the
+# wheel's metadata carries it), and what `pip install WHEEL_NAME` will do
+# once published; no page tells anyone to run `pip install jitcache`, an
+# unrelated project on PyPI (prose may warn against it, a command line may not).
+name=$(sed -n 's/^WHEEL_NAME *:= *//p' "$ROOT/Makefile")
+check "Makefile: WHEEL_NAME is set ($name)" test -n "$name"
+python3 - "$ROOT" "$name" >"$T/pipnames" 2>&1 <<'PY'
+import os, re, sys
+root, name = sys.argv[1:3]
+stem = re.sub(r"[-_.]+", "_", name).lower()
+ok = {f"dist/{stem}-*.whl", name}
+pages = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(root + "/docs")) if f.endswith(".md")]
+bad = 0
+for page in pages:
+    text = open(os.path.join(root, page), encoding="utf-8").read()
+    for n, line in enumerate(text.splitlines(), 1):
+        command = line.startswith(("    ", "\t"))
+        for m in re.finditer(r"pip3? (?:un)?install +((?:-\S+ +)*)([^\s`;,)]+)", line):
+            what = m.group(2)
+            if "jitcache" not in what or what in ok or (what == "jitcache" and not command):
+                continue
+            print(f"{page}:{n}: pip install {what}: neither dist/{stem}-*.whl nor {name}")
+            bad += 1
+for page in ("README.md", "docs/install.md"):
+    text = open(os.path.join(root, page), encoding="utf-8").read()
+    for want in (f"make wheel", f"pip install dist/{stem}-*.whl", f"pip install {name}`"):
+        if want not in text:
+            print(f"{page}: does not say `{want}`")
+            bad += 1
+print(f"{bad} wrong")
+PY
+check "README and docs: pip installs $name, built by make wheel into dist/ ($(tail -n 1 "$T/pipnames"))" \
+	grep -q '^0 wrong$' "$T/pipnames"
+grep -v '^0 wrong$' "$T/pipnames" | head -n 10
+
 # The README is the front door, the rest is in docs/: every page linked from
 # it, every relative link and #anchor in any of them leads somewhere.
 check "README: at most about 250 lines ($(wc -l <"$ROOT/README.md"))" test "$(wc -l <"$ROOT/README.md")" -le 260
