@@ -39,8 +39,10 @@ cat "$raw/show.txt" >>"$STEP_LOG"
 # The oldest manylinux tag the library's glibc symbols allow, as auditwheel says.
 plat=$(tr '\n' ' ' <"$raw/show.txt" | sed -n 's/.*constrains the platform tag to "\(manylinux_[0-9_]*x86_64\)".*/\1/p')
 [ -n "$plat" ] || fail "auditwheel show named no manylinux tag"
-rm -f "$OUT/$STEM"-*.whl
 step "vendoring libzstd and libinih, tagging it $plat (auditwheel repair)" \
-	"$VENV/bin/auditwheel" repair --plat "$plat" -w "$OUT" "$raw/$STEM"-*.whl
+	"$VENV/bin/auditwheel" repair --plat "$plat" -w "$raw/repaired" "$raw/$STEM"-*.whl
+# The old wheel goes only once the new one is made.
+rm -f "$OUT/$STEM"-*.whl
+mv "$raw/repaired/$STEM"-*.whl "$OUT/"
 whl=$(ls "$OUT/$STEM"-py3-none-manylinux_*.whl)
 say "built $whl ($(du -k "$whl" | cut -f1) KB); install it with: pip install $OUT/${STEM%-"$VERSION"}-*.whl"

@@ -23,6 +23,18 @@ check "the wheel's metadata: Name: $DIST (the Makefile's WHEEL_NAME), Version: $
 	sh -c "grep -qx 'Name: $DIST' '$T/METADATA' && grep -qx 'Version: $VERSION' '$T/METADATA'"
 check "the wheel's package and command are jitcache" \
 	sh -c "unzip -p '$WHEEL' '$STEM-$VERSION.dist-info/entry_points.txt' | grep -qx 'jitcache = jitcache.cli:main'"
+# `make wheel` again (nothing to compile now): one line per step, each
+# saying what it does and ending "done (N s)", the compile with one job per
+# core, the last line the wheel built (issue 30: it was silent for minutes).
+(cd "$ROOT" && make wheel) >"$T/make-wheel.out" 2>&1
+check "make wheel: exit status 0" test $? -eq 0
+check "make wheel: one line per step, 'wheel: WHAT ... done (N s)', then the wheel's path" \
+	awk -v whl="dist/$STEM-$VERSION-py3-none-manylinux_" '
+		{ last = $0; n++ }
+		!/^wheel: [a-z].* \.\.\. done \([0-9]+ s\)$/ { other++; if (other > 1 || index($0, "wheel: built " whl) != 1) bad = 1 }
+		END { exit !(n >= 4 && !bad && index(last, "wheel: built " whl) == 1) }' "$T/make-wheel.out"
+check "make wheel: compiles with one job per core ($(nproc))" \
+	grep -q "^wheel: compiling .*, $(nproc) jobs) \.\.\. done" "$T/make-wheel.out"
 need_ze
 unset JITCACHE_LIB JITCACHE_ADMIN # the installed command must find its own
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
