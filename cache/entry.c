@@ -106,7 +106,7 @@ static enum jc_entry_status bad(const char **why, const char *reason)
 int jc_entry_is_recipe(const void *raw, size_t n)
 {
 	const uint8_t *p = raw;
-	return n >= 16 && memcmp(p, magic, 8) == 0 && (jc_get_le64(p + 8) >> 32 & JC_ENTRY_RECIPE);
+	return n >= 16 && memcmp(p, magic, 8) == 0 && ((jc_get_le64(p + 8) >> 32) & JC_ENTRY_RECIPE);
 }
 
 enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
