@@ -39,6 +39,11 @@ VERSION      := 1.0.0
 SONAME_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 LIBNAME      := libjitcache.so
 SONAME       := $(LIBNAME).$(SONAME_MAJOR)
+# The wheel's distribution name, free on PyPI (`jitcache` there is another
+# project); its package and command are `jitcache`.  README.md and
+# docs/install.md name it (tests/integration/docs.sh checks they do, wheel.sh
+# that the wheel's metadata does).
+WHEEL_NAME   := jitcache-gpu
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wpointer-arith -Wcast-qual -Wwrite-strings -Wformat=2 \
@@ -297,7 +302,7 @@ bench-jax: testbed testbed-jax ## only JAX's rows on the 2026 driver (bench/jax.
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/jax.sh $(BUILD)/bench/jax
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
-	./tests/testbed/setup.sh
+	@./tests/testbed/setup.sh
 
 pyopencl-env: ## install pyopencl's PyPI wheel (its own renamed OpenCL loader) and its test files into .venv-pyopencl/
 	@./examples/pyopencl/setup.sh
@@ -350,16 +355,15 @@ $(BUILD)/jitcache.1: packaging/man/jitcache.1.in packaging/man/make-man.sh $(ADM
 # test installs it: the drivers and loaders, nothing of jitcache.
 DEBROOT := /var/tmp/jitcache-deb12
 debroot: deps ## create or update the clean Debian 12 chroot of the package's install test
-	JITCACHE_TESTBED=$(DEBROOT) JITCACHE_TESTBED_SUITE=bookworm \
+	@JITCACHE_TESTBED=$(DEBROOT) JITCACHE_TESTBED_SUITE=bookworm JITCACHE_TESTBED_LABEL=debroot \
 	JITCACHE_TESTBED_PKGS="ocl-icd-libopencl1 pocl-opencl-icd intel-opencl-icd libze1 libinih1 libzstd1 man-db ca-certificates" \
 	./tests/testbed/setup.sh
 
 deb: ## build dist/jitcache_VERSION-1_amd64.deb with debhelper (packaging/debian), checked by lintian
-	./packaging/debian/make-deb.sh $(VERSION) dist
+	@./packaging/debian/make-deb.sh $(VERSION) dist
 
-wheel: ## build dist/jitcache-VERSION-py3-none-manylinux_*.whl: the library and the command, for pip
-	$(MAKE) BUILD=build-wheel CFLAGS=-O2 lib admin man
-	./packaging/wheel/make-wheel.sh build-wheel $(VERSION) dist
+wheel: ## build dist/jitcache_gpu-VERSION-py3-none-manylinux_*.whl: the library and the command, for pip
+	@MAKE="$(MAKE)" ./packaging/wheel/make-wheel.sh build-wheel $(VERSION) dist $(WHEEL_NAME)
 
 # packaging/files.list says what is installed where (the wheel reads it too).
 FILES_LIST := grep -v '^\#' packaging/files.list | grep . | sed 's|BUILD/|$(BUILD)/|'

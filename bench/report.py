@@ -410,6 +410,8 @@ w("- date: %s; whole run %s s (%s)" % (machine.get("date", "?"), machine.get("el
                                        ", ".join(sections)))
 w("- machine: %s cores, %s, %s; %s" % (machine.get("nproc", "?"), machine.get("cpu", "?"),
                                      machine.get("memory", "?"), machine.get("os", "?")))
+w("- load: 1-, 5- and 15-minute load averages %s at the start, %s at the end (%s cores)"
+  % (machine.get("load_start", "?"), machine.get("load_end", "?"), machine.get("nproc", "?")))
 w("- drivers: %s" % "; ".join(pkgs))
 w("- jitcache: %s; Level Zero programs run %s" % (machine.get("jitcache", "?"),
                                                   machine.get("ze_path", "?")))

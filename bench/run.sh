@@ -164,6 +164,9 @@ say() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
 {
 	echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "nproc $(nproc)"
+	# The load it ran beside (docs/ name it with every figure): the 1-, 5- and
+	# 15-minute load averages at the start, and at the end (below).
+	echo "load_start $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "memory $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "os $( . /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}") (Debian $(cat /etc/debian_version 2>/dev/null)), kernel $(uname -r)"
@@ -541,6 +544,7 @@ fi
 # ---- report ----------------------------------------------------------------------
 end_all=$(date +%s.%N)
 awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
+echo "load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 echo "failed ${failed:-none}" >>"$OUT/machine.txt"
 elapsed=$(awk '/^elapsed_s/ { print $2 }' "$OUT/machine.txt")
 [ "${elapsed:-0}" -gt 840 ] &&

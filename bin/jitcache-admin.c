@@ -101,9 +101,9 @@ static void print_json(const struct jc_config *cfg, const char *dir, const struc
 {
 	printf("{\"dir\": ");
 	json_string(dir);
-	printf(", \"max_size\": %llu, \"entries\": %llu, \"size\": %llu",
+	printf(", \"max_size\": %llu, \"entries\": %llu, \"recipes\": %llu, \"size\": %llu",
 	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
-	       (unsigned long long)s->size);
+	       (unsigned long long)s->recipes, (unsigned long long)s->size);
 #define X(NAME, field, label) printf(", \"%s\": %llu", #field, (unsigned long long)s->field);
 	JC_COUNTERS(X)
 #undef X
@@ -157,6 +157,8 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 	char a[32], b[32];
 	printf("%-20s %s\n", "cache directory", dir);
 	printf("%-20s %llu\n", "entries", (unsigned long long)s->entries);
+	printf("%-20s %llu (what `jitcache warm` compiles again)\n", "recipes",
+	       (unsigned long long)s->recipes);
 	if (cfg->max_size)
 		printf("%-20s %s of %s (%.1f%%)\n", "size", human(s->size, a), human(cfg->max_size, b),
 		       100.0 * (double)s->size / (double)cfg->max_size);
@@ -188,17 +190,30 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* "removed 12 entries (3.4 MiB); 5 entries (1.0 MiB) left" */
+/* "12 entries", or "12 entries and 12 recipes" where there are recipes
+ * (cache.h): a recipe is an entry file but no compiled result. */
+static const char *counted(uint64_t entries, uint64_t recipes, char buf[64])
+{
+	if (recipes)
+		snprintf(buf, 64, "%llu entries and %llu recipes", (unsigned long long)entries,
+			 (unsigned long long)recipes);
+	else
+		snprintf(buf, 64, "%llu entries", (unsigned long long)entries);
+	return buf;
+}
+
+/* "removed 12 entries and 12 recipes (3.4M); 5 entries and 5 recipes
+ * (1.0M) left" */
 static int report_removal(struct jc_cache *c, const struct jc_cache_stats *before, int rc)
 {
 	struct jc_cache_stats after;
-	char a[32], b[32];
+	char a[32], b[32], n[64], m[64];
 	if (read_stats(c, &after) != 0)
 		return 1;
-	printf("removed %llu entries (%s); %llu entries (%s) left\n",
-	       (unsigned long long)minus(before->entries, after.entries),
+	printf("removed %s (%s); %s (%s) left\n",
+	       counted(minus(before->entries, after.entries), minus(before->recipes, after.recipes), n),
 	       human(minus(before->size, after.size), a),
-	       (unsigned long long)after.entries, human(after.size, b));
+	       counted(after.entries, after.recipes, m), human(after.size, b));
 	if (rc != 0)
 		fprintf(stderr, "jitcache-admin: some entries could not be removed (see above)\n");
 	return rc != 0;
@@ -272,7 +287,7 @@ static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	struct jc_transfer t;
 	const char *file = NULL;
 	int64_t since = 0;
-	char a[32], b[32];
+	char a[32], b[32], n[64];
 	(void)cfg;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
@@ -295,10 +310,8 @@ static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc,
 		fprintf(stderr, "jitcache-admin: export failed; %s not written\n", file);
 		return 1;
 	}
-	printf("exported %llu entries", (unsigned long long)t.entries);
-	if (t.recipes)
-		printf(" (%llu of them recipes)", (unsigned long long)t.recipes);
-	printf(", %s, to %s (%s compressed)", human(t.bytes, a), file, human(t.archive_bytes, b));
+	printf("exported %s, %s, to %s (%s compressed)", counted(t.entries, t.recipes, n),
+	       human(t.bytes, a), file, human(t.archive_bytes, b));
 	if (t.refused)
 		printf("; %llu bad entries skipped", (unsigned long long)t.refused);
 	printf("\n");
@@ -308,7 +321,7 @@ static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc,
 static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	struct jc_transfer t;
-	char a[32];
+	char a[32], n[64], m[64];
 	(void)cfg;
 	if (argc != 1)
 		return bad_usage("usage: import FILE");
@@ -318,13 +331,16 @@ static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc,
 		fprintf(stderr, "jitcache-admin: nothing imported from %s\n", argv[0]);
 		return 1;
 	}
-	printf("imported %llu entries", (unsigned long long)t.entries);
-	if (t.recipes)
-		printf(" (%llu of them recipes)", (unsigned long long)t.recipes);
-	printf(", %s, from %s; %llu already present; %llu refused", human(t.bytes, a), argv[0],
-	       (unsigned long long)t.present, (unsigned long long)t.refused);
+	printf("imported %s, %s, from %s; ", counted(t.entries, t.recipes, n), human(t.bytes, a),
+	       argv[0]);
+	if (t.present_recipes)
+		printf("%s already present", counted(t.present, t.present_recipes, m));
+	else
+		printf("%llu already present", (unsigned long long)t.present);
+	printf("; %llu refused", (unsigned long long)t.refused);
 	if (t.evicted)
-		printf("; %llu entries evicted to stay under max_size", (unsigned long long)t.evicted);
+		printf("; %s evicted to stay under max_size",
+		       counted(t.evicted - t.evicted_recipes, t.evicted_recipes, m));
 	printf("\n");
 	return rc;
 }

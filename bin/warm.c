@@ -625,7 +625,7 @@ static int export_warmed(struct jc_cache *cache, const char *file, int64_t since
 		fprintf(stderr, "jitcache warm: export failed; %s not written\n", file);
 		return 1;
 	}
-	printf("exported %llu entries (%llu of them recipes), %s, to %s\n",
+	printf("exported %llu entries and %llu recipes, %s, to %s\n",
 	       (unsigned long long)t.entries, (unsigned long long)t.recipes,
 	       jc_config_size_round(t.archive_bytes, a), file);
 	return rc;

@@ -440,7 +440,7 @@ static int lock_usage(struct jc_cache *c, int sub, struct jc_usage *u)
 
 /* Rename the temporary file into place and account for it. */
 static int commit(struct jc_cache *c, int sub, const char *tmp, const char *name,
-		  uint64_t size, int64_t mtime)
+		  uint64_t size, int recipe, int64_t mtime)
 {
 	char path[PATH_MAX], shown[PATH_MAX];
 	struct jc_usage u;
@@ -457,14 +457,20 @@ static int commit(struct jc_cache *c, int sub, const char *tmp, const char *name
 	}
 	if (lock < 0)
 		return 0;
+	/* A file replaced is of the same kind: recipes and entries have keys
+	 * of their own (jc_recipe_key). */
 	if (replacing) {
 		u.size = jc_sub_sat(u.size, (uint64_t)old.st_size);
 		u.count = jc_sub_sat(u.count, 1);
+		if (u.recipes != JC_USAGE_UNSPLIT)
+			u.recipes = jc_sub_sat(u.recipes, (uint64_t)recipe);
 	}
 	if (u.count == 0)
-		u.size = 0, u.oldest_ns = mtime;
+		u.size = 0, u.oldest_ns = mtime, u.recipes = 0;
 	u.size += size;
 	u.count++;
+	if (u.recipes != JC_USAGE_UNSPLIT)
+		u.recipes += (uint64_t)recipe;
 	jc_usage_commit(lock, sub, &u);
 	return 0;
 }
@@ -482,7 +488,8 @@ static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_e
 		return -1;
 	int serial = c->max_size ? jc_stats_store_lock(c->dir) : -1;
 	jc_make_room(c, size);
-	int rc = commit(c, sub, tmp, name, size, mtime);
+	int rc = commit(c, sub, tmp, name, size, jc_entry_is_recipe(e->header, sizeof e->header),
+			mtime);
 	if (serial >= 0)
 		jc_stats_store_unlock(serial);
 	if (rc != 0) {

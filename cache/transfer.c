@@ -163,8 +163,10 @@ static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
 			if (rc == 0)
 				rc = jc_archive_add(w, member, st.st_mtim.tv_sec, data,
 						    (size_t)st.st_size, 0);
-			t->entries++;
-			t->recipes += (data[12] & JC_ENTRY_RECIPE) != 0;
+			if (jc_entry_is_recipe(data, (size_t)st.st_size))
+				t->recipes++;
+			else
+				t->entries++;
 			t->bytes += (uint64_t)st.st_size;
 		}
 		free(data);
@@ -345,7 +347,7 @@ static int import_member(struct jc_cache *c, struct spool *sp, struct jc_archive
 		return bookkeeping(m->name) ? 0 : (*why = "not a cache entry", -1);
 	/* A recipe stays one (cache.h): its flag, read before the check takes
 	 * the member's bytes over. */
-	*recipe = m->size > 12 && (((const uint8_t *)m->data)[12] & JC_ENTRY_RECIPE);
+	*recipe = jc_entry_is_recipe(m->data, (size_t)m->size);
 	struct jc_encoded signed_as;
 	int checked = check_member(c, &m->data, m->size, &key, &e, &signed_as, why);
 	if (checked == -2)
@@ -423,18 +425,24 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 			fprintf(msgs, "%s: member %s: %s; refused\n", path, m.name, why);
 			t->refused++;
 		} else if (got == 1) {
-			t->entries++;
+			t->entries += (uint64_t)!recipe;
 			t->recipes += (uint64_t)recipe;
 			t->bytes += bytes;
 		} else if (got == 2) {
-			t->present++;
+			t->present += (uint64_t)!recipe;
+			t->present_recipes += (uint64_t)recipe;
 		}
 		jc_archive_member_free(&m);
 	}
 	if (rc < 0)
 		fprintf(msgs, "%s: %s\n", path, jc_archive_error(r));
-	if (jc_cache_shared_stats(cache, &after) == 0)
+	if (jc_cache_shared_stats(cache, &after) == 0) {
+		/* Of the files evicted meanwhile, the recipes: those that are gone. */
 		t->evicted = jc_sub_sat(after.evictions, before.evictions);
+		t->evicted_recipes = jc_sub_sat(before.recipes + t->recipes, after.recipes);
+		if (t->evicted_recipes > t->evicted)
+			t->evicted_recipes = t->evicted;
+	}
 	struct stat st;
 	if (fstat(fileno(f), &st) == 0)
 		t->archive_bytes = (uint64_t)st.st_size;
@@ -443,7 +451,8 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 	if (sp.fd >= 0)
 		close(sp.fd);
 	fclose(f);
-	if (rc < 0 && t->entries + t->present == 0 && t->refused == 0)
+	if (rc < 0 && t->entries + t->recipes + t->present + t->present_recipes == 0 &&
+	    t->refused == 0)
 		return -1;
 	return rc < 0 || t->refused ? 1 : 0;
 }

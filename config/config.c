@@ -117,7 +117,7 @@ static int parse_path(const char *text, char *out, const char **why)
 		return -1;
 	}
 	int n = snprintf(out, PATH_MAX, "%s%s%s", head, sep, text);
-	return n > 0 && n < PATH_MAX ? 0 : (*why = "path too long", -1);
+	return n >= 0 && n < PATH_MAX ? 0 : (*why = "path too long", -1);
 }
 
 /* "DIR[:DIR...]", each DIR as parse_path() takes it ("~/x" too).  The list

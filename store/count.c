@@ -139,7 +139,15 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 		return -1;
 	fill_stats(v, out);
 	for (int i = 0; i < JC_SUBDIRS; i++) {
-		out->entries += u[i].count;
+		/* Written by a jitcache that counted recipes as entries: recount. */
+		if (u[i].recipes == JC_USAGE_UNSPLIT && jc_dir_usable(cache) == 0) {
+			jc_resync(cache, i);
+			if (jc_stats_usage_all(cache->dir, u) != 0)
+				return -1;
+		}
+		uint64_t recipes = u[i].recipes == JC_USAGE_UNSPLIT ? 0 : u[i].recipes;
+		out->entries += jc_sub_sat(u[i].count, recipes);
+		out->recipes += recipes;
 		out->size += u[i].size;
 	}
 	return 0;

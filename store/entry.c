@@ -103,6 +103,12 @@ static enum jc_entry_status bad(const char **why, const char *reason)
 	return JC_ENTRY_CORRUPT;
 }
 
+int jc_entry_is_recipe(const void *raw, size_t n)
+{
+	const uint8_t *p = raw;
+	return n >= 16 && memcmp(p, magic, 8) == 0 && ((jc_get_le64(p + 8) >> 32) & JC_ENTRY_RECIPE);
+}
+
 enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 					   uint64_t file_size, const struct jc_key *key,
 					   struct jc_entry_header *h, const char **why)

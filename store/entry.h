@@ -89,6 +89,11 @@ enum jc_entry_status jc_entry_check_header(const uint8_t raw[JC_ENTRY_HEADER_SIZ
 					   uint64_t file_size, const struct jc_key *key,
 					   struct jc_entry_header *h, const char **why);
 
+/* Do the first n bytes of an entry file say it is a recipe (the magic and
+ * JC_ENTRY_RECIPE; nothing else is checked)?  What stats and listings count
+ * apart; a read still checks the whole entry. */
+int jc_entry_is_recipe(const void *raw, size_t n);
+
 /* The largest entry file (header and payload, stored or decompressed) a
  * reader takes: the cache's max_size, since no larger entry can be stored
  * under it, or JC_ENTRY_LIMIT_UNCAPPED without a cap.  Entries come from

@@ -192,7 +192,7 @@ static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FI
 
 /* What verify found, all told. */
 struct verdict {
-	uint64_t good, bytes, recipes; /* recipes: of the good ones */
+	uint64_t good, bytes, recipes; /* good entries and recipes; bytes: of both */
 	long removed, kept, unchecked;
 };
 
@@ -221,7 +221,7 @@ static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict
 	size_t kept = 0;
 	for (size_t i = 0; i < l.n; i++) {
 		enum checked r = check_entry(c, &l.v[i], out);
-		v->good += r == GOOD || r == GOOD_RECIPE;
+		v->good += r == GOOD;
 		v->recipes += r == GOOD_RECIPE;
 		v->removed += r == REMOVED;
 		v->kept += r == BAD_KEPT;
@@ -249,11 +249,10 @@ long jc_cache_verify(struct jc_cache *cache, FILE *out)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = (uint64_t)(v.removed + v.kept) },
 			 NULL);
 	if (out) {
-		fprintf(out, "%llu good entries (%llu bytes", (unsigned long long)v.good,
-			(unsigned long long)v.bytes);
+		fprintf(out, "%llu good entries", (unsigned long long)v.good);
 		if (v.recipes)
-			fprintf(out, "; %llu of them recipes", (unsigned long long)v.recipes);
-		fprintf(out, "), %ld bad removed", v.removed);
+			fprintf(out, " and %llu recipes", (unsigned long long)v.recipes);
+		fprintf(out, " (%llu bytes), %ld bad removed", (unsigned long long)v.bytes, v.removed);
 		if (v.kept)
 			fprintf(out, ", %ld bad left in place (could not remove them)", v.kept);
 		if (v.unchecked)

@@ -118,6 +118,10 @@ enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uin
 					   const struct jc_trust *trust, struct jc_entry *out,
 					   const char **why);
 
+/* Is file name of the directory dfd (AT_FDCWD: name is a path) an entry
+ * file flagged as a recipe?  0 when not, or when it cannot be read. */
+int jc_file_is_recipe(int dfd, const char *name);
+
 /* Which file a name referred to when it was looked at. */
 struct jc_file_id {
 	dev_t dev;
@@ -143,6 +147,7 @@ static inline uint64_t jc_sub_sat(uint64_t a, uint64_t b)
 struct jc_item {
 	char name[2 * JC_KEY_BYTES + 1];
 	int sub;
+	int recipe;            /* the file says it is a recipe (cache.h) */
 	uint64_t size;
 	struct jc_file_id id;
 };

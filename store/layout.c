@@ -290,6 +290,18 @@ enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uin
 	return read_entry(fd, key, limit, 1, trust, out, why);
 }
 
+int jc_file_is_recipe(int dfd, const char *name)
+{
+	uint8_t raw[16];
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int recipe = pread(fd, raw, sizeof raw, 0) == (ssize_t)sizeof raw &&
+		     jc_entry_is_recipe(raw, sizeof raw);
+	close(fd);
+	return recipe;
+}
+
 int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
 		    const struct jc_file_id *expect)
 {
@@ -299,20 +311,22 @@ int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
 	struct jc_file_id now;
 	jc_file_path(c, sub, name, path);
 	int lock = jc_usage_lock(c->dir, sub, &u); /* without it, remove anyway */
-	int rc = lstat(path, &st);
+	int rc = lstat(path, &st), recipe = 0;
 	if (rc == 0) {
 		jc_file_id_of(&st, &now);
 		if (expect && (expect->dev != now.dev || expect->ino != now.ino ||
 			       expect->mtime_ns != now.mtime_ns))
 			rc = -1; /* replaced or used since: not ours to remove */
 		else
-			rc = unlink(path);
+			recipe = jc_file_is_recipe(AT_FDCWD, path), rc = unlink(path);
 	}
 	if (lock >= 0 && rc == 0) {
 		u.size = jc_sub_sat(u.size, (uint64_t)st.st_size);
 		u.count = jc_sub_sat(u.count, 1);
+		if (u.recipes != JC_USAGE_UNSPLIT)
+			u.recipes = jc_sub_sat(u.recipes, (uint64_t)recipe);
 		if (u.count == 0)
-			u.size = 0, u.oldest_ns = 0;
+			u.size = 0, u.oldest_ns = 0, u.recipes = 0;
 		jc_usage_commit(lock, sub, &u);
 	} else if (lock >= 0) {
 		jc_usage_release(lock);

@@ -1,6 +1,6 @@
 /*
  * scan.c — listing one subdirectory, and cleaning it: every scan recounts
- * its usage record (under the record's lock, so that stores into it wait)
+ * its usage record (reading each entry file's flags, to count recipes apart) (under the record's lock, so that stores into it wait)
  * and removes temporary files and unlocked lock files more than an hour
  * old; a cleaning round also removes entries oldest first, as its quota
  * allows (see evict.c for how rounds are chosen).
@@ -29,7 +29,8 @@ static enum kind classify(const char *name)
 	return strncmp(name, ".tmp.", 5) == 0 ? TEMP : OTHER;
 }
 
-static int add_item(struct jc_listing *l, int sub, const char *name, const struct stat *st)
+static int add_item(struct jc_listing *l, int sub, int dfd, const char *name,
+		    const struct stat *st)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
@@ -42,6 +43,7 @@ static int add_item(struct jc_listing *l, int sub, const char *name, const struc
 	struct jc_item *it = &l->v[l->n++];
 	memcpy(it->name, name, sizeof it->name);
 	it->sub = sub;
+	it->recipe = jc_file_is_recipe(dfd, name);
 	it->size = (uint64_t)st->st_size;
 	jc_file_id_of(st, &it->id);
 	l->size += it->size;
@@ -86,7 +88,7 @@ int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_l
 		}
 		int stale = now - jc_fs_mtime_ns(&st) > JC_STALE_NS;
 		if (kind == ENTRY)
-			rc = add_item(l, sub, de->d_name, &st);
+			rc = add_item(l, sub, dfd, de->d_name, &st);
 		else if (kind == TEMP && stale)
 			unlinkat(dfd, de->d_name, 0);
 		else if (kind == LOCK && (stale || all_locks))
@@ -114,6 +116,7 @@ void jc_usage_of(const struct jc_listing *l, size_t from, struct jc_usage *u)
 	*u = (struct jc_usage){ 0 };
 	for (size_t i = from; i < l->n; i++) {
 		u->size += l->v[i].size;
+		u->recipes += (uint64_t)l->v[i].recipe;
 		if (u->count++ == 0 || l->v[i].id.mtime_ns < u->oldest_ns)
 			u->oldest_ns = l->v[i].id.mtime_ns;
 	}

@@ -164,11 +164,20 @@ int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS])
 	return rc;
 }
 
+/* A record: size, count, oldest_ns, then the recipes among count with
+ * RECIPES_COUNTED set.  That word was zero (reserved) before recipes were
+ * counted apart, and an older jitcache writing the record still zeroes it:
+ * without the mark, a record with entries has its recipes uncounted. */
+#define RECIPES_COUNTED (1ull << 63)
+
 static void decode_usage(const uint8_t *p, struct jc_usage *u)
 {
+	uint64_t recipes = jc_get_le64(p + 24);
 	u->size = jc_get_le64(p);
 	u->count = jc_get_le64(p + 8);
 	u->oldest_ns = (int64_t)jc_get_le64(p + 16);
+	u->recipes = recipes & RECIPES_COUNTED ? recipes & ~RECIPES_COUNTED
+		   : u->count ? JC_USAGE_UNSPLIT : 0;
 }
 
 static int read_usage(int fd, int first, int n, struct jc_usage *out)
@@ -233,6 +242,8 @@ void jc_usage_commit(int fd, int sub, const struct jc_usage *u)
 	jc_put_le64(rec, u->size);
 	jc_put_le64(rec + 8, u->count);
 	jc_put_le64(rec + 16, (uint64_t)u->oldest_ns);
+	if (u->recipes != JC_USAGE_UNSPLIT)
+		jc_put_le64(rec + 24, (u->recipes < u->count ? u->recipes : u->count) | RECIPES_COUNTED);
 	if (pwrite(fd, rec, RECORD, USAGE_AT + sub * RECORD) != RECORD)
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot update the cache's statistics file; "
 			    "its sizes will be recounted later");

@@ -6,7 +6,8 @@
  *   page 0     magic "jcstats" + version, then JC_NCOUNTERS event counters
  *              (hits, misses, ...), each a little-endian uint64
  *   pages 1-2  one 32-byte usage record per subdirectory "00".."ff":
- *              bytes and entries it holds and the mtime of its oldest entry
+ *              bytes and entry files it holds, the mtime of its oldest
+ *              entry and how many of its files are recipes (cache.h)
  *
  * The file is created whole (written as a temporary file, then linked into
  * place) and afterwards only changed in place: a change is a read-modify-
@@ -50,10 +51,14 @@ enum jc_counter {
 #define JC_SUBDIRS 256
 
 struct jc_usage {
-	uint64_t size, count;
+	uint64_t size, count; /* count: entry files, recipes included */
+	uint64_t recipes;     /* of them, recipes; JC_USAGE_UNSPLIT in a record
+				 written by a jitcache that did not count them
+				 apart (the next scan of the subdirectory does) */
 	int64_t oldest_ns; /* 0 when empty; never newer than the true oldest,
 			      except after a hit made the oldest entry young */
 };
+#define JC_USAGE_UNSPLIT UINT64_MAX
 
 /* Make sure DIR/stats exists and is sound, creating it (files get mode,
  * less the umask) or replacing a damaged one.  Returns 1 if it made a new

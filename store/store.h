@@ -88,7 +88,9 @@ struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;
 	JC_COUNTERS(X)
 #undef X
-	uint64_t entries, size;    /* current contents (shared stats only) */
+	/* current contents (shared stats only): entries (compiled results and
+	 * failure records), recipes beside them, and the bytes of both */
+	uint64_t entries, recipes, size;
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
 /* Count a hit (already counted as one) that answered with a failure record. */

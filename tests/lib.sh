@@ -195,6 +195,11 @@ stats_field() {
 	"${2:-$JITCACHE}" stats --json 2>/dev/null | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
 }
 
+# stats_in DIR FIELD: the same for the cache in DIR.
+stats_in() {
+	JITCACHE_DIR=$1 stats_field "$2"
+}
+
 # Number of entries in the cache directory.
 entries() {
 	find "${1:-$JITCACHE_DIR}" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a-f][0-9a-f]/[0-9a-f]*' 2>/dev/null | wc -l

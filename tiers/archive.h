@@ -52,12 +52,14 @@
 #include <stdio.h>
 
 struct jc_transfer {
-	uint64_t entries, bytes;   /* entries exported or imported, their files' bytes */
-	uint64_t recipes;          /* of those entries, the recipes (cache.h) */
+	uint64_t entries, recipes; /* entries and recipes (cache.h) exported or imported */
+	uint64_t bytes;            /* the files' bytes of both */
 	uint64_t archive_bytes;    /* size of the archive file */
-	uint64_t present;          /* import: already in the cache, left alone */
+	uint64_t present, present_recipes; /* import: entries and recipes already
+					      in the cache, left alone */
 	uint64_t refused;          /* export: bad entries skipped; import: members refused */
-	uint64_t evicted;          /* import: entries evicted to stay under max_size */
+	uint64_t evicted;          /* import: entry files evicted to stay under max_size */
+	uint64_t evicted_recipes;  /* of them, recipes */
 };
 
 int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,

@@ -2,18 +2,19 @@
 # packaging/debian/make-deb.sh VERSION OUTDIR — `make deb`: builds
 # jitcache_VERSION-1_amd64.deb with Debian's own tools (dpkg-buildpackage,
 # debhelper; packaging/debian is the debian/ directory) from a copy of the
-# checkout's files, then runs lintian on it.  Prints the package's path;
-# the build's and lintian's output: build/deb.log (lintian's also in
-# build/lintian.txt).  Exit status 1 if the build fails or lintian reports
-# an error.
+# checkout's files, compiling with one job per core, then runs lintian on
+# it.  One line per step, the last two lintian's verdict (its errors and
+# warnings by tag) and the package's path; the build's and lintian's
+# output: build/deb.log (lintian's also in build/lintian.txt), shown if a
+# step fails.  Exit status 1 if the build fails or lintian reports an error.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VERSION=$1 OUT=$2
-LOG=$ROOT/build/deb.log
 mkdir -p "$ROOT/build" "$OUT"
 OUT=$(cd "$OUT" && pwd)
-: >"$LOG"
-fail() { echo "make deb: $1 (log: build/deb.log)" >&2; tail -n 20 "$LOG" >&2; exit 1; }
+STEP_LABEL=deb STEP_LOG=$ROOT/build/deb.log
+: >"$STEP_LOG"
+. "$ROOT/packaging/step.sh"
 for tool in dpkg-buildpackage dh lintian fakeroot; do
 	command -v "$tool" >/dev/null || fail "$tool is missing (make deps)"
 done
@@ -22,17 +23,31 @@ trap 'rm -rf "$W"' EXIT
 src=$W/jitcache-$VERSION
 mkdir -p "$src"
 # The checkout's files as they are now (tracked, and new ones git does not ignore).
-(cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - 2>>"$LOG") |
-	tar -xf - -C "$src" || fail "cannot copy the sources"
-cp -r "$ROOT/packaging/debian" "$src/debian"
-(cd "$src" && dpkg-buildpackage -us -uc -b >>"$LOG" 2>&1) || fail "dpkg-buildpackage failed"
+copy() {
+	(cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf -) |
+		tar -xf - -C "$src" && cp -r "$ROOT/packaging/debian" "$src/debian"
+}
+step "copying the checkout's files (git ls-files) with packaging/debian as debian/" copy
+jobs=$(nproc 2>/dev/null || echo 1)
+step "building jitcache_$VERSION-1_amd64.deb (dpkg-buildpackage -b, debhelper, $jobs jobs)" \
+	sh -c 'cd "$1" && dpkg-buildpackage -us -uc -b -J"$2"' sh "$src" "$jobs"
 deb=$(ls "$W"/jitcache_"$VERSION"-*_amd64.deb)
 cp "$deb" "$OUT/"
 deb=$OUT/$(basename "$deb")
+# lintian's verdict ends its step's line: "0 errors, 2 warnings (TAG, TAG)".
+printf 'deb: checking it with lintian ... '
+t0=$(date +%s)
 lintian --tag-display-limit 0 "$deb" >"$ROOT/build/lintian.txt" 2>&1 || true
-cat "$ROOT/build/lintian.txt" >>"$LOG"
-if grep -q '^E: ' "$ROOT/build/lintian.txt"; then
-	grep '^E: ' "$ROOT/build/lintian.txt" >&2
-	fail "lintian reports errors"
-fi
-echo "$deb"
+cat "$ROOT/build/lintian.txt" >>"$STEP_LOG"
+# "E: jitcache: TAG [detail]" -> "TAG", each once, in order
+tags() { sed -n "s/^$1: [^ ]*: \([^ ]*\).*/\1/p" "$ROOT/build/lintian.txt" | awk '!seen[$0]++' |
+	paste -sd, - | sed 's/,/, /g'; }
+errors=$(grep -c '^E: ' "$ROOT/build/lintian.txt" || true)
+warnings=$(grep -c '^W: ' "$ROOT/build/lintian.txt" || true)
+verdict="$errors errors"
+[ "$errors" -gt 0 ] && verdict="$verdict ($(tags E))"
+verdict="$verdict, $warnings warnings"
+[ "$warnings" -gt 0 ] && verdict="$verdict ($(tags W))"
+echo "$verdict ($(( $(date +%s) - t0 )) s; build/lintian.txt)"
+[ "$errors" -eq 0 ] || fail "lintian reports errors"
+say "built $deb ($(du -k "$deb" | cut -f1) KB); install it with: sudo apt-get install $deb"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""packaging/wheel/build.py BUILD_DIR VERSION OUT_DIR — assemble jitcache's
-wheel (`make wheel` runs it, then auditwheel, which vendors the library's
-own dependencies and gives the wheel its manylinux tag).
+"""packaging/wheel/build.py BUILD_DIR VERSION OUT_DIR NAME — assemble
+jitcache's wheel, of distribution NAME (the Makefile's WHEEL_NAME:
+`jitcache` on PyPI is another project), `make wheel` runs it, then
+auditwheel, which vendors the library's own dependencies and gives the
+wheel its manylinux tag.
 
 The wheel is written by hand, as the wheel format (PEP 427) describes: the
 package jitcache/ (packaging/wheel/jitcache: the `jitcache` entry point),
@@ -10,6 +12,7 @@ the library, the admin and replay tools and bin/jitcache inside it, and the
 import base64
 import hashlib
 import os
+import re
 import sys
 import zipfile
 
@@ -19,8 +22,9 @@ TAG = "py3-none-linux_x86_64"
 
 
 def main():
-    build, version, out = sys.argv[1:4]
-    name = f"jitcache-{version}"
+    build, version, out, dist = sys.argv[1:5]
+    # The file names' spelling of the distribution name (PEP 427, PEP 503).
+    name = re.sub(r"[-_.]+", "_", dist).lower() + f"-{version}"
     files = [  # (path in the wheel, file, executable)
         ("jitcache/__init__.py", os.path.join(HERE, "jitcache/__init__.py"), False),
         ("jitcache/cli.py", os.path.join(HERE, "jitcache/cli.py"), False),
@@ -38,7 +42,7 @@ def main():
     meta = {
         f"{name}.dist-info/METADATA": (
             "Metadata-Version: 2.1\n"
-            "Name: jitcache\n"
+            f"Name: {dist}\n"
             f"Version: {version}\n"
             "Summary: GPU kernel JIT compilation once per machine, not once per process "
             "(Level Zero, OpenCL; Intel GPUs)\n"

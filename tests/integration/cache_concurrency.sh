@@ -36,9 +36,6 @@ hit_at_once() {
 all() { cat "$@"; }
 # Has process PID the locks file open (it is waiting for, or holding, a key)?
 waits_on_lock() { find "/proc/$1/fd" -lname '*/locks' 2>/dev/null | grep -q .; }
-stat_json() { # FIELD: from `jitcache stats --json`
-	"$JITCACHE" stats --json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
-}
 
 # ---- 8 processes, one module ----------------------------------------------
 start=$(now)
@@ -66,7 +63,7 @@ check "8 ranks: ranks that arrived during the compile waited for it ($n_waited o
 	test "$n_waited" -ge 1
 check "8 ranks: one entry" test "$(entries)" -eq 1
 check "8 ranks: shared statistics say 1 store, 7 hits" \
-	test "$(stat_json stores)" -eq 1 -a "$(stat_json hits)" -eq $((RANKS - 1))
+	test "$(stats_field stores)" -eq 1 -a "$(stats_field hits)" -eq $((RANKS - 1))
 ratio=$(awk -v a="$alone" -v b="$together" 'BEGIN { printf "%.2f", b / a }')
 echo "     Level Zero, 8 ranks cold at once: ${together} s; 1 alone: ${alone} s (${ratio}x);" \
 	"$(all "$T"/rank*.out | count "miss, compiled" /dev/stdin) compile(s), $n_waited ranks waited," \

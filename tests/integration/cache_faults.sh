@@ -34,10 +34,6 @@ run() { # OUT [VAR=VALUE...] MODULE
 	local module=${*: -1}
 	env "${@:1:$#-1}" LD_PRELOAD="$LIB" "$CLIENT" link "$T/$module.spv" >"$T/$out" 2>&1
 }
-field() { # DIR FIELD: from `jitcache stats --json` on DIR
-	JITCACHE_DIR=$1 "$JITCACHE" stats --json |
-		python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
-}
 # Has process PID a lock file open (it is waiting for, or holding, a key)?
 waits_on_lock() { find "/proc/$1/fd" -lname '*/locks' 2>/dev/null | grep -q .; }
 show() { echo "     $1: $(grep '^jitcache:' "$T/$2" | head -n 1)"; }
@@ -56,7 +52,7 @@ if try_mount -t tmpfs -o size=256k,mode=0700 tmpfs "$T/small"; then
 	show "disk full" full.out
 	check "disk full: nothing stored" test "$(entries "$D")" -eq 0
 	check "disk full: no temporary file left" test -z "$(find "$D" -name '.tmp.*')"
-	check "disk full: counted as a store failure" test "$(field "$D" store_failures)" -eq 1
+	check "disk full: counted as a store failure" test "$(stats_in "$D" store_failures)" -eq 1
 	run fits.out JITCACHE_DIR="$D" JITCACHE_COMPRESS=0 reduce
 	check "disk full: a module that fits is stored afterwards" \
 		sh -c "grep -q 'result 0x0 kernels 19' '$T/fits.out' && test $(entries "$D") -eq 1"
@@ -147,7 +143,7 @@ check "removed: no line from jitcache" test "$(cat "$T"/long.out "$T"/short?.out
 run again.out JITCACHE_DIR="$D" JITCACHE_LOG=debug big
 check "removed: both load from the cache afterwards" \
 	sh -c "grep -q 'hit, loaded' '$T/again.out' && JITCACHE_DIR='$D' '$JITCACHE' verify"
-check "removed: stats recounted (2 entries)" test "$(field "$D" entries)" -eq 2
+check "removed: stats recounted (2 entries)" test "$(stats_in "$D" entries)" -eq 2
 
 # A program waiting for another's lock when the directory goes: the lock is
 # held here, on reduce's key, until the directory has been removed.
@@ -184,7 +180,7 @@ check "symlink: the entry lands in the target directory" test "$(entries "$T/rea
 check "symlink: the link is left a link" test -L "$T/link"
 run link2.out JITCACHE_DIR="$T/link" JITCACHE_LOG=debug reduce
 check "symlink: the next run loads from the cache" grep -q "hit, loaded" "$T/link2.out"
-check "symlink: stats through the link" test "$(field "$T/link" entries)" -eq 1
+check "symlink: stats through the link" test "$(stats_in "$T/link" entries)" -eq 1
 ln -s "$T/nowhere/cache" "$T/dangling"
 run dangling.out JITCACHE_DIR="$T/dangling" reduce
 check "dangling symlink: the program works" works "$T/dangling.out"

@@ -11,6 +11,18 @@
 . "$ROOT/tests/integration/ze_common.bash"
 need_ze
 DEBROOT=${JITCACHE_DEBROOT:-/var/tmp/jitcache-deb12}
+# `make deb` again: one line per step, each saying what it does, lintian's
+# verdict on the line of its step, the last line the package (issue 30).
+(cd "$ROOT" && make deb) >"$T/make-deb.out" 2>&1
+check "make deb: exit status 0" test $? -eq 0
+check "make deb: one line per step, 'deb: WHAT ... done (N s)', then lintian's, then the package" \
+	awk '{ n++; last = $0 }
+		/^deb: checking it with lintian \.\.\. [0-9]+ errors(| \(.*\)), [0-9]+ warnings/ { lintian++; next }
+		!/^deb: [a-z].* \.\.\. done \([0-9]+ s\)$/ && !/^deb: built \/.*\.deb / { bad = 1 }
+		END { exit !(n == 4 && lintian == 1 && !bad && last ~ /^deb: built \/.*_amd64\.deb /) }' "$T/make-deb.out"
+check "make deb: lintian's verdict names its warnings by tag" \
+	sh -c "w=\$(grep -c '^W: ' '$ROOT/build/lintian.txt'); grep -q \"^deb: checking it with lintian \.\.\. 0 errors, \$w warnings\" '$T/make-deb.out' &&
+	       for t in \$(sed -n 's/^W: [^ ]*: \([^ ]*\).*/\1/p' '$ROOT/build/lintian.txt'); do grep -q \"\$t\" '$T/make-deb.out' || exit 1; done"
 DEB=$(ls "$ROOT"/dist/jitcache_*_amd64.deb 2>/dev/null | tail -n 1)
 [ -n "$DEB" ] || { check "dist/ holds the package (make deb)" false; finish; exit; }
 if ! JITCACHE_TESTBED=$DEBROOT "$ROOT/tests/testbed/run" true 2>/dev/null; then

@@ -60,6 +60,42 @@ check "the library carries the same version" grep -qa "jitcache $version" "$LIB"
 check "... and its soname's major number" \
 	sh -c "objdump -p '$LIB' | grep -q 'SONAME *libjitcache.so.${version%%.*}\$'"
 
+# The wheel's name: README.md and docs/install.md say to build the wheel and
+# install it from dist/ under the Makefile's WHEEL_NAME (wheel.sh checks the
+# wheel's metadata carries it), and what `pip install WHEEL_NAME` will do
+# once published; no page tells anyone to run `pip install jitcache`, an
+# unrelated project on PyPI (prose may warn against it, a command line may not).
+name=$(sed -n 's/^WHEEL_NAME *:= *//p' "$ROOT/Makefile")
+check "Makefile: WHEEL_NAME is set ($name)" test -n "$name"
+python3 - "$ROOT" "$name" >"$T/pipnames" 2>&1 <<'PY'
+import os, re, sys
+root, name = sys.argv[1:3]
+stem = re.sub(r"[-_.]+", "_", name).lower()
+ok = {f"dist/{stem}-*.whl", name}
+pages = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(root + "/docs")) if f.endswith(".md")]
+bad = 0
+for page in pages:
+    text = open(os.path.join(root, page), encoding="utf-8").read()
+    for n, line in enumerate(text.splitlines(), 1):
+        command = line.startswith(("    ", "\t"))
+        for m in re.finditer(r"pip3? (?:un)?install +((?:-\S+ +)*)([^\s`;,)]+)", line):
+            what = m.group(2)
+            if "jitcache" not in what or what in ok or (what == "jitcache" and not command):
+                continue
+            print(f"{page}:{n}: pip install {what}: neither dist/{stem}-*.whl nor {name}")
+            bad += 1
+for page in ("README.md", "docs/install.md"):
+    text = open(os.path.join(root, page), encoding="utf-8").read()
+    for want in (f"make wheel", f"pip install dist/{stem}-*.whl", f"pip install {name}`"):
+        if want not in text:
+            print(f"{page}: does not say `{want}`")
+            bad += 1
+print(f"{bad} wrong")
+PY
+check "README and docs: pip installs $name, built by make wheel into dist/ ($(tail -n 1 "$T/pipnames"))" \
+	grep -q '^0 wrong$' "$T/pipnames"
+grep -v '^0 wrong$' "$T/pipnames" | head -n 10
+
 # The README is the front door, the rest is in docs/: every page linked from
 # it, every relative link and #anchor in any of them leads somewhere.
 check "README: at most about 250 lines ($(wc -l <"$ROOT/README.md"))" test "$(wc -l <"$ROOT/README.md")" -le 260
@@ -132,6 +168,66 @@ PY
 check "figures: docs/benchmarks.md's tables and the README's stacks come from their sources ($(tail -n 1 "$T/figures"))" \
 	grep -q '^0 unsourced$' "$T/figures"
 grep -v '^0 unsourced$' "$T/figures" | head -n 10
+
+# Every figure has its source (issue 30: figures that did not reproduce).
+# A figure is a measured time, speed-up, share or rate ("12.2 s", "453x",
+# "-74%", "2.48/s"), or a table cell that is a decimal number, outside `code`.
+# Each line of README.md and docs/*.md that holds one must follow a marker,
+# which covers what follows it up to the next heading or marker:
+#   <!-- figures: SOURCE | machine: MACHINE | load: LOAD -->
+# SOURCE names a make target (`make bench-pyopencl`) or a script of the
+# checkout (`bench/warm.sh`) that measures them again; MACHINE and LOAD say
+# what they were measured on and beside what.  Figures that are no
+# measurement of ours (a setting, an example of an output's form, a figure
+# others reported) follow <!-- figures: not measured: WHY --> instead.
+python3 - "$ROOT" >"$T/sourced" 2>&1 <<'PY'
+import os, re, sys
+root = sys.argv[1]
+targets = set(re.findall(r"^([a-z][a-z0-9-]*):", open(os.path.join(root, "Makefile")).read(), re.M))
+FIG = re.compile(r"(?<![\w.-])[~+-]?\d+(?:[.,]\d+)?(?:-\d+(?:\.\d+)?)? ?"
+                 r"(?:s|ms|µs|us|ns|min|minutes|seconds|hours|x|%|/s)(?!\w)")
+DECIMAL = re.compile(r"\|\s*[~+-]?\d+\.\d+\s*(?=\|)")  # a table cell that is a number alone
+MARK = re.compile(r"^<!-- figures: (.*) -->$")
+pages = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(root, "docs")))
+                         if f.endswith(".md")]
+bad = marks = 0
+for page in pages:
+    mark = None
+    for n, line in enumerate(open(os.path.join(root, page), encoding="utf-8").read().splitlines(), 1):
+        m = MARK.match(line.strip())
+        if m:
+            marks += 1
+            mark = n
+            source, *rest = [f.strip() for f in m.group(1).split(" | ")]
+            if source.startswith("not measured: ") and len(source) > 20 and not rest:
+                continue
+            fields = dict(f.partition(": ")[::2] for f in rest)
+            named = [("make " + t, t in targets) for t in re.findall(r"make ([a-z][a-z0-9-]*)", source)] + \
+                    [(f, os.path.isfile(os.path.join(root, f)))
+                     for f in re.findall(r"[\w./-]+\.(?:sh|py|c)\b", source)]
+            if not named or not all(there for _, there in named):
+                gone = ", ".join(what for what, there in named if not there)
+                print(f"{page}:{n}: the marker names " +
+                      (f"what does not exist: {gone}" if named else f"no make target or script: {source}"))
+                bad += 1
+            for k in ("machine", "load"):
+                if not fields.get(k):
+                    print(f"{page}:{n}: the marker says no {k}")
+                    bad += 1
+            continue
+        if re.match(r"^#{1,6} ", line):
+            mark = None
+            continue
+        text = re.sub(r"\]\([^)]*\)", "]", re.sub(r"`[^`]*`", "", line))
+        figs = FIG.findall(text) + [c.strip("| ") for c in DECIMAL.findall(text)]
+        if figs and mark is None:
+            print(f"{page}:{n}: {', '.join(figs[:3])} with no source: {line.strip()[:80]}")
+            bad += 1
+print(f"{marks} markers, {bad} unsourced")
+PY
+check "figures: every one in README.md and docs/ follows a marker naming its source, machine and load ($(tail -n 1 "$T/sourced"))" \
+	grep -q ' 0 unsourced$' "$T/sourced"
+grep -v ' 0 unsourced$' "$T/sourced" | head -n 10
 
 # The man page (make man: packaging/man/jitcache.1.in filled from the code)
 # renders without a warning and has every setting and command.

@@ -20,10 +20,6 @@ run() { # OUT DIR MODULE [VAR=VALUE...]
 	env JITCACHE_LOG=debug JITCACHE_DIR="$dir" "$@" LD_PRELOAD="$LIB" "$CLIENT" link \
 		"$T/$module.spv" >"$T/$out" 2>&1
 }
-field() { # DIR FIELD
-	JITCACHE_DIR=$1 "$JITCACHE" stats --json |
-		python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
-}
 jcd() { # DIR jitcache-ARGS...: the command on cache DIR
 	local dir=$1; shift
 	JITCACHE_DIR=$dir "$JITCACHE" "$@"
@@ -41,7 +37,7 @@ all_hit() {
 A=$T/a
 for k in $MODULES; do run "cold-$k.out" "$A" $k; done
 check "warm cache: 4 modules compiled and stored" test "$(entries "$A")" -eq 4
-size_a=$(field "$A" size)
+size_a=$(stats_in "$A" size)
 
 # ---- round trip --------------------------------------------------------------
 jcd "$A" export "$T/a.tar.zst" >"$T/export.out" 2>&1
@@ -61,7 +57,7 @@ check "import: exit status 0" test $? -eq 0
 check "import: reports 4 entries, none present, none refused" \
 	grep -q "^imported 4 entries, .* from $T/a.tar.zst; 0 already present; 0 refused$" "$T/import.out"
 check "import: the cache holds the same bytes as the source" \
-	test "$(field "$B" entries) $(field "$B" size)" = "4 $size_a"
+	test "$(stats_in "$B" entries) $(stats_in "$B" size)" = "4 $size_a"
 check "import: every module hits in the imported cache" all_hit "$B"
 check "import: verify finds nothing wrong" jcd "$B" verify
 
@@ -158,7 +154,7 @@ cap=$(( size_a / 2 ))
 JITCACHE_MAX_SIZE=$cap jcd "$T/capped" import "$T/a.tar.zst" >"$T/capped.out" 2>&1
 sed 's/^/     /' "$T/capped.out"
 check "import into a cache of half the size: stays under max_size ($cap bytes)" \
-	test "$(field "$T/capped" size)" -le "$cap"
+	test "$(stats_in "$T/capped" size)" -le "$cap"
 check "import into a cache of half the size: the evictions are reported" \
 	grep -q "entries evicted to stay under max_size" "$T/capped.out"
 

@@ -27,7 +27,8 @@ else
 	skip "PoCL is not installed: the installed library is not run"
 fi
 check "installed: its man page renders" sh -c "MANWIDTH=80 man -l '$P/share/man/man1/jitcache.1' | grep -q 'JITCACHE_DIR='"
-WHEEL=$(ls "$ROOT"/dist/jitcache-*-py3-none-manylinux_*_x86_64.whl 2>/dev/null | tail -n 1)
+WHEEL=$(ls "$ROOT"/dist/"$(sed -n 's/^WHEEL_NAME *:= *//p' "$ROOT/Makefile" | tr -- '-.' '__')"-*-py3-none-manylinux_*_x86_64.whl \
+	2>/dev/null | tail -n 1)
 if [ -n "$WHEEL" ]; then
 	names=$(grep -v '^#' "$ROOT/packaging/files.list" | awk 'NF { print $3 }' | sort)
 	inwheel=$(unzip -Z1 "$WHEEL" | grep -E '^jitcache/(lib|libexec|bin|share/man/man1)/[^/]+$' | sed 's|.*/||' | sort)

@@ -30,10 +30,6 @@ run() {
 	env JITCACHE_LOG=debug "${@:1:$#-1}" LD_PRELOAD="$LIB" "$CLIENT" link "$T/$module.spv" \
 		>"$T/$out" 2>&1
 }
-field() { # DIR FIELD: from `jitcache stats --json` on DIR
-	JITCACHE_DIR=$1 "$JITCACHE" stats --json |
-		python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
-}
 # Every file of a tree with its size, mode, mtime and checksum: equal
 # listings mean nothing was written, touched or removed.
 listing() { (cd "$1" && find . -printf '%p %s %m %T@\n' | sort && find . -type f -exec sha256sum {} + | sort); }
@@ -56,7 +52,7 @@ check "layer hit: loaded from the cache, not compiled" \
 check "layer hit: the summary counts 1 hit" grep -q "jitcache: 1 hits, 0 misses, 0 stores" "$T/hit.out"
 check "layer hit: nothing copied into the cache directory" test "$(entries "$T/c1")" -eq 0
 check "layer hit: stats count it as a layer hit" \
-	test "$(field "$T/c1" hits) $(field "$T/c1" layer_hits)" = "1 1"
+	test "$(stats_in "$T/c1" hits) $(stats_in "$T/c1" layer_hits)" = "1 1"
 listing "$T/layer" >"$T/layer.after"
 check "layer hit: the layer is unchanged (files, sizes, modes, mtimes, contents)" \
 	cmp -s "$T/layer.before" "$T/layer.after"
@@ -98,7 +94,7 @@ check "corrupt layer entry: one line, naming the entry" \
 listing "$T/bad" >"$T/bad.after"
 check "corrupt layer entry: the layer is left untouched" cmp -s "$T/bad.before" "$T/bad.after"
 check "corrupt layer entry: a miss, compiled and stored in the cache directory" \
-	test "$(field "$T/c3" misses) $(field "$T/c3" corrupt) $(entries "$T/c3")" = "1 1 1"
+	test "$(stats_in "$T/c3" misses) $(stats_in "$T/c3" corrupt) $(entries "$T/c3")" = "1 1 1"
 run bad2.out JITCACHE_DIR="$T/c3" JITCACHE_LAYERS="$T/bad" reduce
 check "corrupt layer entry: the next run works" works "$T/bad2.out"
 check "corrupt layer entry: the next run hits the cache directory's copy" grep -q 'hit, loaded' "$T/bad2.out"
@@ -110,7 +106,7 @@ run gw.out JITCACHE_LOG=warn JITCACHE_DIR="$T/c4" JITCACHE_LAYERS="$T/gw" reduce
 check "group-writable layer: the program works (compiled)" works "$T/gw.out"
 check "group-writable layer: skipped, in one line" \
 	sh -c "test $(lines "$T/gw.out") -eq 1 && grep -q '^jitcache: cache layer $T/gw is writable by group or others (mode 775); skipped' '$T/gw.out'"
-check "group-writable layer: nothing read from it (a miss)" test "$(field "$T/c4" misses)" -eq 1
+check "group-writable layer: nothing read from it (a miss)" test "$(stats_in "$T/c4" misses)" -eq 1
 run gws.out JITCACHE_DIR="$T/c5" JITCACHE_SHARED=1 JITCACHE_LAYERS="$T/gw" reduce
 check "group-writable layer with JITCACHE_SHARED=1: trusted, hit" grep -q "hit, loaded" "$T/gws.out"
 
@@ -128,7 +124,7 @@ fi
 run missing.out JITCACHE_LOG=warn JITCACHE_DIR="$T/c7" JITCACHE_LAYERS="$T/nothere:$T/layer" reduce
 check "a missing layer: the program works" works "$T/missing.out"
 check "a missing layer: skipped in one line; the next layer serves the hit" \
-	sh -c "test $(lines "$T/missing.out") -eq 1 && grep -q 'cache layer $T/nothere: No such file' '$T/missing.out' && test $(field "$T/c7" layer_hits) -eq 1"
+	sh -c "test $(lines "$T/missing.out") -eq 1 && grep -q 'cache layer $T/nothere: No such file' '$T/missing.out' && test $(stats_in "$T/c7" layer_hits) -eq 1"
 
 # ---- OpenCL: a layer hit through clBuildProgram --------------------------------
 if clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
@@ -144,7 +140,7 @@ if clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
 	check "OpenCL (simulated Arc): the program builds from the layer's entry" \
 		grep -q '^build=0 ' "$T/cl-hit.out"
 	check "OpenCL: a hit from the layer, nothing stored" \
-		sh -c "grep -q 'jitcache: 1 hits, 0 misses, 0 stores' '$T/cl-hit.out.err' && test $(field "$T/cl-c" layer_hits) -eq 1"
+		sh -c "grep -q 'jitcache: 1 hits, 0 misses, 0 stores' '$T/cl-hit.out.err' && test $(stats_in "$T/cl-c" layer_hits) -eq 1"
 else
 	skip "OpenCL: Intel's OpenCL driver does not show a simulated GPU (intel-opencl-icd)"
 fi

@@ -15,10 +15,7 @@
 # Skipped on other drivers.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
-need_modern_driver
-need_ze
-export JITCACHE_LOG=debug
-check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+modern_ze
 cat >"$T/fp64.cl" <<'EOF'
 __kernel void twice(__global double *a)
 {
@@ -40,7 +37,6 @@ stored() { grep -q "miss, compiled" "$T/$1.out" && grep -q "result 0x0 kernels [
 hit() { grep -q ": hit, loaded" "$T/$1.out" && ! grep -q "miss, compiled" "$T/$1.out"; }
 entry_of() { sed -n 's/.*stored [0-9]* bytes as \([0-9a-f]*\).*/\1/p' "$T/$1.out" | head -n 1; }
 payload() { local k; k=$(entry_of "$1"); tail -c +65 "$JITCACHE_DIR/${k:0:2}/$k"; }
-field() { "$JITCACHE" stats --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p"; }
 
 # ---- FP64 emulation ---------------------------------------------------------
 export JITCACHE_DIR=$T/cache-fp64
@@ -108,7 +104,7 @@ check "ocloc's 12.55.4 binary differs from 12.55.8's" \
 	test -s "$T/ocloc-12.55.4.bin" -a -n "$(cmp "$T/ocloc-12.55.4.bin" "$T/ocloc-12.55.8.bin")"
 check "12.55.4's binary planted under the A770's key" \
 	"$B/tests/ze_forge_entry" "$JITCACHE_DIR/${a770:0:2}/$a770" -b "$T/ocloc-12.55.4.bin"
-corrupt_before=$(field corrupt)
+corrupt_before=$(stats_field corrupt)
 (sim acm-g10 56A0; run stepping "$T/reduce.spv")
 (sim acm-g10 56A0; run stepping2 "$T/reduce.spv")
 check "stepping: the program works" grep -q "result 0x0 kernels [1-9]" "$T/stepping.out"
@@ -117,7 +113,7 @@ check "stepping: one line saying the driver recompiled it from IR" \
 check "stepping: not a hit: 0 hits, 1 miss, 1 store" \
 	grep -q "jitcache: 0 hits, 1 misses, 1 stores; 0.00 s of JIT avoided" "$T/stepping.out"
 check "stepping: counted as a rejected (corrupt) entry" \
-	test "$(field corrupt)" -eq $((${corrupt_before:-0} + 1))
+	test "$(stats_field corrupt)" -eq $((${corrupt_before:-0} + 1))
 check "stepping: replaced by the driver's own binary (ocloc's for 12.55.8)" \
 	cmp -s <(payload stepping) "$T/ocloc-12.55.8.bin"
 check "stepping: the next run hits" hit stepping2

@@ -6,10 +6,7 @@
 # the side-by-side times are in bench/modern.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
-need_modern_driver
-need_ze
-export JITCACHE_LOG=debug
-check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+modern_ze
 CLB=$B/tests/cl_build
 neo_files() { find "$1" -type f -name "*.$2" 2>/dev/null | wc -l; }
 # The driver's defaults: no NEO_CACHE_* variable, a HOME of our own.

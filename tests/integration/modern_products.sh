@@ -7,10 +7,7 @@
 # GPU's first run compiles).  Skipped on other drivers.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
-need_modern_driver
-need_ze
-export JITCACHE_LOG=debug
-check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+modern_ze
 
 PRODUCTS="dg2 bmg mtl"
 # run NAME PRODUCT: one client run on that simulated GPU; output in $T/NAME.out

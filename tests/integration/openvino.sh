@@ -50,10 +50,6 @@ kernels() { "$VENV/bin/python" "$KERNELS" "$T/$1"/*.blob | awk '{print $1, $3, $
 inputs() { "$VENV/bin/python" "$KERNELS" --inputs "$T/$1"/*.blob | awk '{print $1, $4}' | sort; }
 door() { awk -f "$ROOT/examples/openvino/doors.awk" "$T/trace.log" | sed -n "s/^$1 //p"; }
 logged() { grep -c "^jitcache: OpenCL build [0-9a-f]*: $2" "$T/$1.out"; }
-stat_of() { # stat_of RUN hits|misses|stores: from the exit line
-	grep -E '^jitcache: [0-9]+ hits' "$T/$1.out" | tail -n 1 |
-		sed -E "s/.* ([0-9]+) $2[,;].*/\\1/;t;s/.*/0/"
-}
 zero() { [ "${1:-1}" -eq 0 ]; }
 
 TRACE_OUT=$T/trace.log LD_PRELOAD=$TRACER "$VENV/bin/python" "$W" --export "$T/plain" >"$T/plain.out" 2>&1
@@ -71,15 +67,15 @@ echo "     jitcache's log (cold): $n_log OpenCL builds ($(logged cold miss) miss
 check "cold: jitcache's log has one line per build from source the tracer counts" same "$n_log" "$src"
 n_pass=$(grep -c '^jitcache: OpenCL build: passed through (a program created from binaries' "$T/cold.out")
 check "cold: and one 'passed through' line per build from binaries ($n_pass, tracer $bin)" same "$n_pass" "$bin"
-check "cold: it stores what it compiled" positive "$(stat_of cold stores)"
+check "cold: it stores what it compiled" positive "$(summary stores "$T/cold.out")"
 check "cold: exported kernels built from what they are without jitcache (SPIR-V, options)" \
 	same "$(inputs cold)" "$(inputs plain)"
 
 JITCACHE_LOG=debug "$JITCACHE" run -- "$VENV/bin/python" "$W" --export "$T/warm" >"$T/warm.out" 2>&1
 check "warm under jitcache: compile_model runs" grep -q '^compile_model total ' "$T/warm.out"
 check "warm: every build from source hits (log lines)" same "$(logged warm hit)" "$src"
-check "warm: hits in the exit line = builds from source" same "$(stat_of warm hits)" "$src"
-check "warm: no misses" zero "$(stat_of warm misses)"
+check "warm: hits in the exit line = builds from source" same "$(summary hits "$T/warm.out")" "$src"
+check "warm: no misses" zero "$(summary misses "$T/warm.out")"
 check "warm: exported kernels byte for byte as the cold run stored them" \
 	same "$(kernels warm)" "$(kernels cold)"
 finish

@@ -17,10 +17,7 @@ if [ ! -x "$CLB" ]; then # make check builds it: its absence is a broken build
 fi
 check "redis-server started on a unix socket" start_redis main
 export JITCACHE_REMOTE=redis+unix://$REDIS_SOCK_main
-stat_of() { # NODE FIELD
-	JITCACHE_DIR=$T/node-$1 "$JITCACHE" stats --json |
-		python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
-}
+stat_of() { stats_in "$T/node-$1" "$2"; } # NODE FIELD
 result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$T/$1.out"; }
 seconds() { sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$T/$1.out"; }
 

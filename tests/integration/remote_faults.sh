@@ -22,10 +22,7 @@ TIMEOUT=1
 
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 check "SPIR-V built with ocloc" spirv norm "$KERNELS/norm.cl"
-stat_of() { # NODE FIELD
-	JITCACHE_DIR=$T/node-$1 "$JITCACHE" stats --json |
-		python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
-}
+stat_of() { stats_in "$T/node-$1" "$2"; } # NODE FIELD
 run_pair() { # NODE [env ...]: both modules, one after the other; prints the wall time
 	local name=$1
 	shift

@@ -28,10 +28,7 @@ check "SPIR-V built with ocloc (~1 s of JIT)" spirv conv "$KERNELS/conv.cl"
 check "SPIR-V built with ocloc (~0.5 s of JIT)" spirv reduce "$KERNELS/reduce.cl"
 check "redis-server started on 127.0.0.1" start_redis main
 export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
-stat_of() { # NODE FIELD: from `jitcache stats --json` of the node's cache
-	JITCACHE_DIR=$T/node-$1 "$JITCACHE" stats --json |
-		python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
-}
+stat_of() { stats_in "$T/node-$1" "$2"; } # NODE FIELD
 key_of() { # FILE: the key a node's debug log says it stored
 	sed -n 's/.*stored [0-9]* bytes as \([0-9a-f]*\).*/\1/p' "$1" | head -n 1
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The Python wheel (`make wheel`: dist/jitcache-VERSION-py3-none-manylinux_*.whl)
+# The Python wheel (`make wheel`: dist/jitcache_gpu-VERSION-py3-none-manylinux_*.whl)
 # installed as pip users install it:
+#   - its metadata names the distribution the Makefile's WHEEL_NAME (what
+#     README.md and docs/install.md tell users to install: docs.sh);
 #   - in a fresh venv: `jitcache` is the command, its library and tools come
 #     from the package (nothing from the checkout), and a Level Zero program
 #     (simulated Arc) and an OpenCL program (PoCL) cache cold -> warm;
@@ -11,9 +13,29 @@
 #     and dpnp: the SYCL workload hits on its second run; uninstalled after.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
+DIST=$(sed -n 's/^WHEEL_NAME *:= *//p' "$ROOT/Makefile")
+VERSION=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
+STEM=$(echo "$DIST" | sed 's/[-_.][-_.]*/_/g')
+WHEEL=$(ls "$ROOT"/dist/"$STEM"-"$VERSION"-py3-none-manylinux_*_x86_64.whl 2>/dev/null | tail -n 1)
+[ -n "$WHEEL" ] || { check "dist/ holds the wheel of $DIST $VERSION (make wheel)" false; finish; exit; }
+unzip -p "$WHEEL" "$STEM-$VERSION.dist-info/METADATA" >"$T/METADATA" 2>/dev/null
+check "the wheel's metadata: Name: $DIST (the Makefile's WHEEL_NAME), Version: $VERSION" \
+	sh -c "grep -qx 'Name: $DIST' '$T/METADATA' && grep -qx 'Version: $VERSION' '$T/METADATA'"
+check "the wheel's package and command are jitcache" \
+	sh -c "unzip -p '$WHEEL' '$STEM-$VERSION.dist-info/entry_points.txt' | grep -qx 'jitcache = jitcache.cli:main'"
+# `make wheel` again (nothing to compile now): one line per step, each
+# saying what it does and ending "done (N s)", the compile with one job per
+# core, the last line the wheel built (issue 30: it was silent for minutes).
+(cd "$ROOT" && make wheel) >"$T/make-wheel.out" 2>&1
+check "make wheel: exit status 0" test $? -eq 0
+check "make wheel: one line per step, 'wheel: WHAT ... done (N s)', then the wheel's path" \
+	awk -v whl="dist/$STEM-$VERSION-py3-none-manylinux_" '
+		{ last = $0; n++ }
+		!/^wheel: [a-z].* \.\.\. done \([0-9]+ s\)$/ { other++; if (other > 1 || index($0, "wheel: built " whl) != 1) bad = 1 }
+		END { exit !(n >= 4 && !bad && index(last, "wheel: built " whl) == 1) }' "$T/make-wheel.out"
+check "make wheel: compiles with one job per core ($(nproc))" \
+	grep -q "^wheel: compiling .*, $(nproc) jobs) \.\.\. done" "$T/make-wheel.out"
 need_ze
-WHEEL=$(ls "$ROOT"/dist/jitcache-*-py3-none-manylinux_*_x86_64.whl 2>/dev/null | tail -n 1)
-[ -n "$WHEEL" ] || { check "dist/ holds the wheel (make wheel)" false; finish; exit; }
 unset JITCACHE_LIB JITCACHE_ADMIN # the installed command must find its own
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 cp "$ROOT/tests/integration/compute.cl" "$T/k.cl"
@@ -27,7 +49,7 @@ check "pip installs the wheel into a fresh venv" test -x "$T/venv/bin/jitcache"
 check "jitcache --version from the wheel" "$T/venv/bin/jitcache" --version
 site=$("$T/venv/bin/python" -c 'import jitcache, os; print(os.path.dirname(jitcache.__file__))')
 check "its library is the package's, needing only glibc beside its vendored libraries" \
-	sh -c "ldd '$site/lib/libjitcache.so' | grep '=>' | grep -v -e 'jitcache.libs/' -e 'libc.so' -e 'libm.so' -e 'ld-linux' -e 'libpthread' -e 'libdl' -e 'librt' | grep -q . && exit 1 || exit 0"
+	sh -c "ldd '$site/lib/libjitcache.so' | grep '=>' | grep -v -e '$STEM.libs/' -e 'libc.so' -e 'libm.so' -e 'ld-linux' -e 'libpthread' -e 'libdl' -e 'librt' | grep -q . && exit 1 || exit 0"
 export JITCACHE_LOG=info
 for r in cold warm; do
 	JITCACHE_DIR=$T/c-ze "$T/venv/bin/jitcache" run -- "$CLIENT" link "$T/reduce.spv" >"$T/ze-$r.out" 2>&1
@@ -40,7 +62,7 @@ check "OpenCL (PoCL): cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 store
 check "OpenCL (PoCL): warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/cl-warm.out"
 check "jitcache stats through the wheel's admin tool" \
 	sh -c "JITCACHE_DIR='$T/c-ze' '$T/venv/bin/jitcache' stats | grep -Eq '^hits +1'"
-"$T/venv/bin/pip" uninstall -q -y jitcache >>"$T/pip.log" 2>&1
+"$T/venv/bin/pip" uninstall -q -y "$DIST" >>"$T/pip.log" 2>&1
 listing "$T/venv" >"$T/after.txt"
 check "pip uninstall leaves the venv as it was" diff "$T/before.txt" "$T/after.txt"
 
@@ -58,7 +80,7 @@ export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2 U
 	NEO_CACHE_PERSISTENT=0 JITCACHE_LOG=info JITCACHE_DIR="$T/c-sid" JITCACHE_CONFIG=/dev/null
 unset JITCACHE_LIB JITCACHE_ADMIN LD_LIBRARY_PATH
 for r in cold warm; do "$T/sid-venv/bin/jitcache" run -- "$CLIENT" link "$T/reduce.spv" >"$T/sid-\$r.out" 2>&1; done
-"$T/sid-venv/bin/pip" uninstall -q -y jitcache
+"$T/sid-venv/bin/pip" uninstall -q -y "$DIST"
 SID
 	"$ROOT/tests/testbed/run" bash "$T/sid.sh" >"$T/sid.out" 2>&1
 	check "test bed: the wheel installs and runs ($(head -n 2 "$T/sid.out" | tr '\n' ' '))" \
@@ -82,7 +104,7 @@ if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import dpctl, dpnp' 2>/de
 	check "beside SYCL: the workload runs" grep -q '^time to last result' "$T/sycl-warm.out"
 	check "beside SYCL: cold stores" grep -Eq '^jitcache: 0 hits, [1-9][0-9]* misses' "$T/sycl-cold.out"
 	check "beside SYCL: warm hits, no miss" grep -Eq '^jitcache: [1-9][0-9]* hits, 0 misses' "$T/sycl-warm.out"
-	"$VENV/bin/pip" uninstall -q -y jitcache >>"$T/pip.log" 2>&1
+	"$VENV/bin/pip" uninstall -q -y "$DIST" >>"$T/pip.log" 2>&1
 	listing "$VENV" >"$T/sycl-after.txt"
 	check "beside SYCL: uninstalled, their venv as it was" diff "$T/sycl-before.txt" "$T/sycl-after.txt"
 else

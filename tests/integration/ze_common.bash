@@ -2,6 +2,7 @@
 # ../lib.sh.  (Not a test itself: tests/run.sh runs only *.sh.)
 #
 #   need_ze                      skip the whole script unless the driver and ocloc are there
+#   modern_ze                    need_modern_driver, need_ze, JITCACHE_LOG=debug, $T/reduce.spv
 #   spirv NAME FILE.cl [OPTS]    $T/NAME.spv from OpenCL C, with ocloc
 #   jc CMD...                    run CMD with libjitcache.so preloaded
 #   ze_time FILE                 the first "zeModuleCreate: S s" figure in FILE
@@ -42,6 +43,15 @@ need_ze() {
 		exit $?
 	fi
 	sim_dg2
+}
+
+# modern_ze: the start of the scripts for Intel's 2026 driver (skip elsewhere),
+# with the driver and ocloc, debug log lines, and $T/reduce.spv.
+modern_ze() {
+	need_modern_driver
+	need_ze
+	export JITCACHE_LOG=debug
+	check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 }
 
 spirv() {

@@ -17,12 +17,16 @@
 #          of the list below installs the difference (apt-get install).
 # Other:   JITCACHE_TESTBED_SUITE (default sid) and JITCACHE_TESTBED_PKGS
 #          (default the list below) make another chroot the same way (make
-#          debroot: a clean Debian 12 for the package's install test).
-# Exit status 0 when the test bed is ready; otherwise one line saying why.
+#          debroot: a clean Debian 12 for the package's install test), its
+#          lines labelled JITCACHE_TESTBED_LABEL (default testbed).
+# Output:  one line per step (packaging/step.sh), debootstrap's and apt's
+#          output in $TESTBED.log, shown if a step fails.
+# Exit status 0 when the test bed is ready; otherwise 1 after saying why.
 set -eu
 TESTBED=${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}
 HERE=$(cd "$(dirname "$0")" && pwd)
 STAMP=$TESTBED/.jitcache-testbed
+STEP_LABEL=${JITCACHE_TESTBED_LABEL:-testbed}
 
 # Everything the modern-driver tests, benches and the SYCL work need inside.
 PKGS="gcc make libc6-dev pkg-config libxxhash-dev libinih-dev libzstd-dev libhiredis-dev libsodium-dev
@@ -65,16 +69,18 @@ in_chroot() {
 }
 
 start=$(date +%s)
+STEP_LOG=$TESTBED.log
+: >"$STEP_LOG"
+. "$HERE/../../packaging/step.sh"
 MIRROR=$(mirror)
+bootstrap() {
+	rm -rf "$TESTBED.partial" &&
+	debootstrap --variant=minbase "$SUITE" "$TESTBED.partial" "$MIRROR" &&
+	rm -rf "$TESTBED" && mv "$TESTBED.partial" "$TESTBED"
+}
 if [ ! -x "$TESTBED/usr/bin/apt-get" ]; then
-	command -v debootstrap >/dev/null || {
-		echo "testbed: debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
-	echo "testbed: debootstrap --variant=minbase $SUITE $TESTBED $MIRROR"
-	rm -rf "$TESTBED.partial"
-	debootstrap --variant=minbase "$SUITE" "$TESTBED.partial" "$MIRROR" >"$TESTBED.log" 2>&1 || {
-		echo "testbed: debootstrap failed (last lines of $TESTBED.log):"; tail -n 5 "$TESTBED.log"; exit 1; }
-	rm -rf "$TESTBED"
-	mv "$TESTBED.partial" "$TESTBED"
+	command -v debootstrap >/dev/null || fail "debootstrap is not installed (make deps)"
+	step "making a minimal Debian $SUITE in $TESTBED (debootstrap from $MIRROR)" bootstrap
 fi
 echo "deb $MIRROR $SUITE main" > "$TESTBED/etc/apt/sources.list"
 cp -L /etc/resolv.conf "$TESTBED/etc/resolv.conf" 2>/dev/null || true
@@ -83,10 +89,9 @@ cp -L /etc/resolv.conf "$TESTBED/etc/resolv.conf" 2>/dev/null || true
 # Valid-Until date: accept it (its signature is still checked).
 printf '%s\n' 'APT::Keep-Downloaded-Packages "false";' 'Acquire::Check-Valid-Until "false";' \
 	> "$TESTBED/etc/apt/apt.conf.d/99jitcache"
-echo "testbed: installing $PKGS"
-in_chroot apt-get update -qq >>"$TESTBED.log" 2>&1 &&
-in_chroot apt-get install -y -qq --no-install-recommends $PKGS >>"$TESTBED.log" 2>&1 || {
-	echo "testbed: apt-get in the chroot failed (last lines of $TESTBED.log):"; tail -n 5 "$TESTBED.log"; exit 1; }
+step "apt-get update in the chroot" in_chroot apt-get update -qq
+step "installing $(echo $PKGS | wc -w) packages in the chroot (apt-get install; the list: $STAMP)" \
+	in_chroot apt-get install -y -qq --no-install-recommends $PKGS
 in_chroot apt-get clean
 echo "$PKGS" > "$STAMP"
-echo "testbed: ready in $(( $(date +%s) - start )) s, $(du -sh --one-file-system "$TESTBED" | cut -f1) at $TESTBED"
+say "ready in $(( $(date +%s) - start )) s, $(du -sh --one-file-system "$TESTBED" | cut -f1) at $TESTBED"
