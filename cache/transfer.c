@@ -53,9 +53,10 @@ static int check_entry(const uint8_t *file, uint64_t size, const struct jc_key *
 /* The same for an archive member, whose buffer (header and payload) it
  * takes over instead of copying the payload: *data is NULL afterwards.
  * With trusted keys configured the member must be signed by one of them
- * (-2 otherwise).  A signed member is also handed out as it came, in
+ * (-2 otherwise), unless verified says it was already (as it streamed).
+ * A signed member is also handed out as it came, in
  * *signed_as (owned: free it), so that its signature is kept. */
-static int check_member(struct jc_cache *c, void **data, uint64_t size,
+static int check_member(struct jc_cache *c, void **data, uint64_t size, int verified,
 			const struct jc_key *key, struct jc_entry *out,
 			struct jc_encoded *signed_as, const char **why)
 {
@@ -71,8 +72,9 @@ static int check_member(struct jc_cache *c, void **data, uint64_t size,
 	if (is_signed)
 		memcpy(trailer, stored + JC_ENTRY_HEADER_SIZE + h.stored_size, sizeof trailer);
 	memmove(stored, stored + JC_ENTRY_HEADER_SIZE, h.stored_size);
-	if (c->trust_required && jc_trust_verify(c->trust, raw, stored, h.stored_size,
-						 is_signed ? trailer : NULL, why) != 0) {
+	if (c->trust_required && !verified &&
+	    jc_trust_verify(c->trust, raw, stored, h.stored_size, is_signed ? trailer : NULL,
+			    why) != 0) {
 		free(stored);
 		return -2;
 	}
@@ -349,7 +351,9 @@ static int import_member(struct jc_cache *c, struct spool *sp, struct jc_archive
 	 * the member's bytes over. */
 	*recipe = jc_entry_is_recipe(m->data, (size_t)m->size);
 	struct jc_encoded signed_as;
-	int checked = check_member(c, &m->data, m->size, &key, &e, &signed_as, why);
+	/* A member that came through the spool was verified as it streamed
+	 * (spool_take): its signature is not checked a second time. */
+	int checked = check_member(c, &m->data, m->size, m->sunk, &key, &e, &signed_as, why);
 	if (checked == -2)
 		jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_UNTRUSTED] = 1 }, NULL);
 	if (checked != 0)
