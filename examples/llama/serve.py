@@ -4,8 +4,9 @@ as its users do and asks it one completion over HTTP on 127.0.0.1, as a
 client would: starts the command (with --host 127.0.0.1 --port PORT added
 for llama-server; OLLAMA_HOST for ollama), waits until it answers, sends the
 request (streamed, greedy: temperature 0, a fixed seed), then stops the
-server with SIGINT (Ctrl-C) and waits for it.  Prints, one per line:
+server's process group with SIGINT (as Ctrl-C does) and waits for it.  Prints, one per line:
   ready: S          process start -> the server answers its health check
+  created: S        (--create) process start -> the model created
   first_token: S    request sent -> first generated token received
   last_token: S     request sent -> last token received
   tokens: ID ...    the generated token ids (llama-server's return_tokens)
@@ -16,7 +17,7 @@ server with SIGINT (Ctrl-C) and waits for it.  Prints, one per line:
                     shutdown: "terminate called without an active exception")
 Exit status: 0 when the request was answered.
   serve.py --api llama --prompt "once upon a time" -n 8 -- llama-server -m M -ngl 99
-  serve.py --api ollama --model tiny -n 8 -- ollama serve"""
+  serve.py --api ollama --model tiny --create Modelfile -n 8 -- ollama serve"""
 import argparse
 import json
 import os
@@ -70,6 +71,8 @@ def main():
     ap.add_argument("--api", choices=("llama", "ollama"), default="llama")
     ap.add_argument("--prompt", default="once upon a time")
     ap.add_argument("--model", default="tiny", help="ollama: the model's name")
+    ap.add_argument("--create", metavar="MODELFILE",
+                    help="ollama: first `ollama create MODEL -f MODELFILE` (the ollama beside the server's)")
     ap.add_argument("-n", type=int, default=8)
     ap.add_argument("--ready-limit", type=float, default=600)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -84,13 +87,21 @@ def main():
         env["OLLAMA_HOST"] = "127.0.0.1:%d" % port
         health = "http://127.0.0.1:%d/api/version" % port
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env)
+    # Its own process group, stopped as Ctrl-C stops it: SIGINT to the whole
+    # group (ipex-llm's ollama is a wrapper that runs ollama-lib with system(),
+    # which ignores SIGINT itself; ollama-lib starts a runner process).
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
     ok = False
     try:
         if not wait_ready(proc, health, a.ready_limit):
             print("serve.py: the server did not answer %s" % health, file=sys.stderr)
             return 1
         print("ready: %.3f" % (time.monotonic() - t0), flush=True)
+        if a.create:
+            ollama = next(c for c in cmd if os.path.basename(c) == "ollama")
+            subprocess.run([ollama, "create", a.model, "-f", a.create], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            print("created: %.3f" % (time.monotonic() - t0), flush=True)
         sent = time.monotonic()
         if a.api == "llama":
             chunks = post_stream("http://127.0.0.1:%d/completion" % port, {
@@ -110,12 +121,13 @@ def main():
         print("text: %s" % json.dumps("".join(x[2] for x in toks)), flush=True)
         ok = bool(got)
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
         try:
+            os.killpg(proc.pid, signal.SIGINT)
             rc = proc.wait(timeout=120)
+        except ProcessLookupError:
+            rc = proc.wait()
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             rc = proc.wait()
         print("wall: %.3f" % (time.monotonic() - t0))
         print("exit: %d" % rc, flush=True)
