@@ -90,7 +90,8 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man deb debroot \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
-        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl
+        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl \
+        testbed-llama bench-llama
 
 all: lib admin man ## build the library, the admin tool and the man page (needs only the library's own dependencies)
 
@@ -224,7 +225,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax wheel deb debroot ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama wheel deb debroot ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -238,7 +239,7 @@ modern-build: lib $(ADMIN_BIN) $(REPLAY_BIN) $(BUILD)/lib/libze_loader.so.1 $(BU
 	$(HELP_BIN) $(BUILD)/bench/ze_bench $(BUILD)/examples/libtrace.so \
 	$(if $(wildcard $(ONEDNN_SYCL)/include/oneapi/dnnl/dnnl.h),$(BUILD)/examples/onednn_sycl)
 
-check-modern: testbed testbed-sycl testbed-openvino testbed-jax ## only the tests on Intel's 2026 driver (test bed), in one tally
+check-modern: testbed testbed-sycl testbed-openvino testbed-jax testbed-llama ## only the tests on Intel's 2026 driver (test bed), in one tally
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	MODERN_BUILD=$(BUILD)-sid MODERN_ONLY=1 ./tests/run.sh
 
@@ -267,7 +268,7 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) examples
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino testbed-jax ## run the benchmarks and write bench/results.md
+bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama ## run the benchmarks and write bench/results.md
 	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
@@ -301,6 +302,11 @@ bench-jax: testbed testbed-jax ## only JAX's rows on the 2026 driver (bench/jax.
 	rm -rf $(BUILD)/bench/jax && mkdir -p $(BUILD)/bench/jax
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/jax.sh $(BUILD)/bench/jax
 
+bench-llama: testbed testbed-llama ## only llama.cpp's and ollama's rows, and the eight-target pack, on the 2026 driver (bench/llama.sh)
+	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	rm -rf $(BUILD)/bench/llama && mkdir -p $(BUILD)/bench/llama
+	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/llama.sh $(BUILD)/bench/llama
+
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	@./tests/testbed/setup.sh
 
@@ -326,6 +332,9 @@ testbed-openvino: testbed ## install OpenVINO's PyPI wheel into the test bed (/o
 
 testbed-jax: testbed ## install JAX 0.5.0 + Intel's OpenXLA plugin (oneAPI 2025.2 wheels, python3.13) into the test bed (/opt/jitcache-jax)
 	@./tests/testbed/jax-env.sh
+
+testbed-llama: testbed ## install ipex-llm's llama.cpp and ollama (bigdl-core-cpp, oneAPI 2025.3 wheels) + gguf into the test bed (/opt/jitcache-llama)
+	@./tests/testbed/llama-env.sh
 
 testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build into the test bed (/opt/jitcache-sycl)
 	./tests/testbed/sycl-env.sh

@@ -76,6 +76,10 @@
 #     jitcache / cold with the store left to the helper / cold with the store
 #     in the program / warm (bench/pyopencl.sh, test_clmath.py: ~2.5 min;
 #     alone, and with the six files of issue 21: make bench-pyopencl).
+# 13. ipex-llm's llama.cpp (llama-server answering a client) on the 2026
+#     driver simulating an A770, cold / driver cache / jitcache / both, and
+#     the eight-target pack of `jitcache warm --for` with each target's first
+#     run through it (bench/llama.sh, ~8 min; alone: make bench-llama).
 #
 # Time, measured on the 2-core machine (results.md gives each run's): Level
 # Zero ~2.7 min, OpenCL ~2.5 min without clpeak (with it, ~11.5: clpeak
@@ -87,7 +91,7 @@
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
 # skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm openvino jax
-# pyopencl); BENCH_REPS_HIT (15) sets
+# pyopencl llama); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -541,6 +545,25 @@ if ! skipped pyopencl; then
 	section_done "pyopencl"
 fi
 
+# ---- 13. ipex-llm's llama.cpp, and the eight-target pack (the test bed) -------------
+# bench/llama.sh: llama-server's time to first and last token and its wall
+# time, cold / driver cache / jitcache / both; then `jitcache warm --for` the
+# eight Arc targets and each one's first run through the pack.  Alone: make bench-llama.
+if ! skipped llama; then
+	say "ipex-llm's llama.cpp and the eight-target pack (test bed): bench/llama.sh"
+	ll=(LLAMA_REPS=3)
+	[ "$QUICK" = 1 ] && ll=(LLAMA_REPS=1 LLAMA_PACK=0)
+	MB=${MODERN_BUILD:-$B-sid}
+	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
+	if ! "$ROOT/tests/testbed/run" env BUILD="$MB" "${ll[@]}" bash "$ROOT/bench/llama.sh" \
+		"$OUT" >"$OUT/llama.out" 2>"$OUT/llama.err"; then
+		echo "bench: bench/llama.sh failed (see $OUT/llama.err)" >&2
+		tail -n 5 "$OUT/llama.err" >&2
+		failed="$failed llama"
+	fi
+	section_done "llama.cpp"
+fi
+
 # ---- report ----------------------------------------------------------------------
 end_all=$(date +%s.%N)
 awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
@@ -580,6 +603,9 @@ if compgen -G "$OUT/openvino_*.md" >/dev/null; then
 fi
 if [ -s "$OUT/jax.md" ]; then
 	{ printf '\n## JAX on Intel'"'"'s OpenXLA plugin (bench/jax.sh)\n\n'; cat "$OUT/jax.md"; } >>"$RESULTS"
+fi
+if [ -s "$OUT/llama.md" ]; then
+	{ printf '\n## ipex-llm'"'"'s llama.cpp, and first run warm for every Arc target (bench/llama.sh)\n\n'; cat "$OUT/llama.md"; } >>"$RESULTS"
 fi
 if [ -s "$OUT/pyopencl.md" ]; then
 	{ printf '\n## pyopencl'"'"'s test files on PoCL (bench/pyopencl.sh)\n\n'; cat "$OUT/pyopencl.md"; } >>"$RESULTS"

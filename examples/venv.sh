@@ -14,6 +14,8 @@
 # git out of VENV and writes the stamp ($STAMP, default .jitcache-pins).
 # pip's output goes to LOG; on failure the script exits with its last 30
 # lines.  NAME and ABOUT (the download's size) are for the messages.
+# PIP_NO_DEPS=1 installs the pins alone (a REQUIREMENTS that lists every
+# package itself, for a wheel whose declared dependencies are not needed).
 pinned_venv() {
 	name=$1 venv=$2 py=$3 req=$4 log=$5 about=$6 finish=${7:-}
 	stamp=$venv/${STAMP:-.jitcache-pins}
@@ -25,7 +27,8 @@ pinned_venv() {
 	start=$(date +%s)
 	echo "installing $name into $venv ($(basename "$req"); $about; log: $log)"
 	if ! { rm -rf "$venv" && "$py" -m venv "$venv" &&
-		"$venv/bin/python" -m pip install --no-cache-dir --disable-pip-version-check -r "$req" &&
+		"$venv/bin/python" -m pip install --no-cache-dir --disable-pip-version-check \
+			${PIP_NO_DEPS:+--no-deps} -r "$req" &&
 		{ [ -z "$finish" ] || "$finish"; }; } >"$log" 2>&1; then
 		echo "setup.sh: installing $name failed; the last 30 lines of $log:" >&2
 		tail -n 30 "$log" >&2

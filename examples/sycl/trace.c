@@ -6,6 +6,9 @@
  * dlsym lookups of zeGet*ProcAddrTable / zel* / clGetExtension* names
  * (TRACE_ALL_DLSYM=1: every cl* / ze* / ocloc* lookup).  Also wraps the
  * offline compiler library's oclocInvoke.  Output: $TRACE_OUT or stderr.
+ * Cheap on big processes: every other dlsym is glibc's own (a jump, see
+ * dlsym below), and objects are named by _dl_find_object, not dladdr.
+ * x86-64 only.
  *   cc -O1 -shared -fPIC -fvisibility=hidden -o /tmp/libtrace.so trace.c -ldl
  *   TRACE_OUT=/tmp/t.log LD_PRELOAD=/tmp/libtrace.so examples/sycl/run.sh opencl:cpu
  * Not to be combined with libjitcache.so in one process. */
@@ -28,18 +31,32 @@ static FILE *out;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 typedef void *(*dlsym_fn)(void *, const char *);
 static dlsym_fn real_dlsym_p;
-static void *rdlsym(void *h, const char *n)
+static dlsym_fn real_dlsym(void)
 {
 	if (!real_dlsym_p) real_dlsym_p = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
 	if (!real_dlsym_p) real_dlsym_p = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-	return real_dlsym_p(h, n);
+	return real_dlsym_p;
 }
+static void *rdlsym(void *h, const char *n) { return real_dlsym()(h, n); }
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+/* The object containing address a: _dl_find_object (glibc 2.35) answers in
+ * nanoseconds; dladdr() also searches the object's symbols for the nearest
+ * one, which in a big library costs tens of microseconds a call. */
+static struct link_map *object_of(const void *a)
+{
+	struct dl_find_object f;
+	if (a && _dl_find_object((void *)(uintptr_t)a, &f) == 0)
+		return f.dlfo_link_map;
+	Dl_info i; struct link_map *m = NULL;
+	return a && dladdr1(a, &i, (void **)&m, RTLD_DL_LINKMAP) ? m : NULL;
+}
 static const char *obj(const void *a)
 {
-	Dl_info i;
-	if (a && dladdr(a, &i) && i.dli_fname) { const char *s = strrchr(i.dli_fname, '/'); return s ? s + 1 : i.dli_fname; }
-	return "?";
+	struct link_map *m = object_of(a);
+	if (!m) return "?";
+	if (!*m->l_name) return "main";
+	const char *s = strrchr(m->l_name, '/');
+	return s ? s + 1 : m->l_name;
 }
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -76,8 +93,8 @@ static void *scope_lookup(struct link_map *m, const char *name)
  * dlsym(RTLD_NEXT) from here cannot see. */
 static void *resolve(const char *name, void *caller, void *self)
 {
-	Dl_info i; struct link_map *m = NULL; void *p = NULL;
-	if (!strstr(obj(caller), "jitcache") && dladdr1(caller, &i, (void **)&m, RTLD_DL_LINKMAP) && m)
+	struct link_map *m = object_of(caller); void *p = NULL;
+	if (m && !strstr(obj(caller), "jitcache"))
 		p = scope_lookup(m, name);
 	if (!p || p == self) p = rdlsym(RTLD_NEXT, name);
 	if (!p || p == self) {
@@ -156,33 +173,73 @@ static const struct { const char *name; void *wrap; void **slot; } tab[] = {
 	T(clCompileProgram), T(clLinkProgram), T(zeModuleCreate), T(zeModuleDynamicLink), T(oclocInvoke),
 };
 
-static int interesting(const char *n)
-{
-	return !strncmp(n, "cl", 2) || !strncmp(n, "ze", 2) || !strncmp(n, "ocloc", 5);
-}
-
-__attribute__((visibility("default"))) void *dlsym(void *h, const char *name)
+/* dlsym(h, name) called from caller, for the names traced or logged (cl*,
+ * ze*, oc*) on any handle but RTLD_NEXT; the stub below sends it nothing else. */
+__attribute__((used)) static void *trace_dlsym(void *h, const char *name, const void *caller)
 {
 	void *p = rdlsym(h, name);
 	/* glibc searches RTLD_DEFAULT in the caller's scope, and sees this
 	 * tracer as the caller: a library loaded RTLD_LOCAL looking up its own
-	 * symbols (IGC 2.x: _igc_bif_*) must still find them. */
+	 * symbols must still find them. */
 	if (!p && h == RTLD_DEFAULT) {
-		Dl_info i; struct link_map *m = NULL;
-		if (dladdr1(__builtin_return_address(0), &i, (void **)&m, RTLD_DL_LINKMAP) && m)
-			p = scope_lookup(m, name);
+		struct link_map *m = object_of(caller);
+		if (m) p = scope_lookup(m, name);
 	}
-	if (interesting(name) && h != RTLD_NEXT) {
-		static int quiet = -1;
-		if (quiet < 0) quiet = getenv("TRACE_ALL_DLSYM") ? 0 : 1;
-		int traced = 0;
-		for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-			if (!strcmp(name, tab[i].name) && p) { *tab[i].slot = p; traced = 1;
-				say("[trace] dlsym(%s, \"%s\") from %s -> %s (wrapped)\n", hname(h), name, obj(__builtin_return_address(0)), obj(p));
-				return tab[i].wrap; }
-		if (!quiet || !strncmp(name, "zeGet", 5) || !strncmp(name, "clGetExt", 8) || !strcmp(name, "zeInit") || !strncmp(name, "zel", 3) || !strncmp(name, "zeLoader", 8))
-			if (!traced) say("[trace] dlsym(%s, \"%s\") from %s -> %s\n", hname(h), name, obj(__builtin_return_address(0)), p ? obj(p) : "NULL");
-	}
+	static int quiet = -1;
+	if (quiet < 0) quiet = getenv("TRACE_ALL_DLSYM") ? 0 : 1;
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		if (!strcmp(name, tab[i].name) && p) { *tab[i].slot = p;
+			say("[trace] dlsym(%s, \"%s\") from %s -> %s (wrapped)\n", hname(h), name, obj(caller), obj(p));
+			return tab[i].wrap; }
+	if (!quiet || !strncmp(name, "zeGet", 5) || !strncmp(name, "clGetExt", 8) || !strcmp(name, "zeInit") || !strncmp(name, "zel", 3) || !strncmp(name, "zeLoader", 8))
+		say("[trace] dlsym(%s, \"%s\") from %s -> %s\n", hname(h), name, obj(caller), p ? obj(p) : "NULL");
 	return p;
 }
 
+__attribute__((used)) static void *real_dlsym_for_stub(void) { return (void *)real_dlsym(); }
+
+/* dlsym: RTLD_NEXT, and every name but cl*, ze* and oc* (ocloc), go straight
+ * to glibc's dlsym by a jump, not a call, so that glibc sees the original
+ * caller.  A call from here would make RTLD_NEXT mean "after the tracer":
+ * Intel's OpenMP runtime (libiomp5, which oneMKL and llama.cpp's SYCL build
+ * load) looks up dlsym(RTLD_NEXT, "ompt_start_tool") from its own
+ * ompt_start_tool, found itself again that way and recursed (millions of
+ * lookups: llama-cli spent minutes in the dynamic loader before its first
+ * module).  The same stub as jitcache's shim/dlsym.c (x86-64). */
+__asm__(".text\n"
+	".globl dlsym\n"
+	".type dlsym, @function\n"
+	"dlsym:\n"
+	"	cmpq $-1, %rdi\n"        /* RTLD_NEXT */
+	"	je 2f\n"
+	"	testq %rsi, %rsi\n"
+	"	jz 2f\n"
+	"	cmpb $0x7a, (%rsi)\n"    /* 'z' */
+	"	jne 3f\n"
+	"	cmpb $0x65, 1(%rsi)\n"   /* 'e' */
+	"	je 4f\n"
+	"	jmp 2f\n"
+	"3:	cmpb $0x63, (%rsi)\n"    /* 'c' */
+	"	jne 5f\n"
+	"	cmpb $0x6c, 1(%rsi)\n"   /* 'l' */
+	"	je 4f\n"
+	"	jmp 2f\n"
+	"5:	cmpb $0x6f, (%rsi)\n"    /* 'o' */
+	"	jne 2f\n"
+	"	cmpb $0x63, 1(%rsi)\n"   /* 'c' */
+	"	jne 2f\n"
+	"4:	movq (%rsp), %rdx\n"     /* the caller's return address */
+	"	jmp trace_dlsym\n"
+	"2:	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	subq $8, %rsp\n"
+	"	call real_dlsym_for_stub\n"
+	"	addq $8, %rsp\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"	testq %rax, %rax\n"
+	"	jz 1f\n"
+	"	jmp *%rax\n"
+	"1:	xorl %eax, %eax\n"
+	"	ret\n"
+	".size dlsym, .-dlsym\n");
