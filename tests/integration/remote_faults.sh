@@ -22,6 +22,9 @@ TIMEOUT=1
 
 check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
 check "SPIR-V built with ocloc" spirv norm "$KERNELS/norm.cl"
+# said_of_remote FILE: a line about the remote tier, but the exit line
+# (which counts the stores that also went there).
+said_of_remote() { grep -v '^jitcache: [0-9]* hits' "$1" | grep -q remote; }
 stat_of() { stats_in "$T/node-$1" "$2"; } # NODE FIELD
 run_pair() { # NODE [env ...]: both modules, one after the other; prints the wall time
 	local name=$1
@@ -126,11 +129,11 @@ chmod 600 "$T/pw"
 run_pair pwfile JITCACHE_REMOTE="redis://127.0.0.1:$P" JITCACHE_REMOTE_PASSWORD_FILE="$T/pw" >/dev/null
 check "password from a file: both modules created" created pwfile
 check "password from a file: stored remotely" test "$(stat_of pwfile remote_stores)" -eq 2
-check_not "password from a file: nothing said" grep -q "remote" "$T/pwfile.out"
+check_not "password from a file: nothing said" said_of_remote "$T/pwfile.out"
 run_pair acl JITCACHE_REMOTE="redis://ci:Ci-Pass-2@127.0.0.1:$P" >/dev/null
 check "ACL user limited to jitcache:* keys: hits both" \
 	test "$(stat_of acl remote_hits)" -eq 2 -a "$(stat_of acl remote_errors)" -eq 0
-check_not "ACL user: nothing said" grep -q "remote" "$T/acl.out"
+check_not "ACL user: nothing said" said_of_remote "$T/acl.out"
 printf '' >"$T/empty-pw"
 run_pair badfile JITCACHE_REMOTE="redis://127.0.0.1:$P" JITCACHE_REMOTE_PASSWORD_FILE="$T/empty-pw" >/dev/null
 check "an empty password file: one line, remote off" \
