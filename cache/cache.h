@@ -43,8 +43,8 @@
  * Crash safety: a process killed at any point leaves whole entries or none,
  * no lock held and a sound statistics file; at worst a temporary file (removed
  * once it is an hour old), a usage count off by one entry until its
- * subdirectory is next rescanned, and its last second of hits missing from
- * the shared counts (jc_cache_flush).  Nothing is fsync'd (as in ccache):
+ * subdirectory is next rescanned, and at most the one count it was adding
+ * missing from the shared counts (store/count.c).  Nothing is fsync'd (as in ccache):
  * after a power cut, a damaged entry fails its checksum and is compiled
  * again.
  *
@@ -112,7 +112,9 @@ int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_ent
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
 
 /* Store atomically; an existing entry with the same key is replaced.  May
- * evict older entries to stay under the cap.  0 on success. */
+ * evict older entries to stay under the cap.  0 on success.  compile_ns is
+ * the compile word of store/entry.h: jc_compile_word(cpu_ns, wall_ns) (a
+ * plain time is read back as both). */
 int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 		 const void *data, size_t size, uint64_t compile_ns);
 

@@ -35,24 +35,25 @@ static void store_recipe(const struct jc_once *o)
 	free(bytes);
 }
 
-/* The compile time an entry records, what a hit saves: the compiling
- * thread's CPU time, never more than the wall time.  Wall time alone
- * overstated it on a busy machine (a 1.0 s saving recorded as 1.3-2.2 s);
- * a compiler that also works on other threads is undercounted, so the figure
- * is a lower bound. */
+/* The compile times an entry records, what a hit saves: the compiling
+ * thread's CPU time, never more than the wall time (wall time alone
+ * overstated the compiler's work on a busy machine: a 1.0 s saving
+ * recorded as 1.3-2.2 s; a compiler that also works on other threads is
+ * undercounted, so the figure is a lower bound), and the wall time, what
+ * the caller waited (issue 27). */
 static uint64_t compile_time(uint64_t wall_ns, uint64_t cpu_ns)
 {
 	return cpu_ns && cpu_ns < wall_ns ? cpu_ns : wall_ns;
 }
 
-void jc_once_store(const struct jc_once *o, uint64_t compile_ns)
+void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
 {
 	void *bytes = NULL;
 	size_t size = 0;
 	uint64_t start = jc_now_ns();
 	if (o->ops->export(o->call, &bytes, &size) == 0 &&
-	    jc_cache_put(o->cache, &o->key, bytes, size, compile_ns) == 0) {
-		o->ops->stored(o->call, size, compile_ns, jc_now_ns() - start);
+	    jc_cache_put(o->cache, &o->key, bytes, size, jc_compile_word(cpu_ns, wall_ns)) == 0) {
+		o->ops->stored(o->call, size, cpu_ns, jc_now_ns() - start);
 		store_recipe(o);
 	}
 	free(bytes);
@@ -75,8 +76,12 @@ int jc_compile_once(struct jc_once *o, int *status)
 	*status = o->ops->compile(o->call, lock, &built);
 	if (built == JC_BUILT_LATER)
 		return 0; /* compile() took the lock over */
-	if (built == JC_BUILT_NOW)
-		jc_once_store(o, compile_time(jc_now_ns() - start, jc_thread_cpu_ns() - cpu_start));
+	if (*status != 0) /* 0: ZE_RESULT_SUCCESS, CL_SUCCESS */
+		jc_cache_count_build_failure(o->cache);
+	if (built == JC_BUILT_NOW) {
+		uint64_t wall = jc_now_ns() - start;
+		jc_once_store(o, compile_time(wall, jc_thread_cpu_ns() - cpu_start), wall);
+	}
 	jc_cache_unlock(lock);
 	return 0;
 }

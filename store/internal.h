@@ -58,10 +58,6 @@ struct jc_cache {
 	int compress;
 	mode_t file_mode, dir_mode;
 	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
-	uint64_t pending[JC_NCOUNTERS]; /* not yet in the statistics file (count.c) */
-	int64_t pending_since;         /* when the oldest of them came (monotonic
-					  ns), 0: none */
-	pid_t pending_pid;             /* the process they were counted in */
 	struct jc_layers *layers;      /* read-only, searched after dir; or NULL */
 	int local;                     /* 0: dir is unusable and empty: the layers
 					  serve hits, and nothing else is done */
@@ -192,11 +188,10 @@ void jc_resync_all(struct jc_cache *c);
 
 /* ---- count.c ---- */
 
-/* Add to this process's counters and to the shared ones (re-creating a
- * removed or damaged statistics file, recounted with jc_resync_all).  A
- * count of hits alone may wait to go to the file with a later one (see
- * count.c); with shared_after, it goes now and *shared_after gets the
- * file's new values (all 0 if the file could not be used). */
+/* Add to this process's counters and to the shared ones, at once
+ * (re-creating a removed or damaged statistics file, recounted with
+ * jc_resync_all); *shared_after (if not NULL) gets the file's new values
+ * (all 0 if the file could not be used). */
 void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	      uint64_t shared_after[JC_NCOUNTERS]);
 

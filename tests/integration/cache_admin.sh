@@ -40,7 +40,7 @@ kr=$(key_of cold1) kn=$(key_of cold2) kg=$(key_of cold3)
 check "stats --json: valid JSON" json
 sizes=$(( $(fsize "$(entry "$kr")") + $(fsize "$(entry "$kn")") + $(fsize "$(entry "$kg")") ))
 payloads=$(( $(payload cold1) + $(payload cold2) + $(payload cold3) ))
-header=$(sed -n 's/^#define JC_ENTRY_HEADER_SIZE \([0-9]*\).*/\1/p' "$ROOT/cache/entry.h")
+header=$(sed -n 's/^#define JC_ENTRY_HEADER_SIZE \([0-9]*\).*/\1/p' "$ROOT/store/entry.h")
 stored=$(( sizes - 3 * header )) # what was written after the headers (zstd by default)
 saved=$(awk -v r="$(compile_s cold1)" -v n="$(compile_s cold2)" 'BEGIN { print 2 * r + n }')
 check "stats --json: the cache directory" test "$(field dir)" = "$JITCACHE_DIR"
