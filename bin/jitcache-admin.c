@@ -8,6 +8,8 @@
 #include "bin/warm.h"
 #include "tiers/archive.h"
 #include "cache/cache.h"
+#include "key/explain.h"
+#include "store/misses.h"
 #include "trust/sign.h"
 #include "config/config.h"
 #include "config/log.h"
@@ -25,6 +27,9 @@ static void usage(FILE *out)
 	      "                                      hits by tier, misses by cause, stores, size,\n"
 	      "                                      JIT time saved (CPU and wall), since when;\n"
 	      "                                      --zero sets the counters to 0 from now\n"
+	      "       jitcache explain [--last | PROGRAM | KEY] [--json]\n"
+	      "                                      why each recorded miss missed, one line each\n"
+	      "                                      (the last run's, a program's or a key's)\n"
 	      "       jitcache verify                check every entry; remove and list bad ones\n"
 	      "                                      (exit status 1 if it found any)\n"
 	      "       jitcache trim [SIZE]           evict least recently used entries down to SIZE\n"
@@ -406,6 +411,82 @@ static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	return rc;
 }
 
+/* ---- explain -------------------------------------------------------------------- */
+
+static int hex_prefix(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 4 || n > 2 * JC_KEY_BYTES)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	const char *which = NULL;
+	int json = 0, last = 0;
+	(void)cfg;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--last"))
+			last = 1;
+		else if (argv[i][0] != '-' && !which && !last)
+			which = argv[i];
+		else
+			return bad_usage("usage: explain [--last | PROGRAM | KEY] [--json]");
+	}
+	if (last && which)
+		return bad_usage("usage: explain [--last | PROGRAM | KEY] [--json]");
+	struct jc_miss *v = NULL;
+	size_t n = 0;
+	if (jc_cache_misses(c, &v, &n) != 0)
+		n = 0; /* no miss recorded yet */
+	/* --last: the misses of the newest run (process) recorded */
+	uint32_t last_pid = n ? v[n - 1].pid : 0;
+	char last_prog[sizeof v->program] = "";
+	if (n)
+		memcpy(last_prog, v[n - 1].program, sizeof last_prog);
+	if (json)
+		printf("[");
+	int shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		char hex[2 * JC_KEY_BYTES + 1], why[640], when[64];
+		jc_key_hex(&v[i].key, hex);
+		if (last && (v[i].pid != last_pid || strcmp(v[i].program, last_prog)))
+			continue;
+		if (which && (hex_prefix(which) ? strncmp(hex, which, strlen(which))
+						: strcmp(v[i].program, which)))
+			continue;
+		const char *what = jc_explain(&v[i], v, n, why, sizeof why);
+		time_t t = (time_t)(v[i].when_ns / 1000000000);
+		struct tm tm;
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+		if (json) {
+			printf("%s\n {\"time\": %lld, \"program\": ", shown ? "," : "", (long long)t);
+			json_string(v[i].program);
+			printf(", \"pid\": %u, \"key\": \"%s\", \"cause\": \"%s\", \"build_failed\": %s, "
+			       "\"explanation\": ", v[i].pid, hex, what,
+			       v[i].flags & JC_MISS_BUILD_FAILED ? "true" : "false");
+			json_string(why);
+			printf("}");
+		} else {
+			printf("%s %s[%u] %s: %s\n", when, v[i].program, v[i].pid, hex, why);
+		}
+		shown++;
+	}
+	if (json)
+		printf("%s]\n", shown ? "\n" : "");
+	else if (!shown)
+		printf("no miss recorded%s%s in %s\n", which ? " for " : "", which ? which : "",
+		       jc_cache_dir(c));
+	free(v);
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int (*run)(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
@@ -414,6 +495,7 @@ static const struct command {
 	{ "clear", cmd_clear },
 	{ "trim", cmd_trim },
 	{ "verify", cmd_verify },
+	{ "explain", cmd_explain },
 	{ "export", cmd_export },
 	{ "import", cmd_import },
 	{ "warm", jc_warm_main },

@@ -3,6 +3,7 @@
 #include "store/internal.h"
 
 #include "store/fsutil.h"
+#include "store/misses.h"
 #include "tiers/layers.h"
 #include "config/log.h"
 
@@ -413,9 +414,60 @@ void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = 1 }, NULL);
 }
 
+extern char *program_invocation_short_name;
+
+int jc_cache_miss_cause(const struct jc_key *key)
+{
+	static const uint8_t cause_of[JC_NCOUNTERS] = {
+		[JC_MISS_NOT_FOUND] = JC_CAUSE_NOT_FOUND, [JC_MISS_CORRUPT] = JC_CAUSE_CORRUPT,
+		[JC_MISS_REJECTED] = JC_CAUSE_REJECTED, [JC_MISS_UNTRUSTED] = JC_CAUSE_UNTRUSTED,
+		[JC_MISS_UNREACHABLE] = JC_CAUSE_UNREACHABLE,
+	};
+	int counter = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
+		    ? last_miss.counter : JC_MISS_NOT_FOUND;
+	return cause_of[counter] ? cause_of[counter] : JC_CAUSE_NOT_FOUND;
+}
+
+int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
+		       size_t trace_len, int failed)
+{
+	struct jc_miss *m = calloc(1, sizeof *m);
+	if (!m)
+		return JC_CAUSE_NOT_FOUND;
+	m->when_ns = jc_wall_ns();
+	m->pid = (uint32_t)getpid();
+	m->cause = (uint8_t)jc_cache_miss_cause(key);
+	m->flags = failed ? JC_MISS_BUILD_FAILED : 0;
+	m->key = *key;
+	snprintf(m->program, sizeof m->program, "%s",
+		 program_invocation_short_name ? program_invocation_short_name : "");
+	if (trace && trace_len <= JC_MISS_TRACE_MAX) {
+		memcpy(m->trace, trace, trace_len);
+		m->trace_len = trace_len;
+	}
+	int cause = m->cause;
+	if (cache && cache->local && jc_dir_usable(cache) == 0 &&
+	    jc_misses_add(cache->dir, cache->file_mode, m) != 0)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot record a miss in %s/misses (%s); "
+			    "`jitcache explain` will not see it", cache->shown, strerror(errno));
+	free(m);
+	return cause;
+}
+
+int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!cache->local)
+		return -1;
+	return jc_misses_read(cache->dir, out, n);
+}
+
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry)
 {
+	last_miss.key = *key;
+	last_miss.counter = JC_MISS_REJECTED;
 	/* Counters are added modulo 2^64, so adding -n takes n back. */
 	uint64_t delta[JC_NCOUNTERS] = { [JC_HITS] = (uint64_t)-1, [JC_MISSES] = 1,
 					 [JC_MISS_REJECTED] = 1,

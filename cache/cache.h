@@ -124,6 +124,19 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry);
 
+/* Record a miss that is final (the recheck after the lock missed too)
+ * and the outcome of its compile in the cache directory's ring of recent
+ * misses (store/misses.h), for `jitcache explain`, with the trace of its
+ * key (key/fingerprint.h; NULL: none).  Returns its cause as the tiers saw
+ * it (enum jc_miss_cause). */
+int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
+		       size_t trace_len, int failed);
+/* The cause this thread's last lookup of key saw (enum jc_miss_cause). */
+int jc_cache_miss_cause(const struct jc_key *key);
+/* Every recorded miss, oldest first (free *out); 0 or -1 (none recorded). */
+struct jc_miss;
+int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n);
+
 /* Remove an entry (counts as corrupt in the stats).  For an entry just
  * returned by a get that the driver then refused, use jc_cache_reject(). */
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key);

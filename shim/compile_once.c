@@ -2,6 +2,8 @@
 #include "shim/compile_once.h"
 
 #include "shim/shim.h"
+#include "key/explain.h"
+#include "key/fingerprint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,34 @@ void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
 	free(bytes);
 }
 
+/* A miss that is final: recorded for `jitcache explain`, and with
+ * JITCACHE_LOG=info its cause said in one line. */
+static void note_miss(const struct jc_once *o, int failed)
+{
+	const uint8_t *trace = NULL;
+	size_t len = jc_fp_trace_of(&o->key, &trace);
+	if (jc_log_enabled(JC_LOG_INFO)) {
+		struct jc_miss *m = calloc(1, sizeof *m), *seen = NULL;
+		size_t n = 0;
+		char why[600];
+		if (m) {
+			m->cause = (uint8_t)jc_cache_miss_cause(&o->key);
+			m->flags = failed ? JC_MISS_BUILD_FAILED : 0;
+			m->key = o->key;
+			if (len <= sizeof m->trace) {
+				memcpy(m->trace, trace, len);
+				m->trace_len = len;
+			}
+			jc_cache_misses(o->cache, &seen, &n);
+			jc_explain(m, seen, n, why, sizeof why);
+			jc_log(JC_LOG_INFO, "%s %s: miss: %s", o->what, o->hex, why);
+			free(seen);
+			free(m);
+		}
+	}
+	jc_cache_note_miss(o->cache, &o->key, trace, len, failed);
+}
+
 int jc_compile_once(struct jc_once *o, int *status)
 {
 	jc_key_hex(&o->key, o->hex);
@@ -74,6 +104,7 @@ int jc_compile_once(struct jc_once *o, int *status)
 	enum jc_built built = JC_BUILT_FAILED;
 	uint64_t start = jc_now_ns(), cpu_start = jc_thread_cpu_ns();
 	*status = o->ops->compile(o->call, lock, &built);
+	note_miss(o, built != JC_BUILT_LATER && *status != 0);
 	if (built == JC_BUILT_LATER)
 		return 0; /* compile() took the lock over */
 	if (*status != 0) /* 0: ZE_RESULT_SUCCESS, CL_SUCCESS */

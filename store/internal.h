@@ -11,11 +11,12 @@
  *   cache.c    opening, get, recheck, reject, put
  *
  * beside entry.c (the entry format), stats.c (the statistics file),
- * and fsutil.c (file system helpers), which know nothing of struct jc_cache.
+ * misses.c (the ring of recent misses, misses.h) and fsutil.c (file system helpers), which know nothing of struct jc_cache.
  *
  * Layout of a cache directory DIR:
  *
  *   DIR/stats                    shared counters and per-subdirectory usage
+ *   DIR/misses                   the last 128 misses, for `jitcache explain`
  *   DIR/ab/<32 hex digits>       the entry whose key starts with byte 0xab
  *   DIR/locks                    compile-once locks: one byte per key (lock.c)
  *   DIR/ab/<32 hex digits>.lock  a lock file of jitcache before 2026-11;
