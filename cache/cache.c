@@ -99,6 +99,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		return NULL;
 	}
 	c->dfd = -1;
+	c->counts_pid = getpid();
 	if (opts && opts->trusted_keys_invalid) {
 		c->trust_required = 1; /* fail closed */
 		jc_log(JC_LOG_ERROR, "trusted_keys has an invalid value: no entry from Redis, "

@@ -38,9 +38,22 @@ static void write_counts(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
 }
 
+/* 1 if c->counts are this process's: a child of fork() inherits its
+ * parent's, which are not its own (its exit line and stats_log line say
+ * what it did). */
+static int counts_are_mine(const struct jc_cache *c)
+{
+	return __atomic_load_n(&c->counts_pid, __ATOMIC_ACQUIRE) == getpid();
+}
+
 void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	      uint64_t shared_after[JC_NCOUNTERS])
 {
+	if (!counts_are_mine(c)) {
+		for (int i = 0; i < JC_NCOUNTERS; i++)
+			__atomic_store_n(&c->counts[i], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->counts_pid, getpid(), __ATOMIC_RELEASE);
+	}
 	for (int i = 0; i < JC_NCOUNTERS; i++)
 		if (delta[i])
 			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
@@ -76,8 +89,9 @@ static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *ou
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
 {
 	uint64_t v[JC_NCOUNTERS];
+	int mine = counts_are_mine(cache);
 	for (int i = 0; i < JC_NCOUNTERS; i++)
-		v[i] = __atomic_load_n(&cache->counts[i], __ATOMIC_RELAXED);
+		v[i] = mine ? __atomic_load_n(&cache->counts[i], __ATOMIC_RELAXED) : 0;
 	memset(out, 0, sizeof *out);
 	fill_stats(v, out);
 }

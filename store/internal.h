@@ -59,6 +59,8 @@ struct jc_cache {
 	int compress;
 	mode_t file_mode, dir_mode;
 	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
+	pid_t counts_pid;              /* the process they are of (a child of a
+					  fork() starts with none: count.c) */
 	struct jc_layers *layers;      /* read-only, searched after dir; or NULL */
 	int local;                     /* 0: dir is unusable and empty: the layers
 					  serve hits, and nothing else is done */

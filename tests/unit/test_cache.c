@@ -423,7 +423,9 @@ static int hit(struct jc_cache *c, struct jc_key k)
 static void hit_in_child(void *arg)
 {
 	struct jc_cache *c = arg;
+	CHECK(mine(c).hits == 0, "a forked child's own counts start at 0 (not its parent's 3)");
 	CHECK(hit(c, make_key(1, 1)), "the child hits");
+	CHECK(mine(c).hits == 1, "... and count its one hit as its own");
 	/* in_child() then ends it with _exit(): no exit handler, no close */
 }
 
