@@ -138,14 +138,16 @@ static const char *date_of(int64_t ns, char buf[64])
 static void print_breakdown(const struct jc_cache_stats *s)
 {
 	char d[64];
+	const char *sep = " ";
 	printf("%-20s", "hits by tier");
 #define X(NAME, name, label, slot, n)                                              \
 	for (int i = 0; i < n; i++)                                                \
 		if (n == 1)                                                        \
-			printf(" %s %llu;", label, (unsigned long long)s->tier_hits[slot]); \
+			printf("%s%s %llu", sep, label,                            \
+			       (unsigned long long)s->tier_hits[slot]), sep = "; "; \
 		else if (s->tier_hits[slot + i])                                   \
-			printf(" %s %d %llu;", label, i + 1,                       \
-			       (unsigned long long)s->tier_hits[slot + i]);
+			printf("%s%s %d %llu", sep, label, i + 1,                  \
+			       (unsigned long long)s->tier_hits[slot + i]), sep = "; ";
 	JC_TIERS(X)
 #undef X
 	printf("\n%-20s found nowhere %llu; damaged %llu; refused by the driver %llu; "
