@@ -193,8 +193,8 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 		[JC_CAUSE_UNTRUSTED] = "the entry found was not signed by a trusted key",
 		[JC_CAUSE_UNREACHABLE] = "a tier was unreachable (Redis)",
 	};
-	static const char *const names[] = { [JC_CAUSE_CORRUPT] = "corrupt",
-		[JC_CAUSE_REJECTED] = "rejected", [JC_CAUSE_UNTRUSTED] = "untrusted",
+	static const char *const names[] = { [JC_CAUSE_CORRUPT] = "damaged",
+		[JC_CAUSE_REJECTED] = "rejected", [JC_CAUSE_UNTRUSTED] = "not_trusted",
 		[JC_CAUSE_UNREACHABLE] = "unreachable" };
 	const char *failed = m->flags & JC_MISS_BUILD_FAILED ? "; the build failed" : "";
 	if (m->cause >= JC_CAUSE_CORRUPT && m->cause <= JC_CAUSE_UNREACHABLE) {

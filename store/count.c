@@ -154,9 +154,9 @@ void jc_cache_count_pass(struct jc_cache *c, enum jc_pass why)
 /* The misses by cause: JSON key, Prometheus label and counter. */
 #define MISS_CAUSES(X)                                     \
 	X("not_found",   JC_MISS_NOT_FOUND,   miss_not_found)   \
-	X("corrupt",     JC_MISS_CORRUPT,     miss_corrupt)     \
+	X("damaged",     JC_MISS_CORRUPT,     miss_corrupt)     \
 	X("rejected",    JC_MISS_REJECTED,    miss_rejected)    \
-	X("untrusted",   JC_MISS_UNTRUSTED,   miss_untrusted)   \
+	X("not_trusted", JC_MISS_UNTRUSTED,   miss_untrusted)   \
 	X("unreachable", JC_MISS_UNREACHABLE, miss_unreachable)
 
 /* How many slots of a tier to show: 1, or for one of several instances

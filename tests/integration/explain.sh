@@ -75,7 +75,7 @@ check "explain --json: valid, each with program, pid, key, cause, build_failed, 
 import json, sys
 v = json.load(sys.stdin)
 assert len(v) == 7, len(v)
-assert [m["cause"] for m in v] == ["new", "options", "env", "include", "evicted", "corrupt", "new"], v
+assert [m["cause"] for m in v] == ["new", "options", "env", "include", "evicted", "damaged", "new"], v
 assert v[-1]["build_failed"] and all(m["program"] == "cl_build" and m["pid"] > 0 for m in v)
 assert v[1]["key"] == sys.argv[1]' "$key" < <("$JITCACHE" explain --json)
 check "the ring of misses is bounded: its file has its one size (266240 bytes)" \

@@ -89,7 +89,9 @@ entry=$(find "$JITCACHE_DIR" -mindepth 2 -type f -regex '.*/[0-9a-f][0-9a-f]/[0-
 	while read -r f; do [ "$(od -An -tu1 -j12 -N1 "$f" | tr -d ' ')" = 0 ] && echo "$f"; done)
 printf 'X' | dd of="$entry" bs=1 seek=70 conv=notrunc 2>/dev/null
 build damaged
-check "a damaged entry: 1 miss counted as damaged" test "$(json 's["misses_by_cause"]["corrupt"]')" = 1
+check "a damaged entry: 1 miss counted as damaged" test "$(json 's["misses_by_cause"]["damaged"]')" = 1
+check "... and the flat corrupt counter, as a grep of the JSON (stats_field) reads it" \
+	test "$(stats_field corrupt) $(stats_field untrusted)" = "1 0"
 printf 'kernel void compute(global float *o) { o[0] = ; }\n' >bad.cl
 JITCACHE_LOG=info "$JITCACHE" run -- "$CLB" --platform Portable --source bad.cl >bad.out 2>&1
 check "a build that fails: counted in build_failed" \
@@ -103,7 +105,7 @@ check "a hit from layer 1" test "$(JITCACHE_DIR=$T/second json 's["hits_by_tier"
 "$JITCACHE" keygen key >/dev/null 2>&1
 JITCACHE_DIR=$T/third JITCACHE_LAYERS=$T/cache JITCACHE_TRUSTED_KEYS=$T/key.pub build untrusted
 check "an unsigned layer entry with trusted_keys: the miss is counted as untrusted" \
-	test "$(JITCACHE_DIR=$T/third json 's["misses_by_cause"]["untrusted"]')" = 1
+	test "$(JITCACHE_DIR=$T/third json 's["misses_by_cause"]["not_trusted"]')" = 1
 
 # ---- stats_log ----------------------------------------------------------------
 JITCACHE_STATS_LOG=$T/stats.jsonl build logged

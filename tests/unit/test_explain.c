@@ -127,11 +127,11 @@ int main(void)
 	      "the same request again: %s", line);
 
 	what = explain(&base, &r, JC_CAUSE_CORRUPT, line, sizeof line);
-	CHECK(!strcmp(what, "corrupt"), "damaged: %s", line);
+	CHECK(!strcmp(what, "damaged"), "damaged: %s", line);
 	what = explain(&base, &r, JC_CAUSE_UNREACHABLE, line, sizeof line);
 	CHECK(!strcmp(what, "unreachable"), "unreachable: %s", line);
 	what = explain(&base, &r, JC_CAUSE_UNTRUSTED, line, sizeof line);
-	CHECK(!strcmp(what, "untrusted"), "untrusted: %s", line);
+	CHECK(!strcmp(what, "not_trusted"), "untrusted: %s", line);
 	what = explain(&base, &r, JC_CAUSE_REJECTED, line, sizeof line);
 	CHECK(!strcmp(what, "rejected"), "refused by the driver: %s", line);
 
