@@ -8,6 +8,8 @@
 #include "bin/warm.h"
 #include "tiers/archive.h"
 #include "cache/cache.h"
+#include "key/explain.h"
+#include "store/misses.h"
 #include "trust/sign.h"
 #include "config/config.h"
 #include "config/log.h"
@@ -21,7 +23,13 @@
  * after its own `run` line), then every setting from config/config.h. */
 static void usage(FILE *out)
 {
-	fputs("       jitcache stats [--json]        hits, misses, stores, size, JIT time saved\n"
+	fputs("       jitcache stats [--json | --prometheus | --zero]\n"
+	      "                                      hits by tier, misses by cause, stores, size,\n"
+	      "                                      JIT time saved (CPU and wall), since when;\n"
+	      "                                      --zero sets the counters to 0 from now\n"
+	      "       jitcache explain [--last | PROGRAM | KEY] [--json]\n"
+	      "                                      why each recorded miss missed, one line each\n"
+	      "                                      (the last run's, a program's or a key's)\n"
 	      "       jitcache verify                check every entry; remove and list bad ones\n"
 	      "                                      (exit status 1 if it found any)\n"
 	      "       jitcache trim [SIZE]           evict least recently used entries down to SIZE\n"
@@ -107,7 +115,52 @@ static void print_json(const struct jc_config *cfg, const char *dir, const struc
 #define X(NAME, field, label) printf(", \"%s\": %llu", #field, (unsigned long long)s->field);
 	JC_COUNTERS(X)
 #undef X
+	printf(", \"schema\": 1, \"since\": ");
+	if (s->since_ns)
+		printf("%lld", (long long)(s->since_ns / 1000000000));
+	else
+		printf("null");
+	fflush(stdout);
+	jc_stats_json_parts(stdout, s);
 	printf("}\n");
+}
+
+static const char *date_of(int64_t ns, char buf[64])
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	if (!ns || !localtime_r(&t, &tm) || !strftime(buf, 64, "%Y-%m-%d %H:%M:%S %z", &tm))
+		return "unknown (counted by an older jitcache)";
+	return buf;
+}
+
+/* Hits by tier, misses by cause, the time saved both ways. */
+static void print_breakdown(const struct jc_cache_stats *s)
+{
+	char d[64];
+	const char *sep = " ";
+	printf("%-20s", "hits by tier");
+#define X(NAME, name, label, slot, n)                                              \
+	for (int i = 0; i < n; i++)                                                \
+		if (n == 1)                                                        \
+			printf("%s%s %llu", sep, label,                            \
+			       (unsigned long long)s->tier_hits[slot]), sep = "; "; \
+		else if (s->tier_hits[slot + i])                                   \
+			printf("%s%s %d %llu", sep, label, i + 1,                  \
+			       (unsigned long long)s->tier_hits[slot + i]), sep = "; ";
+	JC_TIERS(X)
+#undef X
+	printf("\n%-20s found nowhere %llu; damaged %llu; refused by the driver %llu; "
+	       "untrusted %llu; tier unreachable %llu\n", "misses by cause",
+	       (unsigned long long)s->miss_not_found, (unsigned long long)s->miss_corrupt,
+	       (unsigned long long)s->miss_rejected, (unsigned long long)s->miss_untrusted,
+	       (unsigned long long)s->miss_unreachable);
+	printf("%-20s %llu (of the misses)\n", "builds failed", (unsigned long long)s->build_failures);
+	printf("%-20s 0 (every store is made before the compiling call returns)\n",
+	       "stores pending");
+	printf("%-20s %.1f s CPU, %.1f s wall (what the programs would have waited)\n",
+	       "JIT time saved", (double)s->saved_ns / 1e9, (double)s->saved_wall_ns / 1e9);
+	printf("%-20s %s\n", "counted since", date_of(s->since_ns, d));
 }
 
 /* The remote tier's rows, when one is configured or was used. */
@@ -132,8 +185,10 @@ static void print_counter(const struct jc_config *cfg, const char *label, const 
 {
 	char a[32];
 	uint64_t lookups = s->hits + s->misses;
-	if (!strcmp(field, "bytes_stored") || !strncmp(field, "remote_", 7))
-		return; /* shown with stores; by print_remote() */
+	if (!strcmp(field, "bytes_stored") || !strncmp(field, "remote_", 7) ||
+	    !strncmp(field, "miss_", 5) || !strcmp(field, "saved_wall_ns") ||
+	    !strcmp(field, "build_failures"))
+		return; /* shown with stores; by print_remote(), print_breakdown() */
 	if (!strcmp(field, "layer_hits")) {
 		if (cfg->layers[0])
 			printf("%-20s %llu of the hits (layers %s)\n", label, (unsigned long long)v,
@@ -168,20 +223,33 @@ static void print_human(const struct jc_config *cfg, const char *dir, const stru
 	JC_COUNTERS(X)
 #undef X
 	print_remote(cfg, s);
+	print_breakdown(s);
 }
 
 static int cmd_stats(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	struct jc_cache_stats s;
 	const char *arg = argc > 0 ? argv[0] : NULL;
-	if (argc > 1 || (arg && strcmp(arg, "--json") != 0))
-		return bad_usage("stats takes only --json");
+	if (argc > 1 || (arg && strcmp(arg, "--json") != 0 && strcmp(arg, "--prometheus") != 0 &&
+			 strcmp(arg, "--zero") != 0))
+		return bad_usage("stats takes only --json, --prometheus or --zero");
+	if (arg && !strcmp(arg, "--zero")) {
+		if (jc_cache_zero_stats(c) != 0) {
+			fprintf(stderr, "jitcache-admin: cannot zero the statistics in %s\n",
+				jc_cache_dir(c));
+			return 1;
+		}
+		printf("statistics of %s set to 0\n", jc_cache_dir(c));
+		return 0;
+	}
 	if (read_stats(c, &s) != 0)
 		return 1;
-	if (arg)
+	if (!arg)
+		print_human(cfg, jc_cache_dir(c), &s);
+	else if (!strcmp(arg, "--json"))
 		print_json(cfg, jc_cache_dir(c), &s);
 	else
-		print_human(cfg, jc_cache_dir(c), &s);
+		jc_stats_prometheus(stdout, &s, jc_cache_dir(c), cfg->max_size);
 	return 0;
 }
 
@@ -345,6 +413,82 @@ static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	return rc;
 }
 
+/* ---- explain -------------------------------------------------------------------- */
+
+static int hex_prefix(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 4 || n > 2 * JC_KEY_BYTES)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	const char *which = NULL;
+	int json = 0, last = 0;
+	(void)cfg;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--last"))
+			last = 1;
+		else if (argv[i][0] != '-' && !which && !last)
+			which = argv[i];
+		else
+			return bad_usage("usage: explain [--last | PROGRAM | KEY] [--json]");
+	}
+	if (last && which)
+		return bad_usage("usage: explain [--last | PROGRAM | KEY] [--json]");
+	struct jc_miss *v = NULL;
+	size_t n = 0;
+	if (jc_cache_misses(c, &v, &n) != 0)
+		n = 0; /* no miss recorded yet */
+	/* --last: the misses of the newest run (process) recorded */
+	uint32_t last_pid = n ? v[n - 1].pid : 0;
+	char last_prog[sizeof v->program] = "";
+	if (n)
+		memcpy(last_prog, v[n - 1].program, sizeof last_prog);
+	if (json)
+		printf("[");
+	int shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		char hex[2 * JC_KEY_BYTES + 1], why[640], when[64];
+		jc_key_hex(&v[i].key, hex);
+		if (last && (v[i].pid != last_pid || strcmp(v[i].program, last_prog)))
+			continue;
+		if (which && (hex_prefix(which) ? strncmp(hex, which, strlen(which))
+						: strcmp(v[i].program, which)))
+			continue;
+		const char *what = jc_explain(&v[i], v, n, why, sizeof why);
+		time_t t = (time_t)(v[i].when_ns / 1000000000);
+		struct tm tm;
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+		if (json) {
+			printf("%s\n {\"time\": %lld, \"program\": ", shown ? "," : "", (long long)t);
+			json_string(v[i].program);
+			printf(", \"pid\": %u, \"key\": \"%s\", \"cause\": \"%s\", \"build_failed\": %s, "
+			       "\"explanation\": ", v[i].pid, hex, what,
+			       v[i].flags & JC_MISS_BUILD_FAILED ? "true" : "false");
+			json_string(why);
+			printf("}");
+		} else {
+			printf("%s %s[%u] %s: %s\n", when, v[i].program, v[i].pid, hex, why);
+		}
+		shown++;
+	}
+	if (json)
+		printf("%s]\n", shown ? "\n" : "");
+	else if (!shown)
+		printf("no miss recorded%s%s in %s\n", which ? " for " : "", which ? which : "",
+		       jc_cache_dir(c));
+	free(v);
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int (*run)(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
@@ -353,6 +497,7 @@ static const struct command {
 	{ "clear", cmd_clear },
 	{ "trim", cmd_trim },
 	{ "verify", cmd_verify },
+	{ "explain", cmd_explain },
 	{ "export", cmd_export },
 	{ "import", cmd_import },
 	{ "warm", jc_warm_main },

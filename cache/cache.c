@@ -3,6 +3,7 @@
 #include "store/internal.h"
 
 #include "store/fsutil.h"
+#include "store/misses.h"
 #include "tiers/layers.h"
 #include "config/log.h"
 
@@ -98,6 +99,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		return NULL;
 	}
 	c->dfd = -1;
+	c->counts_pid = getpid();
 	if (opts && opts->trusted_keys_invalid) {
 		c->trust_required = 1; /* fail closed */
 		jc_log(JC_LOG_ERROR, "trusted_keys has an invalid value: no entry from Redis, "
@@ -244,23 +246,29 @@ static void keep_locally(struct jc_cache *c, const struct jc_key *key,
 		enc.trailer_size = JC_SIG_TRAILER_SIZE;
 	}
 	if ((h->flags & JC_ENTRY_ZSTD) && !c->compress)
-		jc_entry_encode(key, e->data, e->size, e->compile_ns, 0, &enc);
+		jc_entry_encode(key, e->data, e->size, h->compile_ns, 0, &enc);
 	if (!c->max_size || JC_ENCODED_SIZE(&enc) <= c->max_size)
 		store(c, key, &enc, 0);
 	free(enc.owned);
 }
 
+/* Why a lookup missed, as far as the tiers can tell (jc_miss_cause). */
+struct miss_seen {
+	int corrupt, untrusted, unreachable;
+};
+
 /* Ask the remote tier: 0 and *out filled on a valid value, which is then
  * also kept in the directory; -1 otherwise.  Counts into delta. */
 static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
-			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS])
+			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
 	struct jc_remote_value v;
 	struct jc_entry_header h;
 	const char *why = "";
-	int got = c->remote ? jc_remote_get(c->remote, key, &v, delta) : -1;
+	int got = c->remote ? jc_remote_get(c->remote, key, &v, delta) : 0;
 	if (got <= 0) {
-		delta[JC_REMOTE_MISSES] += got == 0 ? count_miss : 0;
+		delta[JC_REMOTE_MISSES] += got == 0 && c->remote ? count_miss : 0;
+		seen->unreachable |= got < 0;
 		return -1;
 	}
 	enum jc_entry_status status = jc_remote_value_check(key, &v, &h, &why);
@@ -281,6 +289,7 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		free(v.payload);
 		delta[JC_UNTRUSTED] += count_miss;
 		delta[JC_REMOTE_MISSES] += count_miss;
+		seen->untrusted = 1;
 		return -1;
 	}
 	/* A compressed payload is decoded in place: keep the bytes as read. */
@@ -300,12 +309,14 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		/* Once per request: the recheck after the lock reads it again. */
 		delta[JC_REMOTE_CORRUPT] += count_miss;
 		delta[JC_REMOTE_MISSES] += count_miss;
+		seen->corrupt = 1;
 		free(stored);
 		return -1;
 	}
 	keep_locally(c, key, &v, stored ? stored : out->data, is_signed ? trailer : NULL, &h, out);
 	free(stored);
 	delta[JC_REMOTE_HITS]++;
+	out->remote = 1;
 	return 0;
 }
 
@@ -313,7 +324,7 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
  * while we wait for a lock): 0 and *out filled on a hit.  Counts into delta
  * (bad entries met in a layer count as corrupt; the layer is left alone). */
 static int layer_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
-			uint64_t count_miss, uint64_t delta[JC_NCOUNTERS])
+			uint64_t count_miss, uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
 	unsigned bad = 0, untrusted = 0;
 	struct jc_layer_trust trust = { c->trust_required, c->trust };
@@ -323,8 +334,29 @@ static int layer_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_
 	delta[JC_CORRUPT] += bad;
 	delta[JC_UNTRUSTED] += untrusted;
 	delta[JC_LAYER_HITS] += rc == 0;
+	seen->corrupt |= bad > 0;
+	seen->untrusted |= untrusted > 0;
 	return rc;
 }
+
+/* The tier counter of a hit on e. */
+static int tier_counter(const struct jc_entry *e)
+{
+	if (e->remote)
+		return JC_TIER_HITS(JC_SLOT_REMOTE);
+	if (e->layer > 0)
+		return JC_TIER_HITS(JC_SLOT_LAYER +
+				    (e->layer <= JC_LAYER_SLOTS ? e->layer : JC_LAYER_SLOTS) - 1);
+	return JC_TIER_HITS(JC_SLOT_LOCAL);
+}
+
+/* The cause counted for this thread's last first lookup that missed, so
+ * that a recheck that hits takes back that cause (compile_once calls
+ * get, then recheck, on one thread). */
+static __thread struct {
+	struct jc_key key;
+	int counter;
+} last_miss;
 
 /* A lookup: the directory, then the read-only layers, then the remote tier.
  * For a recheck (count_miss 0) the first lookup already counted a miss: a
@@ -334,20 +366,33 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		  uint64_t count_miss)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
-	int corrupt = 0;
-	int rc = local_lookup(cache, key, out, &corrupt);
+	struct miss_seen seen = { 0 };
+	int rc = local_lookup(cache, key, out, &seen.corrupt);
+	delta[JC_CORRUPT] += (uint64_t)seen.corrupt;
 	if (rc != 0)
-		rc = layer_lookup(cache, key, out, count_miss, delta);
+		rc = layer_lookup(cache, key, out, count_miss, delta, &seen);
 	if (rc != 0)
-		rc = remote_lookup(cache, key, out, count_miss, delta);
+		rc = remote_lookup(cache, key, out, count_miss, delta, &seen);
 	if (rc == 0) {
 		delta[JC_HITS] = 1;
-		delta[JC_MISSES] = count_miss ? 0 : (uint64_t)-1; /* modulo 2^64 */
+		delta[tier_counter(out)] = 1;
 		delta[JC_SAVED_NS] = out->compile_ns;
-	} else {
-		delta[JC_MISSES] = count_miss;
+		delta[JC_SAVED_WALL_NS] = out->wall_ns;
+		if (!count_miss) { /* take back the miss of the first lookup, and its cause */
+			delta[JC_MISSES] = (uint64_t)-1; /* modulo 2^64 */
+			int cause = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
+				  ? last_miss.counter : JC_MISS_NOT_FOUND;
+			delta[cause] += (uint64_t)-1;
+			last_miss.counter = 0;
+		}
+	} else if (count_miss) {
+		int cause = seen.corrupt ? JC_MISS_CORRUPT : seen.untrusted ? JC_MISS_UNTRUSTED
+			  : seen.unreachable ? JC_MISS_UNREACHABLE : JC_MISS_NOT_FOUND;
+		delta[JC_MISSES] = 1;
+		delta[cause] = 1;
+		last_miss.key = *key;
+		last_miss.counter = cause;
 	}
-	delta[JC_CORRUPT] += (uint64_t)corrupt;
 	jc_count(cache, delta, NULL);
 	return rc;
 }
@@ -370,14 +415,69 @@ void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
 		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = 1 }, NULL);
 }
 
+extern char *program_invocation_short_name;
+
+int jc_cache_miss_cause(const struct jc_key *key)
+{
+	static const uint8_t cause_of[JC_NCOUNTERS] = {
+		[JC_MISS_NOT_FOUND] = JC_CAUSE_NOT_FOUND, [JC_MISS_CORRUPT] = JC_CAUSE_CORRUPT,
+		[JC_MISS_REJECTED] = JC_CAUSE_REJECTED, [JC_MISS_UNTRUSTED] = JC_CAUSE_UNTRUSTED,
+		[JC_MISS_UNREACHABLE] = JC_CAUSE_UNREACHABLE,
+	};
+	int counter = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
+		    ? last_miss.counter : JC_MISS_NOT_FOUND;
+	return cause_of[counter] ? cause_of[counter] : JC_CAUSE_NOT_FOUND;
+}
+
+int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
+		       size_t trace_len, int failed)
+{
+	struct jc_miss *m = calloc(1, sizeof *m);
+	if (!m)
+		return JC_CAUSE_NOT_FOUND;
+	m->when_ns = jc_wall_ns();
+	m->pid = (uint32_t)getpid();
+	m->cause = (uint8_t)jc_cache_miss_cause(key);
+	m->flags = failed ? JC_MISS_BUILD_FAILED : 0;
+	m->key = *key;
+	snprintf(m->program, sizeof m->program, "%s",
+		 program_invocation_short_name ? program_invocation_short_name : "");
+	if (trace && trace_len <= JC_MISS_TRACE_MAX) {
+		memcpy(m->trace, trace, trace_len);
+		m->trace_len = trace_len;
+	}
+	int cause = m->cause;
+	if (cache && cache->local && jc_dir_usable(cache) == 0 &&
+	    jc_misses_add(cache->dir, cache->file_mode, m) != 0)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot record a miss in %s/misses (%s); "
+			    "`jitcache explain` will not see it", cache->shown, strerror(errno));
+	free(m);
+	return cause;
+}
+
+int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!cache->local)
+		return -1;
+	return jc_misses_read(cache->dir, out, n);
+}
+
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry)
 {
+	last_miss.key = *key;
+	last_miss.counter = JC_MISS_REJECTED;
 	/* Counters are added modulo 2^64, so adding -n takes n back. */
-	jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_HITS] = (uint64_t)-1,
-						  [JC_MISSES] = 1,
-						  [JC_LAYER_HITS] = entry->layer ? (uint64_t)-1 : 0,
-						  [JC_SAVED_NS] = -entry->compile_ns }, NULL);
+	uint64_t delta[JC_NCOUNTERS] = { [JC_HITS] = (uint64_t)-1, [JC_MISSES] = 1,
+					 [JC_MISS_REJECTED] = 1,
+					 [JC_LAYER_HITS] = entry->layer ? (uint64_t)-1 : 0,
+					 [JC_REMOTE_HITS] = entry->remote ? (uint64_t)-1 : 0,
+					 [JC_SAVED_NS] = -entry->compile_ns,
+					 [JC_SAVED_WALL_NS] = -entry->wall_ns };
+	delta[tier_counter(entry)] = (uint64_t)-1;
+	jc_count(cache, delta, NULL);
 	if (!entry->layer)
 		jc_cache_drop(cache, key);
 	else

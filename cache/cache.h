@@ -43,8 +43,8 @@
  * Crash safety: a process killed at any point leaves whole entries or none,
  * no lock held and a sound statistics file; at worst a temporary file (removed
  * once it is an hour old), a usage count off by one entry until its
- * subdirectory is next rescanned, and its last second of hits missing from
- * the shared counts (jc_cache_flush).  Nothing is fsync'd (as in ccache):
+ * subdirectory is next rescanned, and at most the one count it was adding
+ * missing from the shared counts (store/count.c).  Nothing is fsync'd (as in ccache):
  * after a power cut, a damaged entry fails its checksum and is compiled
  * again.
  *
@@ -112,7 +112,9 @@ int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_ent
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
 
 /* Store atomically; an existing entry with the same key is replaced.  May
- * evict older entries to stay under the cap.  0 on success. */
+ * evict older entries to stay under the cap.  0 on success.  compile_ns is
+ * the compile word of store/entry.h: jc_compile_word(cpu_ns, wall_ns) (a
+ * plain time is read back as both). */
 int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 		 const void *data, size_t size, uint64_t compile_ns);
 
@@ -121,6 +123,19 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
  * lookup as a miss and a corrupt entry instead of a hit. */
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry);
+
+/* Record a miss that is final (the recheck after the lock missed too)
+ * and the outcome of its compile in the cache directory's ring of recent
+ * misses (store/misses.h), for `jitcache explain`, with the trace of its
+ * key (key/fingerprint.h; NULL: none).  Returns its cause as the tiers saw
+ * it (enum jc_miss_cause). */
+int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
+		       size_t trace_len, int failed);
+/* The cause this thread's last lookup of key saw (enum jc_miss_cause). */
+int jc_cache_miss_cause(const struct jc_key *key);
+/* Every recorded miss, oldest first (free *out); 0 or -1 (none recorded). */
+struct jc_miss;
+int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n);
 
 /* Remove an entry (counts as corrupt in the stats).  For an entry just
  * returned by a get that the driver then refused, use jc_cache_reject(). */

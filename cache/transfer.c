@@ -364,7 +364,7 @@ static int import_member(struct jc_cache *c, struct spool *sp, struct jc_archive
 			? 1 : (*why = "could not be stored (see above)", -1);
 	else if (!present(c, &key))
 		rc = (*recipe ? jc_store_recipe(c, &key, e.data, e.size)
-			      : jc_cache_put(c, &key, e.data, e.size, e.compile_ns)) == 0
+			      : jc_cache_put(c, &key, e.data, e.size, jc_compile_word(e.compile_ns, e.wall_ns))) == 0
 			? 1 : (*why = "could not be stored (see above)", -1);
 	free(signed_as.owned);
 	if (rc == 1)

@@ -74,7 +74,10 @@
 	  "used, and Redis compile leases waited for, only if signed by one of them "    \
 	  "(a list naming no file, or no key that can be read safely: none is)")        \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
-	  "error, warn, info (adds a summary line at exit), debug or off")
+	  "error, warn, info (adds a summary line at exit), debug or off")               \
+	X(log,   stats_log,    PATH,  stats_log,    "",     "JITCACHE_STATS_LOG",          \
+	  "file each process appends one JSON line to at exit: program, pid, hits by "  \
+	  "tier, misses by cause, stores, seconds saved (CPU and wall)")
 
 /* Storage type of each kind. */
 #define JC_TYPE_PATH  char

@@ -34,4 +34,15 @@ void jc_fp_str(struct jc_fp *fp, const char *label, const char *s);
 void jc_fp_u64(struct jc_fp *fp, const char *label, uint64_t value);
 void jc_fp_end(struct jc_fp *fp, struct jc_key *out);
 
+/* The trace of a key: every field that went into it, in order, with its
+ * label and value (text for strings, numbers and build-ids, a hash and
+ * size for other bytes); the fields of the compiler libraries' identity are
+ * inlined where the key takes it.  `jitcache explain` compares two traces
+ * to name what changed between two requests.  jc_fp_trace_of() gives the
+ * trace of the last key made on this thread, if it is key's (else 0). */
+#define JC_FP_TRACE_MAX 1920
+#define JC_FP_TEXT_MAX 160
+enum { JC_FP_TEXT = 1, JC_FP_HASH = 2, JC_FP_NONE = 3 };
+size_t jc_fp_trace_of(const struct jc_key *key, const uint8_t **bytes);
+
 #endif

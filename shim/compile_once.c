@@ -2,6 +2,8 @@
 #include "shim/compile_once.h"
 
 #include "shim/shim.h"
+#include "key/explain.h"
+#include "key/fingerprint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,27 +37,56 @@ static void store_recipe(const struct jc_once *o)
 	free(bytes);
 }
 
-/* The compile time an entry records, what a hit saves: the compiling
- * thread's CPU time, never more than the wall time.  Wall time alone
- * overstated it on a busy machine (a 1.0 s saving recorded as 1.3-2.2 s);
- * a compiler that also works on other threads is undercounted, so the figure
- * is a lower bound. */
+/* The compile times an entry records, what a hit saves: the compiling
+ * thread's CPU time, never more than the wall time (wall time alone
+ * overstated the compiler's work on a busy machine: a 1.0 s saving
+ * recorded as 1.3-2.2 s; a compiler that also works on other threads is
+ * undercounted, so the figure is a lower bound), and the wall time, what
+ * the caller waited (issue 27). */
 static uint64_t compile_time(uint64_t wall_ns, uint64_t cpu_ns)
 {
 	return cpu_ns && cpu_ns < wall_ns ? cpu_ns : wall_ns;
 }
 
-void jc_once_store(const struct jc_once *o, uint64_t compile_ns)
+void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
 {
 	void *bytes = NULL;
 	size_t size = 0;
 	uint64_t start = jc_now_ns();
 	if (o->ops->export(o->call, &bytes, &size) == 0 &&
-	    jc_cache_put(o->cache, &o->key, bytes, size, compile_ns) == 0) {
-		o->ops->stored(o->call, size, compile_ns, jc_now_ns() - start);
+	    jc_cache_put(o->cache, &o->key, bytes, size, jc_compile_word(cpu_ns, wall_ns)) == 0) {
+		o->ops->stored(o->call, size, cpu_ns, jc_now_ns() - start);
 		store_recipe(o);
 	}
 	free(bytes);
+}
+
+/* A miss that is final: recorded for `jitcache explain`, and with
+ * JITCACHE_LOG=info its cause said in one line. */
+static void note_miss(const struct jc_once *o, int failed)
+{
+	const uint8_t *trace = NULL;
+	size_t len = jc_fp_trace_of(&o->key, &trace);
+	if (jc_log_enabled(JC_LOG_INFO)) {
+		struct jc_miss *m = calloc(1, sizeof *m), *seen = NULL;
+		size_t n = 0;
+		char why[600];
+		if (m) {
+			m->cause = (uint8_t)jc_cache_miss_cause(&o->key);
+			m->flags = failed ? JC_MISS_BUILD_FAILED : 0;
+			m->key = o->key;
+			if (len <= sizeof m->trace) {
+				memcpy(m->trace, trace, len);
+				m->trace_len = len;
+			}
+			jc_cache_misses(o->cache, &seen, &n);
+			jc_explain(m, seen, n, why, sizeof why);
+			jc_log(JC_LOG_INFO, "%s %s: miss: %s", o->what, o->hex, why);
+			free(seen);
+			free(m);
+		}
+	}
+	jc_cache_note_miss(o->cache, &o->key, trace, len, failed);
 }
 
 int jc_compile_once(struct jc_once *o, int *status)
@@ -73,10 +104,15 @@ int jc_compile_once(struct jc_once *o, int *status)
 	enum jc_built built = JC_BUILT_FAILED;
 	uint64_t start = jc_now_ns(), cpu_start = jc_thread_cpu_ns();
 	*status = o->ops->compile(o->call, lock, &built);
+	note_miss(o, built != JC_BUILT_LATER && *status != 0);
 	if (built == JC_BUILT_LATER)
 		return 0; /* compile() took the lock over */
-	if (built == JC_BUILT_NOW)
-		jc_once_store(o, compile_time(jc_now_ns() - start, jc_thread_cpu_ns() - cpu_start));
+	if (*status != 0) /* 0: ZE_RESULT_SUCCESS, CL_SUCCESS */
+		jc_cache_count_build_failure(o->cache);
+	if (built == JC_BUILT_NOW) {
+		uint64_t wall = jc_now_ns() - start;
+		jc_once_store(o, compile_time(wall, jc_thread_cpu_ns() - cpu_start), wall);
+	}
 	jc_cache_unlock(lock);
 	return 0;
 }

@@ -91,9 +91,10 @@ char *jc_keep_recompiled_warning(const char *options, int *failed);
  * status is in *status. */
 int jc_compile_once(struct jc_once *once, int *status);
 
-/* Export what was compiled in compile_ns and store it under once's key.
- * jc_compile_once() records the compiling thread's CPU time (at most its
- * wall time): what a hit saves, not what a busy machine made it last. */
-void jc_once_store(const struct jc_once *once, uint64_t compile_ns);
+/* Export what was compiled and store it under once's key, with the
+ * compile's times: jc_compile_once() records the compiling thread's CPU
+ * time (at most its wall time: what a hit saves the machine, not what a
+ * busy machine made it last) and the wall time (what the caller waited). */
+void jc_once_store(const struct jc_once *once, uint64_t cpu_ns, uint64_t wall_ns);
 
 #endif

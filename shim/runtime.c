@@ -97,21 +97,25 @@ uint64_t jc_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* At exit: the hits still waiting go to the shared statistics, and one
- * summary line is printed, only when asked for (JITCACHE_LOG=info).  This
- * frees and cleans nothing, so it is safe however the host exits. */
+/* At exit: with stats_log, this process's counts are appended to it; and
+ * one summary line is printed, only when asked for (JITCACHE_LOG=info).
+ * Every count reached the shared statistics as it happened (a process
+ * killed by a signal loses none).  This frees and cleans nothing, so it is
+ * safe however the host exits. */
 __attribute__((destructor)) static void runtime_at_exit(void)
 {
-	jc_cache_flush(cache);
-	if (!cache || !jc_log_enabled(JC_LOG_INFO))
+	if (!cache)
 		return;
 	struct jc_cache_stats s;
 	jc_cache_process_stats(cache, &s);
-	if (s.hits + s.misses + s.stores == 0)
+	if (config.stats_log[0] && s.hits + s.misses + s.stores)
+		jc_cache_stats_log(cache, config.stats_log);
+	if (!jc_log_enabled(JC_LOG_INFO) || s.hits + s.misses + s.stores == 0)
 		return;
 	/* Every store is made before the call that compiled returns: none is
 	 * pending when the program ends.  Where they went, and those that
-	 * failed, are said too. */
+	 * failed, are said too.  JIT avoided: the compiler's CPU time, then
+	 * what the program would have waited for it (wall). */
 	char remote[64] = "", failed[64] = "";
 	if (s.remote_stores)
 		snprintf(remote, sizeof remote, ", %llu also to the remote tier",
@@ -119,8 +123,9 @@ __attribute__((destructor)) static void runtime_at_exit(void)
 	if (s.store_failures)
 		snprintf(failed, sizeof failed, ", %llu failed", (unsigned long long)s.store_failures);
 	jc_log(JC_LOG_INFO,
-	       "%llu hits, %llu misses, %llu stores%s%s; %.2f s of JIT avoided (cache %s)",
+	       "%llu hits, %llu misses, %llu stores%s%s; %.2f s of JIT avoided (%.2f s waited, "
+	       "wall) (cache %s)",
 	       (unsigned long long)s.hits, (unsigned long long)s.misses,
 	       (unsigned long long)s.stores, remote, failed, (double)s.saved_ns / 1e9,
-	       jc_cache_dir(cache));
+	       (double)s.saved_wall_ns / 1e9, jc_cache_dir(cache));
 }

@@ -4,72 +4,26 @@
 #include "config/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 /* ---- statistics ------------------------------------------------------- */
 
-/* Hits go to the statistics file in batches.  Adding to the file is an open,
- * a lock, a read, a write, an unlock and a close: ~30 us on the first hit of
- * a process, as much as reading a small entry, and on every hit after that
- * a third of its cost.  So a count of hits alone (with the compile time they
- * saved, layer hits, and requests passed through) waits in c->pending, and
- * all that waits goes to the file with the next count of anything else (a
- * miss, a store...), with the first hit that comes a second or more after
- * the oldest waiting one, and
- * at jc_cache_flush() (at exit, for the shim), jc_cache_shared_stats() and
- * jc_cache_close().  A process killed by a signal loses the hits of its
- * last second or so from the shared counts, nothing else. */
-#define JC_PENDING_NS 1000000000
-
-static int hits_only(const uint64_t delta[JC_NCOUNTERS])
+/* Every count goes to the statistics file as it happens: an open, a lock,
+ * a read, a write, an unlock and a close (~10-30 us), beside a hit's read
+ * of the entry and the driver's load of a binary (milliseconds).  Hits
+ * were once batched and written at exit, and a server stopped with
+ * SIGTERM then SIGKILL lost all of them (issue 31); now `jitcache stats`
+ * sees a count as soon as the call that made it returns, with no thread
+ * or timer of jitcache's in the program, and a process killed at any
+ * moment loses at most the one update it was making. */
+static void write_counts(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
+			 uint64_t shared_after[JC_NCOUNTERS])
 {
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		if (delta[i] && i != JC_HITS && i != JC_SAVED_NS && i != JC_LAYER_HITS &&
-		    i != JC_PASSED_NATIVE && i != JC_PASSED_COMPILE_LINK &&
-		    i != JC_PASSED_NOT_KEYABLE)
-			return 0;
-	return 1;
-}
-
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Counts waiting in a process that forked are the parent's to write: the
- * child starts with none. */
-static void adopt_pending(struct jc_cache *c)
-{
-	pid_t pid = getpid();
-	if (__atomic_load_n(&c->pending_pid, __ATOMIC_RELAXED) == pid)
-		return;
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		__atomic_store_n(&c->pending[i], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->pending_since, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->pending_pid, pid, __ATOMIC_RELEASE);
-}
-
-/* 1 if what waits may wait longer (it is under a second old). */
-static int may_wait(struct jc_cache *c)
-{
-	int64_t now = monotonic_ns(), since = 0;
-	if (__atomic_compare_exchange_n(&c->pending_since, &since, now, 0, __ATOMIC_RELAXED,
-					__ATOMIC_RELAXED))
-		return 1; /* nothing waited: the clock starts now */
-	return now - since < JC_PENDING_NS;
-}
-
-/* Add everything waiting to the statistics file. */
-static void write_pending(struct jc_cache *c, uint64_t shared_after[JC_NCOUNTERS])
-{
-	uint64_t delta[JC_NCOUNTERS];
-	__atomic_store_n(&c->pending_since, 0, __ATOMIC_RELAXED);
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		delta[i] = __atomic_exchange_n(&c->pending[i], 0, __ATOMIC_RELAXED);
 	if (jc_stats_add(c->dir, delta, shared_after) == 0)
 		return;
 	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
@@ -84,9 +38,22 @@ static void write_pending(struct jc_cache *c, uint64_t shared_after[JC_NCOUNTERS
 		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
 }
 
+/* 1 if c->counts are this process's: a child of fork() inherits its
+ * parent's, which are not its own (its exit line and stats_log line say
+ * what it did). */
+static int counts_are_mine(const struct jc_cache *c)
+{
+	return __atomic_load_n(&c->counts_pid, __ATOMIC_ACQUIRE) == getpid();
+}
+
 void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	      uint64_t shared_after[JC_NCOUNTERS])
 {
+	if (!counts_are_mine(c)) {
+		for (int i = 0; i < JC_NCOUNTERS; i++)
+			__atomic_store_n(&c->counts[i], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->counts_pid, getpid(), __ATOMIC_RELEASE);
+	}
 	for (int i = 0; i < JC_NCOUNTERS; i++)
 		if (delta[i])
 			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
@@ -95,22 +62,19 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
 		return;
 	}
-	adopt_pending(c);
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		if (delta[i])
-			__atomic_add_fetch(&c->pending[i], delta[i], __ATOMIC_RELAXED);
-	if (!shared_after && hits_only(delta) && may_wait(c))
-		return;
-	write_pending(c, shared_after);
+	write_counts(c, delta, shared_after);
 }
 
 void jc_cache_flush(struct jc_cache *cache)
 {
+	(void)cache; /* nothing waits (above) */
+}
+
+int jc_cache_zero_stats(struct jc_cache *cache)
+{
 	if (!cache || !cache->local)
-		return;
-	adopt_pending(cache);
-	if (__atomic_load_n(&cache->pending_since, __ATOMIC_RELAXED))
-		write_pending(cache, NULL);
+		return -1;
+	return jc_stats_zero(cache->dir);
 }
 
 static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *out)
@@ -118,13 +82,16 @@ static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *ou
 #define X(NAME, field, label) out->field = v[JC_##NAME];
 	JC_COUNTERS(X)
 #undef X
+	for (int i = 0; i < JC_TIER_SLOTS; i++)
+		out->tier_hits[i] = v[JC_TIER_HITS(i)];
 }
 
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
 {
 	uint64_t v[JC_NCOUNTERS];
+	int mine = counts_are_mine(cache);
 	for (int i = 0; i < JC_NCOUNTERS; i++)
-		v[i] = __atomic_load_n(&cache->counts[i], __ATOMIC_RELAXED);
+		v[i] = mine ? __atomic_load_n(&cache->counts[i], __ATOMIC_RELAXED) : 0;
 	memset(out, 0, sizeof *out);
 	fill_stats(v, out);
 }
@@ -134,10 +101,11 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 	uint64_t v[JC_NCOUNTERS];
 	struct jc_usage u[JC_SUBDIRS];
 	memset(out, 0, sizeof *out);
-	jc_cache_flush(cache);
 	if (!cache->local || jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
 		return -1;
 	fill_stats(v, out);
+	if (jc_stats_since(cache->dir, &out->since_ns) != 0)
+		out->since_ns = 0;
 	for (int i = 0; i < JC_SUBDIRS; i++) {
 		/* Written by a jitcache that counted recipes as entries: recount. */
 		if (u[i].recipes == JC_USAGE_UNSPLIT && jc_dir_usable(cache) == 0) {
@@ -163,6 +131,11 @@ static void count_one(struct jc_cache *c, enum jc_counter which)
 	jc_count(c, delta, NULL);
 }
 
+void jc_cache_count_build_failure(struct jc_cache *c)
+{
+	count_one(c, JC_BUILD_FAILURES);
+}
+
 void jc_cache_count_failure_hit(struct jc_cache *c)
 {
 	count_one(c, JC_FAILED_HITS);
@@ -174,4 +147,194 @@ void jc_cache_count_pass(struct jc_cache *c, enum jc_pass why)
 						   [JC_PASS_COMPILE_LINK] = JC_PASSED_COMPILE_LINK,
 						   [JC_PASS_NOT_KEYABLE] = JC_PASSED_NOT_KEYABLE };
 	count_one(c, counter[why]);
+}
+
+/* ---- statistics as JSON and Prometheus ---------------------------------- */
+
+/* The misses by cause: JSON key, Prometheus label and counter. */
+#define MISS_CAUSES(X)                                     \
+	X("not_found",   JC_MISS_NOT_FOUND,   miss_not_found)   \
+	X("damaged",     JC_MISS_CORRUPT,     miss_corrupt)     \
+	X("rejected",    JC_MISS_REJECTED,    miss_rejected)    \
+	X("not_trusted", JC_MISS_UNTRUSTED,   miss_untrusted)   \
+	X("unreachable", JC_MISS_UNREACHABLE, miss_unreachable)
+
+/* How many slots of a tier to show: 1, or for one of several instances
+ * (the layers) up to the last with a hit. */
+static int shown_slots(const struct jc_cache_stats *s, int slot, int n)
+{
+	int last = 0;
+	for (int i = 0; i < n; i++)
+		if (s->tier_hits[slot + i])
+			last = i + 1;
+	return last;
+}
+
+void jc_stats_json_parts(FILE *out, const struct jc_cache_stats *s)
+{
+	uint64_t lookups = s->hits + s->misses;
+	if (lookups)
+		fprintf(out, ", \"hit_rate\": %.4f", (double)s->hits / (double)lookups);
+	else
+		fprintf(out, ", \"hit_rate\": null");
+	fprintf(out, ", \"hits_by_tier\": {");
+	const char *sep = "";
+#define X(NAME, name, label, slot, n)                                              \
+	if (n == 1) {                                                              \
+		fprintf(out, "%s\"%s\": %llu", sep, #name,                         \
+			(unsigned long long)s->tier_hits[slot]);                   \
+	} else {                                                                   \
+		fprintf(out, "%s\"%s\": [", sep, #name);                           \
+		for (int i = 0, k = shown_slots(s, slot, n); i < k; i++)           \
+			fprintf(out, "%s%llu", i ? ", " : "",                      \
+				(unsigned long long)s->tier_hits[slot + i]);        \
+		fprintf(out, "]");                                                 \
+	}                                                                          \
+	sep = ", ";
+	JC_TIERS(X)
+#undef X
+	fprintf(out, "}, \"misses_by_cause\": {");
+	sep = "";
+#define X(key, counter, field) \
+	fprintf(out, "%s\"%s\": %llu", sep, key, (unsigned long long)s->field), sep = ", ";
+	MISS_CAUSES(X)
+#undef X
+	fprintf(out, ", \"build_failed\": %llu}", (unsigned long long)s->build_failures);
+	/* Every store is made in the program before the call returns: none
+	 * is ever pending. */
+	fprintf(out, ", \"stores_by_tier\": {\"local\": %llu, \"remote\": %llu, \"failed\": %llu, "
+		"\"pending\": 0}", (unsigned long long)s->stores, (unsigned long long)s->remote_stores,
+		(unsigned long long)s->store_failures);
+	fprintf(out, ", \"saved_s\": {\"cpu\": %.3f, \"wall\": %.3f}", (double)s->saved_ns / 1e9,
+		(double)s->saved_wall_ns / 1e9);
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void prom_label(FILE *out, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(out, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*v, out);
+	}
+}
+
+static void prom_head(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP jitcache_%s %s\n# TYPE jitcache_%s %s\n", name, help, name, type);
+}
+
+static void prom_sample(FILE *out, const char *name, const char *dir, const char *labels,
+			double v)
+{
+	fprintf(out, "jitcache_%s{dir=\"", name);
+	prom_label(out, dir);
+	fprintf(out, "\"%s%s} %.17g\n", labels && *labels ? "," : "", labels ? labels : "", v);
+}
+
+void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *dir,
+			 uint64_t max_size)
+{
+	char l[96];
+	prom_head(out, "hits_total", "counter", "Lookups answered from the cache, by tier.");
+#define X(NAME, name, label, slot, n)                                              \
+	for (int i = 0, k = n == 1 ? 1 : shown_slots(s, slot, n); i < k; i++) {      \
+		if (n == 1)                                                        \
+			snprintf(l, sizeof l, "tier=\"%s\"", #name);               \
+		else                                                               \
+			snprintf(l, sizeof l, "tier=\"%s\",%s=\"%d\"", #name, #name, i + 1); \
+		prom_sample(out, "hits_total", dir, l, (double)s->tier_hits[slot + i]); \
+	}
+	JC_TIERS(X)
+#undef X
+	prom_head(out, "misses_total", "counter", "Lookups that found no usable entry, by cause.");
+#define X(key, counter, field)                                                     \
+	snprintf(l, sizeof l, "cause=\"%s\"", key);                                \
+	prom_sample(out, "misses_total", dir, l, (double)s->field);
+	MISS_CAUSES(X)
+#undef X
+	prom_head(out, "build_failures_total", "counter", "Compiles after a miss that failed.");
+	prom_sample(out, "build_failures_total", dir, NULL, (double)s->build_failures);
+	prom_head(out, "stores_total", "counter", "Entries stored, by tier.");
+	prom_sample(out, "stores_total", dir, "tier=\"local\"", (double)s->stores);
+	prom_sample(out, "stores_total", dir, "tier=\"remote\"", (double)s->remote_stores);
+	prom_head(out, "store_failures_total", "counter", "Stores that failed.");
+	prom_sample(out, "store_failures_total", dir, NULL, (double)s->store_failures);
+	prom_head(out, "saved_seconds_total", "counter",
+		  "Compile time the hits saved: the compiler's CPU time and the wall time waited.");
+	prom_sample(out, "saved_seconds_total", dir, "clock=\"cpu\"", (double)s->saved_ns / 1e9);
+	prom_sample(out, "saved_seconds_total", dir, "clock=\"wall\"",
+		    (double)s->saved_wall_ns / 1e9);
+	prom_head(out, "evictions_total", "counter", "Entries evicted to stay under max_size.");
+	prom_sample(out, "evictions_total", dir, NULL, (double)s->evictions);
+	prom_head(out, "entries", "gauge", "Entries in the cache directory (recipes apart).");
+	prom_sample(out, "entries", dir, NULL, (double)s->entries);
+	prom_head(out, "size_bytes", "gauge", "Bytes of entry and recipe files.");
+	prom_sample(out, "size_bytes", dir, NULL, (double)s->size);
+	prom_head(out, "max_size_bytes", "gauge", "The size cap (0: none).");
+	prom_sample(out, "max_size_bytes", dir, NULL, (double)max_size);
+	if (s->since_ns) {
+		prom_head(out, "stats_since_seconds", "gauge",
+			  "When the counters started (Unix time): the cache was made or zeroed.");
+		prom_sample(out, "stats_since_seconds", dir, NULL, (double)(s->since_ns / 1000000000));
+	}
+}
+
+static void json_text(FILE *out, const char *t)
+{
+	fputc('"', out);
+	for (; *t; t++) {
+		unsigned char ch = (unsigned char)*t;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+extern char *program_invocation_short_name;
+
+int jc_cache_stats_log(const struct jc_cache *cache, const char *file)
+{
+	struct jc_cache_stats s;
+	char *line = NULL, when[32];
+	size_t size = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!cache || !file || !*file)
+		return 0;
+	jc_cache_process_stats(cache, &s);
+	FILE *m = open_memstream(&line, &size);
+	if (!m)
+		return -1;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	fprintf(m, "{\"time\": \"%s\", \"program\": ", when);
+	json_text(m, program_invocation_short_name ? program_invocation_short_name : "");
+	fprintf(m, ", \"pid\": %ld, \"dir\": ", (long)getpid());
+	json_text(m, cache->local ? cache->shown : "");
+	fprintf(m, ", \"hits\": %llu, \"misses\": %llu", (unsigned long long)s.hits,
+		(unsigned long long)s.misses);
+	jc_stats_json_parts(m, &s);
+	fprintf(m, "}\n");
+	if (fclose(m) != 0) {
+		free(line);
+		return -1;
+	}
+	int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0666);
+	ssize_t n = fd >= 0 ? write(fd, line, size) : -1;
+	int err = errno;
+	if (fd >= 0)
+		close(fd);
+	free(line);
+	if (n == (ssize_t)size)
+		return 0;
+	JC_LOG_ONCE(JC_LOG_INFO, "cannot append to stats_log %s (%s)", file,
+		    n < 0 ? strerror(err) : "short write");
+	return -1;
 }

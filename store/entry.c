@@ -33,6 +33,47 @@ uint64_t jc_entry_checksum(const uint8_t raw[JC_ENTRY_HEADER_SIZE], const void *
 	return jc_hash64(stored, size, XXH3_64bits(raw, 56));
 }
 
+#define CW_SHIFT 20               /* CPU time's lowest bit */
+#define CW_UNIT (1ull << CW_SHIFT)
+#define CW_RATIO_SHIFT 10
+#define CW_RATIO_MAX 1023          /* in 32nds */
+#define CW_CHECK_MASK 1023ull
+
+static uint64_t cw_check(uint64_t high)
+{
+	return ((high * 0x9e3779b97f4a7c15ull) >> 54 ^ 0x2a5) & CW_CHECK_MASK;
+}
+
+uint64_t jc_compile_word(uint64_t cpu_ns, uint64_t wall_ns)
+{
+	if (cpu_ns == 0)
+		return 0;
+	if (wall_ns == cpu_ns && (cpu_ns < CW_UNIT ||
+				  cw_check((cpu_ns & ~CW_CHECK_MASK) >> CW_RATIO_SHIFT) !=
+				  (cpu_ns & CW_CHECK_MASK)))
+		return cpu_ns; /* read back as both, exactly */
+	uint64_t cpu = cpu_ns >= UINT64_MAX - CW_UNIT ? UINT64_MAX & ~(CW_UNIT - 1)
+		     : (cpu_ns + CW_UNIT / 2) & ~(CW_UNIT - 1);
+	if (cpu == 0)
+		cpu = CW_UNIT;
+	double r = (double)wall_ns / (double)cpu * 32.0 + 0.5;
+	uint64_t ratio = r >= CW_RATIO_MAX ? CW_RATIO_MAX : (uint64_t)r;
+	uint64_t high = cpu | ratio << CW_RATIO_SHIFT;
+	return high | cw_check(high >> CW_RATIO_SHIFT);
+}
+
+void jc_compile_times(uint64_t word, uint64_t *cpu_ns, uint64_t *wall_ns)
+{
+	uint64_t high = word & ~CW_CHECK_MASK;
+	if (word < CW_UNIT || cw_check(high >> CW_RATIO_SHIFT) != (word & CW_CHECK_MASK)) {
+		*cpu_ns = *wall_ns = word; /* an older entry's CPU time */
+		return;
+	}
+	*cpu_ns = word & ~(CW_UNIT - 1);
+	uint64_t ratio = (word >> CW_RATIO_SHIFT) & CW_RATIO_MAX;
+	*wall_ns = (uint64_t)((double)*cpu_ns * (double)ratio / 32.0);
+}
+
 static void put_header(uint8_t raw[JC_ENTRY_HEADER_SIZE], const struct jc_entry_header *h)
 {
 	memcpy(raw, magic, 8);
@@ -206,7 +247,7 @@ enum jc_entry_status jc_entry_finish(const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 	}
 	out->data = stored;
 	out->size = h->data_size;
-	out->compile_ns = h->compile_ns;
+	jc_compile_times(h->compile_ns, &out->compile_ns, &out->wall_ns);
 	out->map = NULL;
 	out->map_size = 0;
 	return JC_ENTRY_OK;

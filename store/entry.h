@@ -13,9 +13,25 @@
  *       16    16  the entry's full key
  *       32     8  stored size: payload bytes after the header
  *       40     8  data size: payload bytes once decompressed
- *       48     8  compile time in nanoseconds that a hit saves
+ *       48     8  compile time that a hit saves: the compile word below
  *       56     8  checksum: XXH3-64 of the payload, seeded with the
  *                 XXH3-64 of header bytes 0..55
+ *
+ * The compile word.  Entries once held the compiler's CPU time in
+ * nanoseconds there; they now hold its wall time too (what the user
+ * waited), in the same 8 bytes, so that every jitcache reads every entry
+ * and no format version changes:
+ *
+ *   bits 63..20  CPU time in ns, rounded to a multiple of 2^20 ns (1.05 ms;
+ *                a nonzero time is at least that): what a jitcache that
+ *                knows nothing of the rest reads, within half a millisecond
+ *   bits 19..10  wall time / CPU time, in 32nds (0 to 31.97, saturating)
+ *   bits  9..0   a check of bits 63..10 (jc_compile_word)
+ *
+ * A word whose check does not match, or below 2^20, is an older entry's
+ * plain CPU time: its wall time is not known and is taken as its CPU time.
+ * (An older word matches the check by chance once in 1024 entries: its
+ * wall time is then misread, off by at most 32 times its CPU time.)
  *
  * With JC_ENTRY_SIGNED, the payload is followed by a signature trailer of
  * JC_SIG_TRAILER_SIZE bytes (trust/sign.h); the file is that much longer.
@@ -75,7 +91,14 @@ struct jc_encoded {
 struct jc_signer;
 void jc_entry_set_signer(const struct jc_signer *s);
 
-/* Build the header (and compressed payload, if compress and it helps).
+/* The compile word of a compile that took cpu_ns of the compiler's CPU
+ * and wall_ns of the caller's wall time, and the times read back from one
+ * (wall_ns == cpu_ns for a word of an older entry). */
+uint64_t jc_compile_word(uint64_t cpu_ns, uint64_t wall_ns);
+void jc_compile_times(uint64_t word, uint64_t *cpu_ns, uint64_t *wall_ns);
+
+/* Build the header (and compressed payload, if compress and it helps);
+ * compile_ns is the compile word (jc_compile_word, or a plain time).
  * jc_entry_encode_flags() adds flags beyond JC_ENTRY_ZSTD (JC_ENTRY_RECIPE). */
 void jc_entry_encode(const struct jc_key *key, const void *data, size_t size,
 		     uint64_t compile_ns, int compress, struct jc_encoded *out);

@@ -11,11 +11,12 @@
  *   cache.c    opening, get, recheck, reject, put
  *
  * beside entry.c (the entry format), stats.c (the statistics file),
- * and fsutil.c (file system helpers), which know nothing of struct jc_cache.
+ * misses.c (the ring of recent misses, misses.h) and fsutil.c (file system helpers), which know nothing of struct jc_cache.
  *
  * Layout of a cache directory DIR:
  *
  *   DIR/stats                    shared counters and per-subdirectory usage
+ *   DIR/misses                   the last 128 misses, for `jitcache explain`
  *   DIR/ab/<32 hex digits>       the entry whose key starts with byte 0xab
  *   DIR/locks                    compile-once locks: one byte per key (lock.c)
  *   DIR/ab/<32 hex digits>.lock  a lock file of jitcache before 2026-11;
@@ -58,10 +59,8 @@ struct jc_cache {
 	int compress;
 	mode_t file_mode, dir_mode;
 	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
-	uint64_t pending[JC_NCOUNTERS]; /* not yet in the statistics file (count.c) */
-	int64_t pending_since;         /* when the oldest of them came (monotonic
-					  ns), 0: none */
-	pid_t pending_pid;             /* the process they were counted in */
+	pid_t counts_pid;              /* the process they are of (a child of a
+					  fork() starts with none: count.c) */
 	struct jc_layers *layers;      /* read-only, searched after dir; or NULL */
 	int local;                     /* 0: dir is unusable and empty: the layers
 					  serve hits, and nothing else is done */
@@ -192,11 +191,10 @@ void jc_resync_all(struct jc_cache *c);
 
 /* ---- count.c ---- */
 
-/* Add to this process's counters and to the shared ones (re-creating a
- * removed or damaged statistics file, recounted with jc_resync_all).  A
- * count of hits alone may wait to go to the file with a later one (see
- * count.c); with shared_after, it goes now and *shared_after gets the
- * file's new values (all 0 if the file could not be used). */
+/* Add to this process's counters and to the shared ones, at once
+ * (re-creating a removed or damaged statistics file, recounted with
+ * jc_resync_all); *shared_after (if not NULL) gets the file's new values
+ * (all 0 if the file could not be used). */
 void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	      uint64_t shared_after[JC_NCOUNTERS]);
 

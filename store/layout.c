@@ -218,7 +218,7 @@ static int map_entry(int fd, const uint8_t raw[JC_ENTRY_HEADER_SIZE],
 	}
 	out->data = payload;
 	out->size = h->data_size;
-	out->compile_ns = h->compile_ns;
+	jc_compile_times(h->compile_ns, &out->compile_ns, &out->wall_ns);
 	out->map = map;
 	out->map_size = (size_t)file_size;
 	*status = JC_ENTRY_OK;

@@ -20,6 +20,8 @@
 #define RECORD 32                /* divides PAGE: no record crosses a page */
 #define VERSION 1
 #define STORE_LOCK_AT FILE_SIZE  /* a lock, not data: past the end is fine */
+#define SINCE_AT (PAGE - 8)      /* when the counters started */
+_Static_assert(COUNTERS_AT + COUNTERS_SIZE <= SINCE_AT, "counters overflow page 0");
 
 /* The counters are held for a read and a write; a usage record may be held
  * while its subdirectory is scanned. */
@@ -98,6 +100,7 @@ static int create_file(const char *dir, mode_t mode, int replace)
 		return -1;
 	}
 	put_magic(buf);
+	jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
 	struct iovec iov = { buf, FILE_SIZE };
 	int rc = jc_fs_write_all(fd, &iov, 1);
 	free(buf);
@@ -161,6 +164,37 @@ int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS])
 	done(fd);
 	for (int i = 0; rc == 0 && i < JC_NCOUNTERS; i++)
 		out[i] = jc_get_le64(head + COUNTERS_AT + 8 * i);
+	return rc;
+}
+
+int jc_stats_since(const char *dir, int64_t *since_ns)
+{
+	uint8_t b[8];
+	int fd = open_stats(dir, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	int rc = jc_fs_lock_range(fd, F_RDLCK, 0, PAGE, COUNTERS_WAIT) == 0 &&
+		 pread(fd, b, 8, SINCE_AT) == 8 ? 0 : -1;
+	done(fd);
+	if (rc == 0)
+		*since_ns = (int64_t)jc_get_le64(b);
+	return rc;
+}
+
+int jc_stats_zero(const char *dir)
+{
+	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE], since[8];
+	int fd = open_stats(dir, O_RDWR);
+	if (fd < 0)
+		return -1;
+	int rc = jc_fs_lock_range(fd, F_WRLCK, 0, PAGE, COUNTERS_WAIT) == 0 &&
+		 read_head(fd, head) == 0 ? 0 : -1;
+	memset(head + COUNTERS_AT, 0, COUNTERS_SIZE);
+	jc_put_le64(since, (uint64_t)jc_wall_ns());
+	if (rc == 0 && (pwrite(fd, head + COUNTERS_AT, COUNTERS_SIZE, COUNTERS_AT) != COUNTERS_SIZE ||
+			pwrite(fd, since, 8, SINCE_AT) != 8))
+		rc = -1;
+	done(fd);
 	return rc;
 }
 

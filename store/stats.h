@@ -4,7 +4,9 @@
  * One file, DIR/stats, of three 4 KiB pages:
  *
  *   page 0     magic "jcstats" + version, then JC_NCOUNTERS event counters
- *              (hits, misses, ...), each a little-endian uint64
+ *              (hits, misses, ..., then the hits of each tier), each a
+ *              little-endian uint64; in its last 8 bytes, when the
+ *              counters started (ns since 1970; 0: not recorded)
  *   pages 1-2  one 32-byte usage record per subdirectory "00".."ff":
  *              bytes and entry files it holds, the mtime of its oldest
  *              entry and how many of its files are recipes (cache.h)
@@ -40,12 +42,26 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* JC_HITS, JC_MISSES, ...: the counters of cache.h's JC_COUNTERS, in order. */
+/* JC_HITS, JC_MISSES, ...: the counters of store.h's JC_COUNTERS, in
+ * order; then, from JC_TIER_BASE, the hits of each tier's slot (JC_TIERS).
+ * Room is left between them for counters to come: an older file holds
+ * zeros there (the file is made whole), and an older jitcache writes only
+ * the counters it knows. */
 enum jc_counter {
 #define X(NAME, field, label) JC_##NAME,
 	JC_COUNTERS(X)
 #undef X
-	JC_NCOUNTERS
+	JC_NAMED_COUNTERS,
+	JC_TIER_BASE = 128,
+	JC_NCOUNTERS = JC_TIER_BASE + JC_TIER_SLOTS
+};
+_Static_assert(JC_NAMED_COUNTERS <= JC_TIER_BASE, "too many counters");
+#define JC_TIER_HITS(slot) (JC_TIER_BASE + (slot))
+/* The slot of each tier's first hit counter: JC_SLOT_LOCAL, ... */
+enum {
+#define X(NAME, name, label, slot, n) JC_SLOT_##NAME = (slot),
+	JC_TIERS(X)
+#undef X
 };
 
 #define JC_SUBDIRS 256
@@ -70,6 +86,10 @@ int jc_stats_init(const char *dir, mode_t mode);
 int jc_stats_add(const char *dir, const uint64_t delta[JC_NCOUNTERS],
 		 uint64_t after[JC_NCOUNTERS]);
 int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS]);
+/* When the counters started (0: not recorded). */
+int jc_stats_since(const char *dir, int64_t *since_ns);
+/* Every counter to 0, and their start to now. */
+int jc_stats_zero(const char *dir);
 
 /* Every subdirectory's record, under one shared lock. */
 int jc_stats_usage_all(const char *dir, struct jc_usage out[JC_SUBDIRS]);

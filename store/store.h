@@ -34,8 +34,10 @@ struct jc_entry {
 	void *data;
 	size_t size;
 	uint64_t compile_ns; /* what compiling this cost when it was stored */
+	uint64_t wall_ns;    /* its wall time (entry.h: compile_ns if unknown) */
 	int layer;           /* 0: from the cache directory; n: from the n-th
 				read-only layer (tiers/layers.h) */
+	int remote;          /* 1: the remote tier answered it (then kept locally) */
 	void *map;           /* non-NULL: data lies in this read-only mapping of
 				the entry file (map_size bytes), not on the heap */
 	size_t map_size;
@@ -82,15 +84,52 @@ void jc_entry_free(struct jc_entry *entry);
 	X(PASSED_NOT_KEYABLE, passed_not_keyable, "passed through: not keyable") \
 	/* entries from Redis, layers or archives refused: not signed by a     \
 	 * trusted key (trusted_keys, sign.h) */                               \
-	X(UNTRUSTED,      untrusted,      "unsigned or untrusted entries refused")
+	X(UNTRUSTED,      untrusted,      "unsigned or untrusted entries refused") \
+	/* the compile wall time of the entries that hit: what the user would  \
+	 * have waited (saved_ns is the compiler's CPU time; an entry stored   \
+	 * before wall times were kept counts its CPU time here too) */        \
+	X(SAVED_WALL_NS,  saved_wall_ns,  "compile wall time saved")          \
+	/* of the misses, by cause (they add up to the misses counted since    \
+	 * these were: see jc_cache_stats.since): found nowhere; an entry found \
+	 * damaged (local, a layer or Redis); refused by the driver; refused   \
+	 * as unsigned or untrusted; a tier that could not be asked (Redis     \
+	 * unreachable or backing off) */                                       \
+	X(MISS_NOT_FOUND, miss_not_found, "misses: found nowhere")            \
+	X(MISS_CORRUPT,   miss_corrupt,   "misses: entry damaged")            \
+	X(MISS_REJECTED,  miss_rejected,  "misses: refused by the driver")    \
+	X(MISS_UNTRUSTED, miss_untrusted, "misses: entry untrusted")          \
+	X(MISS_UNREACHABLE, miss_unreachable, "misses: a tier unreachable")   \
+	/* of the misses, compiles that failed (the program got the error) */  \
+	X(BUILD_FAILURES, build_failures, "builds failed")
+
+/* The tiers a hit can come from, each one line: X(NAME, name, label, slot,
+ * n).  Each tier has n hit counters (one per instance: the layers are
+ * several) at slots slot..slot+n-1 of the tier region of the statistics
+ * file (JC_TIER_HITS(slot)), apart from JC_COUNTERS so that a tier added
+ * later (one line, the next free slot: X(HTTP, http, "HTTP", 11, 1)) moves
+ * no counter.  Slots once given are never reused.  A hit on layer n (1..)
+ * counts in the layer tier's slot n-1; layers past the last slot count in
+ * the last. */
+#define JC_LAYER_SLOTS 8
+#define JC_TIERS(X)                                    \
+	X(LOCAL,  local,  "local store", 0, 1)         \
+	X(REMOTE, remote, "Redis",       1, 1)         \
+	X(LAYER,  layer,  "layer",       2, JC_LAYER_SLOTS)
+#define JC_TIER_SLOTS 64 /* room for tiers to come */
 
 struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;
 	JC_COUNTERS(X)
 #undef X
+	/* hits by tier: tier_hits[slot] (JC_TIERS) */
+	uint64_t tier_hits[JC_TIER_SLOTS];
 	/* current contents (shared stats only): entries (compiled results and
 	 * failure records), recipes beside them, and the bytes of both */
 	uint64_t entries, recipes, size;
+	/* shared stats only: when the counters started (wall ns since 1970:
+	 * the statistics file was made, or `jitcache stats --zero`), 0 if
+	 * unknown (a file made by a jitcache that did not record it) */
+	int64_t since_ns;
 };
 void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
 /* Count a hit (already counted as one) that answered with a failure record. */
@@ -103,12 +142,30 @@ enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
 void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
 
-/* Hits reach the shared counts in batches: at the latest with the first
- * other event or the first hit a second after them, at jc_cache_close() or
- * jc_cache_shared_stats(), or here.  Call it before the process ends (the
- * shim does, at exit); a process killed by a signal loses the hits of its
- * last second from the shared counts.  NULL is fine. */
+/* Every count reaches the shared file as it happens (count.c), so a
+ * process killed by a signal loses none of them; this is kept for callers
+ * that flushed (nothing waits).  NULL is fine. */
 void jc_cache_flush(struct jc_cache *cache);
+/* Set every shared counter to 0 and the start (since_ns) to now
+ * (`jitcache stats --zero`).  0 or -1. */
+int jc_cache_zero_stats(struct jc_cache *cache);
+/* Count, in this process and the shared file, one build that failed. */
+void jc_cache_count_build_failure(struct jc_cache *cache);
+
+/* The hit rate, misses by cause, hits by tier, stores and time saved of s
+ * as the members of a JSON object, each preceded by ", " (the schema of
+ * docs/configuration.md, "stats --json"): "hit_rate", "hits_by_tier",
+ * "misses_by_cause", "stores_by_tier", "saved_s". */
+void jc_stats_json_parts(FILE *out, const struct jc_cache_stats *s);
+/* The same figures in Prometheus' text exposition format, each sample
+ * labelled with the cache directory dir (stats --prometheus). */
+void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *dir,
+			 uint64_t max_size);
+/* Append one JSON line (stats_log) with this process's counts to file:
+ * its time, program, pid, cache directory and jc_stats_json_parts().  One
+ * write(2) with O_APPEND: lines of processes ending together do not mix.
+ * 0, or -1 (said once at info). */
+int jc_cache_stats_log(const struct jc_cache *cache, const char *file);
 
 /* Management, for the `jitcache` command. */
 int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */

@@ -628,7 +628,7 @@ static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
 				.what = "OpenCL build", .ops = &build_ops, .call = &w };
 	jc_key_hex(key, once.hex);
 	w.hex = once.hex;
-	jc_once_store(&once, compile_ns);
+	jc_once_store(&once, compile_ns, compile_ns); /* wall: CPU time unknown */
 }
 
 /* ---- miss with pfn_notify: the build may end later ---------------------------- */
@@ -671,6 +671,8 @@ static void CL_CALLBACK on_built(cl_program program, void *data)
 		if (ok)
 			store(program, w->ndev, w->devices, &w->key, ns, w->recipe,
 			      w->recipe_size);
+		else
+			jc_cache_count_build_failure(jc_runtime_cache());
 		jc_cache_unlock(w->lock);
 	}
 	jc_cl_call_notify(w->notify, program, w->user_data);

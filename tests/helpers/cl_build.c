@@ -4,8 +4,10 @@
  *
  *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
  *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--dlopen-name LIB]
- *            [--async]
+ *            [--async] [--sleep]
  *
+ * --sleep, as a server does after its warm-up: once built (and run), prints
+ * "sleeping" and waits until it is killed, never exiting by itself.
  * --platform picks the first platform whose name contains NAME.
  * --il uses clCreateProgramWithIL; --il-khr the clCreateProgramWithILKHR
  * extension function from clGetExtensionFunctionAddressForPlatform.
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FUNCTIONS(X)                                                              \
 	X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clCreateContext) \
@@ -209,7 +212,7 @@ int main(int argc, char **argv)
 	const char *platform_name = NULL, *kind = NULL, *path = NULL, *options = NULL;
 	const char *kernel = NULL;
 	const char *use_dlopen = NULL;
-	int async = 0;
+	int async = 0, sleep_after = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dlopen") == 0)
 			use_dlopen = "libOpenCL.so.1";
@@ -217,6 +220,8 @@ int main(int argc, char **argv)
 			async = 1;
 		else if (strcmp(argv[i], "--verify") == 0)
 			verify = 1;
+		else if (strcmp(argv[i], "--sleep") == 0)
+			sleep_after = 1;
 		else if (i + 1 >= argc)
 			return fprintf(stderr, "cl_build: %s needs a value\n", argv[i]), 2;
 		else if (strcmp(argv[i], "--dlopen-name") == 0)
@@ -274,6 +279,12 @@ int main(int argc, char **argv)
 	int rc = err == CL_SUCCESS ? 0 : 1;
 	if (rc == 0 && kernel && run(context, device, program, kernel) != 0)
 		rc = 1;
+	if (sleep_after) {
+		printf("sleeping\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
 	cl.clReleaseProgram(program);
 	cl.clReleaseContext(context);
 	return rc;

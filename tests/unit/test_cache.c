@@ -4,6 +4,8 @@
 #include "tests/unit/cache_util.h"
 
 #include "store/entry.h"
+#include "store/fsutil.h"
+#include "store/stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -409,10 +411,10 @@ static void test_stats_file(void)
 	jc_cache_close(c);
 }
 
-/* Hits reach the statistics file in batches (cache/count.c).  other is a
- * second handle on the same directory: it reads the file as another process
- * would, without writing c's waiting hits.  Every hit is of the entry put
- * below (1000 bytes, seed 2). */
+/* Every count reaches the statistics file at once (store/count.c): a
+ * process killed after a hit has counted it.  other is a second handle on
+ * the same directory: it reads the file as another process would.  Every
+ * hit is of the entry put below (1000 bytes, seed 2). */
 static int hit(struct jc_cache *c, struct jc_key k)
 {
 	return holds(c, k, 1000, 2);
@@ -421,42 +423,112 @@ static int hit(struct jc_cache *c, struct jc_key k)
 static void hit_in_child(void *arg)
 {
 	struct jc_cache *c = arg;
-	jc_cache_flush(c); /* the parent's waiting hit is not the child's to write */
+	CHECK(mine(c).hits == 0, "a forked child's own counts start at 0 (not its parent's 3)");
 	CHECK(hit(c, make_key(1, 1)), "the child hits");
-	jc_cache_flush(c);
+	CHECK(mine(c).hits == 1, "... and count its one hit as its own");
+	/* in_child() then ends it with _exit(): no exit handler, no close */
 }
 
-static void test_batched_hits(void)
+static void test_hits_at_once(void)
 {
 	char dir[256];
-	test_path(dir, "batched");
+	test_path(dir, "at-once");
 	struct jc_cache *c = open_cache(dir, 0, 0), *other = open_cache(dir, 0, 0);
 	struct jc_key k = make_key(1, 1);
 	put_bytes(c, k, 1000, 2);
 	int all = 1;
 	for (int i = 0; i < 3; i++)
 		all &= hit(c, k);
-	CHECK(all && mine(c).hits == 3 && shared(other).hits == 0,
-	      "hits wait in the process (%llu in the file)", (unsigned long long)shared(other).hits);
-	jc_cache_flush(c);
 	struct jc_cache_stats s = shared(other);
-	CHECK(s.hits == 3 && s.saved_ns == 3 * 1002, "jc_cache_flush writes them, with the time saved");
-	all = hit(c, k) && is_miss(c, make_key(1, 2));
-	s = shared(other);
-	CHECK(all && s.hits == 4 && s.misses == 1, "a miss takes the waiting hit along");
-	all = hit(c, k);
-	CHECK(all && shared(other).hits == 4, "a hit waits again");
-	usleep(1100 * 1000);
-	all = hit(c, k);
-	CHECK(all && shared(other).hits == 6, "a hit a second after the oldest waiting one writes both");
-	all = hit(c, k);
+	CHECK(all && mine(c).hits == 3 && s.hits == 3 && s.saved_ns == 3 * 1002,
+	      "three hits are in the file as they happen, with the time saved (%llu hits)",
+	      (unsigned long long)s.hits);
 	in_child("a forked child", hit_in_child, c);
-	CHECK(all && shared(other).hits == 7, "a forked child writes its own hit, not its parent's");
-	CHECK(shared(c).hits == 8, "jc_cache_shared_stats writes this process's waiting hits first");
-	all = hit(c, k);
+	CHECK(shared(other).hits == 4, "a child that ends without exit handlers counted its hit");
 	jc_cache_close(c);
-	CHECK(all && shared(other).hits == 9, "jc_cache_close writes them");
 	jc_cache_close(other);
+}
+
+/* Within 0.1%. */
+static int near(uint64_t v, uint64_t want)
+{
+	return v > want - want / 1000 && v < want + want / 1000;
+}
+
+/* Hits by tier, misses by cause, both times saved, zero and since. */
+static void test_tier_counts(void)
+{
+	char dir[256], path[PATH_MAX];
+	test_path(dir, "tiers");
+	struct jc_cache *c = open_cache(dir, 0, 0);
+	struct jc_key k = make_key(3, 1), k2 = make_key(3, 2);
+	struct jc_cache_stats s = shared(c);
+	int64_t now = jc_wall_ns();
+	CHECK(s.since_ns > 0 && s.since_ns <= now && now - s.since_ns < 600 * 1000000000LL,
+	      "a new statistics file records when its counters started");
+	/* A compile of 2.0 s CPU that took 5.0 s of wall time. */
+	uint64_t word = jc_compile_word(2000000000ull, 5000000000ull), cpu, wall;
+	jc_compile_times(word, &cpu, &wall);
+	CHECK(near(cpu, 2000000000ull) && near(wall, 5000000000ull),
+	      "the compile word keeps both times: %llu ns CPU, %llu ns wall",
+	      (unsigned long long)cpu, (unsigned long long)wall);
+	jc_compile_times(1234567, &cpu, &wall);
+	CHECK(cpu == 1234567 && wall == 1234567, "an older entry's plain time reads as both");
+	CHECK(jc_compile_word(1234567, 1234567) == 1234567, "equal times are written plain");
+	jc_compile_times(word, &cpu, &wall);
+	CHECK(is_miss(c, k), "a key never stored misses");
+	char buf[100];
+	memset(buf, 7, sizeof buf);
+	CHECK(jc_cache_put(c, &k, buf, sizeof buf, word) == 0, "stored with both times");
+	struct jc_entry e;
+	CHECK(jc_cache_get(c, &k, &e) == 0 && e.compile_ns == cpu && e.wall_ns == wall &&
+	      e.layer == 0 && !e.remote, "the hit reads both times back");
+	jc_entry_free(&e);
+	s = shared(c);
+	CHECK(s.hits == 1 && s.tier_hits[JC_SLOT_LOCAL] == 1 && s.misses == 1 &&
+	      s.miss_not_found == 1 && s.saved_ns == cpu && s.saved_wall_ns == wall,
+	      "counted: 1 local hit, 1 miss found nowhere, 2 s CPU and 5 s wall saved");
+	/* A damaged entry: a miss whose cause is the damage. */
+	CHECK(jc_cache_put(c, &k2, buf, sizeof buf, word) == 0, "second entry stored");
+	char name[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(&k2, name);
+	snprintf(path, sizeof path, "%s/%02x/%s", dir, k2.bytes[0], name);
+	int fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, "X", 1, 80) == 1, "damaged a byte of its payload");
+	close(fd);
+	CHECK(is_miss(c, k2), "the damaged entry misses");
+	s = shared(c);
+	CHECK(s.misses == 2 && s.miss_corrupt == 1 && s.miss_not_found == 1,
+	      "counted as a miss of a damaged entry");
+	/* The driver refuses a hit: it becomes a miss, refused. */
+	CHECK(jc_cache_get(c, &k, &e) == 0, "a hit");
+	jc_cache_reject(c, &k, &e);
+	jc_entry_free(&e);
+	s = shared(c);
+	CHECK(s.hits == 1 && s.tier_hits[JC_SLOT_LOCAL] == 1 && s.misses == 3 &&
+	      s.miss_rejected == 1 && s.saved_ns == cpu,
+	      "a refused hit counts as a miss refused by the driver, and saved nothing");
+	/* A miss, then a recheck that finds it: one hit, the miss and its
+	 * cause taken back. */
+	struct jc_key k3 = make_key(3, 3);
+	CHECK(is_miss(c, k3), "another key misses");
+	CHECK(jc_cache_put(c, &k3, buf, sizeof buf, 1000) == 0, "...another process stores it");
+	CHECK(jc_cache_recheck(c, &k3, &e) == 0, "...the recheck finds it");
+	jc_entry_free(&e);
+	s = shared(c);
+	CHECK(s.hits == 2 && s.misses == 3 && s.miss_not_found == 1 && s.miss_corrupt == 1 &&
+	      s.miss_rejected == 1, "the recheck's hit takes back the miss and its cause "
+	      "(%llu hits, %llu misses, %llu found nowhere)", (unsigned long long)s.hits,
+	      (unsigned long long)s.misses, (unsigned long long)s.miss_not_found);
+	jc_cache_count_build_failure(c);
+	CHECK(shared(c).build_failures == 1, "a failed build is counted");
+	int64_t before = jc_wall_ns();
+	CHECK(jc_cache_zero_stats(c) == 0, "zero");
+	s = shared(c);
+	CHECK(s.hits == 0 && s.misses == 0 && s.miss_not_found == 0 && s.saved_wall_ns == 0 &&
+	      s.tier_hits[JC_SLOT_LOCAL] == 0 && s.build_failures == 0 && s.since_ns >= before &&
+	      s.entries == 1, "zero: every counter 0, since now, the entries still counted");
+	jc_cache_close(c);
 }
 
 static void test_compress(void)
@@ -711,7 +783,8 @@ int main(void)
 	test_leftovers();
 	test_clear_trim_verify();
 	test_stats_file();
-	test_batched_hits();
+	test_hits_at_once();
+	test_tier_counts();
 	test_compress();
 	test_permissions();
 	test_dir_removed();

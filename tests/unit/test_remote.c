@@ -6,6 +6,7 @@
  * a remote that is not there.  Never a system Redis. */
 #include "tiers/remote.h"
 #include "tests/unit/cache_util.h"
+#include "store/stats.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -169,6 +170,9 @@ static void test_fall_through(void)
 	jc_cache_process_stats(b, &s);
 	CHECK(s.remote_hits == 1 && s.remote_bytes_in == sizeof data + JC_ENTRY_HEADER_SIZE,
 	      "... without asking the remote");
+	CHECK(s.tier_hits[JC_SLOT_REMOTE] == 1 && s.tier_hits[JC_SLOT_LOCAL] == 1 &&
+	      s.miss_not_found == 1, "hits by tier: 1 from Redis, then 1 from the local store; "
+	      "the cold miss found nowhere");
 
 	CHECK(jc_cache_put(ro, &k2, data, 1000, 1) == 0, "read-only node stores locally");
 	jc_cache_process_stats(ro, &s);

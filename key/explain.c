@@ -1,0 +1,255 @@
+/* explain.c — naming what changed between two requests (explain.h). */
+#include "key/explain.h"
+
+#include "key/fingerprint.h"
+
+/* Names and values are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A trace read into named fields: "options", "env NAME", "spec ID",
+ * "include PATH", "lib NAME build-id", "input 0"... each with its value
+ * as text. */
+#define MAX_FIELDS 160
+struct field {
+	char name[200];
+	char value[JC_FP_TEXT_MAX + 1];
+};
+struct fields {
+	size_t n;
+	struct field f[MAX_FIELDS];
+};
+
+static void add(struct fields *fs, const char *name, const char *value)
+{
+	if (fs->n == MAX_FIELDS)
+		return;
+	struct field *f = &fs->f[fs->n++];
+	snprintf(f->name, sizeof f->name, "%s", name);
+	snprintf(f->value, sizeof f->value, "%s", value);
+}
+
+static void parse(const uint8_t *t, size_t len, struct fields *fs)
+{
+	char lib[128] = "", inc[160] = "", spec[24] = "", name[200], value[JC_FP_TEXT_MAX + 1];
+	int inputs = 0, flags = 0;
+	fs->n = 0;
+	for (size_t at = 0; at + 1 <= len;) {
+		size_t ln = t[at];
+		if (at + 1 + ln + 3 > len)
+			break;
+		char label[256];
+		memcpy(label, t + at + 1, ln);
+		label[ln] = '\0';
+		int kind = t[at + 1 + ln];
+		size_t vn = t[at + 2 + ln] | (size_t)t[at + 3 + ln] << 8;
+		const uint8_t *v = t + at + 4 + ln;
+		if (at + 4 + ln + vn > len)
+			break;
+		at += 4 + ln + vn;
+		if (kind == JC_FP_TEXT)
+			snprintf(value, sizeof value, "%.*s", (int)(vn < JC_FP_TEXT_MAX ? vn : JC_FP_TEXT_MAX),
+				 (const char *)v);
+		else if (kind == JC_FP_HASH && vn == 16) {
+			unsigned long long h, n;
+			memcpy(&h, v, 8);
+			memcpy(&n, v + 8, 8);
+			snprintf(value, sizeof value, "%016llx (%llu bytes)", h, n);
+		} else
+			snprintf(value, sizeof value, "(none)");
+		if (!strcmp(label, "lib") || !strcmp(label, "lib.absent")) {
+			snprintf(lib, sizeof lib, "%s", value);
+			snprintf(name, sizeof name, "lib %s", lib);
+			add(fs, name, label[3] ? "absent" : "present");
+		} else if (!strncmp(label, "lib.", 4)) {
+			snprintf(name, sizeof name, "lib %s %s", lib, label + 4);
+			add(fs, name, value);
+		} else if (!strcmp(label, "env")) {
+			char *eq = strchr(value, '=');
+			if (eq)
+				*eq = '\0';
+			snprintf(name, sizeof name, "env %s", value);
+			add(fs, name, eq ? eq + 1 : "");
+		} else if (!strcmp(label, "spec.id")) {
+			snprintf(spec, sizeof spec, "%s", value);
+		} else if (!strcmp(label, "spec.value")) {
+			snprintf(name, sizeof name, "spec %s", spec);
+			add(fs, name, value);
+		} else if (!strcmp(label, "include")) {
+			snprintf(inc, sizeof inc, "%s", value);
+		} else if (!strcmp(label, "include.content")) {
+			snprintf(name, sizeof name, "include %s", inc);
+			add(fs, name, value);
+		} else if (!strncmp(label, "include.", 8)) {
+			snprintf(name, sizeof name, "include %s", value);
+			add(fs, name, label + 8);
+		} else if (!strcmp(label, "spirv") || !strcmp(label, "input") || !strcmp(label, "il") ||
+			   !strcmp(label, "source")) {
+			snprintf(name, sizeof name, "input %d", inputs++);
+			add(fs, name, value);
+		} else if (!strcmp(label, "flags")) {
+			snprintf(name, sizeof name, "flags %d", flags++);
+			add(fs, name, value);
+		} else if (strcmp(label, "env.count") && strcmp(label, "spec.count") &&
+			   strcmp(label, "!")) {
+			add(fs, label, value);
+		}
+	}
+}
+
+static const char *value_of(const struct fields *fs, const char *name)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->f[i].name, name))
+			return fs->f[i].value;
+	return NULL;
+}
+
+static const char *shorter(const char *v, char buf[40])
+{
+	if (!v)
+		return "(unset)";
+	snprintf(buf, 40, "%.16s%s", v, strlen(v) > 16 ? "..." : "");
+	return buf;
+}
+
+/* How many fields differ between a and b. */
+static size_t count_differences(const struct fields *a, const struct fields *b)
+{
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct fields *x = pass ? a : b, *y = pass ? b : a;
+		for (size_t i = 0; i < x->n; i++) {
+			const char *vy = value_of(y, x->f[i].name);
+			n += pass ? !vy : !vy || strcmp(vy, x->f[i].value);
+		}
+	}
+	return n;
+}
+
+/* The first difference of b (new) from a (old), worded, in out. */
+static const char *differ(const struct fields *a, const struct fields *b, char *out, size_t size)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct fields *x = pass ? a : b, *y = pass ? b : a;
+		for (size_t i = 0; i < x->n; i++) {
+			const char *n = x->f[i].name;
+			const char *vx = x->f[i].value, *vy = value_of(y, n);
+			if (vy && !strcmp(vx, vy))
+				continue;
+			const char *old = pass ? vx : vy, *now = pass ? vy : vx;
+			char o[40], w[40];
+			if (!strncmp(n, "lib ", 4)) {
+				snprintf(out, size, "driver or compiler build changed: %s: %s -> %s", n + 4,
+					 shorter(old, o), shorter(now, w));
+				return "driver";
+			}
+			if (!strcmp(n, "device")) {
+				snprintf(out, size, "device changed (another GPU, IP version or stepping)");
+				return "device";
+			}
+			if (!strcmp(n, "options") || !strncmp(n, "flags", 5)) {
+				snprintf(out, size, "build options: '%s' -> '%s'", old ? old : "",
+					 now ? now : "");
+				return "options";
+			}
+			if (!strncmp(n, "spec ", 5)) {
+				snprintf(out, size, "specialization constant %s: %s -> %s", n + 5,
+					 old ? "a value" : "(unset)", now ? "another value" : "(unset)");
+				return "spec";
+			}
+			if (!strncmp(n, "env ", 4)) {
+				snprintf(out, size, "environment variable %s: %s -> %s", n + 4,
+					 old ? old : "(unset)", now ? now : "(unset)");
+				return "env";
+			}
+			if (!strncmp(n, "include ", 8)) {
+				snprintf(out, size, "included file %s: contents changed", n + 8);
+				return "include";
+			}
+			if (!strncmp(n, "input ", 6)) {
+				snprintf(out, size, "another program input (input %s)", n + 6);
+				return "input";
+			}
+			snprintf(out, size, "%s: %s -> %s", n, shorter(old, o), shorter(now, w));
+			return "unknown";
+		}
+	}
+	return NULL;
+}
+
+const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size_t n,
+		       char *out, size_t size)
+{
+	static const char *const causes[] = {
+		[JC_CAUSE_CORRUPT] = "the entry was found damaged (removed, compiled again)",
+		[JC_CAUSE_REJECTED] = "the driver refused the entry (removed, compiled again)",
+		[JC_CAUSE_UNTRUSTED] = "the entry found was not signed by a trusted key",
+		[JC_CAUSE_UNREACHABLE] = "a tier was unreachable (Redis)",
+	};
+	static const char *const names[] = { [JC_CAUSE_CORRUPT] = "damaged",
+		[JC_CAUSE_REJECTED] = "rejected", [JC_CAUSE_UNTRUSTED] = "not_trusted",
+		[JC_CAUSE_UNREACHABLE] = "unreachable" };
+	const char *failed = m->flags & JC_MISS_BUILD_FAILED ? "; the build failed" : "";
+	if (m->cause >= JC_CAUSE_CORRUPT && m->cause <= JC_CAUSE_UNREACHABLE) {
+		snprintf(out, size, "%s%s", causes[m->cause], failed);
+		return names[m->cause];
+	}
+	struct fields *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+	const char *what = "unknown";
+	if (!a || !b) {
+		snprintf(out, size, "found nowhere%s", failed);
+		goto done;
+	}
+	parse(m->trace, m->trace_len, b);
+	/* The nearest earlier request for the same program input: of those
+	 * recorded before it, the one that differs in the fewest fields (the
+	 * most recent of them on a tie). */
+	const char *api = value_of(b, "api"), *input = value_of(b, "input 0");
+	const struct jc_miss *e = NULL;
+	size_t best = SIZE_MAX, more = 0;
+	for (size_t i = n; i-- > 0;) {
+		if ((m->seq && seen[i].seq >= m->seq) || !seen[i].trace_len)
+			continue;
+		parse(seen[i].trace, seen[i].trace_len, a);
+		const char *ea = value_of(a, "api"), *ei = value_of(a, "input 0");
+		if (!api || !input || !ea || !ei || strcmp(api, ea) || strcmp(input, ei))
+			continue;
+		size_t d = count_differences(a, b);
+		if (d < best) {
+			best = d;
+			e = &seen[i];
+		}
+	}
+	if (e)
+		parse(e->trace, e->trace_len, a);
+	char diff[512];
+	if (!m->trace_len) {
+		snprintf(out, size, "found nowhere (no trace of its key was recorded)%s", failed);
+	} else if (!e) {
+		what = "new";
+		snprintf(out, size, "never seen before (no earlier request for this input among "
+			 "the last %d misses)%s", JC_MISS_RING, failed);
+	} else if ((what = differ(a, b, diff, sizeof diff))) {
+		/* each field that differs (or is in one only) counts once */
+		more = best > 1;
+		if (more)
+			snprintf(out, size, "%s (and other fields of the key)%s", diff, failed);
+		else
+			snprintf(out, size, "%s%s", diff, failed);
+	} else {
+		what = "evicted";
+		snprintf(out, size, "the same request as pid %u's: its entry was evicted or "
+			 "removed%s", e->pid, failed);
+	}
+done:
+	free(a);
+	free(b);
+	return what;
+}
