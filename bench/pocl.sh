@@ -38,9 +38,13 @@
 # test_clrandom.py test_enqueue_copy.py test_wrapper.py"), CLFFT_BENCH_SETS
 # (transforms separated by ";", clFFT-client's options), POCL_BENCH_WAYS
 # (default all the ways above), POCL_BENCH_CONC (1: the conc4 row).
+# `bench/pocl.sh --table OUTDIR` writes OUTDIR/pocl.md from OUTDIR/pocl.txt
+# again, running nothing (the rows of runs cut short, or of several runs).
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+TABLE_ONLY=0
+[ "${1:-}" = --table ] && TABLE_ONLY=1 && shift
 bench_init pocl build "${1:-}"
 WORKLOADS=${POCL_BENCH_WORKLOADS:-pyopencl clfft}
 LOADS=${POCL_BENCH_LOADS:-idle busy}
@@ -62,7 +66,7 @@ export PYOPENCL_TEST=portable PYOPENCL_CTX=portable PYOPENCL_NO_CACHE=1 TMPDIR=$
 unset POCL_KERNEL_CACHE POCL_CACHE_DIR CLFFT_CACHE_PATH
 mkdir -p "$TMPDIR"
 raw=$OUT/pocl.txt
-: >"$raw"
+[ $TABLE_ONLY = 1 ] || : >"$raw"
 
 # The busy machine: 2 x nproc spinning loops, each killed by its own id.
 SPIN=()
@@ -158,6 +162,7 @@ conc() {
 }
 
 for load in $LOADS; do
+	[ $TABLE_ONLY = 1 ] && break
 	[ "$load" = busy ] && spin_start
 	for wl in $WORKLOADS; do
 		for way in $WAYS; do
