@@ -91,7 +91,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man deb debroot \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl \
-        testbed-llama bench-llama
+        bench-pocl testbed-llama bench-llama
 
 all: lib admin man ## build the library, the admin tool and the man page (needs only the library's own dependencies)
 
@@ -285,10 +285,16 @@ bench-sycl: testbed testbed-sycl ## only the SYCL and oneDNN rows on the 2026 dr
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/modern_sycl.sh $(BUILD)/bench/modern-sycl
 
 PYOPENCL_BENCH_FILES ?= test_algorithm.py test_arrays_in_structs.py test_clmath.py test_clrandom.py test_enqueue_copy.py test_wrapper.py
-bench-pyopencl: pyopencl-env ## only pyopencl's test files on PoCL, the six of issue 21 (bench/pyopencl.sh, ~20 min)
+bench-pocl: deps pyopencl-env ## only PoCL's rows: pyopencl's six test files of issue 26 and clFFT-client, every way, idle and busy (bench/pocl.sh, ~1.5 h)
+	$(MAKE) lib admin
+	rm -rf $(BUILD)/bench/pocl && mkdir -p $(BUILD)/bench/pocl
+	BUILD=$(BUILD) PYOPENCL_BENCH_FILES="$(PYOPENCL_BENCH_FILES)" bash bench/pocl.sh $(BUILD)/bench/pocl
+
+bench-pyopencl: pyopencl-env ## only pyopencl's six test files on PoCL, every way, idle and busy (bench/pocl.sh)
 	$(MAKE) lib admin
 	rm -rf $(BUILD)/bench/pyopencl && mkdir -p $(BUILD)/bench/pyopencl
-	BUILD=$(BUILD) PYOPENCL_BENCH_FILES="$(PYOPENCL_BENCH_FILES)" bash bench/pyopencl.sh $(BUILD)/bench/pyopencl
+	BUILD=$(BUILD) POCL_BENCH_WORKLOADS=pyopencl PYOPENCL_BENCH_FILES="$(PYOPENCL_BENCH_FILES)" \
+		bash bench/pocl.sh $(BUILD)/bench/pyopencl
 
 bench-openvino: openvino-env testbed testbed-openvino ## only OpenVINO's rows, Debian 12 and the 2026 driver (bench/openvino.sh)
 	$(MAKE) lib admin

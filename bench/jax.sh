@@ -22,27 +22,19 @@
 # Writes OUTDIR/jax.md (a table) and the raw OUTDIR/jax.txt
 # ("jax KIND REP STEPS_S CPU_S", "jax_files KIND N").  Knobs: JAX_REPS (3).
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build-sid}
-case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-OUT=${1:?usage: bench/jax.sh OUTDIR}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init jax build-sid "${1:-}"
 REPS=${JAX_REPS:-3}
 VENV=${JAX_VENV:-/opt/jitcache-jax}
-for need in "$B/libjitcache.so" "$VENV/bin/python"; do
-	[ -e "$need" ] || { echo "jax bench: $need missing (make testbed-jax; build in the test bed)" >&2; exit 1; }
-done
-mkdir -p "$OUT/logs"
-OUT=$(cd "$OUT" && pwd)
-W=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-jax.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+bench_need "make testbed-jax; build in the test bed" "$B/libjitcache.so" "$VENV/bin/python"
 cd "$W" || exit 1 # the simulated GPU may write files to the current directory
 
 export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2 UseAubStream=0
 export HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 OverrideMaxWorkgroupSize=1024
-export HOME=$W/home JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$W/xdg-config
-export JITCACHE_LIB=$B/libjitcache.so JITCACHE_ADMIN=$B/jitcache-admin LD_LIBRARY_PATH=$VENV/lib
-unset XDG_CACHE_HOME JITCACHE_DIR JITCACHE_LOG JITCACHE_DISABLE LD_PRELOAD NEO_CACHE_DIR \
-	JAX_COMPILATION_CACHE_DIR
+bench_isolate
+export LD_LIBRARY_PATH=$VENV/lib
+unset NEO_CACHE_DIR JAX_COMPILATION_CACHE_DIR
 raw=$OUT/jax.txt
 : >"$raw"
 

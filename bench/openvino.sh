@@ -17,30 +17,22 @@
 # Writes OUTDIR/openvino_DRIVER.md (a table) and the raw OUTDIR/openvino_DRIVER.txt
 # ("ov KIND REP COMPILE_S CPU_S").  Knobs: OV_REPS (3).
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-OUT=${1:?usage: bench/openvino.sh OUTDIR}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init openvino build "${1:-}"
 REPS=${OV_REPS:-3}
 if [ "${JITCACHE_TESTBED_DRIVER:-}" = neo-2026 ] || compgen -G "/usr/lib/*/libigc.so.2" >/dev/null; then
 	driver=2026 VENV=${OPENVINO_VENV:-/opt/jitcache-openvino}
 else
 	driver=deb12 VENV=${OPENVINO_VENV:-$ROOT/.venv-openvino}
 fi
-for need in "$B/libjitcache.so" "$VENV/bin/python"; do
-	[ -e "$need" ] || { echo "openvino bench: $need missing (make openvino-env / testbed-openvino)" >&2; exit 1; }
-done
-mkdir -p "$OUT/logs"
-OUT=$(cd "$OUT" && pwd)
-W=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-ov.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+bench_need "make openvino-env / testbed-openvino" "$B/libjitcache.so" "$VENV/bin/python"
 cd "$W" || exit 1
 
 export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2 OverrideMaxWorkgroupSize=1024
 [ $driver = 2026 ] && export UseAubStream=0 HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0
-export HOME=$W/home JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$W/xdg-config
-export JITCACHE_LIB=$B/libjitcache.so JITCACHE_ADMIN=$B/jitcache-admin
-unset XDG_CACHE_HOME JITCACHE_DIR JITCACHE_LOG JITCACHE_DISABLE LD_PRELOAD NEO_CACHE_DIR
+bench_isolate
+unset NEO_CACHE_DIR
 mkdir -p "$HOME/intel" && echo 0 >"$HOME/intel/openvino_telemetry" # no telemetry forkserver
 raw=$OUT/openvino_$driver.txt
 : >"$raw"

@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredis-dev libsodium-dev
       clang ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
-      python3-venv clblast-utils gnuplot-nox debootstrap zstd patchelf
+      python3-venv clblast-utils clfft-client gnuplot-nox debootstrap zstd patchelf
       redis-server man-db debhelper lintian fakeroot"
 missing=""
 for p in $PKGS; do
