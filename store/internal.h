@@ -1,17 +1,19 @@
 /*
- * internal.h — what the files of cache/ share.  Not for use outside cache/.
+ * internal.h — what the files of the store share, and what the rooms above
+ * it (cache/: cache.c, lock.c, recipe.c, transfer.c; tiers/layers.c) use
+ * of the store's insides.  struct jc_cache is defined here: the store's
+ * directory and counters, with the tiers and trust hung on it by cache/.
  *
- * The files, each calling only those above it (no cycle):
+ * The store's files, each calling only those above it (no cycle):
  *
  *   layout.c   paths, file identities, reading and removing one entry file
  *   scan.c     listing and cleaning one subdirectory; jc_resync
  *   count.c    this process's and the shared counters (jc_count)
  *   evict.c    making room under the cap; trim, clear, verify
- *   lock.c     compile-once locks (jc_cache_lock_key)
- *   cache.c    opening, get, recheck, reject, put
  *
  * beside entry.c (the entry format), stats.c (the statistics file),
- * misses.c (the ring of recent misses, misses.h) and fsutil.c (file system helpers), which know nothing of struct jc_cache.
+ * misses.c (the ring of recent misses, misses.h) and fsutil.c (file system
+ * helpers), which know nothing of struct jc_cache.
  *
  * Layout of a cache directory DIR:
  *

@@ -133,10 +133,11 @@ check "trim 12Q: refused as bad usage (exit status 2)" test $? -eq 2
 # ---- clear ----------------------------------------------------------------
 run cold5 reduce; run cold6 norm
 check "clear: two entries before" test "$(entries)" -eq 2
-# No litter: the only files are the entries, the statistics and the one
-# file of compile-once locks (no lock file per entry, no temporary files).
-check "no litter: files in the cache = entries + stats + locks" \
-	test "$(find "$JITCACHE_DIR" -type f | wc -l)" -eq $(( $(entries) + 2 ))
+# No litter: the only files are the entries, the statistics, the one file
+# of compile-once locks and the ring of recent misses (no lock file per
+# entry, no temporary files).
+check "no litter: files in the cache = entries + stats + locks + misses" \
+	test "$(find "$JITCACHE_DIR" -type f | wc -l)" -eq $(( $(entries) + 3 ))
 "$JITCACHE" clear >"$T/clear.out" 2>&1
 check "clear: exit status 0" test $? -eq 0
 check "clear: says what it removed" grep -q "^removed 2 entries (.*); 0 entries (0 bytes) left$" "$T/clear.out"

@@ -125,7 +125,7 @@ layer "$T/dz-warm" cached "$ONEDNN" >"$T/dnnl-warm.out" 2>&1
 check "oneDNN cold and warm under jitcache create every primitive" \
 	grep -q '^primitives: 12 created' "$T/dnnl-cold.out" "$T/dnnl-warm.out"
 check "oneDNN cold: every clBuildProgram is a jitcache miss ($cl_builds)" \
-	same "$(jc_n 'OpenCL build [0-9a-f]+: miss' "$T/dnnl-cold.out")" "$cl_builds"
+	same "$(jc_n 'OpenCL build [0-9a-f]+: miss$' "$T/dnnl-cold.out")" "$cl_builds"
 check "oneDNN cold: every OpenCL build is stored" same "$(summary stores "$T/dnnl-cold.out")" "$cl_builds"
 check "oneDNN cold: jitcache sees every zeModuleCreate" \
 	same "$(jc_calls "$T/dnnl-cold.out")" "$(driver_calls "$T/dz-cold")"
