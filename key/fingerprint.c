@@ -61,7 +61,8 @@ static void trace_add(struct jc_fp *fp, const char *label, int kind, const void 
 	*p++ = (uint8_t)kind;
 	*p++ = (uint8_t)(n & 0xff);
 	*p++ = (uint8_t)(n >> 8);
-	memcpy(p, v, n);
+	if (n) /* a NULL field has no bytes, and v may be NULL */
+		memcpy(p, v, n);
 	fp->tlen += need;
 }
 
