@@ -84,6 +84,21 @@ int jc_fs_write_all(int fd, const struct iovec *iov, int count)
 	return move_all(writev, fd, iov, count);
 }
 
+int jc_fs_write_temp(const char *dir, const void *buf, size_t size, mode_t mode,
+		     char path[PATH_MAX])
+{
+	int fd = jc_fs_open_temp(dir, path, PATH_MAX, mode);
+	if (fd < 0)
+		return -1;
+	struct iovec iov = { (void *)(uintptr_t)buf, size };
+	int rc = jc_fs_write_all(fd, &iov, 1);
+	if (close(fd) != 0)
+		rc = -1;
+	if (rc != 0)
+		unlink(path);
+	return rc;
+}
+
 int jc_fs_read_all(int fd, void *buf, size_t size)
 {
 	struct iovec iov = { buf, size };

@@ -12,6 +12,7 @@
 #ifndef JITCACHE_FSUTIL_H
 #define JITCACHE_FSUTIL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -25,6 +26,13 @@ int jc_fs_mkdir_p(const char *path, mode_t mode);
  * following a symlink and never reusing an existing name.  Its path is
  * written to path (size bytes).  Returns the fd, or -1. */
 int jc_fs_open_temp(const char *dir, char *path, size_t size, mode_t mode);
+
+/* A whole new file of size bytes from buf, as a temporary file inside dir
+ * (jc_fs_open_temp), written and closed: 0 with its path in path (the
+ * caller links or renames it into place, then unlinks path), or -1 with
+ * nothing left behind. */
+int jc_fs_write_temp(const char *dir, const void *buf, size_t size, mode_t mode,
+		     char path[PATH_MAX]);
 
 /* Write every byte of the iovecs, resuming after short writes. */
 int jc_fs_write_all(int fd, const struct iovec *iov, int count);

@@ -29,20 +29,16 @@ static int create(const char *dir, mode_t mode)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	uint8_t *buf = calloc(1, FILE_SIZE);
-	int fd = buf ? jc_fs_open_temp(dir, tmp, sizeof tmp, mode) : -1;
-	if (fd < 0) {
-		free(buf);
+	if (!buf)
 		return -1;
-	}
 	memcpy(buf, "jcmisses", 8);
 	jc_put_le64(buf + 8, VERSION);
-	struct iovec iov = { buf, FILE_SIZE };
-	int rc = jc_fs_write_all(fd, &iov, 1);
+	int rc = jc_fs_write_temp(dir, buf, FILE_SIZE, mode, tmp);
 	free(buf);
-	if (close(fd) != 0)
-		rc = -1;
+	if (rc != 0)
+		return -1;
 	misses_path(dir, path);
-	if (rc == 0 && link(tmp, path) != 0 && errno != EEXIST)
+	if (link(tmp, path) != 0 && errno != EEXIST)
 		rc = rename(tmp, path);
 	unlink(tmp);
 	return rc;

@@ -94,21 +94,16 @@ static int create_file(const char *dir, mode_t mode, int replace)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	uint8_t *buf = calloc(1, FILE_SIZE);
-	int fd = buf ? jc_fs_open_temp(dir, tmp, sizeof tmp, mode) : -1;
-	if (fd < 0) {
-		free(buf);
+	if (!buf)
 		return -1;
-	}
 	put_magic(buf);
 	jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
-	struct iovec iov = { buf, FILE_SIZE };
-	int rc = jc_fs_write_all(fd, &iov, 1);
+	int rc = jc_fs_write_temp(dir, buf, FILE_SIZE, mode, tmp);
 	free(buf);
-	if (close(fd) != 0)
-		rc = -1;
+	if (rc != 0)
+		return -1;
 	stats_path(dir, path);
-	if (rc == 0)
-		rc = put_in_place(tmp, path, replace);
+	rc = put_in_place(tmp, path, replace);
 	unlink(tmp);
 	return rc;
 }
