@@ -104,6 +104,26 @@ need_modern_driver() {
 	exit $?
 }
 
+# need_testbed_env WHAT VENV PROGRAM TARGET [FILE...]: a framework test on
+# Intel's 2026 driver (it skips elsewhere), whose environment `make TARGET`
+# installs into VENV (VENV/PROGRAM must run), with the library and each FILE
+# built; else it skips, saying what is missing, and ends.
+need_testbed_env() {
+	local what=$1 venv=$2 prog=$3 target=$4 need
+	shift 4
+	need_modern_driver
+	if [ ! -x "$venv/$prog" ]; then
+		skip "no $what environment in $venv ('make $target' installs it)"
+		finish; exit $?
+	fi
+	for need in "$LIB" "$@"; do
+		if [ ! -e "$need" ]; then
+			skip "$need not built (tests/testbed/run make BUILD=$BUILD ...)"
+			finish; exit $?
+		fi
+	done
+}
+
 # sim PRODUCT [DEVICE-ID]: simulate that GPU (dg2, bmg, acm-g10, ...:
 # ProductFamilyOverride; ForceDeviceId if given), compiling as a real GPU
 # does.  The 2026 driver needs three more keys: without UseAubStream=0 zeInit

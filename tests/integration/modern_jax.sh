@@ -19,17 +19,7 @@
 
 VENV=${JAX_VENV:-/opt/jitcache-jax}
 TRACER=$B/examples/libtrace.so
-need_modern_driver
-if [ ! -x "$VENV/bin/python" ]; then
-	skip "no JAX environment in $VENV ('make testbed-jax' installs it)"
-	finish; exit $?
-fi
-for need in "$LIB" "$TRACER"; do
-	if [ ! -e "$need" ]; then
-		skip "$need not built (tests/testbed/run make BUILD=$BUILD ...)"
-		finish; exit $?
-	fi
-done
+need_testbed_env JAX "$VENV" bin/python testbed-jax "$TRACER"
 sim dg2
 # The oneAPI wheels' libraries (the plugin dlopens libccl, libmkl_sycl_*),
 # and the real Level Zero loader (not the build's lib/, see modern_sycl.sh).

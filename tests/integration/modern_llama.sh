@@ -22,17 +22,7 @@
 
 VENV=${LLAMA_VENV:-/opt/jitcache-llama}
 TRACER=$B/examples/libtrace.so
-need_modern_driver
-if [ ! -x "$VENV/llama/llama-server" ]; then
-	skip "no llama.cpp environment in $VENV ('make testbed-llama' installs it)"
-	finish; exit $?
-fi
-for need in "$LIB" "$TRACER"; do
-	if [ ! -e "$need" ]; then
-		skip "$need not built (tests/testbed/run make BUILD=$BUILD ...)"
-		finish; exit $?
-	fi
-done
+need_testbed_env llama.cpp "$VENV" llama/llama-server testbed-llama "$TRACER"
 sim acm-g10 56A0 # an Arc A770
 # The wheels' libraries and the binaries' own folder (their RUNPATH is the
 # build machine's), and the real Level Zero loader (not the build's lib/).

@@ -23,17 +23,7 @@
 VENV=${SYCL_VENV:-/opt/jitcache-sycl}
 ONEDNN=$B/examples/onednn_sycl
 TRACER=$B/examples/libtrace.so
-need_modern_driver
-if [ ! -x "$VENV/bin/python" ]; then
-	skip "no SYCL environment in $VENV ('make testbed-sycl' installs it)"
-	finish; exit $?
-fi
-for need in "$LIB" "$ONEDNN" "$TRACER"; do
-	if [ ! -e "$need" ]; then
-		skip "$need not built (tests/testbed/run make BUILD=$BUILD ...)"
-		finish; exit $?
-	fi
-done
+need_testbed_env SYCL "$VENV" bin/python testbed-sycl "$ONEDNN" "$TRACER"
 sim dg2
 # The build's lib/libze_loader.so.1 is the driver under the loader's name
 # (for the tests that run without a loader): here the real loader must answer.
