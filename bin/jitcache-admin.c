@@ -175,6 +175,9 @@ static void print_remote(const struct jc_config *cfg, const struct jc_cache_stat
 	printf("%-20s %llu\n", "remote errors", (unsigned long long)s->remote_errors);
 	printf("%-20s %llu\n", "remote bad values", (unsigned long long)s->remote_corrupt);
 	printf("%-20s %llu\n", "remote stores", (unsigned long long)s->remote_stores);
+	if (s->remote_dropped)
+		printf("%-20s %llu (each is in the local store)\n", "remote writes dropped",
+		       (unsigned long long)s->remote_dropped);
 	printf("%-20s %s in, %s out\n", "remote traffic", human(s->remote_bytes_in, a),
 	       human(s->remote_bytes_out, b));
 }

@@ -91,6 +91,12 @@ static struct jc_cache *layers_only(struct jc_cache *c)
 	return c;
 }
 
+/* What the remote tiers' writer thread did, counted as it happens. */
+static void count_remote(void *ctx, const uint64_t delta[JC_NCOUNTERS])
+{
+	jc_count(ctx, delta, NULL);
+}
+
 struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 {
 	struct jc_cache *c = calloc(1, sizeof *c);
@@ -126,9 +132,15 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	if (jc_stats_init(c->dir, c->file_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
 	/* said why if it failed */
-	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size));
+	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size),
+				   count_remote, c);
 	jc_remote_set_keys(c->remote, c->signer, c->trust, c->trust_required);
 	return c;
+}
+
+int jc_cache_flush_remote(struct jc_cache *cache, double seconds)
+{
+	return cache ? jc_remote_flush(cache->remote, seconds) : 0;
 }
 
 void jc_cache_close(struct jc_cache *cache)
@@ -257,17 +269,19 @@ struct miss_seen {
 	int corrupt, untrusted, unreachable;
 };
 
-/* Ask the remote tier: 0 and *out filled on a valid value, which is then
- * also kept in the directory; -1 otherwise.  Counts into delta. */
-static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
-			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
+/* Ask the i-th remote tier: 0 and *out filled on a valid value, which is
+ * then also kept in the directory (and in the writable remotes before it);
+ * -1 otherwise.  Counts into delta (a miss in one remote is counted by the
+ * caller, once for all). */
+static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key,
+			     struct jc_entry *out, uint64_t count_miss,
+			     uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
 	struct jc_remote_value v;
 	struct jc_entry_header h;
 	const char *why = "";
-	int got = c->remote ? jc_remote_get(c->remote, key, &v, delta) : 0;
+	int got = jc_remote_get(c->remote, i, key, &v, delta);
 	if (got <= 0) {
-		delta[JC_REMOTE_MISSES] += got == 0 && c->remote ? count_miss : 0;
 		seen->unreachable |= got < 0;
 		return -1;
 	}
@@ -288,7 +302,6 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		jc_log(JC_LOG_DEBUG, "remote value %s refused: %s", hex, why);
 		free(v.payload);
 		delta[JC_UNTRUSTED] += count_miss;
-		delta[JC_REMOTE_MISSES] += count_miss;
 		seen->untrusted = 1;
 		return -1;
 	}
@@ -297,6 +310,11 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 		? malloc(h.stored_size ? h.stored_size : 1) : NULL;
 	if (stored)
 		memcpy(stored, v.payload, h.stored_size);
+	/* and the whole value as read, for the remotes asked before this one */
+	size_t raw_size = (size_t)v.size - JC_ENTRY_HEADER_SIZE;
+	void *raw = i > 0 && status == JC_ENTRY_OK ? malloc(raw_size ? raw_size : 1) : NULL;
+	if (raw)
+		memcpy(raw, v.payload, raw_size);
 	if (status == JC_ENTRY_OK)
 		status = jc_entry_finish(v.header, &h, v.payload, out, &why);
 	else
@@ -308,16 +326,33 @@ static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc
 			    "compiling here, and the store replaces it", hex, why);
 		/* Once per request: the recheck after the lock reads it again. */
 		delta[JC_REMOTE_CORRUPT] += count_miss;
-		delta[JC_REMOTE_MISSES] += count_miss;
 		seen->corrupt = 1;
 		free(stored);
+		free(raw);
 		return -1;
 	}
 	keep_locally(c, key, &v, stored ? stored : out->data, is_signed ? trailer : NULL, &h, out);
+	if (raw) {
+		v.payload = raw;
+		jc_remote_backfill(c->remote, i, key, &v);
+		free(raw);
+	}
 	free(stored);
 	delta[JC_REMOTE_HITS]++;
-	out->remote = 1;
+	out->remote = jc_remote_slot(c->remote, i);
 	return 0;
+}
+
+/* Ask the remote tiers in order: 0 and *out filled on the first valid value;
+ * -1 otherwise.  Counts into delta. */
+static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
+			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
+{
+	for (int i = 0; i < jc_remote_tiers(c->remote); i++)
+		if (remote_lookup_one(c, i, key, out, count_miss, delta, seen) == 0)
+			return 0;
+	delta[JC_REMOTE_MISSES] += c->remote ? count_miss : 0;
+	return -1;
 }
 
 /* Ask the read-only layers (on the first lookup only: they do not change
@@ -343,7 +378,7 @@ static int layer_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_
 static int tier_counter(const struct jc_entry *e)
 {
 	if (e->remote)
-		return JC_TIER_HITS(JC_SLOT_REMOTE);
+		return JC_TIER_HITS(e->remote);
 	if (e->layer > 0)
 		return JC_TIER_HITS(JC_SLOT_LAYER +
 				    (e->layer <= JC_LAYER_SLOTS ? e->layer : JC_LAYER_SLOTS) - 1);

@@ -98,6 +98,10 @@ struct jc_cache_options {
  * nothing and fail. */
 struct jc_cache *jc_cache_open(const struct jc_cache_options *opts);
 void jc_cache_close(struct jc_cache *cache);
+/* Wait up to seconds for this process's remote writes still queued
+ * (remote.h: writes to the remote tiers are made by a thread, off the
+ * program's path).  0 if none is left. */
+int jc_cache_flush_remote(struct jc_cache *cache, double seconds);
 const char *jc_cache_dir(const struct jc_cache *cache);
 
 

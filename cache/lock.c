@@ -27,6 +27,7 @@ struct jc_cache_lock {
 	int fd;                        /* -1: no local lock */
 	off_t at;                      /* the key's byte in DIR/locks */
 	struct jc_remote_lease *lease; /* NULL: none */
+	struct jc_remote *remote;      /* the lease's */
 };
 
 /* DIR/locks, for writing if this user may, else for reading. */
@@ -105,6 +106,7 @@ static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t de
 	char hex[2 * JC_KEY_BYTES + 1];
 	int64_t start = jc_wall_ns();
 	enum jc_remote_wait w = jc_remote_wait(c->remote, key, deadline, &lock->lease, delta);
+	lock->remote = c->remote;
 	jc_key_hex(key, hex);
 	if (w == JC_REMOTE_TIMEOUT)
 		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another machine to compile %s; "
@@ -137,7 +139,7 @@ void jc_cache_unlock(struct jc_cache_lock *lock)
 {
 	if (!lock)
 		return;
-	jc_remote_release(lock->lease);
+	jc_remote_release(lock->remote, lock->lease);
 	if (lock->fd >= 0) {
 		/* Explicitly: a child that fork() gave a copy of the descriptor
 		 * shares the open file description, and with it the lock. */

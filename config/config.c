@@ -161,18 +161,19 @@ static int parse_files(const char *text, char *result, int is_default, const cha
 	return 0;
 }
 
-/* A remote URL, checked now so that a bad one is reported with its file and
- * line; "off" and "" mean none. */
-static int parse_url(const char *text, char out[JC_REMOTE_URL_MAX], const char **why)
+/* The list of remotes, checked now so that a bad one is reported with its
+ * file and line; "off" and "" mean none. */
+static int parse_url(const char *text, char out[JC_REMOTE_LIST_MAX], const char **why)
 {
-	struct jc_remote_url u;
-	if (strcasecmp(text, "off") == 0 || text[0] == '\0') {
-		out[0] = '\0';
-		return 0;
-	}
-	if (jc_remote_url_parse(text, &u, why) != 0)
+	int n;
+	struct jc_remote_spec *specs = calloc(JC_REMOTES_MAX, sizeof *specs);
+	if (!specs)
+		return *why = "out of memory", -1;
+	int rc = jc_remote_list_parse(text, specs, &n, why);
+	free(specs);
+	if (rc != 0)
 		return -1;
-	snprintf(out, JC_REMOTE_URL_MAX, "%s", text);
+	snprintf(out, JC_REMOTE_LIST_MAX, "%s", n ? text : "");
 	return 0;
 }
 
@@ -283,8 +284,8 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 	if (rc < 0)
 		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
 	else if (rc == 0) {
-		char shown[JC_REMOTE_URL_MAX];
-		jc_remote_url_redact(value, shown, sizeof shown); /* never print a password */
+		char shown[JC_REMOTE_LIST_MAX];
+		jc_remote_list_redact(value, shown, sizeof shown); /* never print a password */
 		jc_log(JC_LOG_WARN, "%s: bad value '%.*s%s' for [%s] %s: %s; %s", from,
 		       SHOWN, shown, strlen(shown) > SHOWN ? "..." : "", section, name, why,
 		       guards(section, name) ? FAIL_CLOSED : "using the previous value");
@@ -367,11 +368,11 @@ static void apply_one_env(struct jc_config *cfg, const char *sec, const char *na
 			  const char *env, int empty_ok)
 {
 	const char *v = getenv(env), *why = NULL;
-	char from[64], shown[JC_REMOTE_URL_MAX];
+	char from[64], shown[JC_REMOTE_LIST_MAX];
 	snprintf(from, sizeof from, "env %s", env);
 	if (v && (*v || empty_ok) && set_setting(cfg, sec, name, v, from, &why) == 0) {
 		mark_ignored(cfg, sec, name, from, why);
-		jc_remote_url_redact(v, shown, sizeof shown); /* never print a password */
+		jc_remote_list_redact(v, shown, sizeof shown); /* never print a password */
 		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; %s", env, SHOWN, shown,
 		       strlen(shown) > SHOWN ? "..." : "", why,
 		       guards(sec, name) ? FAIL_CLOSED : "ignored");
@@ -492,8 +493,8 @@ static void show_int(FILE *out, int v)                   { fprintf(out, "%d", v)
 static void show_double(FILE *out, double v)             { fprintf(out, "%g", v); }
 static void show_url(FILE *out, const char *url)
 {
-	char shown[JC_REMOTE_URL_MAX];
-	jc_remote_url_redact(url, shown, sizeof shown);
+	char shown[JC_REMOTE_LIST_MAX];
+	jc_remote_list_redact(url, shown, sizeof shown);
 	fprintf(out, "%s", shown[0] ? shown : "off");
 }
 /* Key files: what they do, not only what they are.  A refused value

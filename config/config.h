@@ -45,12 +45,19 @@
 	  "1 keeps, with each entry, the request it was compiled from (compressed), "    \
 	  "so that `jitcache warm` can compile it again after a driver change")          \
 	X(remote, url,         URL,   remote_url,   "",     "JITCACHE_REMOTE",             \
-	  "Redis shared by many machines: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] "   \
-	  "or redis+unix:///PATH[?db=N]; empty or off: none")                            \
+	  "remote tiers shared by many machines, asked in order, separated by spaces: " \
+	  "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], redis+unix:///PATH[?db=N], "      \
+	  "http(s)://HOST[:PORT]/PATH or s3://BUCKET[/PREFIX], each followed by "       \
+	  "|read-only, |layout=subdirs|flat|bazel, |auth-file=/PATH, |ca-file=/PATH; "  \
+	  "empty or off: none")                                                          \
 	X(remote, password_file, PATH, remote_password_file, "", "JITCACHE_REMOTE_PASSWORD_FILE", \
 	  "file whose first line is the Redis password (not in the URL or environment)") \
 	X(remote, read_only,   BOOL,  remote_read_only, "0", "JITCACHE_REMOTE_READ_ONLY",  \
-	  "1 uses the remote's entries but never writes to it")                         \
+	  "1 uses the remotes' entries but never writes to them")                       \
+	X(remote, exit_wait,   SECS,  remote_exit_wait, "2", "JITCACHE_REMOTE_EXIT_WAIT",  \
+	  "seconds the end of a process waits for its remote writes still queued "     \
+	  "(they never hold the program up before); the rest are dropped, each is "     \
+	  "in the local store")                                                          \
 	X(remote, connect_timeout, SECS, remote_connect_timeout, "0.2", "JITCACHE_REMOTE_CONNECT_TIMEOUT", \
 	  "seconds to wait for a connection")                                           \
 	X(remote, timeout,     SECS,  remote_timeout, "0.5", "JITCACHE_REMOTE_TIMEOUT",    \
@@ -95,7 +102,7 @@
 #define JC_TYPE_LEVEL int
 #define JC_DIM_LEVEL
 #define JC_TYPE_URL   char
-#define JC_DIM_URL    [1024]
+#define JC_DIM_URL    [4096] /* JC_REMOTE_LIST_MAX */
 
 /* Kinds whose empty value in the environment means something (no remote;
  * for a list of key files, a list naming none: refused, so that what it

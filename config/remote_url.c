@@ -178,3 +178,182 @@ void jc_remote_url_redact(const char *text, char *out, size_t size)
 	}
 	snprintf(out, size, "%.*s:***%s", (int)(colon - text), text, at);
 }
+
+/* ---- the list of remotes ------------------------------------------------- */
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* http(s)://HOST[:PORT][/PATH]: checked, not split (the tier does that). */
+static int http_url(const char *s, size_t n, const char **why)
+{
+	size_t scheme = strncasecmp(s, "https://", 8) == 0 ? 8 : 7;
+	const char *host = s + scheme, *end = s + n;
+	const char *host_end = host;
+	while (host_end < end && *host_end != '/')
+		host_end++;
+	if (memchr(host, '@', (size_t)(host_end - host)))
+		return fail(why, "no credentials in an http URL: put them in a file named by "
+			    "|auth-file=/PATH");
+	if (host_end == host || *host == ':')
+		return fail(why, "no host in the http URL");
+	for (const char *p = host; p < host_end; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(".-_:[]", *p))
+			return fail(why, "bad character in the http URL's host");
+	for (const char *p = host_end; p < end; p++)
+		if (*p == '?' || *p == '#' || (unsigned char)*p <= ' ')
+			return fail(why, "an http URL takes no query, fragment or spaces");
+	return 0;
+}
+
+/* s3://BUCKET[/PREFIX] */
+static int s3_url(const char *s, size_t n, const char **why)
+{
+	const char *bucket = s + 5, *end = s + n;
+	const char *slash = memchr(bucket, '/', (size_t)(end - bucket));
+	size_t len = (size_t)((slash ? slash : end) - bucket);
+	if (len < 3 || len > 63)
+		return fail(why, "an S3 bucket name has 3 to 63 characters (s3://BUCKET[/PREFIX])");
+	for (size_t i = 0; i < len; i++)
+		if (!islower((unsigned char)bucket[i]) && !isdigit((unsigned char)bucket[i]) &&
+		    !strchr(".-", bucket[i]))
+			return fail(why, "an S3 bucket name has only a-z, 0-9, '.' and '-'");
+	for (const char *p = bucket + len; p < end; p++)
+		if (*p == '?' || *p == '#' || (unsigned char)*p <= ' ')
+			return fail(why, "an S3 URL takes no query, fragment or spaces");
+	return 0;
+}
+
+static int attr_path(const char *value, size_t n, char *out, size_t size, const char **why)
+{
+	if (n == 0 || value[0] != '/')
+		return fail(why, "a path in a remote's attribute must be absolute");
+	if (n >= size)
+		return fail(why, "a path in a remote's attribute is too long");
+	memcpy(out, value, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static int attribute(const char *a, size_t n, struct jc_remote_spec *sp, const char **why)
+{
+#define IS(name) (n >= sizeof name - 1 && strncmp(a, name, sizeof name - 1) == 0)
+#define VALUE(name) (a + sizeof name - 1), (n - (sizeof name - 1))
+	int web = sp->kind != JC_REMOTE_REDIS;
+	if (n == 9 && strncmp(a, "read-only", 9) == 0)
+		sp->read_only = 1;
+	else if (web && n == 14 && strncmp(a, "layout=subdirs", 14) == 0)
+		sp->layout = JC_LAYOUT_SUBDIRS;
+	else if (web && n == 11 && strncmp(a, "layout=flat", 11) == 0)
+		sp->layout = JC_LAYOUT_FLAT;
+	else if (web && n == 12 && strncmp(a, "layout=bazel", 12) == 0)
+		sp->layout = JC_LAYOUT_BAZEL;
+	else if (IS("layout="))
+		return fail(why, web ? "layout is subdirs, flat or bazel"
+				     : "layout= is for http and s3 remotes");
+	else if (sp->kind == JC_REMOTE_HTTP && IS("auth-file="))
+		return attr_path(VALUE("auth-file="), sp->auth_file, sizeof sp->auth_file, why);
+	else if (sp->kind == JC_REMOTE_HTTP && IS("ca-file="))
+		return attr_path(VALUE("ca-file="), sp->ca_file, sizeof sp->ca_file, why);
+	else
+		return fail(why, "unknown remote attribute (read-only, layout=, auth-file=, ca-file=)");
+	return 0;
+#undef IS
+#undef VALUE
+}
+
+/* One remote: URL[|ATTR...] in [s, s+n). */
+static int one_remote(const char *s, size_t n, struct jc_remote_spec *sp, const char **why)
+{
+	const char *bar = memchr(s, '|', n);
+	size_t url_len = bar ? (size_t)(bar - s) : n;
+	memset(sp, 0, sizeof *sp);
+	if (url_len >= sizeof sp->url)
+		return fail(why, "URL too long");
+	memcpy(sp->url, s, url_len);
+	sp->url[url_len] = '\0';
+	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0) {
+		sp->kind = JC_REMOTE_HTTP;
+		if (http_url(s, url_len, why) != 0)
+			return -1;
+	} else if (strncasecmp(s, "s3://", 5) == 0) {
+		sp->kind = JC_REMOTE_S3;
+		if (s3_url(s, url_len, why) != 0)
+			return -1;
+	} else {
+		struct jc_remote_url u;
+		sp->kind = JC_REMOTE_REDIS;
+		if (strncasecmp(s, "redis", 5) != 0)
+			return fail(why, "expected redis://, redis+unix://, http://, https:// or s3://");
+		if (jc_remote_url_parse(sp->url, &u, why) != 0)
+			return -1;
+	}
+	while (bar) {
+		const char *a = bar + 1, *next = memchr(a, '|', (size_t)(s + n - a));
+		size_t len = (size_t)((next ? next : s + n) - a);
+		if (attribute(a, len, sp, why) != 0)
+			return -1;
+		bar = next;
+	}
+	return 0;
+}
+
+int jc_remote_list_parse(const char *text, struct jc_remote_spec out[JC_REMOTES_MAX], int *n,
+			 const char **why)
+{
+	*n = 0;
+	if (!text)
+		return 0;
+	if (strlen(text) >= JC_REMOTE_LIST_MAX)
+		return fail(why, "the list of remotes is too long");
+	while (is_space(*text))
+		text++;
+	if (!*text || strcasecmp(text, "off") == 0)
+		return 0;
+	for (const char *s = text; *s;) {
+		while (is_space(*s))
+			s++;
+		if (!*s)
+			break;
+		size_t len = 0;
+		while (s[len] && !is_space(s[len]))
+			len++;
+		if (*n == JC_REMOTES_MAX)
+			return fail(why, "more than 8 remotes");
+		if (one_remote(s, len, &out[*n], why) != 0)
+			return -1;
+		for (int i = 0; i < *n; i++)
+			if (strcmp(out[i].url, out[*n].url) == 0)
+				return fail(why, "a remote is named twice");
+		(*n)++;
+		s += len;
+	}
+	return 0;
+}
+
+void jc_remote_list_redact(const char *text, char *out, size_t size)
+{
+	size_t o = 0;
+	if (!size)
+		return;
+	out[0] = '\0';
+	for (const char *s = text ? text : ""; *s && o + 1 < size;) {
+		if (is_space(*s)) {
+			out[o++] = *s++;
+			out[o] = '\0';
+			continue;
+		}
+		size_t len = 0;
+		while (s[len] && !is_space(s[len]))
+			len++;
+		char one[JC_REMOTE_LIST_MAX], shown[JC_REMOTE_LIST_MAX];
+		snprintf(one, sizeof one, "%.*s", (int)len, s);
+		jc_remote_url_redact(one, shown, sizeof shown);
+		o += (size_t)snprintf(out + o, size - o, "%s", shown);
+		if (o >= size)
+			o = size - 1;
+		s += len;
+	}
+}

@@ -1,6 +1,26 @@
 /*
- * remote_url.h — the address of the remote tier: parsing and redacting a
- * Redis URL.  Pure string work: no I/O, no allocation, no logging.
+ * remote_url.h — the addresses of the remote tiers: parsing and redacting
+ * the list of remotes ([remote] url, JITCACHE_REMOTE) and each Redis URL.
+ * Pure string work: no I/O, no allocation, no logging.
+ *
+ * The list: remotes separated by spaces, asked in that order; each is a URL
+ * followed by attributes, each after a '|' (ccache's form):
+ *
+ *   redis://cache.lan s3://team-bucket/jc|layout=flat https://packs.example/a770|read-only
+ *
+ *   redis://...  redis+unix://...   Redis (below); compile-once across machines
+ *   http://HOST[:PORT][/PATH]  https://...   a web server (WebDAV PUT)
+ *   s3://BUCKET[/PREFIX]       an S3 bucket (AWS variables and files)
+ *
+ *   |read-only          entries are read, never written (also [remote] read_only)
+ *   |layout=subdirs     http and s3: PATH/<2 hex>/<key>, as a cache directory (default)
+ *   |layout=flat        http and s3: PATH/<key>
+ *   |layout=bazel       http and s3: PATH/ac/<64 hex>, as bazel-remote serves
+ *   |auth-file=/PATH    http: a file holding the credentials (never the URL)
+ *   |ca-file=/PATH      https: trust this CA (default: the system's CA store)
+ *
+ * Paths in attributes must be absolute.  An http(s) URL with user info is
+ * refused: credentials go in auth-file.
  *
  * Accepted forms (scheme case-insensitive):
  *
@@ -28,7 +48,9 @@
 
 #include <stddef.h>
 
-#define JC_REMOTE_URL_MAX 1024
+#define JC_REMOTE_URL_MAX 1024  /* one URL */
+#define JC_REMOTE_LIST_MAX 4096 /* the whole list, attributes included */
+#define JC_REMOTES_MAX 8
 
 struct jc_remote_url {
 	int is_unix;             /* 1: path is a unix socket; 0: host and port */
@@ -46,5 +68,25 @@ int jc_remote_url_parse(const char *text, struct jc_remote_url *out, const char 
 /* text with its password (if any) replaced by "***", for messages and for
  * `jitcache config`; cut to size bytes.  Works on any text, valid or not. */
 void jc_remote_url_redact(const char *text, char *out, size_t size);
+
+enum jc_remote_kind { JC_REMOTE_REDIS, JC_REMOTE_HTTP, JC_REMOTE_S3 };
+enum jc_remote_layout { JC_LAYOUT_SUBDIRS, JC_LAYOUT_FLAT, JC_LAYOUT_BAZEL };
+
+struct jc_remote_spec {
+	enum jc_remote_kind kind;
+	char url[JC_REMOTE_URL_MAX];  /* the URL alone, attributes removed */
+	int read_only;
+	enum jc_remote_layout layout;
+	char auth_file[1024];         /* "" : none */
+	char ca_file[1024];           /* "" : the system's CA store */
+};
+
+/* Parse the list into out[0..*n-1] (at most JC_REMOTES_MAX).  "" and "off"
+ * are no remote (*n = 0).  0, or -1 with *why a short static reason. */
+int jc_remote_list_parse(const char *text, struct jc_remote_spec out[JC_REMOTES_MAX], int *n,
+			 const char **why);
+
+/* The list with each Redis password replaced by "***", cut to size bytes. */
+void jc_remote_list_redact(const char *text, char *out, size_t size);
 
 #endif

@@ -38,6 +38,7 @@ static void runtime_init(void)
 			.lease = config.remote_lease,
 			.lease_wait = config.remote_lease_wait,
 			.compress = config.remote_compress,
+			.exit_wait = config.remote_exit_wait,
 		},
 		.signing_key = config.signing_key,
 		.trusted_keys = config.trusted_keys,

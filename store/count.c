@@ -200,11 +200,13 @@ void jc_stats_json_parts(FILE *out, const struct jc_cache_stats *s)
 	MISS_CAUSES(X)
 #undef X
 	fprintf(out, ", \"build_failed\": %llu}", (unsigned long long)s->build_failures);
-	/* Every store is made in the program before the call returns: none
-	 * is ever pending. */
+	/* Every local store is made in the program before the call returns;
+	 * the remote writes of a process are done or dropped (counted) by its
+	 * end: none is pending once counted. */
 	fprintf(out, ", \"stores_by_tier\": {\"local\": %llu, \"remote\": %llu, \"failed\": %llu, "
-		"\"pending\": 0}", (unsigned long long)s->stores, (unsigned long long)s->remote_stores,
-		(unsigned long long)s->store_failures);
+		"\"pending\": 0, \"dropped\": %llu}", (unsigned long long)s->stores,
+		(unsigned long long)s->remote_stores, (unsigned long long)s->store_failures,
+		(unsigned long long)s->remote_dropped);
 	fprintf(out, ", \"saved_s\": {\"cpu\": %.3f, \"wall\": %.3f}", (double)s->saved_ns / 1e9,
 		(double)s->saved_wall_ns / 1e9);
 }

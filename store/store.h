@@ -37,7 +37,8 @@ struct jc_entry {
 	uint64_t wall_ns;    /* its wall time (entry.h: compile_ns if unknown) */
 	int layer;           /* 0: from the cache directory; n: from the n-th
 				read-only layer (tiers/layers.h) */
-	int remote;          /* 1: the remote tier answered it (then kept locally) */
+	int remote;          /* not 0: the slot (JC_TIERS) of the remote tier that
+				answered it (then kept locally) */
 	void *map;           /* non-NULL: data lies in this read-only mapping of
 				the entry file (map_size bytes), not on the heap */
 	size_t map_size;
@@ -100,7 +101,10 @@ void jc_entry_free(struct jc_entry *entry);
 	X(MISS_UNTRUSTED, miss_untrusted, "misses: entry untrusted")          \
 	X(MISS_UNREACHABLE, miss_unreachable, "misses: a tier unreachable")   \
 	/* of the misses, compiles that failed (the program got the error) */  \
-	X(BUILD_FAILURES, build_failures, "builds failed")
+	X(BUILD_FAILURES, build_failures, "builds failed")                     \
+	/* remote writes dropped: the queue was full, or still held writes at  \
+	 * the end of the process after exit_wait (each is in the local store) */ \
+	X(REMOTE_DROPPED, remote_dropped, "remote writes dropped")
 
 /* The tiers a hit can come from, each one line: X(NAME, name, label, slot,
  * n).  Each tier has n hit counters (one per instance: the layers are
@@ -114,7 +118,9 @@ void jc_entry_free(struct jc_entry *entry);
 #define JC_TIERS(X)                                    \
 	X(LOCAL,  local,  "local store", 0, 1)         \
 	X(REMOTE, remote, "Redis",       1, 1)         \
-	X(LAYER,  layer,  "layer",       2, JC_LAYER_SLOTS)
+	X(LAYER,  layer,  "layer",       2, JC_LAYER_SLOTS) \
+	X(HTTP,   http,   "HTTP",        11, 1)        \
+	X(S3,     s3,     "S3",          12, 1)
 #define JC_TIER_SLOTS 64 /* room for tiers to come */
 
 struct jc_cache_stats {

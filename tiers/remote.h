@@ -1,44 +1,53 @@
 /*
- * remote.h — the remote tier: entries shared by many machines through a
- * Redis server.  Used by cache.c only; the rest of jitcache sees it through
- * cache.h (jc_cache_options.remote), as one more place a lookup, a store and
- * a compile-once lock go.
+ * remote.h — the remote tiers: entries shared by many machines, through
+ * Redis (redis.h), web servers and S3 buckets (http.h).  Used by cache.c
+ * and lock.c only; the rest of jitcache sees the remotes through cache.h
+ * (jc_cache_options.remote), as more places a lookup, a store and a
+ * compile-once lock go.
  *
- * On the wire a value is exactly an entry file's bytes (header + stored
- * payload, entry.h), under the name "jitcache:v<format>:<32 hex digits of
- * the key>", so a value read from Redis is verified exactly like a file.
- * While one machine compiles a key it holds a lease, a second name
- * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
- * released; a lease whose holder died expires by itself.  With keys
- * (jc_remote_set_keys, sign.h) a lease's value is signed and dated, renewed
- * with a new date, and a node with trusted keys waits only for a lease
- * signed by one of them within a lease time: whoever else can write Redis
- * cannot make its misses wait.  Without trusted keys a lease cannot be told
- * from a squatter's, so another's is waited for only lease_wait seconds.
+ * Several remotes may be named ([remote] url, config/remote_url.h): they
+ * are asked in that order, and the first valid value is the hit (a team's
+ * bucket, then a public pack).  Each may be read-only.  A value found in
+ * one remote is also written to the writable remotes asked before it
+ * (backfill), as the caller keeps it in the local store.
  *
- * Calling sequence (cache.c):
+ * Writes never hold the program up: jc_remote_put() copies the value into
+ * a queue and returns; one thread of this process (started on the first
+ * write, taking no signal of the host's) writes it to each writable remote.
+ * The queue is bounded (JC_REMOTE_QUEUE_BYTES): a write that does not fit
+ * is dropped and counted.  At exit (an atexit handler registered when the
+ * remotes are opened, so that it runs before the TLS library's own) the
+ * writes still queued get up to exit_wait seconds; those left are dropped,
+ * counted, and nothing is left running.  Each dropped write is in the local
+ * store.  A fork()ed child starts with an empty queue: the parent writes
+ * what it queued.
  *
- *   struct jc_remote *r = jc_remote_open(&opts, cache_dir, limit);  // NULL: no remote
+ * Compile-once across machines is Redis's: jc_remote_wait() takes a lease
+ * in the first writable Redis remote; a lease is released only after the
+ * writes queued before the release (the value) are done, so a machine
+ * waiting for it finds the value.  Web servers and S3 offer no lease:
+ * machines that share only those may compile the same kernel at once
+ * (each process still compiles each kernel once; see docs/fleets.md).
+ *
+ * Calling sequence (cache.c, lock.c):
+ *
+ *   struct jc_remote *r = jc_remote_open(&opts, cache_dir, limit, count, ctx); // NULL: no remote
  *   jc_remote_set_keys(r, signer, trust, trust_required)   // optional
- *   jc_remote_get(r, key, &v, delta)        1 found (v filled), 0 absent, -1 failed
+ *   for (i = 0; i < jc_remote_tiers(r); i++)
+ *       jc_remote_get(r, i, key, &v, delta)    1 found (v filled), 0 absent, -1 failed
  *   jc_remote_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
- *   jc_remote_put(r, key, &encoded, delta)  after compiling (not if read-only)
- *   jc_remote_release(lease)                after the put; NULL is fine
- *   jc_remote_close(r)
+ *   jc_remote_put(r, key, &encoded, delta)  after compiling: queued
+ *   jc_remote_release(r, lease)             after the put; NULL is fine
+ *   jc_remote_close(r)                      waits exit_wait at most
  *
- * Failure is never fatal and never slow: connecting and every answer (as a
- * whole, however slowly its bytes come) are bounded by the configured
- * timeouts; a value larger than the limit given to jc_remote_open() is
- * never read; after a failure (no connection, a
- * timeout, an answer that is not Redis's, a refused password) the remote is
- * skipped for `backoff` seconds by this process and by every process using
- * the same cache directory (a small file there says until when), so calls
- * meanwhile cost nothing.  Each kind of problem is logged once per process.
- * SIGPIPE from a dropped connection is kept from the host process.  A
- * connection is made lazily, kept for reuse, and never used across fork().
+ * Failure is never fatal and never slow: each remote bounds its connection
+ * and every answer by the configured timeouts, never reads a value larger
+ * than the limit given to jc_remote_open(), and after a failure is skipped
+ * for `backoff` seconds by every process using the same cache directory.
  *
  * Counting: functions add what happened to delta (remote hits, misses,
- * errors, bytes in and out); the caller adds delta to the statistics.
+ * errors, bytes in and out); the caller adds delta to the statistics.  What
+ * the writer thread does later is counted through the count callback.
  * All functions are thread-safe.
  */
 #ifndef JITCACHE_REMOTE_H
@@ -50,17 +59,13 @@
 
 #include <stdint.h>
 
-/* The remote tier (README "The remote tier"): a Redis server many machines
- * share.  A lookup that misses the directory asks the remote, verifies what
- * it gets exactly like an entry file and keeps it in the directory; a store
- * writes both; jc_cache_lock_key() also takes a lease in Redis, so that one
- * machine compiles while the others wait for its value.  The remote is
- * never fatal and never slow: see below. */
+/* The remote tiers (README "The remote tier"). */
 struct jc_remote_options {
-	const char *url;           /* redis://... or redis+unix://...; NULL, "" or
-				      "off": no remote tier (config/remote_url.h) */
-	const char *password_file; /* if set, its first line is the password */
+	const char *url;           /* the list of remotes (config/remote_url.h);
+				      NULL, "" or "off": no remote tier */
+	const char *password_file; /* Redis: if set, its first line is the password */
 	int read_only;             /* read values, never write (no stores, no leases) */
+	double exit_wait;          /* seconds the queued writes get at exit */
 	double connect_timeout;    /* seconds */
 	double timeout;            /* seconds, for each whole answer */
 	double backoff;            /* seconds the remote is skipped after a failure */
@@ -73,16 +78,31 @@ struct jc_remote_options {
 struct jc_remote;
 struct jc_remote_lease;
 
-/* NULL, after one log line, if the URL is invalid or its password file
- * cannot be read; NULL silently if no remote is configured.  Connects later,
- * on first use.  state_dir (the cache directory) holds the back-off file.
- * A value larger than limit bytes (jc_entry_limit) is never read: its size
- * is asked first, and the lookup is a miss. */
+/* Bounds of the write queue, in bytes and in writes. */
+#define JC_REMOTE_QUEUE_BYTES (256u << 20)
+#define JC_REMOTE_QUEUE_WRITES 4096
+
+/* Counts what the writer thread did (stores, errors, bytes out, drops). */
+typedef void jc_remote_count_fn(void *ctx, const uint64_t delta[JC_NCOUNTERS]);
+
+/* NULL, after one log line each, if no remote named can be used; NULL
+ * silently if none is configured.  A remote that cannot be used (bad URL,
+ * unreadable password or credentials) is left out, the others kept.
+ * Connects later, on first use.  state_dir (the cache directory) holds the
+ * back-off files.  A value larger than limit bytes (jc_entry_limit) is
+ * never read.  count(ctx, delta) is called from the writer thread. */
 struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir,
-				 uint64_t limit);
+				 uint64_t limit, jc_remote_count_fn *count, void *ctx);
 void jc_remote_close(struct jc_remote *r);
+/* No remote is writable (all read-only). */
 int jc_remote_read_only(const struct jc_remote *r);
 int jc_remote_compress(const struct jc_remote *r);
+/* How many remotes there are, and the statistics slot (JC_TIERS) of the
+ * i-th one's hits. */
+int jc_remote_tiers(const struct jc_remote *r);
+int jc_remote_slot(const struct jc_remote *r, int i);
+/* Wait up to seconds for the queued writes to be done; 0 if none is left. */
+int jc_remote_flush(struct jc_remote *r, double seconds);
 
 /* A value as read: its first 64 bytes (zero-filled if shorter), the rest in
  * payload (malloc'd; the caller frees it), and the value's full size.  A
@@ -94,8 +114,13 @@ struct jc_remote_value {
 	uint64_t size;
 };
 
-int jc_remote_get(struct jc_remote *r, const struct jc_key *key, struct jc_remote_value *v,
-		  uint64_t delta[JC_NCOUNTERS]);
+/* Ask the i-th remote: 1 found (v filled), 0 absent, -1 failed. */
+int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
+		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
+/* After the i-th remote's value was found good: write it to the writable
+ * remotes before it (queued, as a put).  bytes: the value as read. */
+void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,
+			const struct jc_remote_value *v);
 
 /* Check a value as an entry file is checked (magic, version, full key,
  * sizes, checksum), without decompressing it. */
@@ -103,17 +128,14 @@ enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
 					   const struct jc_remote_value *v,
 					   struct jc_entry_header *h, const char **why);
 
-/* Store the encoded entry (not on a read-only remote).  0 on success. */
+/* Queue the encoded entry for every writable remote.  0 if queued. */
 int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc_encoded *e,
 		  uint64_t delta[JC_NCOUNTERS]);
 
-/* On a miss: wait, until deadline_ns (jc_wall_ns() time), until the key's
- * value exists or nobody else holds its lease.  A lease without an expiry
- * is not one jitcache set (a squatter's): it is removed and taken.  Without
- * trust_required another's lease is waited for at most lease_wait seconds
- * (anyone who can write Redis could hold one); with it, only a trusted
- * lease, until the deadline.  A read-only remote never waits (nor asks):
- * it compiles here at once. */
+/* On a miss, with a writable Redis remote: wait, until deadline_ns
+ * (jc_wall_ns() time), until the key's value exists or nobody else holds
+ * its lease (redis.h says how leases are trusted).  Without one:
+ * JC_REMOTE_FREE at once, compile here. */
 enum jc_remote_wait {
 	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */
 	JC_REMOTE_READY,   /* the value exists now: look it up again */
@@ -129,7 +151,8 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
  * waited for (the others: JC_REMOTE_FREE, compile here). */
 void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 			const struct jc_trust *trust, int trust_required);
-/* Stop renewing and delete the lease if it is still ours. */
-void jc_remote_release(struct jc_remote_lease *lease);
+/* Stop renewing and delete the lease if it is still ours, once the writes
+ * queued before are done. */
+void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease);
 
 #endif

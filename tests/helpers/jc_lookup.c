@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 			    .connect_timeout = cfg.remote_connect_timeout,
 			    .timeout = cfg.remote_timeout, .backoff = cfg.remote_backoff,
 			    .lease = cfg.remote_lease, .lease_wait = cfg.remote_lease_wait,
-			    .compress = cfg.remote_compress },
+			    .compress = cfg.remote_compress, .exit_wait = cfg.remote_exit_wait },
 		.signing_key = cfg.signing_key, .trusted_keys = cfg.trusted_keys,
 		.trusted_keys_invalid = jc_config_refused(cfg.trusted_keys_from),
 	};

@@ -128,7 +128,7 @@ static struct jc_cache *node_waiting(const char *name, int read_only, double loc
 		.dir = dir, .lock_timeout = lock_timeout,
 		.remote = { .url = url, .read_only = read_only, .connect_timeout = 1,
 			    .timeout = 2, .backoff = 30, .lease = lease,
-			    .lease_wait = lease_wait },
+			    .lease_wait = lease_wait, .exit_wait = 5 },
 	};
 	return jc_cache_open(&o);
 }
@@ -152,6 +152,7 @@ static void test_fall_through(void)
 	CHECK(a && b && ro, "three nodes open");
 	CHECK(jc_cache_get(b, &k, &e) != 0, "node b: cold miss");
 	CHECK(jc_cache_put(a, &k, data, sizeof data, 777) == 0, "node a stores");
+	CHECK(jc_cache_flush_remote(a, 10) == 0, "... and its write to the remote is done");
 	CHECK(jc_cache_get(b, &k, &e) == 0 && e.size == sizeof data &&
 	      memcmp(e.data, data, sizeof data) == 0 && e.compile_ns == 777,
 	      "node b: the remote's value, byte for byte");
@@ -186,15 +187,17 @@ static void test_fall_through(void)
 	struct jc_remote_value v;
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct jc_remote_options ro_opts = { .url = url, .timeout = 1, .connect_timeout = 1 };
-	struct jc_remote *r = jc_remote_open(&ro_opts, NULL, JC_ENTRY_LIMIT_UNCAPPED);
+	struct jc_remote *r = jc_remote_open(&ro_opts, NULL, JC_ENTRY_LIMIT_UNCAPPED, NULL, NULL);
 	jc_entry_encode(&k, data, 1000, 5, 0, &enc);
-	CHECK(r && jc_remote_put(r, &k2, &enc, delta) == 0, "a value of another key planted");
+	CHECK(r && jc_remote_put(r, &k2, &enc, delta) == 0 && jc_remote_flush(r, 10) == 0,
+	      "a value of another key planted");
 	free(enc.owned);
 	CHECK(jc_cache_get(b, &k2, &e) != 0, "node b: the planted value is a miss");
 	jc_cache_process_stats(b, &s);
 	CHECK(s.remote_corrupt == 1, "... counted as a bad remote value");
-	CHECK(jc_cache_put(b, &k2, data, 2000, 9) == 0, "node b compiles and stores");
-	CHECK(jc_remote_get(r, &k2, &v, delta) == 1 && v.size == 2000 + JC_ENTRY_HEADER_SIZE,
+	CHECK(jc_cache_put(b, &k2, data, 2000, 9) == 0 && jc_cache_flush_remote(b, 10) == 0,
+	      "node b compiles and stores");
+	CHECK(jc_remote_get(r, 0, &k2, &v, delta) == 1 && v.size == 2000 + JC_ENTRY_HEADER_SIZE,
 	      "... which replaced the planted value");
 	free(v.payload);
 	jc_remote_close(r);
@@ -336,7 +339,8 @@ static void test_idle_closed(void)
 	CHECK(c && jc_cache_get(c, &k, &e) != 0, "idle: a connection made and kept");
 	snprintf(cmd, sizeof cmd, "redis-cli -s %s CLIENT KILL TYPE normal >/dev/null", sock);
 	CHECK(system(cmd) == 0, "idle: the server closed it (CLIENT KILL)");
-	CHECK(jc_cache_put(c, &k, data, sizeof data, 1) == 0, "idle: stored");
+	CHECK(jc_cache_put(c, &k, data, sizeof data, 1) == 0 && jc_cache_flush_remote(c, 10) == 0,
+	      "idle: stored");
 	jc_cache_process_stats(c, &s);
 	CHECK(s.remote_stores == 1 && s.remote_errors == 0,
 	      "... in Redis too, on a new connection, no error (%llu stores, %llu errors)",
@@ -387,7 +391,8 @@ static void test_server_gone_after(void)
 	struct jc_key k = make_key(7, 1);
 	struct jc_cache_stats s;
 	fill(data, sizeof data, 1);
-	CHECK(jc_cache_put(kept, &k, data, sizeof data, 1) == 0,
+	CHECK(jc_cache_put(kept, &k, data, sizeof data, 1) == 0 &&
+	      jc_cache_flush_remote(kept, 10) == 0,
 	      "server gone: stored locally, and this process is alive (no SIGPIPE)");
 	jc_cache_process_stats(kept, &s);
 	CHECK(s.remote_errors == 1 && s.remote_stores == 0, "... one remote error counted");

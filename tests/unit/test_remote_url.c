@@ -104,11 +104,63 @@ static void redaction(void)
 	CHECK(strstr(small, "secret") == NULL && strlen(small) == 11, "cut to the buffer, still hidden");
 }
 
+/* The list of remotes: kinds, order, attributes, and one-line refusals. */
+static struct jc_remote_spec specs[JC_REMOTES_MAX];
+static int nspecs;
+
+static int list_ok(const char *text)
+{
+	why = "";
+	return jc_remote_list_parse(text, specs, &nspecs, &why) == 0;
+}
+
+static int list_refused(const char *text, const char *reason_part)
+{
+	why = "";
+	return jc_remote_list_parse(text, specs, &nspecs, &why) != 0 &&
+	       strstr(why, reason_part) != NULL;
+}
+
+static void lists(void)
+{
+	CHECK(list_ok("") && nspecs == 0, "empty list: no remote");
+	CHECK(list_ok("off") && nspecs == 0, "off: no remote");
+	CHECK(list_ok("redis://a  s3://team-bucket/jc|layout=flat\thttps://packs.example/a770|read-only|ca-file=/etc/ca.pem") &&
+	      nspecs == 3, "three remotes, any blanks between them");
+	CHECK(specs[0].kind == JC_REMOTE_REDIS && !specs[0].read_only &&
+	      strcmp(specs[0].url, "redis://a") == 0, "... first Redis");
+	CHECK(specs[1].kind == JC_REMOTE_S3 && specs[1].layout == JC_LAYOUT_FLAT &&
+	      strcmp(specs[1].url, "s3://team-bucket/jc") == 0, "... then S3, flat layout");
+	CHECK(specs[2].kind == JC_REMOTE_HTTP && specs[2].read_only &&
+	      specs[2].layout == JC_LAYOUT_SUBDIRS && strcmp(specs[2].ca_file, "/etc/ca.pem") == 0 &&
+	      strcmp(specs[2].url, "https://packs.example/a770") == 0,
+	      "... then https, read-only, its CA, subdirs by default");
+	CHECK(list_ok("http://127.0.0.1:8080/c|layout=bazel|auth-file=/run/token") &&
+	      specs[0].layout == JC_LAYOUT_BAZEL && strcmp(specs[0].auth_file, "/run/token") == 0,
+	      "bazel layout and an auth file");
+	CHECK(list_refused("http://u:p@h/c", "auth-file"), "credentials in an http URL refused");
+	CHECK(list_refused("http://h/c|auth-file=token", "absolute"), "a relative auth file refused");
+	CHECK(list_refused("s3://AB", "bucket"), "a bad bucket name refused");
+	CHECK(list_refused("ftp://h/c", "expected"), "an unknown scheme refused");
+	CHECK(list_refused("redis://h|layout=flat", "http and s3"), "layout on Redis refused");
+	CHECK(list_refused("http://h/c|compress", "unknown remote attribute"),
+	      "an unknown attribute refused");
+	CHECK(list_refused("http://h/c?x=1", "query"), "a query refused");
+	CHECK(list_refused("redis://a redis://a", "twice"), "a remote named twice refused");
+	CHECK(list_refused("redis://a redis://b redis://c redis://d redis://e redis://f redis://g "
+			   "redis://h redis://i", "more than 8"), "a ninth remote refused");
+	char shown[256];
+	jc_remote_list_redact("redis://:pw@a  https://h/x|read-only", shown, sizeof shown);
+	CHECK(strcmp(shown, "redis://:***@a  https://h/x|read-only") == 0,
+	      "the list shown with each password hidden (%s)", shown);
+}
+
 int main(void)
 {
 	tcp_forms();
 	unix_forms();
 	refusals();
 	redaction();
+	lists();
 	return check_summary();
 }

@@ -1,0 +1,1069 @@
+/* remote.c — the remote tier on Redis through hiredis: connections,
+ * back-off, values and compile leases.  See remote.h. */
+#include "tiers/redis.h"
+
+#include "store/fsutil.h"
+#include "config/readfile.h"
+#include "config/remote_url.h"
+#include "config/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* Longest name: "jitcache:v1:" + 32 hex digits + ":lease". */
+#define NAME_MAX_LEN 64
+/* A lease's value: "HOST/PID/NONCE/MS" and, signed, "/" + 144 hex digits. */
+#define LEASE_TOKEN_MAX 320
+#define LEASE_NOTE "jitcache-lease-v1"
+
+/* A connection and the process that made it: after fork() a child must not
+ * talk over its parent's socket.  dev and ino are what its socket is: a
+ * program that closes descriptors it did not open and opens its own may
+ * have put one of its files under the same number, which must then be
+ * neither written nor closed. */
+struct conn {
+	redisContext *ctx;
+	pid_t pid;
+	int reused; /* kept from an earlier exchange: the server may have closed it */
+	dev_t dev;
+	ino_t ino;
+};
+
+struct jc_redis {
+	struct jc_remote_url url;
+	char shown[JC_REMOTE_URL_MAX]; /* the URL without its password, for messages */
+	int read_only;
+	struct timeval connect_tv, op_tv;
+	double op_timeout, backoff, lease, lease_wait;
+	uint64_t limit;                /* largest value read (jc_entry_limit) */
+	char down_path[PATH_MAX];      /* the shared back-off file, or "" */
+	int64_t skip_until;            /* wall ns; read and written atomically */
+	struct conn *idle;             /* a connection ready for reuse (atomic) */
+	const struct jc_signer *signer; /* signs this node's leases; or NULL */
+	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
+	int trust_required;
+};
+
+struct jc_remote_lease {
+	struct jc_redis *r;
+	char name[NAME_MAX_LEN], token[LEASE_TOKEN_MAX];
+	char holder[96];          /* "HOST/PID/NONCE": the token's first part */
+	pid_t pid;
+	pthread_t thread;
+	int has_thread, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* ---- problems, once per kind, and back-off ------------------------------ */
+
+enum problem { P_CONNECT, P_IO, P_PROTOCOL, P_AUTH, P_REFUSED, P_LEASE, P_COUNT };
+static int told[P_COUNT];
+
+static void back_off(struct jc_redis *r)
+{
+	int64_t until = jc_wall_ns() + (int64_t)(r->backoff * 1e9);
+	__atomic_store_n(&r->skip_until, until, __ATOMIC_RELAXED);
+	if (!r->down_path[0])
+		return;
+	/* Best effort: a cache directory we cannot write only means other
+	 * processes find out for themselves. */
+	int fd = open(r->down_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	char text[32];
+	int n = snprintf(text, sizeof text, "%lld\n", (long long)until);
+	if (write(fd, text, (size_t)n) != n) {
+		/* a short file is ignored by its readers */
+	}
+	close(fd);
+}
+
+/* Is the remote in a back-off period, ours or one another process of this
+ * cache directory started? */
+static int skipping(struct jc_redis *r)
+{
+	int64_t now = jc_wall_ns();
+	if (now < __atomic_load_n(&r->skip_until, __ATOMIC_RELAXED))
+		return 1;
+	if (!r->down_path[0])
+		return 0;
+	int fd = open(r->down_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char text[32] = "";
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	long long until = n > 0 ? strtoll(text, NULL, 10) : 0;
+	/* A time further off than one back-off period is not one we wrote. */
+	if (until <= now || until > now + (int64_t)(r->backoff * 1e9) + 1000000000)
+		return 0;
+	__atomic_store_n(&r->skip_until, (int64_t)until, __ATOMIC_RELAXED);
+	return 1;
+}
+
+__attribute__((format(printf, 4, 5)))
+static void problem(struct jc_redis *r, enum problem kind, int skip, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (skip)
+		back_off(r);
+	if (__atomic_exchange_n(&told[kind], 1, __ATOMIC_RELAXED))
+		return;
+	if (skip)
+		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)",
+		       r->shown, what, r->backoff);
+	else
+		jc_log(JC_LOG_WARN, "remote %s: %s", r->shown, what);
+}
+
+/* ---- SIGPIPE ------------------------------------------------------------- */
+
+/* Writing to a connection the server closed raises SIGPIPE, which would kill
+ * a host process that never asked for a network.  hiredis writes with
+ * write(2), so SIGPIPE is blocked in this thread around every exchange, and
+ * one raised meanwhile is taken off the pending set before unblocking. */
+struct pipe_guard {
+	sigset_t old;
+	int was_pending;
+};
+
+static void pipe_block(struct pipe_guard *g)
+{
+	sigset_t pipe, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
+	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+static void pipe_unblock(struct pipe_guard *g)
+{
+	sigset_t pipe, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* ---- connections ----------------------------------------------------------- */
+
+/* Is cn's descriptor still the socket it connected? */
+static int conn_owned(const struct conn *cn)
+{
+	struct stat st;
+	return cn->ctx->fd >= 0 && fstat(cn->ctx->fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == cn->dev && st.st_ino == cn->ino;
+}
+
+static void conn_free(struct conn *cn)
+{
+	if (!cn)
+		return;
+	if (!conn_owned(cn))
+		cn->ctx->fd = -1; /* the number is the program's now: not closed */
+	redisFree(cn->ctx); /* closes the socket; sends nothing */
+	free(cn);
+}
+
+/* A reply, or NULL after saying why (and backing off). */
+static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const char **argv,
+			    const size_t *lens, const char *what);
+
+/* A yes-or-no command at login: 0 if the server said OK. */
+static int login_step(struct jc_redis *r, redisContext *c, int argc, const char **argv,
+		      enum problem kind, const char *what)
+{
+	redisReply *rep = exchange(r, c, argc, argv, NULL, argv[0]);
+	if (!rep)
+		return -1;
+	int ok = rep->type == REDIS_REPLY_STATUS;
+	if (!ok)
+		problem(r, kind, 1, "%s refused (%s)", what,
+			rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected answer");
+	freeReplyObject(rep);
+	return ok ? 0 : -1;
+}
+
+static int login(struct jc_redis *r, redisContext *c)
+{
+	char db[16];
+	snprintf(db, sizeof db, "%d", r->url.db);
+	if (r->url.has_password && r->url.user[0] &&
+	    login_step(r, c, 3, (const char *[]){ "AUTH", r->url.user, r->url.password },
+		       P_AUTH, "login") != 0)
+		return -1;
+	if (r->url.has_password && !r->url.user[0] &&
+	    login_step(r, c, 2, (const char *[]){ "AUTH", r->url.password }, P_AUTH, "login") != 0)
+		return -1;
+	if (r->url.db && login_step(r, c, 2, (const char *[]){ "SELECT", db }, P_REFUSED,
+				    "selecting the database") != 0)
+		return -1;
+	return 0;
+}
+
+static struct conn *connect_now(struct jc_redis *r)
+{
+	redisContext *c = r->url.is_unix
+		? redisConnectUnixWithTimeout(r->url.path, r->connect_tv)
+		: redisConnectWithTimeout(r->url.host, r->url.port, r->connect_tv);
+	struct conn *cn = c ? malloc(sizeof *cn) : NULL;
+	if (!cn || c->err) {
+		problem(r, P_CONNECT, 1, "cannot connect (%s)", c ? c->errstr : "out of memory");
+		if (c)
+			redisFree(c);
+		free(cn);
+		return NULL;
+	}
+	struct stat st;
+	cn->ctx = c;
+	cn->pid = getpid();
+	cn->reused = 0;
+	cn->dev = fstat(c->fd, &st) == 0 ? st.st_dev : 0;
+	cn->ino = fstat(c->fd, &st) == 0 ? st.st_ino : 0;
+	if (redisSetTimeout(c, r->op_tv) != REDIS_OK) {
+		problem(r, P_IO, 1, "cannot set the operation timeout (%s)", c->errstr);
+		conn_free(cn);
+		return NULL;
+	}
+	if (login(r, c) != 0) {
+		conn_free(cn);
+		return NULL;
+	}
+	return cn;
+}
+
+/* Take the idle connection, or make one. */
+static struct conn *checkout(struct jc_redis *r)
+{
+	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
+	if (cn && cn->pid == getpid() && conn_owned(cn)) {
+		cn->reused = 1;
+		return cn;
+	}
+	conn_free(cn); /* inherited through fork() (the parent's, not ours), or
+			  closed by the program */
+	return connect_now(r);
+}
+
+static void checkin(struct jc_redis *r, struct conn *cn)
+{
+	struct conn *none = NULL;
+	if (!__atomic_compare_exchange_n(&r->idle, &none, cn, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		conn_free(cn); /* another thread's is kept instead */
+}
+
+/* ---- one exchange with the server ----------------------------------------- */
+
+struct session {
+	struct jc_redis *r;
+	struct conn *cn;
+	struct pipe_guard pipe;
+	uint64_t *delta;
+	int broken;
+};
+
+static int begin(struct session *s, struct jc_redis *r, uint64_t *delta)
+{
+	*s = (struct session){ .r = r, .delta = delta };
+	if (skipping(r))
+		return -1;
+	pipe_block(&s->pipe);
+	s->cn = checkout(r);
+	if (!s->cn) {
+		delta[JC_REMOTE_ERRORS]++;
+		pipe_unblock(&s->pipe);
+		return -1;
+	}
+	return 0;
+}
+
+static void end(struct session *s)
+{
+	if (s->broken)
+		conn_free(s->cn);
+	else
+		checkin(s->r, s->cn);
+	pipe_unblock(&s->pipe);
+}
+
+/* The connection failed: say why once, skip the remote for a while. */
+static void io_failed(struct jc_redis *r, redisContext *c, const char *what)
+{
+	if (c->err == REDIS_ERR_PROTOCOL)
+		problem(r, P_PROTOCOL, 1, "the answer to %s is not Redis protocol (%s)", what,
+			c->errstr);
+	else if (strstr(c->errstr, "temporarily unavailable") || strstr(c->errstr, "timed out"))
+		problem(r, P_IO, 1, "no answer to %s within %g s", what, r->op_timeout);
+	else
+		problem(r, P_IO, 1, "connection lost during %s (%s)", what,
+			c->errstr[0] ? c->errstr : "closed by the server");
+}
+
+/* Monotonic nanoseconds. */
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* hiredis's socket timeout bounds each read(2), not an answer: a server (or
+ * a link) that trickles a byte now and then would keep a reader forever.
+ * So every read and write is given only the time left until the deadline
+ * of the whole answer, and the answer fails once it has passed. */
+static int by_deadline(redisContext *c, int64_t deadline)
+{
+	int64_t left = deadline - mono_ns();
+	if (left <= 0) {
+		c->err = REDIS_ERR_IO;
+		snprintf(c->errstr, sizeof c->errstr, "timed out");
+		return -1;
+	}
+	left += 999; /* whole microseconds, rounded up: never 0 (no timeout) */
+	struct timeval tv = { .tv_sec = left / 1000000000,
+			      .tv_usec = (left % 1000000000) / 1000 };
+	return redisSetTimeout(c, tv) == REDIS_OK ? 0 : -1;
+}
+
+/* Send what is buffered and read one reply, all before deadline. */
+static int reply_by(redisContext *c, void **reply, int64_t deadline)
+{
+	int done = 0;
+	*reply = NULL;
+	if (redisGetReplyFromReader(c, reply) != REDIS_OK)
+		return -1;
+	while (!*reply && !done) {
+		if (by_deadline(c, deadline) != 0 || redisBufferWrite(c, &done) != REDIS_OK)
+			return -1;
+	}
+	while (!*reply) {
+		if (by_deadline(c, deadline) != 0 || redisBufferRead(c) != REDIS_OK ||
+		    redisGetReplyFromReader(c, reply) != REDIS_OK)
+			return -1;
+	}
+	return 0;
+}
+
+static int64_t deadline_of(const struct jc_redis *r)
+{
+	return mono_ns() + (int64_t)(r->op_timeout * 1e9);
+}
+
+static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const char **argv,
+			    const size_t *lens, const char *what)
+{
+	void *reply = NULL;
+	if (redisAppendCommandArgv(c, argc, argv, lens) != REDIS_OK ||
+	    reply_by(c, &reply, deadline_of(r)) != 0 || !reply) {
+		io_failed(r, c, what);
+		return NULL;
+	}
+	return reply;
+}
+
+/* Send n commands at once (one round trip) and read their n replies.
+ * 0, or -1 with the session broken and nothing to free. */
+struct command {
+	int argc;
+	const char *argv[7];
+	size_t lens[7];
+};
+
+static int send_and_read(const struct jc_redis *r, redisContext *c, int n, struct command *cmd,
+			 redisReply **rep)
+{
+	int got = 0;
+	int64_t deadline = deadline_of(r);
+	for (int i = 0; i < n; i++)
+		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
+			return -1;
+	for (got = 0; got < n; got++)
+		if (reply_by(c, (void **)&rep[got], deadline) != 0 || !rep[got])
+			break;
+	if (got == n)
+		return 0;
+	while (got > 0)
+		freeReplyObject(rep[--got]);
+	return -1;
+}
+
+/* A kept connection the server closed meanwhile (its idle timeout, a
+ * restart): nothing was done on it, so the exchange is tried again on a new
+ * one rather than taken for a failure of the remote. */
+static int closed_while_idle(const struct conn *cn)
+{
+	const redisContext *c = cn->ctx;
+	return cn->reused && (c->err == REDIS_ERR_EOF ||
+			      (c->err == REDIS_ERR_IO && (strstr(c->errstr, "reset by peer") ||
+							  strstr(c->errstr, "Broken pipe"))));
+}
+
+static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
+		    const char *what)
+{
+	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
+		return 0;
+	if (closed_while_idle(s->cn)) {
+		conn_free(s->cn);
+		s->cn = connect_now(s->r);
+		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
+			return 0;
+	}
+	if (s->cn)
+		io_failed(s->r, s->cn->ctx, what);
+	s->broken = 1;
+	s->delta[JC_REMOTE_ERRORS]++;
+	return -1;
+}
+
+static void command_set(struct command *cmd, int argc, ...)
+{
+	va_list ap;
+	va_start(ap, argc);
+	cmd->argc = argc;
+	for (int i = 0; i < argc; i++) {
+		cmd->argv[i] = va_arg(ap, const char *);
+		cmd->lens[i] = va_arg(ap, size_t);
+	}
+	va_end(ap);
+}
+
+#define ARG(s) (s), strlen(s)
+
+/* An answer Redis would not give: a refusal (out of memory, read-only
+ * replica, no permission) is said once and counted, and costs nothing more;
+ * a login problem or an answer of the wrong kind also skips the remote. */
+static void unexpected(struct session *s, const redisReply *rep, const char *what)
+{
+	s->delta[JC_REMOTE_ERRORS]++;
+	if (rep->type != REDIS_REPLY_ERROR) {
+		problem(s->r, P_PROTOCOL, 1, "unexpected answer to %s (type %d)", what, rep->type);
+		s->broken = 1;
+	} else if (strncmp(rep->str, "NOAUTH", 6) == 0 || strncmp(rep->str, "WRONGPASS", 9) == 0 ||
+		   strncmp(rep->str, "NOPERM", 6) == 0) {
+		problem(s->r, P_AUTH, 1, "%s refused (%s)", what, rep->str);
+	} else {
+		problem(s->r, P_REFUSED, 0, "%s refused (%s)", what, rep->str);
+	}
+}
+
+static void value_name(const struct jc_key *key, const char *suffix, char out[NAME_MAX_LEN])
+{
+	char hex[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(key, hex);
+	snprintf(out, NAME_MAX_LEN, "jitcache:v%d:%s%s", JC_ENTRY_VERSION, hex, suffix);
+}
+
+/* ---- opening ----------------------------------------------------------------- */
+
+/* A password file holds one line; anything larger is not one. */
+#define PASSWORD_FILE_MAX 4096
+
+static int read_password(const char *path, struct jc_remote_url *u, const char **why)
+{
+	size_t len = 0;
+	char *text = jc_read_small_file(path, PASSWORD_FILE_MAX, &len, why);
+	if (!text)
+		return -1;
+	size_t n = strcspn(text, "\r\n");
+	int ok = n > 0 && n < sizeof u->password;
+	if (ok) {
+		memcpy(u->password, text, n);
+		u->password[n] = '\0';
+		u->has_password = 1;
+	} else {
+		*why = len ? "empty first line, or longer than 255 bytes" : "empty file";
+	}
+	explicit_bzero(text, len);
+	free(text);
+	return ok ? 0 : -1;
+}
+
+static struct timeval to_timeval(double seconds)
+{
+	if (!(seconds >= 0.001))
+		seconds = 0.001;
+	if (seconds > 3600)
+		seconds = 3600;
+	long long us = (long long)(seconds * 1e6);
+	return (struct timeval){ .tv_sec = us / 1000000, .tv_usec = us % 1000000 };
+}
+
+struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char *url,
+			       int read_only, const char *state_dir, uint64_t limit)
+{
+	const char *why = "";
+	struct jc_redis *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	jc_remote_url_redact(url, r->shown, sizeof r->shown);
+	if (jc_remote_url_parse(url, &r->url, &why) != 0) {
+		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
+		       r->shown, why);
+		free(r);
+		return NULL;
+	}
+	if (opts->password_file && opts->password_file[0] &&
+	    read_password(opts->password_file, &r->url, &why) != 0) {
+		jc_log(JC_LOG_WARN, "cannot read the remote's password file %s (%s); "
+		       "remote tier disabled", opts->password_file, why);
+		free(r);
+		return NULL;
+	}
+	r->read_only = read_only;
+	r->connect_tv = to_timeval(opts->connect_timeout);
+	r->op_tv = to_timeval(opts->timeout);
+	r->op_timeout = opts->timeout > 0.001 ? opts->timeout : 0.001;
+	r->limit = limit;
+	r->backoff = opts->backoff > 0 ? opts->backoff : 0;
+	r->lease = opts->lease > 0.1 ? opts->lease : 0.1;
+	r->lease_wait = opts->lease_wait > 0 ? opts->lease_wait : 0; /* also NaN */
+	if (r->lease_wait > 1e6)
+		r->lease_wait = 1e6;
+	if (state_dir) {
+		char where[sizeof r->url.host + sizeof r->url.path + 32];
+		snprintf(where, sizeof where, "%s:%d:%s:%d", r->url.host, r->url.port, r->url.path,
+			 r->url.db);
+		snprintf(r->down_path, sizeof r->down_path, "%s/remote-%016llx.down", state_dir,
+			 (unsigned long long)XXH3_64bits(where, strlen(where)));
+	}
+	return r;
+}
+
+void jc_redis_close(struct jc_redis *r)
+{
+	if (!r)
+		return;
+	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
+	conn_free(cn);
+	free(r);
+}
+
+/* ---- values ---------------------------------------------------------------------- */
+
+/* A value up to this size comes with the first round trip; a larger one
+ * is fetched in a second, once its size is known to be within the limit. */
+#define FIRST_READ (128 * 1024)
+
+/* Take a value out of its reply: header copied, the rest moved to the
+ * front of the reply's own buffer, which becomes v->payload (no copy of a
+ * large value). */
+static void take_value(redisReply *rep, struct jc_remote_value *v)
+{
+	size_t n = rep->len, head = n < JC_ENTRY_HEADER_SIZE ? n : JC_ENTRY_HEADER_SIZE;
+	memcpy(v->header, rep->str, head);
+	memmove(rep->str, rep->str + head, n - head);
+	v->payload = rep->str;
+	v->size = n;
+	rep->str = NULL;
+}
+
+/* A larger value is read in pieces of this size into one buffer of its
+ * size: the memory it costs is its size and a piece, not the two or three
+ * copies a whole reply passes through in hiredis. */
+#define PIECE (4 * 1024 * 1024)
+
+/* The value of size bytes whose first ones are in first: the rest, piece by
+ * piece (each answer within the timeout).  1 read, 0 changed meanwhile
+ * (then a miss), -1 failed. */
+static int get_rest(struct session *s, const char *name, size_t size, const redisReply *first,
+		    struct jc_remote_value *v)
+{
+	char *buf = malloc(size + 1);
+	size_t have = first->len;
+	if (!buf)
+		return 0;
+	memcpy(buf, first->str, have);
+	while (have < size) {
+		struct command cmd;
+		redisReply *rep;
+		char from[32], to[32];
+		size_t want = size - have < PIECE ? size - have : PIECE;
+		snprintf(from, sizeof from, "%zu", have);
+		snprintf(to, sizeof to, "%zu", have + want - 1);
+		command_set(&cmd, 4, ARG("GETRANGE"), ARG(name), ARG(from), ARG(to));
+		if (pipeline(s, 1, &cmd, &rep, "GET") != 0) {
+			free(buf);
+			return -1;
+		}
+		int ok = rep->type == REDIS_REPLY_STRING && rep->len == want;
+		if (ok)
+			memcpy(buf + have, rep->str, want);
+		else if (rep->type != REDIS_REPLY_STRING)
+			unexpected(s, rep, "GET");
+		freeReplyObject(rep);
+		if (!ok) {
+			free(buf);
+			return 0; /* shortened or gone meanwhile: a miss */
+		}
+		have += want;
+	}
+	memcpy(v->header, buf, JC_ENTRY_HEADER_SIZE);
+	memmove(buf, buf + JC_ENTRY_HEADER_SIZE, size - JC_ENTRY_HEADER_SIZE);
+	v->payload = buf;
+	v->size = size;
+	return 1;
+}
+
+/* Could a value of size bytes starting with first be a sound entry for key
+ * (header and limit)?  A value whose header says no is not fetched whole;
+ * jc_remote_value_check() says why from the header alone. */
+static int sound_start(const struct jc_key *key, const redisReply *first, uint64_t size,
+		       uint64_t limit)
+{
+	struct jc_entry_header h;
+	const char *why;
+	return first->len >= JC_ENTRY_HEADER_SIZE &&
+	       jc_entry_check_header((const uint8_t *)first->str, size, key, &h, &why) == JC_ENTRY_OK &&
+	       jc_entry_check_limit(&h, limit, &why) == JC_ENTRY_OK;
+}
+
+/* STRLEN and the first FIRST_READ bytes in one round trip; the rest, in
+ * pieces, only if the whole value is within r->limit.  1 found, 0 absent or
+ * refused as too large (said once), -1 failed. */
+static int get_bounded(struct session *s, const struct jc_key *key, const char *name,
+		       struct jc_remote_value *v)
+{
+	struct command cmd[2];
+	redisReply *rep[2];
+	char last[32];
+	snprintf(last, sizeof last, "%d", FIRST_READ - 1);
+	command_set(&cmd[0], 2, ARG("STRLEN"), ARG(name));
+	command_set(&cmd[1], 4, ARG("GETRANGE"), ARG(name), ARG("0"), ARG(last));
+	if (pipeline(s, 2, cmd, rep, "GET") != 0)
+		return -1;
+	int rc = -1;
+	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_STRING) {
+		unexpected(s, rep[0]->type != REDIS_REPLY_INTEGER ? rep[0] : rep[1], "GET");
+	} else if (rep[0]->integer <= 0 || rep[1]->len == 0) {
+		rc = 0;
+	} else if ((uint64_t)rep[0]->integer > s->r->limit) {
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a value of %lld bytes is larger than max_size "
+			    "allows (%llu bytes); not read, compiling here", s->r->shown,
+			    rep[0]->integer, (unsigned long long)s->r->limit);
+		s->delta[JC_REMOTE_CORRUPT]++;
+		rc = 0;
+	} else if ((long long)rep[1]->len == rep[0]->integer) {
+		take_value(rep[1], v);
+		rc = 1;
+	} else if (!sound_start(key, rep[1], (uint64_t)rep[0]->integer, s->r->limit)) {
+		/* Its header already says it is bad: the rest is not fetched. */
+		memcpy(v->header, rep[1]->str, JC_ENTRY_HEADER_SIZE);
+		v->size = (uint64_t)rep[0]->integer;
+		rc = 1;
+	} else {
+		rc = get_rest(s, name, (size_t)rep[0]->integer, rep[1], v);
+	}
+	freeReplyObject(rep[0]);
+	freeReplyObject(rep[1]);
+	return rc;
+}
+
+int jc_redis_get(struct jc_redis *r, const struct jc_key *key, struct jc_remote_value *v,
+		  uint64_t delta[JC_NCOUNTERS])
+{
+	struct session s;
+	char name[NAME_MAX_LEN];
+	memset(v, 0, sizeof *v);
+	if (!r || begin(&s, r, delta) != 0)
+		return -1;
+	value_name(key, "", name);
+	int rc = get_bounded(&s, key, name, v);
+	if (rc == 1)
+		delta[JC_REMOTE_BYTES_IN] += v->size;
+	end(&s);
+	return rc;
+}
+
+int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value, size_t size,
+		 uint64_t delta[JC_NCOUNTERS])
+{
+	struct session s;
+	struct command cmd;
+	redisReply *rep;
+	char name[NAME_MAX_LEN];
+	if (!r || r->read_only)
+		return -1;
+	value_name(key, "", name);
+	command_set(&cmd, 3, ARG("SET"), ARG(name), (const char *)value, size);
+	int rc = -1;
+	if (begin(&s, r, delta) == 0) {
+		if (pipeline(&s, 1, &cmd, &rep, "SET") == 0) {
+			if (rep->type == REDIS_REPLY_STATUS) {
+				delta[JC_REMOTE_STORES]++;
+				delta[JC_REMOTE_BYTES_OUT] += size;
+				rc = 0;
+			} else {
+				unexpected(&s, rep, "SET");
+			}
+			freeReplyObject(rep);
+		}
+		end(&s);
+	}
+	return rc;
+}
+
+/* ---- leases ------------------------------------------------------------------------ */
+
+/* Compare-and-renew and compare-and-delete: a lease that expired and was
+ * taken by another machine is not ours to extend or remove. */
+static const char renew_script[] =
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "
+	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+/* A signed lease is renewed with a new value: its signature dates it. */
+static const char resign_script[] =
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "
+	"return redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2]) and 1 or 0 else return 0 end";
+/* Take the lease if free.  Every lease jitcache sets expires within its
+ * lease time (PX, renewed to the same), so one without an expiry, or with
+ * more than ten lease times left, is not a compile in progress but a
+ * squatter's (or a leftover of something else): it is removed and the
+ * lease taken, instead of making every miss wait lock_timeout for it. */
+static const char take_script[] =
+	"local t = redis.call('pttl', KEYS[1]) "
+	"if t == -1 or t > 10 * tonumber(ARGV[2]) then redis.call('del', KEYS[1]) end "
+	"if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
+	"return 0";
+static const char release_script[] =
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "
+	"return redis.call('del', KEYS[1]) else return 0 end";
+
+static long long lease_ms(const struct jc_redis *r)
+{
+	return (long long)(r->lease * 1000);
+}
+
+/* Run a lease script (with next: the lease's new value); 1 if it acted,
+ * 0 if the lease is not ours, -1. */
+static int lease_script(struct jc_remote_lease *l, const char *script, const char *next,
+			const char *what)
+{
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	struct session s;
+	struct command cmd;
+	redisReply *rep;
+	char ms[32];
+	snprintf(ms, sizeof ms, "%lld", lease_ms(l->r));
+	if (begin(&s, l->r, delta) != 0)
+		return -1;
+	if (next)
+		command_set(&cmd, 7, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name),
+			    ARG(l->token), ARG(ms), ARG(next));
+	else
+		command_set(&cmd, 6, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name),
+			    ARG(l->token), ARG(ms));
+	int rc = -1;
+	if (pipeline(&s, 1, &cmd, &rep, what) == 0) {
+		if (rep->type == REDIS_REPLY_INTEGER)
+			rc = rep->integer > 0;
+		else
+			unexpected(&s, rep, what);
+		freeReplyObject(rep);
+	}
+	end(&s);
+	return rc;
+}
+
+static int64_t wall_ms(void)
+{
+	return jc_wall_ns() / 1000000;
+}
+
+/* What a lease's signature covers: the lease's name (so its key), and the
+ * first len bytes of its value, "HOST/PID/NONCE/MS".  The length of msg,
+ * or -1 if it does not fit. */
+static int lease_message(char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX], const char *name,
+			 const char *token, int len)
+{
+	int m = snprintf(msg, NAME_MAX_LEN + LEASE_TOKEN_MAX, "%s\n%.*s", name, len, token);
+	return m < 0 || m >= NAME_MAX_LEN + LEASE_TOKEN_MAX ? -1 : m;
+}
+
+/* The lease's value: who holds it and since when; with a signing key, the
+ * signature of that and the lease's name, so that a node with trusted keys
+ * can tell a trusted node's compile from a squatter's value. */
+static void make_token(const struct jc_remote_lease *l, const char *holder,
+		       char out[LEASE_TOKEN_MAX])
+{
+	int n = snprintf(out, LEASE_TOKEN_MAX, "%s/%lld", holder, (long long)wall_ms());
+	if (!l->r->signer || n < 0 || n >= LEASE_TOKEN_MAX - 2 * JC_SIG_TRAILER_SIZE - 2)
+		return;
+	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
+	int m = lease_message(msg, l->name, out, n);
+	if (m < 0)
+		return;
+	uint8_t sig[JC_SIG_TRAILER_SIZE];
+	jc_sign_note(l->r->signer, LEASE_NOTE, msg, (size_t)m, sig);
+	char *p = out + n;
+	*p++ = '/';
+	for (size_t i = 0; i < sizeof sig; i++, p += 2)
+		snprintf(p, 3, "%02x", sig[i]);
+}
+
+/* Whether a lease's value is a trusted node's, and fresh: signed by a
+ * trusted key for this name within a lease time (and 5 s of clock skew)
+ * of now.  A squatter's value, or a trusted one copied later, is not. */
+static int lease_trusted(const struct jc_redis *r, const char *name, const char *token,
+			 const char **why)
+{
+	const char *slash = strrchr(token, '/');
+	uint8_t sig[JC_SIG_TRAILER_SIZE];
+	if (!slash || strlen(slash + 1) != 2 * sizeof sig)
+		return *why = "not signed", 0;
+	for (size_t i = 0; i < sizeof sig; i++) {
+		unsigned v;
+		if (sscanf(slash + 1 + 2 * i, "%2x", &v) != 1)
+			return *why = "not signed", 0;
+		sig[i] = (uint8_t)v;
+	}
+	const char *ms_at = slash;
+	while (ms_at > token && ms_at[-1] != '/')
+		ms_at--;
+	long long since = strtoll(ms_at, NULL, 10), now = (long long)wall_ms();
+	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
+	int m = lease_message(msg, name, token, (int)(slash - token));
+	if (m < 0 || jc_trust_verify_note(r->trust, LEASE_NOTE, msg, (size_t)m, sig, why) != 0)
+		return 0;
+	if (now - since > lease_ms(r) + 5000 || since - now > 5000)
+		return *why = "signed, but not renewed within a lease time", 0;
+	return 1;
+}
+
+static void *renew_loop(void *arg)
+{
+	struct jc_remote_lease *l = arg;
+	int64_t period_ns = (int64_t)(l->r->lease * 1e9 / 3);
+	pthread_mutex_lock(&l->mu);
+	while (!l->stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		int64_t ns = until.tv_nsec + period_ns;
+		until.tv_sec += ns / 1000000000;
+		until.tv_nsec = ns % 1000000000;
+		while (!l->stop && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT) {
+		}
+		if (l->stop)
+			break;
+		pthread_mutex_unlock(&l->mu);
+		char next[LEASE_TOKEN_MAX];
+		if (l->r->signer)
+			make_token(l, l->holder, next);
+		int renewed = l->r->signer
+			? lease_script(l, resign_script, next, "lease renewal")
+			: lease_script(l, renew_script, NULL, "lease renewal");
+		if (renewed > 0 && l->r->signer)
+			memcpy(l->token, next, sizeof next);
+		if (renewed == 0) {
+			if (!__atomic_exchange_n(&told[P_LEASE], 1, __ATOMIC_RELAXED))
+				jc_log(JC_LOG_INFO, "remote %s: a compile lease expired before it "
+				       "could be renewed; another machine may compile the same "
+				       "kernel", l->r->shown);
+			pthread_mutex_lock(&l->mu);
+			break;
+		}
+		pthread_mutex_lock(&l->mu);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+/* The renewal thread takes no signal of the host's. */
+static void start_renewal(struct jc_remote_lease *l)
+{
+	pthread_condattr_t attr;
+	sigset_t all, old;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->cv, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_mutex_init(&l->mu, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	l->has_thread = pthread_create(&l->thread, NULL, renew_loop, l) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!l->has_thread)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot start a thread to renew compile leases; a compile "
+			    "longer than the lease may be repeated on another machine");
+}
+
+static struct jc_remote_lease *new_lease(struct jc_redis *r, const char *name)
+{
+	struct jc_remote_lease *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	char host[64] = "?";
+	uint64_t nonce;
+	gethostname(host, sizeof host - 1);
+	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce)
+		nonce = (uint64_t)jc_wall_ns() ^ (uint64_t)getpid() << 32;
+	l->r = r;
+	l->pid = getpid();
+	snprintf(l->name, sizeof l->name, "%s", name);
+	snprintf(l->holder, sizeof l->holder, "%s/%d/%016llx", host, (int)l->pid,
+		 (unsigned long long)nonce);
+	make_token(l, l->holder, l->token);
+	return l;
+}
+
+void jc_redis_release(struct jc_remote_lease *l)
+{
+	if (!l)
+		return;
+	if (l->pid != getpid()) { /* a fork()ed child's copy: the parent's to release */
+		free(l);
+		return;
+	}
+	if (l->has_thread) {
+		pthread_mutex_lock(&l->mu);
+		l->stop = 1;
+		pthread_cond_signal(&l->cv);
+		pthread_mutex_unlock(&l->mu);
+		pthread_join(l->thread, NULL);
+	}
+	lease_script(l, release_script, NULL, "lease release");
+	if (l->has_thread) {
+		pthread_cond_destroy(&l->cv);
+		pthread_mutex_destroy(&l->mu);
+	}
+	free(l);
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+	}
+}
+
+/* One round trip: try to take the lease and see whether the value exists. */
+static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *l,
+				     const char *value)
+{
+	struct command cmd[3];
+	redisReply *rep[3];
+	char ms[32];
+	int n = s->r->trust_required ? 3 : 2;
+	char token_end[16];
+	snprintf(token_end, sizeof token_end, "%d", LEASE_TOKEN_MAX - 1);
+	if (s->r->signer)
+		make_token(l, l->holder, l->token); /* signed as of now */
+	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
+	command_set(&cmd[0], 6, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
+		    ARG(l->token), ARG(ms));
+	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
+	/* Of a lease's value, no more than a token's length is read. */
+	command_set(&cmd[2], 4, ARG("GETRANGE"), ARG(l->name), ARG("0"), ARG(token_end));
+	if (pipeline(s, n, cmd, rep, "a lease request") != 0)
+		return JC_REMOTE_FAILED;
+	enum jc_remote_wait w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
+	int taken = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer == 1;
+	const char *why = "";
+	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_INTEGER) {
+		unexpected(s, rep[1]->type == REDIS_REPLY_ERROR ? rep[1] : rep[0], "a lease request");
+		w = JC_REMOTE_FAILED;
+	} else if (taken) {
+		w = JC_REMOTE_LEASED;
+	} else if (rep[1]->integer > 0) {
+		w = JC_REMOTE_READY;
+	} else if (n == 3 && rep[2]->type == REDIS_REPLY_STRING && rep[2]->len > 0 &&
+		   !lease_trusted(s->r, l->name, rep[2]->str, &why)) {
+		/* With trusted keys, only a trusted node's compile is waited
+		 * for: whoever else can write Redis cannot make misses wait. */
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a compile lease is not waited for (%s; "
+			    "trusted_keys): compiling here", s->r->shown, why);
+		w = JC_REMOTE_FREE;
+	}
+	for (int i = 0; i < n; i++)
+		freeReplyObject(rep[i]);
+	return w;
+}
+
+void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
+			const struct jc_trust *trust, int trust_required)
+{
+	if (!r)
+		return;
+	r->signer = signer;
+	r->trust = trust;
+	r->trust_required = trust_required;
+}
+
+enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
+				   int64_t deadline_ns, struct jc_remote_lease **lease,
+				   uint64_t delta[JC_NCOUNTERS])
+{
+	char value[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	*lease = NULL;
+	if (!r)
+		return JC_REMOTE_FAILED;
+	if (r->read_only)
+		return JC_REMOTE_FREE; /* never waits: a lease is not its business */
+	value_name(key, "", value);
+	value_name(key, ":lease", name);
+	struct jc_remote_lease *l = new_lease(r, name);
+	if (!l)
+		return JC_REMOTE_FAILED;
+	/* Without trusted keys anyone who can write Redis can hold a lease
+	 * (and renew it): it is waited for only a short while. */
+	int64_t bound = deadline_ns;
+	if (!r->trust_required) {
+		int64_t mine = jc_wall_ns() + (int64_t)(r->lease_wait * 1e9);
+		bound = mine < deadline_ns ? mine : deadline_ns;
+	}
+	int64_t pause = 5000000; /* 5 ms, doubling to 200 ms */
+	enum jc_remote_wait w;
+	for (;;) {
+		struct session s;
+		if (begin(&s, r, delta) != 0) {
+			w = JC_REMOTE_FAILED;
+			break;
+		}
+		w = poll_once(&s, l, value);
+		end(&s);
+		if (w != JC_REMOTE_TIMEOUT)
+			break;
+		int64_t left = bound - jc_wall_ns();
+		if (left <= 0) {
+			if (bound < deadline_ns)
+				JC_LOG_ONCE(JC_LOG_INFO, "remote %s: another machine's compile "
+					    "lease was waited for %g s (lease_wait; without "
+					    "trusted_keys it cannot be told from a squatter's): "
+					    "compiling here", r->shown, r->lease_wait);
+			break;
+		}
+		sleep_ns(pause < left ? pause : left);
+		pause = pause * 2 < 200000000 ? pause * 2 : 200000000;
+	}
+	if (w == JC_REMOTE_LEASED) {
+		start_renewal(l);
+		*lease = l;
+	} else {
+		free(l);
+	}
+	return w;
+}

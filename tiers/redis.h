@@ -1,0 +1,86 @@
+/*
+ * redis.h — the Redis remote tier: entries shared by many machines through
+ * a Redis server, and compile-once across machines.  Used by remote.c only
+ * (the front that holds the remote tiers in order); the rest of jitcache
+ * sees it through remote.h.
+ *
+ * On the wire a value is exactly an entry file's bytes (header + stored
+ * payload, entry.h), under the name "jitcache:v<format>:<32 hex digits of
+ * the key>", so a value read from Redis is verified exactly like a file.
+ * While one machine compiles a key it holds a lease, a second name
+ * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
+ * released; a lease whose holder died expires by itself.  With keys
+ * (jc_redis_set_keys, sign.h) a lease's value is signed and dated, renewed
+ * with a new date, and a node with trusted keys waits only for a lease
+ * signed by one of them within a lease time: whoever else can write Redis
+ * cannot make its misses wait.  Without trusted keys a lease cannot be told
+ * from a squatter's, so another's is waited for only lease_wait seconds.
+ *
+ * Calling sequence (remote.c):
+ *
+ *   struct jc_redis *r = jc_redis_open(&opts, url, read_only, state_dir, limit); // NULL: unusable
+ *   jc_redis_set_keys(r, signer, trust, trust_required)   // optional
+ *   jc_redis_get(r, key, &v, delta)          1 found (v filled), 0 absent, -1 failed
+ *   jc_redis_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
+ *   jc_redis_put(r, key, bytes, size, delta) after compiling (not if read-only)
+ *   jc_redis_release(lease)                  after the put; NULL is fine
+ *   jc_redis_close(r)
+ *
+ * Failure is never fatal and never slow: connecting and every answer (as a
+ * whole, however slowly its bytes come) are bounded by the configured
+ * timeouts; a value larger than the limit given to jc_redis_open() is
+ * never read; after a failure (no connection, a timeout, an answer that is
+ * not Redis's, a refused password) the server is skipped for `backoff`
+ * seconds by this process and by every process using the same cache
+ * directory (a small file there says until when), so calls meanwhile cost
+ * nothing.  Each kind of problem is logged once per process.  SIGPIPE from
+ * a dropped connection is kept from the host process.  A connection is
+ * made lazily, kept for reuse, and never used across fork().
+ *
+ * Counting: functions add what happened to delta (errors, stores, bytes in
+ * and out); the caller adds delta to the statistics.  All functions are
+ * thread-safe.
+ */
+#ifndef JITCACHE_REDIS_H
+#define JITCACHE_REDIS_H
+
+#include "tiers/remote.h"
+
+struct jc_redis;
+
+/* NULL, after one log line, if url is invalid or the password file cannot
+ * be read.  Of opts, the timeouts, back-off, leases and password file are
+ * used.  Connects later, on first use.  state_dir (the cache directory)
+ * holds the back-off file.  A value larger than limit bytes (jc_entry_limit)
+ * is never read: its size is asked first, and the lookup is a miss. */
+struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char *url,
+			       int read_only, const char *state_dir, uint64_t limit);
+void jc_redis_close(struct jc_redis *r);
+
+/* 1 found (v filled, remote.h), 0 absent, -1 failed. */
+int jc_redis_get(struct jc_redis *r, const struct jc_key *key, struct jc_remote_value *v,
+		 uint64_t delta[JC_NCOUNTERS]);
+
+/* Store an entry file's bytes (not on a read-only server).  0 on success. */
+int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value, size_t size,
+		 uint64_t delta[JC_NCOUNTERS]);
+
+/* On a miss: wait, until deadline_ns (jc_wall_ns() time), until the key's
+ * value exists or nobody else holds its lease (enum jc_remote_wait,
+ * remote.h).  A lease without an expiry is not one jitcache set (a
+ * squatter's): it is removed and taken.  Without trust_required another's
+ * lease is waited for at most lease_wait seconds (anyone who can write
+ * Redis could hold one); with it, only a trusted lease, until the deadline.
+ * A read-only server is never asked: JC_REMOTE_FREE. */
+enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
+				  int64_t deadline_ns, struct jc_remote_lease **lease,
+				  uint64_t delta[JC_NCOUNTERS]);
+/* The keys of the cache (sign.h; kept alive by the caller): the signer signs
+ * this node's leases; with trust_required, only leases trust verifies are
+ * waited for (the others: JC_REMOTE_FREE, compile here). */
+void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
+		       const struct jc_trust *trust, int trust_required);
+/* Stop renewing and delete the lease if it is still ours. */
+void jc_redis_release(struct jc_remote_lease *lease);
+
+#endif
