@@ -46,7 +46,7 @@ struct jc_remote {
 	pthread_cond_t work, idle;
 	struct job *head, *tail;
 	size_t queued_bytes;
-	int queued, busy, stop, has_thread;
+	int queued, busy, busy_write, stop, has_thread;
 	pid_t pid;
 	pthread_t thread;
 };
@@ -251,10 +251,11 @@ static void *writer(void *arg)
 		if (!r->head)
 			r->tail = NULL;
 		r->busy = 1;
+		r->busy_write = !j->lease;
 		pthread_mutex_unlock(&r->mu);
 		run_job(r, j);
 		pthread_mutex_lock(&r->mu);
-		r->busy = 0;
+		r->busy = r->busy_write = 0;
 		r->queued--;
 		r->queued_bytes -= j->size;
 		free(j);
@@ -423,6 +424,7 @@ static void finish(struct jc_remote *r, double seconds, int wait_busy)
 	}
 	r->tail = NULL;
 	int busy = r->busy, has = r->has_thread && r->pid == getpid();
+	dropped += busy && !wait_busy && r->busy_write; /* may not be done */
 	pthread_cond_broadcast(&r->work);
 	pthread_mutex_unlock(&r->mu);
 	if (has && (wait_busy || !busy))
