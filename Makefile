@@ -181,6 +181,13 @@ $(BUILD)/tests/jc_recipe_put: tests/helpers/jc_recipe_put.c $(BUILD)/libjckey.a 
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
 	  $(LDLIBS_CORE)
 
+# The HTTP(S)/S3 tiers' client, called directly (tiers/http.h): no GPU.
+$(BUILD)/tests/jc_http_tool: tests/helpers/jc_http_tool.c $(BUILD)/libjckey.a $(BUILD)/libjccore.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
+	  $(LDLIBS_CORE)
+
 # A program that loads OpenCL only through dlopen(): not linked to it.
 $(BUILD)/tests/cl_unload: tests/helpers/cl_unload.c
 	@mkdir -p $(dir $@)
