@@ -574,9 +574,11 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 	object_path(h, key, path, sizeof path);
 	int rc = perform(h, &x, "GET", path), found = -1;
 	if (x.too_large) {
-		problem(h, P_LARGE, 0, "an object of %lld bytes is larger than max_size allows "
-			"(%llu bytes); not read, compiling here", (long long)x.expect,
-			(unsigned long long)h->limit);
+		char size[48] = "an object of no stated size";
+		if (x.expect >= 0)
+			snprintf(size, sizeof size, "an object of %lld bytes", (long long)x.expect);
+		problem(h, P_LARGE, 0, "%s is larger than max_size allows (%llu bytes); not read, "
+			"compiling here", size, (unsigned long long)h->limit);
 		delta[JC_REMOTE_CORRUPT]++;
 		found = 0;
 	} else if (x.bad_start) {
@@ -760,6 +762,18 @@ static int read_auth(const char *path, struct jc_http *h, const char **why)
 	return rc;
 }
 
+/* The URL for messages: a password in it is not shown. */
+static void show_url(const char *url, char *out, size_t cap)
+{
+	const char *auth = strstr(url, "://");
+	auth = auth ? auth + 3 : url;
+	const char *end = auth + strcspn(auth, "/"), *at = memchr(auth, '@', (size_t)(end - auth));
+	if (at)
+		snprintf(out, cap, "%.*s***%s", (int)(auth - url), url, at);
+	else
+		snprintf(out, cap, "%s", url);
+}
+
 static long to_ms(double seconds)
 {
 	if (!(seconds >= 0.001))
@@ -775,7 +789,7 @@ struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_
 	struct jc_http *h = calloc(1, sizeof *h);
 	if (!h)
 		return NULL;
-	snprintf(h->shown, sizeof h->shown, "%s", o->url);
+	show_url(o->url, h->shown, sizeof h->shown);
 	int s3 = strncasecmp(o->url, "s3://", 5) == 0;
 	if ((s3 ? parse_s3(o->url, h, &why) : parse_http(o->url, h, &why)) != 0) {
 		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
