@@ -359,7 +359,7 @@ rgw_config_store = dbstore
 dbstore_db_dir = $dir
 rgw_data = $dir
 run_dir = $dir
-rgw_frontends = beast endpoint=127.0.0.1:$port
+rgw_frontends = beast endpoint=127.0.0.1:$port tcp_nodelay=1
 EOF
 	export AWS_ACCESS_KEY_ID=jitcache-test AWS_SECRET_ACCESS_KEY=secret-$RANDOM$RANDOM
 	export AWS_REGION=us-east-1 AWS_ENDPOINT_URL=http://127.0.0.1:$port
