@@ -11,6 +11,8 @@
  *   get SEED [SIZE]   look SEED's key up and check the value as an entry
  *                     (and, with SIZE, that its data is put's data)
  *   bench SEED N      N lookups: the median and p99 in microseconds
+ *   threads N         a thread puts N entries while this one gets them
+ *   fork SEED         a get here, one in a fork()ed child, one here again
  *   maps              open only: is libcurl mapped before and after?
  *   path SEED         print the key's hex digits
  *   sign METHOD PATH  (URL http://HOST:PORT) S3 headers signing that request
@@ -25,10 +27,12 @@
 #include "store/entry.h"
 #include "config/log.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -119,6 +123,98 @@ static void *slurp(const char *path, size_t *n)
 	return buf;
 }
 
+/* threads N: one thread puts N entries while this one gets them (the
+ * program thread and the writer thread of the cache); "threads ok" if every
+ * get was a sound hit or a miss and every put stored. */
+struct writer {
+	struct jc_http *h;
+	int n, failed;
+	uint64_t delta[JC_NCOUNTERS];
+};
+
+static int put_seed(struct jc_http *h, const char *seed, size_t size, uint64_t *delta)
+{
+	struct jc_key k = key_of(seed);
+	void *d = data_of(seed, size);
+	struct jc_encoded e;
+	jc_entry_encode(&k, d, size, 1000, 0, &e);
+	size_t n = (size_t)JC_ENCODED_SIZE(&e);
+	char *bytes = malloc(n);
+	memcpy(bytes, e.header, JC_ENTRY_HEADER_SIZE);
+	memcpy(bytes + JC_ENTRY_HEADER_SIZE, e.payload, e.payload_size);
+	memcpy(bytes + JC_ENTRY_HEADER_SIZE + e.payload_size, e.trailer, e.trailer_size);
+	int rc = jc_http_put(h, &k, bytes, n, delta);
+	free(bytes);
+	free(e.owned);
+	free(d);
+	return rc;
+}
+
+static void *write_all(void *arg)
+{
+	struct writer *w = arg;
+	char seed[32];
+	for (int i = 0; i < w->n; i++) {
+		snprintf(seed, sizeof seed, "thread-%d", i);
+		w->failed += put_seed(w->h, seed, 4000 + (size_t)i, w->delta) != 0;
+	}
+	return NULL;
+}
+
+static int sound_or_absent(struct jc_http *h, const char *seed, uint64_t *delta)
+{
+	struct jc_key k = key_of(seed);
+	struct jc_remote_value v;
+	struct jc_entry_header eh;
+	const char *why;
+	int rc = jc_http_get(h, &k, &v, delta);
+	int ok = rc == 0 || (rc == 1 && jc_remote_value_check(&k, &v, &eh, &why) == JC_ENTRY_OK);
+	if (rc == 1)
+		free(v.payload);
+	return ok;
+}
+
+static void threads(struct jc_http *h, int n, uint64_t *delta)
+{
+	struct writer w = { .h = h, .n = n };
+	pthread_t t;
+	char seed[32];
+	int bad = 0;
+	pthread_create(&t, NULL, write_all, &w);
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < n; i++) {
+			snprintf(seed, sizeof seed, "thread-%d", i);
+			bad += !sound_or_absent(h, seed, delta);
+		}
+	pthread_join(t, NULL);
+	for (int i = 0; i < n; i++) { /* all there now */
+		struct jc_remote_value v;
+		snprintf(seed, sizeof seed, "thread-%d", i);
+		struct jc_key k = key_of(seed);
+		bad += jc_http_get(h, &k, &v, delta) != 1;
+		free(v.payload);
+	}
+	printf("threads %s (%d bad gets, %d failed puts)\n", bad || w.failed ? "FAILED" : "ok", bad,
+	       w.failed);
+}
+
+/* fork SEED: a get in this process (its connection kept), then one in a
+ * child, then one here again: each a hit. */
+static void forked(struct jc_http *h, const char *seed, uint64_t *delta)
+{
+	int first = sound_or_absent(h, seed, delta), status = -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct jc_key k = key_of(seed);
+		struct jc_remote_value v;
+		uint64_t d[JC_NCOUNTERS] = { 0 };
+		_exit(jc_http_get(h, &k, &v, d) == 1 ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	int again = sound_or_absent(h, seed, delta);
+	printf("fork parent=%d child=%d parent-again=%d\n", first, status == 0, again);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: jc_http_tool [-l LAYOUT] [-a AUTH] [-c CA] [-t S] [-T S] [-b S] "
@@ -191,20 +287,7 @@ int main(int argc, char **argv)
 	}
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	if (strcmp(cmd[0], "put") == 0 && cmd[1] && cmd[2]) {
-		struct jc_key k = key_of(cmd[1]);
-		size_t size = strtoull(cmd[2], NULL, 10);
-		void *d = data_of(cmd[1], size);
-		struct jc_encoded e;
-		jc_entry_encode(&k, d, size, 1000, 0, &e);
-		size_t n = (size_t)JC_ENCODED_SIZE(&e);
-		char *bytes = malloc(n);
-		memcpy(bytes, e.header, JC_ENTRY_HEADER_SIZE);
-		memcpy(bytes + JC_ENTRY_HEADER_SIZE, e.payload, e.payload_size);
-		memcpy(bytes + JC_ENTRY_HEADER_SIZE + e.payload_size, e.trailer, e.trailer_size);
-		printf("put %d\n", jc_http_put(h, &k, bytes, n, delta));
-		free(bytes);
-		free(e.owned);
-		free(d);
+		printf("put %d\n", put_seed(h, cmd[1], strtoull(cmd[2], NULL, 10), delta));
 	} else if (strcmp(cmd[0], "putraw") == 0 && cmd[1] && cmd[2]) {
 		struct jc_key k = key_of(cmd[1]);
 		size_t n = 0;
@@ -230,6 +313,10 @@ int main(int argc, char **argv)
 		printf("bench hits=%d/%d median_us=%lld p99_us=%lld\n", hits, n,
 		       (long long)us[n / 2], (long long)us[n * 99 / 100]);
 		free(us);
+	} else if (strcmp(cmd[0], "threads") == 0 && cmd[1]) {
+		threads(h, atoi(cmd[1]), delta);
+	} else if (strcmp(cmd[0], "fork") == 0 && cmd[1]) {
+		forked(h, cmd[1], delta);
 	} else {
 		jc_http_close(h);
 		return usage();

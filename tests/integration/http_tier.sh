@@ -59,6 +59,13 @@ mkdir -p "$R/served/${h:0:2}" && cp "$R/cache/${h:0:2}/$h" "$R/served/${h:0:2}/"
 tool served "$NGINX_URL/served" get a 1000
 check "a directory laid out as the cache's is served as it is" has served '^get 1 ok$'
 
+tool threads "$NGINX_URL/threads" threads 40
+check "a writer thread puts while the program's thread gets: every get sound, every put stored" \
+	has threads '^threads ok'
+tool fork "$NGINX_URL/cache" fork a
+check "a fork()ed child gets on a connection of its own; the parent's still serves it" \
+	has fork '^fork parent=1 child=1 parent-again=1$'
+
 # ---- bad objects ----------------------------------------------------------------
 tool big "$NGINX_URL/cache" put big 3000000
 tool bigget -m 100000 "$NGINX_URL/cache" get big
@@ -181,4 +188,6 @@ tool f-endless -m 1000000 -t 20 "http://127.0.0.1:$port/c" get a
 check "an endless answer of no length: stopped at the limit, a miss" \
 	eval 'has f-endless "^get 0$" && has f-endless "no stated size is larger than max_size" && ended f-endless'
 stop_server fault
+check "no sanitizer report from any run (SANITIZE builds)" \
+	eval '! grep -lE "Sanitizer|runtime error" "$T"/*.out'
 finish

@@ -95,4 +95,6 @@ stop_server radosgw
 tool down -t 2 -T 1 s3://jitcache/team/ci get a
 check "radosgw gone: -1, one line, within the timeout" \
 	eval 'has down "^get -1$" && said down 1 && ended down'
+check "no sanitizer report from any run (SANITIZE builds)" \
+	eval '! grep -lE "Sanitizer|runtime error" "$T"/*.out'
 finish
