@@ -85,14 +85,21 @@ static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
 /* libcurl is never unloaded: a handle may outlive us in a fork()ed child,
  * and unloading TLS libraries inside a host process is asking for trouble. */
+typedef void *(*dlsym_fn)(void *, const char *);
+
 static void load_curl(void)
 {
-	void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	/* glibc's dlsym, not the shim's door of the same name (the library
+	 * exports one): dlvsym is not interposed. */
+	dlsym_fn find = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.34");
+	if (!find)
+		find = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.2.5");
+	void *lib = find ? dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (!lib) {
 		curl.why = "libcurl.so.4 cannot be loaded (install libcurl4)";
 		return;
 	}
-#define SYM(field, name) (*(void **)&curl.field = dlsym(lib, name))
+#define SYM(field, name) (*(void **)&curl.field = find(lib, name))
 	if (!SYM(global_init, "curl_global_init") || !SYM(easy_init, "curl_easy_init") ||
 	    !SYM(easy_setopt, "curl_easy_setopt") || !SYM(easy_perform, "curl_easy_perform") ||
 	    !SYM(easy_getinfo, "curl_easy_getinfo") || !SYM(easy_reset, "curl_easy_reset") ||
