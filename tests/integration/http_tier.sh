@@ -65,6 +65,10 @@ check "a writer thread puts while the program's thread gets: every get sound, ev
 tool fork "$NGINX_URL/cache" fork a
 check "a fork()ed child gets on a connection of its own; the parent's still serves it" \
 	has fork '^fork parent=1 child=1 parent-again=1$'
+tool put5k "$NGINX_URL/cache" put a5k 5000
+tool bench "$NGINX_URL/cache" bench a5k 200
+check "200 lookups of one entry: every one a hit" has bench 'hits=200/200'
+sed -n 's/^bench/nginx loopback GET hit (5 KB entry):/p' "$T/bench.out"
 
 # ---- bad objects ----------------------------------------------------------------
 tool big "$NGINX_URL/cache" put big 3000000
