@@ -269,6 +269,9 @@ finish() {
 #   s3_make_bucket NAME              make a bucket there (needs $B/tests/jc_http_tool)
 #   stop_server nginx|radosgw        stop it (SIGTERM, then wait)
 declare -A SERVER_PIDS=()
+# A proxy of the host's is not for these servers.
+no_proxy=127.0.0.1,localhost${no_proxy:+,$no_proxy}
+export no_proxy NO_PROXY=$no_proxy
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

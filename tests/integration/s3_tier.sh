@@ -35,6 +35,9 @@ check "put counts a store and its bytes" has put 'errors=0 corrupt=0 in=0 out=50
 tool get s3://jitcache/team/ci get a 5000
 check "get: the entry back, checked, with put's data" has get '^get 1 ok$'
 check "get counts the bytes in, said nothing" eval 'has get "in=5064 " && said get 0'
+AWS_SESSION_TOKEN=token-of-a-session tool token s3://jitcache/team/ci get a 5000
+check "with AWS_SESSION_TOKEN: x-amz-security-token sent and signed, radosgw verifies it" \
+	has token '^get 1 ok$'
 tool absent s3://jitcache/team/ci get b
 check "an absent key: a miss (0), no error, nothing said" \
 	eval 'has absent "^get 0$" && has absent "errors=0" && said absent 0'
