@@ -91,7 +91,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man deb debroot \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl \
-        bench-pocl testbed-llama bench-llama
+        bench-pocl testbed-llama bench-llama testbed-s3
 
 all: lib admin man ## build the library, the admin tool and the man page (needs only the library's own dependencies)
 
@@ -181,6 +181,13 @@ $(BUILD)/tests/jc_recipe_put: tests/helpers/jc_recipe_put.c $(BUILD)/libjckey.a 
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
 	  $(LDLIBS_CORE)
 
+# The HTTP(S)/S3 tiers' client, called directly (tiers/http.h): no GPU.
+$(BUILD)/tests/jc_http_tool: tests/helpers/jc_http_tool.c $(BUILD)/libjckey.a $(BUILD)/libjccore.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libjckey.a $(BUILD)/libjccore.a \
+	  $(LDLIBS_CORE)
+
 # A program that loads OpenCL only through dlopen(): not linked to it.
 $(BUILD)/tests/cl_unload: tests/helpers/cl_unload.c
 	@mkdir -p $(dir $@)
@@ -225,7 +232,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama wheel deb debroot ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 wheel deb debroot ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -341,6 +348,9 @@ testbed-jax: testbed ## install JAX 0.5.0 + Intel's OpenXLA plugin (oneAPI 2025.
 
 testbed-llama: testbed ## install ipex-llm's llama.cpp and ollama (bigdl-core-cpp, oneAPI 2025.3 wheels) + gguf into the test bed (/opt/jitcache-llama)
 	@./tests/testbed/llama-env.sh
+
+testbed-s3: testbed ## install Ceph's radosgw (the S3 server of tests/integration/s3_tier.sh) into the test bed
+	@./tests/testbed/s3-env.sh
 
 testbed-sycl: testbed ## install SYCL 2026.2, dpctl/dpnp and oneDNN's SYCL build into the test bed (/opt/jitcache-sycl)
 	./tests/testbed/sycl-env.sh

@@ -1,0 +1,854 @@
+/* http.c — the HTTP(S) and S3 tiers through libcurl, loaded at run time
+ * (dlopen) only when such a tier is configured.  See http.h. */
+#include "tiers/http.h"
+
+#include "tiers/sigv4.h"
+#include "store/fsutil.h"
+#include "config/readfile.h"
+#include "config/log.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* ---- libcurl, declared here: its ABI (stable since libcurl.so.4) ---------
+ * The few constants used, as curl.h (7.88) defines them, so that building
+ * jitcache needs no libcurl headers. */
+enum {
+	CURLOPT_WRITEDATA = 10001, CURLOPT_URL = 10002, CURLOPT_USERPWD = 10005,
+	CURLOPT_READDATA = 10009, CURLOPT_ERRORBUFFER = 10010, CURLOPT_WRITEFUNCTION = 20011,
+	CURLOPT_READFUNCTION = 20012, CURLOPT_USERAGENT = 10018, CURLOPT_HTTPHEADER = 10023,
+	CURLOPT_NOBODY = 44, CURLOPT_UPLOAD = 46, CURLOPT_FOLLOWLOCATION = 52,
+	CURLOPT_SSL_VERIFYPEER = 64, CURLOPT_CAINFO = 10065, CURLOPT_MAXCONNECTS = 71,
+	CURLOPT_SSL_VERIFYHOST = 81, CURLOPT_NOSIGNAL = 99, CURLOPT_HTTPAUTH = 107,
+	CURLOPT_TIMEOUT_MS = 155, CURLOPT_CONNECTTIMEOUT_MS = 156,
+	CURLOPT_OPENSOCKETFUNCTION = 20163, CURLOPT_OPENSOCKETDATA = 10164,
+	CURLOPT_PROTOCOLS = 181, CURLOPT_REDIR_PROTOCOLS = 182,
+	CURLOPT_CLOSESOCKETFUNCTION = 20208, CURLOPT_CLOSESOCKETDATA = 10209,
+	CURLOPT_INFILESIZE_LARGE = 30115,
+};
+enum { CURLINFO_RESPONSE_CODE = 0x200002, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T = 0x60000f };
+enum {
+	CURLE_OK = 0, CURLE_UNSUPPORTED_PROTOCOL = 1, CURLE_COULDNT_RESOLVE_HOST = 6,
+	CURLE_COULDNT_CONNECT = 7, CURLE_WEIRD_SERVER_REPLY = 8, CURLE_WRITE_ERROR = 23,
+	CURLE_OPERATION_TIMEDOUT = 28, CURLE_SSL_CONNECT_ERROR = 35, CURLE_GOT_NOTHING = 52,
+	CURLE_SEND_ERROR = 55, CURLE_RECV_ERROR = 56, CURLE_PEER_FAILED_VERIFICATION = 60,
+	CURLE_SSL_CACERT_BADFILE = 77,
+};
+#define CURL_GLOBAL_DEFAULT 3L
+#define CURLPROTO_HTTP 1L
+#define CURLPROTO_HTTPS 2L
+#define CURLAUTH_BASIC 1L
+#define CURL_ERROR_SIZE 256
+#define CURL_READFUNC_ABORT 0x10000000
+
+struct curl_slist {
+	char *data;
+	struct curl_slist *next;
+};
+struct curl_sockaddr { /* what the open-socket callback is given */
+	int family, socktype, protocol;
+	unsigned int addrlen;
+	struct sockaddr addr;
+};
+
+static struct {
+	int (*global_init)(long);
+	void *(*easy_init)(void);
+	int (*easy_setopt)(void *, int, ...);
+	int (*easy_perform)(void *);
+	int (*easy_getinfo)(void *, int, ...);
+	void (*easy_reset)(void *);
+	void (*easy_cleanup)(void *);
+	const char *(*easy_strerror)(int);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+	const char *why; /* NULL once loaded */
+} curl = { .why = "not tried" };
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+/* libcurl is never unloaded: a handle may outlive us in a fork()ed child,
+ * and unloading TLS libraries inside a host process is asking for trouble. */
+typedef void *(*dlsym_fn)(void *, const char *);
+
+static void load_curl(void)
+{
+	/* glibc's dlsym, not the shim's door of the same name (the library
+	 * exports one): dlvsym is not interposed. */
+	dlsym_fn find = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.34");
+	if (!find)
+		find = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.2.5");
+	void *lib = find ? dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!lib) {
+		curl.why = "libcurl.so.4 cannot be loaded (install libcurl4)";
+		return;
+	}
+#define SYM(field, name) (*(void **)&curl.field = find(lib, name))
+	if (!SYM(global_init, "curl_global_init") || !SYM(easy_init, "curl_easy_init") ||
+	    !SYM(easy_setopt, "curl_easy_setopt") || !SYM(easy_perform, "curl_easy_perform") ||
+	    !SYM(easy_getinfo, "curl_easy_getinfo") || !SYM(easy_reset, "curl_easy_reset") ||
+	    !SYM(easy_cleanup, "curl_easy_cleanup") ||
+	    !SYM(easy_strerror, "curl_easy_strerror") ||
+	    !SYM(slist_append, "curl_slist_append") ||
+	    !SYM(slist_free_all, "curl_slist_free_all")) {
+		curl.why = "libcurl.so.4 lacks a function jitcache uses";
+		return;
+	}
+#undef SYM
+	if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		curl.why = "libcurl cannot be initialised";
+		return;
+	}
+	curl.why = NULL;
+}
+
+/* ---- the tier ------------------------------------------------------------ */
+
+enum problem { P_CONNECT, P_IO, P_PROTOCOL, P_AUTH, P_SERVER, P_REDIRECT, P_TLS, P_REFUSED,
+	       P_LARGE, P_COUNT };
+
+#define MAX_SOCKETS 4
+
+/* A libcurl handle (and the connection it keeps), the process that made it
+ * and the sockets it opened: after fork() a child must not talk over its
+ * parent's connection, and a program that closes descriptors it did not
+ * open may have put a file of its own under a socket's number. */
+struct handle {
+	void *curl;
+	pid_t pid;
+	struct {
+		int fd;
+		dev_t dev;
+		ino_t ino;
+	} sock[MAX_SOCKETS];
+};
+
+struct jc_http {
+	char shown[512];       /* the URL, for messages */
+	char base[512];        /* scheme://authority */
+	char host[300];        /* the authority: Host header, signed for S3 */
+	char path[1024];       /* the path objects live under, encoded, no trailing / */
+	enum jc_http_layout layout;
+	int s3;
+	struct jc_sigv4_creds creds;
+	char auth_header[1024]; /* "Authorization: Bearer ..." or "" */
+	char userpwd[512];      /* basic auth "USER:PASSWORD" or "" */
+	char ca_file[PATH_MAX];
+	long connect_ms, timeout_ms;
+	double timeout, backoff;
+	uint64_t limit;
+	char down_path[PATH_MAX];
+	int64_t skip_until;    /* wall ns; atomic */
+	struct handle *idle;   /* atomic */
+	int told[P_COUNT];
+};
+
+/* ---- problems, once per kind, and back-off (as remote.c) ----------------- */
+
+static void back_off(struct jc_http *h)
+{
+	int64_t until = jc_wall_ns() + (int64_t)(h->backoff * 1e9);
+	__atomic_store_n(&h->skip_until, until, __ATOMIC_RELAXED);
+	if (!h->down_path[0])
+		return;
+	int fd = open(h->down_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	char text[32];
+	int n = snprintf(text, sizeof text, "%lld\n", (long long)until);
+	if (write(fd, text, (size_t)n) != n) {
+		/* a short file is ignored by its readers */
+	}
+	close(fd);
+}
+
+static int skipping(struct jc_http *h)
+{
+	int64_t now = jc_wall_ns();
+	if (now < __atomic_load_n(&h->skip_until, __ATOMIC_RELAXED))
+		return 1;
+	if (!h->down_path[0])
+		return 0;
+	int fd = open(h->down_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char text[32] = "";
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	long long until = n > 0 ? strtoll(text, NULL, 10) : 0;
+	if (until <= now || until > now + (int64_t)(h->backoff * 1e9) + 1000000000)
+		return 0;
+	__atomic_store_n(&h->skip_until, (int64_t)until, __ATOMIC_RELAXED);
+	return 1;
+}
+
+__attribute__((format(printf, 4, 5)))
+static void problem(struct jc_http *h, enum problem kind, int skip, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (skip)
+		back_off(h);
+	if (__atomic_exchange_n(&h->told[kind], 1, __ATOMIC_RELAXED))
+		return;
+	if (skip)
+		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)",
+		       h->shown, what, h->backoff);
+	else
+		jc_log(JC_LOG_WARN, "remote %s: %s", h->shown, what);
+}
+
+/* ---- SIGPIPE (as remote.c) ------------------------------------------------ */
+
+struct pipe_guard {
+	sigset_t old;
+	int was_pending;
+};
+
+static void pipe_block(struct pipe_guard *g)
+{
+	sigset_t pipe, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
+	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+static void pipe_unblock(struct pipe_guard *g)
+{
+	sigset_t pipe, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* ---- handles ------------------------------------------------------------- */
+
+static int sock_owned(const struct handle *hd, int i)
+{
+	struct stat st;
+	return hd->sock[i].fd >= 0 && fstat(hd->sock[i].fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == hd->sock[i].dev && st.st_ino == hd->sock[i].ino;
+}
+
+static int open_socket(void *data, int purpose, struct curl_sockaddr *a)
+{
+	struct handle *hd = data;
+	int fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return fd;
+	for (int i = 0; i < MAX_SOCKETS; i++)
+		if (hd->sock[i].fd < 0) {
+			hd->sock[i].fd = fd;
+			hd->sock[i].dev = st.st_dev;
+			hd->sock[i].ino = st.st_ino;
+			break;
+		}
+	return fd;
+}
+
+/* A socket is closed only if it is still ours. */
+static int close_socket(void *data, int fd)
+{
+	struct handle *hd = data;
+	for (int i = 0; i < MAX_SOCKETS; i++)
+		if (hd->sock[i].fd == fd) {
+			int ours = sock_owned(hd, i);
+			hd->sock[i].fd = -1;
+			return ours ? close(fd) : 0;
+		}
+	return close(fd);
+}
+
+/* Can the handle be used (or freed) by this process?  One made before
+ * fork(), or whose socket is no longer ours, is dropped without a word to
+ * its connection: freeing it would write to the socket (TLS says goodbye),
+ * which is the parent's, or the program's file now.  A little memory is
+ * lost instead, once. */
+static int handle_sound(const struct handle *hd)
+{
+	if (hd->pid != getpid())
+		return 0;
+	for (int i = 0; i < MAX_SOCKETS; i++)
+		if (hd->sock[i].fd >= 0 && !sock_owned(hd, i))
+			return 0;
+	return 1;
+}
+
+static void handle_free(struct handle *hd)
+{
+	if (hd && handle_sound(hd)) {
+		curl.easy_cleanup(hd->curl);
+		free(hd);
+	}
+}
+
+static struct handle *checkout(struct jc_http *h)
+{
+	struct handle *hd = __atomic_exchange_n(&h->idle, NULL, __ATOMIC_ACQ_REL);
+	if (hd && handle_sound(hd)) {
+		curl.easy_reset(hd->curl);
+		return hd;
+	}
+	handle_free(hd);
+	hd = calloc(1, sizeof *hd);
+	if (!hd)
+		return NULL;
+	hd->curl = curl.easy_init();
+	if (!hd->curl) {
+		free(hd);
+		return NULL;
+	}
+	hd->pid = getpid();
+	for (int i = 0; i < MAX_SOCKETS; i++)
+		hd->sock[i].fd = -1;
+	return hd;
+}
+
+static void checkin(struct jc_http *h, struct handle *hd)
+{
+	struct handle *none = NULL;
+	if (!__atomic_compare_exchange_n(&h->idle, &none, hd, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		handle_free(hd);
+}
+
+/* ---- one request ------------------------------------------------------------ */
+
+/* A non-200 answer's body is read (and dropped) up to this size, so that a
+ * 404 keeps its connection; beyond it the transfer stops. */
+#define DROPPED_MAX (64 * 1024)
+
+struct xfer {
+	struct jc_http *h;
+	struct handle *hd;
+	const struct jc_key *key;
+	long code;
+	int64_t expect;          /* Content-Length, or -1 */
+	int started, too_large, bad_start, checked_start;
+	uint8_t *buf;
+	size_t len, cap, dropped;
+	const uint8_t *up;       /* PUT: the body */
+	size_t up_len, up_pos;
+	char err[CURL_ERROR_SIZE];
+};
+
+/* Could an object of size bytes starting with these be a sound entry for
+ * key?  One that cannot is not read further. */
+static int sound_start(const struct xfer *x)
+{
+	struct jc_entry_header eh;
+	const char *why;
+	return jc_entry_check_header(x->buf, (uint64_t)x->expect, x->key, &eh, &why) ==
+		       JC_ENTRY_OK &&
+	       jc_entry_check_limit(&eh, x->h->limit, &why) == JC_ENTRY_OK;
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+	if (!x->started) {
+		long code = 0;
+		int64_t length = -1;
+		x->started = 1;
+		curl.easy_getinfo(x->hd->curl, CURLINFO_RESPONSE_CODE, &code);
+		curl.easy_getinfo(x->hd->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+		x->code = code;
+		x->expect = length;
+		if (code == 200 && length >= 0 && (uint64_t)length > x->h->limit)
+			return x->too_large = 1, 0;
+		if (code == 200 && length >= 0) {
+			x->buf = malloc((size_t)length + 1);
+			x->cap = (size_t)length + 1;
+			if (!x->buf)
+				return 0;
+		}
+	}
+	if (x->code != 200) {
+		x->dropped += n;
+		return x->dropped > DROPPED_MAX ? 0 : n;
+	}
+	if (x->len + n > x->h->limit)
+		return x->too_large = 1, 0;
+	if (x->len + n > x->cap) {
+		size_t cap = x->cap ? x->cap : 64 * 1024;
+		while (cap < x->len + n)
+			cap *= 2;
+		uint8_t *more = realloc(x->buf, cap);
+		if (!more)
+			return 0;
+		x->buf = more;
+		x->cap = cap;
+	}
+	memcpy(x->buf + x->len, data, n);
+	x->len += n;
+	if (!x->checked_start && x->expect >= 0 && x->len >= JC_ENTRY_HEADER_SIZE) {
+		x->checked_start = 1;
+		if (!sound_start(x))
+			return x->bad_start = 1, 0;
+	}
+	return n;
+}
+
+static size_t on_upload(char *to, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb, left = x->up_len - x->up_pos;
+	if (n > left)
+		n = left;
+	memcpy(to, x->up + x->up_pos, n);
+	x->up_pos += n;
+	return n;
+}
+
+static void object_path(const struct jc_http *h, const struct jc_key *key, char *out, size_t cap)
+{
+	char hex[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(key, hex);
+	switch (h->layout) {
+	case JC_HTTP_FLAT:
+		snprintf(out, cap, "%s/%s", h->path, hex);
+		break;
+	case JC_HTTP_BAZEL: /* as ccache: the digest's hex, extended to 64 with itself */
+		snprintf(out, cap, "%s/ac/%s%s", h->path, hex, hex);
+		break;
+	default:
+		snprintf(out, cap, "%s/%02x/%s", h->path, key->bytes[0], hex);
+		break;
+	}
+}
+
+/* Set up and run one request; the curl result code. */
+static int perform(struct jc_http *h, struct xfer *x, const char *method, const char *path)
+{
+	char url[sizeof h->base + 1200], agent[64], host_line[sizeof h->host + 8];
+	struct curl_slist *headers = NULL;
+	void *c = x->hd->curl;
+	snprintf(url, sizeof url, "%s%s", h->base, path);
+	snprintf(agent, sizeof agent, "jitcache/%s", JC_VERSION);
+	curl.easy_setopt(c, CURLOPT_URL, url);
+	curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl.easy_setopt(c, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+	curl.easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, 0L);
+	curl.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (h->ca_file[0])
+		curl.easy_setopt(c, CURLOPT_CAINFO, h->ca_file);
+	curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
+	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, h->timeout_ms);
+	curl.easy_setopt(c, CURLOPT_MAXCONNECTS, 1L);
+	curl.easy_setopt(c, CURLOPT_USERAGENT, agent);
+	curl.easy_setopt(c, CURLOPT_ERRORBUFFER, x->err);
+	curl.easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	curl.easy_setopt(c, CURLOPT_OPENSOCKETDATA, x->hd);
+	curl.easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, close_socket);
+	curl.easy_setopt(c, CURLOPT_CLOSESOCKETDATA, x->hd);
+	curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl.easy_setopt(c, CURLOPT_WRITEDATA, x);
+	if (strcmp(method, "PUT") == 0) {
+		curl.easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		curl.easy_setopt(c, CURLOPT_READFUNCTION, on_upload);
+		curl.easy_setopt(c, CURLOPT_READDATA, x);
+		curl.easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (int64_t)x->up_len);
+		headers = curl.slist_append(headers, "Expect:"); /* no 100-continue round trip */
+	}
+	if (h->s3) {
+		struct jc_sigv4_headers sig;
+		char sha[65] = JC_SIGV4_EMPTY_SHA256;
+		if (x->up)
+			jc_sigv4_sha256_hex(x->up, x->up_len, sha);
+		jc_sigv4_sign(&h->creds, method, h->host, path, sha, time(NULL), &sig);
+		snprintf(host_line, sizeof host_line, "Host: %s", h->host);
+		headers = curl.slist_append(headers, host_line);
+		for (int i = 0; i < sig.n; i++)
+			headers = curl.slist_append(headers, sig.line[i]);
+	} else if (h->auth_header[0]) {
+		headers = curl.slist_append(headers, h->auth_header);
+	} else if (h->userpwd[0]) {
+		curl.easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl.easy_setopt(c, CURLOPT_USERPWD, h->userpwd);
+	}
+	if (headers)
+		curl.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	struct pipe_guard g;
+	pipe_block(&g);
+	int rc = curl.easy_perform(c);
+	pipe_unblock(&g);
+	if (!x->started)
+		curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->code);
+	curl.easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl.easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
+	curl.slist_free_all(headers);
+	return rc;
+}
+
+/* Say why a transfer failed (and skip the remote a while). */
+static void transfer_failed(struct jc_http *h, const struct xfer *x, int rc, const char *what)
+{
+	const char *detail = x->err[0] ? x->err : curl.easy_strerror(rc);
+	switch (rc) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+		problem(h, P_CONNECT, 1, "cannot connect (%s)", detail);
+		break;
+	case CURLE_OPERATION_TIMEDOUT:
+		problem(h, P_IO, 1, "no whole answer to %s within %g s", what, h->timeout);
+		break;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CACERT_BADFILE:
+		problem(h, P_TLS, 1, "TLS failed, nothing was exchanged (%s)", detail);
+		break;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_GOT_NOTHING:
+		problem(h, P_PROTOCOL, 1, "the answer to %s is not HTTP (%s)", what, detail);
+		break;
+	default:
+		problem(h, P_IO, 1, "%s failed (%s)", what, detail);
+		break;
+	}
+}
+
+/* Say what an HTTP status other than the ones expected means. */
+static void status_failed(struct jc_http *h, long code, const char *what)
+{
+	if (code == 401 || code == 403)
+		problem(h, P_AUTH, 1, "%s refused: HTTP %ld (check the credentials%s)", what, code,
+			h->s3 ? "" : " in auth_file");
+	else if (code >= 300 && code < 400)
+		problem(h, P_REDIRECT, 1, "%s answered with a redirect (HTTP %ld), which is not "
+			"followed: give the final URL", what, code);
+	else if (code >= 500)
+		problem(h, P_SERVER, 1, "%s failed on the server: HTTP %ld", what, code);
+	else
+		problem(h, P_REFUSED, 0, "%s refused: HTTP %ld", what, code);
+}
+
+/* Move the object read into v: header copied, the rest moved to the front
+ * of the buffer, which becomes v->payload. */
+static void take_value(struct xfer *x, struct jc_remote_value *v)
+{
+	size_t head = x->len < JC_ENTRY_HEADER_SIZE ? x->len : JC_ENTRY_HEADER_SIZE;
+	if (head)
+		memcpy(v->header, x->buf, head);
+	if (x->buf)
+		memmove(x->buf, x->buf + head, x->len - head);
+	v->payload = x->buf ? x->buf : malloc(1);
+	v->size = x->len;
+	x->buf = NULL;
+}
+
+int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_value *v,
+		uint64_t delta[JC_NCOUNTERS])
+{
+	memset(v, 0, sizeof *v);
+	if (!h || skipping(h))
+		return -1;
+	struct xfer x = { .h = h, .key = key, .expect = -1 };
+	char path[1200];
+	if (!(x.hd = checkout(h))) {
+		delta[JC_REMOTE_ERRORS]++;
+		return -1;
+	}
+	object_path(h, key, path, sizeof path);
+	int rc = perform(h, &x, "GET", path), found = -1;
+	if (x.too_large) {
+		char size[48] = "an object of no stated size";
+		if (x.expect >= 0)
+			snprintf(size, sizeof size, "an object of %lld bytes", (long long)x.expect);
+		problem(h, P_LARGE, 0, "%s is larger than max_size allows (%llu bytes); not read, "
+			"compiling here", size, (unsigned long long)h->limit);
+		delta[JC_REMOTE_CORRUPT]++;
+		found = 0;
+	} else if (x.bad_start) {
+		/* Its header already says it is bad: the rest is not read. */
+		memcpy(v->header, x.buf, JC_ENTRY_HEADER_SIZE);
+		v->size = (uint64_t)x.expect;
+		delta[JC_REMOTE_BYTES_IN] += x.len;
+		found = 1;
+	} else if (rc != CURLE_OK && (x.code < 300 || x.code == 200 || rc != CURLE_WRITE_ERROR)) {
+		transfer_failed(h, &x, rc, "GET");
+		delta[JC_REMOTE_ERRORS]++;
+	} else if (x.code == 200) {
+		delta[JC_REMOTE_BYTES_IN] += x.len;
+		take_value(&x, v);
+		found = v->payload ? 1 : -1;
+	} else if (x.code == 404 || x.code == 410) {
+		found = 0;
+	} else {
+		status_failed(h, x.code, "GET");
+		delta[JC_REMOTE_ERRORS]++;
+	}
+	free(x.buf);
+	checkin(h, x.hd);
+	return found;
+}
+
+int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, size_t n,
+		uint64_t delta[JC_NCOUNTERS])
+{
+	if (!h || skipping(h))
+		return -1;
+	struct xfer x = { .h = h, .key = key, .expect = -1, .up = bytes, .up_len = n };
+	char path[1200];
+	if (!(x.hd = checkout(h))) {
+		delta[JC_REMOTE_ERRORS]++;
+		return -1;
+	}
+	object_path(h, key, path, sizeof path);
+	int rc = perform(h, &x, "PUT", path), ok = -1;
+	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
+		transfer_failed(h, &x, rc, "PUT");
+		delta[JC_REMOTE_ERRORS]++;
+	} else if (x.code == 200 || x.code == 201 || x.code == 204) {
+		delta[JC_REMOTE_STORES]++;
+		delta[JC_REMOTE_BYTES_OUT] += n;
+		ok = 0;
+	} else {
+		status_failed(h, x.code, "PUT");
+		delta[JC_REMOTE_ERRORS]++;
+	}
+	free(x.buf);
+	checkin(h, x.hd);
+	return ok;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+/* A character a path may hold as it is (RFC 3986 pchar, '/' and '%'). */
+static int path_char(int ch)
+{
+	return isalnum(ch) || strchr("-._~!$&'()*+,;=:@/%", ch);
+}
+
+/* http[s]://AUTHORITY[/PATH] into base, host (the authority) and path. */
+static int parse_http(const char *url, struct jc_http *h, const char **why)
+{
+	size_t skip = strncasecmp(url, "http://", 7) == 0 ? 7
+		    : strncasecmp(url, "https://", 8) == 0 ? 8 : 0;
+	if (!skip)
+		return *why = "not http://, https:// or s3://", -1;
+	const char *auth = url + skip, *slash = strchr(auth, '/');
+	size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
+	if (alen == 0 || alen >= sizeof h->host)
+		return *why = "no host, or a host name too long", -1;
+	if (memchr(auth, '@', alen))
+		return *why = "credentials in a URL are not read (put them in auth_file)", -1;
+	for (size_t i = 0; i < alen; i++)
+		if (!isalnum((unsigned char)auth[i]) && !strchr("-._:[]", auth[i]))
+			return *why = "a host with characters a host name cannot hold", -1;
+	const char *colon = auth[0] == '[' ? memchr(auth, ']', alen) : auth;
+	colon = colon ? memchr(colon, ':', alen - (size_t)(colon - auth)) : NULL;
+	if (colon) {
+		char *end;
+		long port = strtol(colon + 1, &end, 10);
+		if (end != auth + alen || port < 1 || port > 65535)
+			return *why = "a port that is not a number from 1 to 65535", -1;
+	}
+	memcpy(h->host, auth, alen);
+	h->host[alen] = '\0';
+	snprintf(h->base, sizeof h->base, "%.*s%s", (int)skip, url, h->host);
+	const char *p = slash ? slash : "";
+	size_t plen = strlen(p);
+	while (plen && p[plen - 1] == '/')
+		plen--;
+	if (plen >= sizeof h->path)
+		return *why = "a path too long", -1;
+	for (size_t i = 0; i < plen; i++)
+		if (!path_char((unsigned char)p[i]))
+			return *why = "a path with characters a URL path cannot hold (no query, "
+				      "no fragment)", -1;
+	memcpy(h->path, p, plen);
+	h->path[plen] = '\0';
+	return 0;
+}
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
+/* s3://BUCKET[/PREFIX]: the endpoint and path of its objects. */
+static int parse_s3(const char *url, struct jc_http *h, const char **why)
+{
+	const char *bucket = url + 5, *slash = strchr(bucket, '/');
+	size_t blen = slash ? (size_t)(slash - bucket) : strlen(bucket);
+	if (blen < 3 || blen > 63)
+		return *why = "a bucket name of 3 to 63 characters", -1;
+	for (size_t i = 0; i < blen; i++)
+		if (!islower((unsigned char)bucket[i]) && !isdigit((unsigned char)bucket[i]) &&
+		    bucket[i] != '-' && bucket[i] != '.')
+			return *why = "a bucket name of lowercase letters, digits, '-' and '.'", -1;
+	const char *prefix = slash ? slash + 1 : "";
+	size_t plen = strlen(prefix);
+	while (plen && prefix[plen - 1] == '/')
+		plen--;
+	for (size_t i = 0; i < plen; i++)
+		if (!isalnum((unsigned char)prefix[i]) && !strchr("-._~/", prefix[i]))
+			return *why = "a prefix of letters, digits and -._~/ only", -1;
+	if (jc_sigv4_load(&h->creds, why) != 0)
+		return -1;
+	const char *endpoint = env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")
+							 : env("AWS_ENDPOINT_URL");
+	char at[sizeof h->path + 80];
+	if (endpoint) { /* path-style, as MinIO, Ceph and rclone need */
+		if (parse_http(endpoint, h, why) != 0)
+			return *why = "AWS_ENDPOINT_URL is not an http:// or https:// URL", -1;
+		snprintf(at, sizeof at, "%s/%.*s", h->path, (int)blen, bucket);
+	} else if (memchr(bucket, '.', blen)) { /* a dotted name breaks the TLS wildcard */
+		snprintf(h->host, sizeof h->host, "s3.%s.amazonaws.com", h->creds.region);
+		snprintf(at, sizeof at, "/%.*s", (int)blen, bucket);
+	} else {
+		snprintf(h->host, sizeof h->host, "%.*s.s3.%s.amazonaws.com", (int)blen, bucket,
+			 h->creds.region);
+		at[0] = '\0';
+	}
+	if (!endpoint)
+		snprintf(h->base, sizeof h->base, "https://%s", h->host);
+	int n = snprintf(h->path, sizeof h->path, "%s%s%.*s", at, plen ? "/" : "", (int)plen,
+			 prefix);
+	if (n < 0 || (size_t)n >= sizeof h->path)
+		return *why = "a prefix too long", -1;
+	h->s3 = 1;
+	return 0;
+}
+
+/* An auth file holds one line; anything larger is not one. */
+#define AUTH_FILE_MAX 4096
+
+static int read_auth(const char *path, struct jc_http *h, const char **why)
+{
+	size_t len = 0;
+	struct stat st;
+	char *text = jc_read_small_file(path, AUTH_FILE_MAX, &len, why);
+	if (!text)
+		return -1;
+	size_t n = strcspn(text, "\r\n");
+	text[n] = '\0';
+	int rc = -1;
+	if (stat(path, &st) == 0 && (st.st_uid != geteuid() || (st.st_mode & 077)))
+		*why = "readable by others or not the user's own (chmod 600 it)";
+	else if (n > 7 && strncasecmp(text, "Bearer ", 7) == 0 && n < sizeof h->auth_header - 32)
+		rc = snprintf(h->auth_header, sizeof h->auth_header, "Authorization: Bearer %s",
+			      text + 7) > 0 ? 0 : -1;
+	else if (n > 1 && strchr(text, ':') && text[0] != ':' && n < sizeof h->userpwd)
+		rc = snprintf(h->userpwd, sizeof h->userpwd, "%s", text) > 0 ? 0 : -1;
+	else
+		*why = "its first line is neither \"Bearer TOKEN\" nor \"USER:PASSWORD\"";
+	explicit_bzero(text, len);
+	free(text);
+	return rc;
+}
+
+/* The URL for messages: a password in it is not shown. */
+static void show_url(const char *url, char *out, size_t cap)
+{
+	const char *auth = strstr(url, "://");
+	auth = auth ? auth + 3 : url;
+	const char *end = auth + strcspn(auth, "/"), *at = memchr(auth, '@', (size_t)(end - auth));
+	if (at)
+		snprintf(out, cap, "%.*s***%s", (int)(auth - url), url, at);
+	else
+		snprintf(out, cap, "%s", url);
+}
+
+static long to_ms(double seconds)
+{
+	if (!(seconds >= 0.001))
+		return 1;
+	return seconds > 3600 ? 3600000 : (long)(seconds * 1000);
+}
+
+struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_dir)
+{
+	const char *why = "";
+	if (!o || !o->url || !o->url[0])
+		return NULL;
+	struct jc_http *h = calloc(1, sizeof *h);
+	if (!h)
+		return NULL;
+	show_url(o->url, h->shown, sizeof h->shown);
+	int s3 = strncasecmp(o->url, "s3://", 5) == 0;
+	if ((s3 ? parse_s3(o->url, h, &why) : parse_http(o->url, h, &why)) != 0) {
+		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
+		       h->shown, why);
+		goto fail;
+	}
+	if (o->auth_file && o->auth_file[0] && s3) {
+		jc_log(JC_LOG_WARN, "remote %s: auth_file is for http(s); S3 takes the AWS "
+		       "credentials; remote tier disabled", h->shown);
+		goto fail;
+	}
+	if (o->auth_file && o->auth_file[0] && read_auth(o->auth_file, h, &why) != 0) {
+		jc_log(JC_LOG_WARN, "cannot use the remote's auth file %s (%s); remote tier "
+		       "disabled", o->auth_file, why);
+		goto fail;
+	}
+	pthread_once(&curl_once, load_curl);
+	if (curl.why) {
+		jc_log(JC_LOG_WARN, "remote %s: %s; remote tier disabled", h->shown, curl.why);
+		goto fail;
+	}
+	h->layout = o->layout;
+	if (o->ca_file && o->ca_file[0])
+		snprintf(h->ca_file, sizeof h->ca_file, "%s", o->ca_file);
+	h->connect_ms = to_ms(o->connect_timeout);
+	h->timeout_ms = to_ms(o->timeout);
+	h->timeout = (double)h->timeout_ms / 1000;
+	h->backoff = o->backoff > 0 ? o->backoff : 0;
+	h->limit = o->limit;
+	if (state_dir) {
+		char where[sizeof h->base + sizeof h->path + 8];
+		snprintf(where, sizeof where, "http:%s%s", h->base, h->path);
+		snprintf(h->down_path, sizeof h->down_path, "%s/remote-%016llx.down", state_dir,
+			 (unsigned long long)XXH3_64bits(where, strlen(where)));
+	}
+	return h;
+fail:
+	explicit_bzero(h, sizeof *h);
+	free(h);
+	return NULL;
+}
+
+int jc_http_is_s3(const struct jc_http *h)
+{
+	return h && h->s3;
+}
+
+void jc_http_close(struct jc_http *h)
+{
+	if (!h)
+		return;
+	handle_free(__atomic_exchange_n(&h->idle, NULL, __ATOMIC_ACQ_REL));
+	explicit_bzero(h, sizeof *h);
+	free(h);
+}

@@ -1,0 +1,94 @@
+/*
+ * http.h — the HTTP(S) and S3 tiers: entries shared through a web server
+ * (WebDAV, bazel-remote, any server that answers GET and takes PUT) or an
+ * S3 bucket.  Used by cache.c as one more remote, beside Redis (remote.h).
+ *
+ * One object per entry, its bytes exactly an entry file's (header + stored
+ * payload, entry.h), so an object read is verified exactly like a file
+ * (jc_remote_value_check).  Where an entry lives under the URL's path:
+ *
+ *   subdirs (default)  PATH/<2 hex>/<32 hex>   as the cache directory and a
+ *                                              layer (servable as it is)
+ *   flat               PATH/<32 hex>
+ *   bazel              PATH/ac/<64 hex>        ccache's bazel layout: the 32
+ *                                              hex digits twice
+ *
+ * URLs: http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH (certificates
+ * verified against the system's CA store, or ca_file), s3://BUCKET[/PREFIX]
+ * (Signature V4; credentials, region and endpoint from the AWS variables
+ * and ~/.aws/credentials, sigv4.h; with AWS_ENDPOINT_URL (or
+ * AWS_ENDPOINT_URL_S3) path-style requests to that endpoint, else
+ * https://BUCKET.s3.REGION.amazonaws.com).  No credentials in a URL: for
+ * http(s), auth_file's first line is "Bearer TOKEN" or "USER:PASSWORD"
+ * (basic); the file must be the user's own and not readable by others.
+ *
+ * libcurl (libcurl.so.4, and so TLS) is loaded with dlopen() by
+ * jc_http_open() only: a program with no such tier never maps it.
+ *
+ * Calling sequence (cache.c):
+ *
+ *   struct jc_http *h = jc_http_open(&opts, cache_dir);   // NULL: one line said why
+ *   jc_http_get(h, key, &v, delta)       1 found (v filled), 0 absent, -1 failed
+ *   jc_http_put(h, key, bytes, n, delta) 0 stored, -1 failed
+ *   jc_http_close(h)
+ *
+ * Failure is never fatal and never slow, as for Redis: connecting, and each
+ * whole answer however slowly its bytes come, are bounded (connect_timeout,
+ * timeout); an object larger than limit is never read (its Content-Length
+ * is checked before any byte of it is taken, and a transfer is stopped once
+ * past the limit); no redirect is followed; after a failure (no connection,
+ * a timeout, a 5xx, an answer that is not HTTP, refused credentials, a
+ * certificate that does not verify) the remote is skipped for `backoff`
+ * seconds by this process and every process of the same cache directory (a
+ * small file there says until when).  Each kind of problem is logged once
+ * per remote.  SIGPIPE is kept from the host process.
+ *
+ * Counting: get and put add remote errors, bad values (too large), bytes
+ * in and out, and stores to delta; hits and misses are the caller's.
+ * Thread-safe: each call takes a kept libcurl handle (one is kept for
+ * reuse, with its connection) or makes one; none is used across fork().
+ */
+#ifndef JITCACHE_HTTP_H
+#define JITCACHE_HTTP_H
+
+#include "tiers/remote.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum jc_http_layout { JC_HTTP_SUBDIRS, JC_HTTP_FLAT, JC_HTTP_BAZEL };
+
+struct jc_http_options {
+	const char *url;            /* http://, https:// or s3:// (above) */
+	enum jc_http_layout layout; /* where an entry lives under the URL's path */
+	const char *auth_file;      /* http(s) only: "Bearer TOKEN" or "USER:PASSWORD"; NULL: none */
+	double connect_timeout;     /* seconds */
+	double timeout;             /* seconds, for each whole answer */
+	double backoff;             /* seconds the remote is skipped after a failure */
+	uint64_t limit;             /* an object larger than this is never read */
+	const char *ca_file;        /* https: a PEM file of the CAs to trust instead of
+				       the system's store; NULL: the system's */
+};
+
+struct jc_http;
+
+/* NULL after one log line if the URL, the auth file or (S3) the
+ * credentials are not usable, or libcurl cannot be loaded.  state_dir
+ * (the cache directory) holds the back-off file; NULL: none. */
+struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_dir);
+
+/* v is filled as jc_remote_get() fills it (remote.h): the first 64 bytes
+ * in header, the rest malloc'd in payload (the caller frees it), the
+ * object's size.  An object whose header already shows it bad is not read
+ * further (payload NULL; jc_remote_value_check refuses it). */
+int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_value *v,
+		uint64_t delta[JC_NCOUNTERS]);
+
+/* Store n bytes (an encoded entry file's bytes) as key's object. */
+int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, size_t n,
+		uint64_t delta[JC_NCOUNTERS]);
+
+int jc_http_is_s3(const struct jc_http *h);
+void jc_http_close(struct jc_http *h);
+
+#endif
