@@ -2,12 +2,15 @@
  * off the program's path (remote.h). */
 #include "tiers/remote.h"
 
+#include "tiers/http.h"
 #include "tiers/redis.h"
 #include "config/log.h"
 #include "config/remote_url.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +18,10 @@
 #include <unistd.h>
 
 struct tier {
-	enum jc_remote_kind kind;
 	int read_only;
 	int slot; /* JC_SLOT_... of its hits */
-	struct jc_redis *redis;
+	struct jc_redis *redis; /* one of these */
+	struct jc_http *http;
 };
 
 /* A queued write: a value for every writable tier before `upto` (all of
@@ -34,8 +37,17 @@ struct job {
 };
 
 struct jc_remote {
-	struct tier t[JC_REMOTES_MAX];
+	struct jc_remote_spec specs[JC_REMOTES_MAX];
+	struct tier t[JC_REMOTES_MAX]; /* t[i] is specs[i]'s, opened on first use */
 	int n, writable, compress;
+	struct jc_remote_options opts; /* url: NULL; password_file: ours */
+	char password_file[PATH_MAX], state_dir[PATH_MAX];
+	uint64_t limit;
+	pthread_mutex_t open_mu;
+	int opened;                    /* the tiers are open (or were tried) */
+	const struct jc_signer *signer; /* jc_remote_set_keys(), for Redis's leases */
+	const struct jc_trust *trust;
+	int trust_required;
 	struct jc_redis *leases; /* the first writable Redis: compile-once */
 	double exit_wait;
 	jc_remote_count_fn *count;
@@ -61,63 +73,99 @@ static void before_fork(void);
 static void after_fork_parent(void);
 static void after_fork_child(void);
 
-static void register_once(void)
+static void register_at_exit(void)
 {
 	atexit(at_exit);
+}
+
+static void register_at_fork(void)
+{
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
-static int open_tier(struct jc_remote *r, const struct jc_remote_options *opts,
-		     const struct jc_remote_spec *sp, const char *state_dir, uint64_t limit)
+/* Open the i-th tier (r->specs[i]); a tier that cannot be opened keeps
+ * neither handle, said once, and answers nothing. */
+static void open_tier(struct jc_remote *r, int i)
 {
-	struct tier *t = &r->t[r->n];
-	t->kind = sp->kind;
-	t->read_only = sp->read_only || opts->read_only;
-	switch (sp->kind) {
-	case JC_REMOTE_REDIS:
-		t->redis = jc_redis_open(opts, sp->url, t->read_only, state_dir, limit);
-		if (!t->redis)
-			return -1;
-		t->slot = JC_SLOT_REMOTE;
-		if (!t->read_only && !r->leases)
+	const struct jc_remote_spec *sp = &r->specs[i];
+	struct tier *t = &r->t[i];
+	if (sp->kind == JC_REMOTE_REDIS) {
+		t->redis = jc_redis_open(&r->opts, sp->url, t->read_only, r->state_dir, r->limit);
+		jc_redis_set_keys(t->redis, r->signer, r->trust, r->trust_required);
+		if (t->redis && !t->read_only && !r->leases)
 			r->leases = t->redis;
-		break;
-	default:
-		jc_log(JC_LOG_WARN, "remote %s: http and s3 remotes are not built into this "
-		       "jitcache; left out", sp->url);
-		return -1;
+		return;
 	}
-	r->writable += !t->read_only;
-	r->n++;
-	return 0;
+	static const enum jc_http_layout layouts[] = {
+		[JC_LAYOUT_SUBDIRS] = JC_HTTP_SUBDIRS,
+		[JC_LAYOUT_FLAT] = JC_HTTP_FLAT,
+		[JC_LAYOUT_BAZEL] = JC_HTTP_BAZEL,
+	};
+	struct jc_http_options ho = {
+		.url = sp->url,
+		.layout = layouts[sp->layout],
+		.auth_file = sp->auth_file[0] ? sp->auth_file : NULL,
+		.ca_file = sp->ca_file[0] ? sp->ca_file : NULL,
+		.connect_timeout = r->opts.connect_timeout,
+		.timeout = r->opts.timeout,
+		.backoff = r->opts.backoff,
+		.limit = r->limit,
+	};
+	t->http = jc_http_open(&ho, r->state_dir[0] ? r->state_dir : NULL);
+}
+
+/* The tiers are opened on first use, not at load: a process that never
+ * looks anything up (a shell, a tool started under `jitcache run`) loads
+ * no client library, and no TLS. */
+static void ensure_open(struct jc_remote *r)
+{
+	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+	if (__atomic_load_n(&r->opened, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&r->open_mu);
+	if (!r->opened) {
+		for (int i = 0; i < r->n; i++)
+			open_tier(r, i); /* said why if not */
+		/* After the tiers are open: a TLS library they loaded registered its
+		 * own exit handler, which must run after ours (they run in reverse). */
+		pthread_once(&exit_once, register_at_exit);
+		__atomic_store_n(&r->opened, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&r->open_mu);
 }
 
 struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir,
 				 uint64_t limit, jc_remote_count_fn *count, void *ctx)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 	const char *why = "";
-	int n = 0;
 	if (!opts || !opts->url || !opts->url[0])
 		return NULL;
-	struct jc_remote_spec *specs = calloc(JC_REMOTES_MAX, sizeof *specs);
 	struct jc_remote *r = calloc(1, sizeof *r);
-	if (!specs || !r || jc_remote_list_parse(opts->url, specs, &n, &why) != 0) {
-		if (specs && r) {
+	if (!r)
+		return NULL;
+	if (jc_remote_list_parse(opts->url, r->specs, &r->n, &why) != 0 || r->n == 0) {
+		if (r->n) {
 			char shown[JC_REMOTE_LIST_MAX];
 			jc_remote_list_redact(opts->url, shown, sizeof shown);
 			jc_log(JC_LOG_WARN, "remote %s is not valid (%s); no remote tier", shown, why);
 		}
-		free(specs);
 		free(r);
 		return NULL;
 	}
-	for (int i = 0; i < n; i++)
-		open_tier(r, opts, &specs[i], state_dir, limit); /* said why if not */
-	free(specs);
-	if (r->n == 0) {
-		free(r);
-		return NULL;
+	r->opts = *opts;
+	snprintf(r->password_file, sizeof r->password_file, "%s",
+		 opts->password_file ? opts->password_file : "");
+	r->opts.password_file = r->password_file;
+	r->opts.url = NULL; /* each tier has its own */
+	snprintf(r->state_dir, sizeof r->state_dir, "%s", state_dir ? state_dir : "");
+	r->limit = limit;
+	for (int i = 0; i < r->n; i++) {
+		struct tier *t = &r->t[i];
+		t->read_only = r->specs[i].read_only || opts->read_only;
+		t->slot = r->specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REMOTE
+			: r->specs[i].kind == JC_REMOTE_S3 ? JC_SLOT_S3 : JC_SLOT_HTTP;
+		r->writable += !t->read_only;
 	}
 	r->compress = opts->compress;
 	r->exit_wait = opts->exit_wait > 0 ? opts->exit_wait : 0; /* also NaN */
@@ -126,6 +174,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	r->count = count;
 	r->ctx = ctx;
 	pthread_mutex_init(&r->mu, NULL);
+	pthread_mutex_init(&r->open_mu, NULL);
 	pthread_condattr_t attr;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -133,9 +182,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	pthread_cond_init(&r->idle, &attr);
 	pthread_condattr_destroy(&attr);
 	r->pid = getpid();
-	/* After the tiers are open: a TLS library they loaded registered its
-	 * own exit handler, which must run after ours (handlers run in reverse). */
-	pthread_once(&once, register_once);
+	pthread_once(&fork_once, register_at_fork);
 	pthread_mutex_lock(&opened_mu);
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++)
 		if (!opened[i]) {
@@ -169,9 +216,11 @@ int jc_remote_slot(const struct jc_remote *r, int i)
 void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 			const struct jc_trust *trust, int trust_required)
 {
-	for (int i = 0; r && i < r->n; i++)
-		if (r->t[i].redis)
-			jc_redis_set_keys(r->t[i].redis, signer, trust, trust_required);
+	if (!r)
+		return;
+	r->signer = signer; /* used as the tiers are opened */
+	r->trust = trust;
+	r->trust_required = trust_required;
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -182,6 +231,9 @@ int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
 		return -1;
+	ensure_open(r);
+	if (r->t[i].http)
+		return jc_http_get(r->t[i].http, key, v, delta);
 	return jc_redis_get(r->t[i].redis, key, v, delta);
 }
 
@@ -208,6 +260,8 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 				   uint64_t delta[JC_NCOUNTERS])
 {
 	*lease = NULL;
+	if (r)
+		ensure_open(r);
 	if (!r || !r->leases)
 		return JC_REMOTE_FREE;
 	return jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
@@ -228,11 +282,15 @@ static void run_job(struct jc_remote *r, struct job *j)
 		jc_redis_release(j->lease);
 		return;
 	}
+	ensure_open(r);
 	for (int i = 0; i < j->upto && i < r->n; i++) {
 		struct tier *t = &r->t[i];
 		if (t->read_only)
 			continue;
-		jc_redis_put(t->redis, &j->key, j->value, j->size, delta);
+		if (t->http)
+			jc_http_put(t->http, &j->key, j->value, j->size, delta);
+		else
+			jc_redis_put(t->redis, &j->key, j->value, j->size, delta);
 	}
 	count(r, delta);
 }
@@ -454,8 +512,10 @@ void jc_remote_close(struct jc_remote *r)
 		return;
 	forget(r);
 	finish(r, r->exit_wait, 1);
-	for (int i = 0; i < r->n; i++)
+	for (int i = 0; i < r->n; i++) {
 		jc_redis_close(r->t[i].redis);
+		jc_http_close(r->t[i].http);
+	}
 	pthread_cond_destroy(&r->work);
 	pthread_cond_destroy(&r->idle);
 	pthread_mutex_destroy(&r->mu);
