@@ -10,6 +10,7 @@ killed.  Modes, for every request:
   500       HTTP 500, a short body
   redirect  HTTP 302 to another host
   endless   a 200 answer without a length (chunked), zero bytes without end
+  slowput   GET and HEAD: 404 at once; PUT: the body read, never answered
 """
 import os
 import socket
@@ -21,12 +22,14 @@ mode, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
 
 def read_request(c):
+    """The request's method, once it is read whole; None at the end."""
     data = b""
     while b"\r\n\r\n" not in data:
         more = c.recv(65536)
         if not more:
-            return False
+            return None
         data += more
+    method = data.split(b" ", 1)[0]
     head, _, body = data.partition(b"\r\n\r\n")
     for line in head.split(b"\r\n"):
         if line.lower().startswith(b"content-length:"):
@@ -34,9 +37,9 @@ def read_request(c):
             while left > 0:
                 more = c.recv(min(left, 65536))
                 if not more:
-                    return False
+                    return None
                 left -= len(more)
-    return True
+    return method
 
 
 def answer(c, status, body=b"", extra=b""):
@@ -48,13 +51,17 @@ def serve(c):
     try:
         if mode == "close":
             return
-        while read_request(c):
+        while (method := read_request(c)):
             if mode == "drip":
                 for ch in b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"x" * 100000:
                     c.sendall(bytes([ch]))
                     time.sleep(0.2)
             elif mode == "hang":
                 time.sleep(3600)
+            elif mode == "slowput":
+                if method == b"PUT":
+                    time.sleep(3600)
+                answer(c, b"404 Not Found")
             elif mode == "garbage":
                 c.sendall(os.urandom(4096))
                 return
