@@ -27,6 +27,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#ifndef JC_VERSION /* the fuzz targets' builds */
+#define JC_VERSION "dev"
+#endif
+
 /* ---- libcurl, declared here: its ABI (stable since libcurl.so.4) ---------
  * The few constants used, as curl.h (7.88) defines them, so that building
  * jitcache needs no libcurl headers. */
