@@ -598,7 +598,8 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 		v->size = (uint64_t)x.expect;
 		delta[JC_REMOTE_BYTES_IN] += x.len;
 		found = 1;
-	} else if (rc != CURLE_OK && (x.code < 300 || x.code == 200 || rc != CURLE_WRITE_ERROR)) {
+	} else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
+		/* (a refusal whose long body was cut short is said by its status) */
 		transfer_failed(h, &x, rc, "GET");
 		delta[JC_REMOTE_ERRORS]++;
 	} else if (x.code == 200) {
