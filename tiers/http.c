@@ -27,6 +27,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#ifndef JC_VERSION /* the fuzz targets' builds */
+#define JC_VERSION "dev"
+#endif
+
 /* ---- libcurl, declared here: its ABI (stable since libcurl.so.4) ---------
  * The few constants used, as curl.h (7.88) defines them, so that building
  * jitcache needs no libcurl headers. */
@@ -594,7 +598,8 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 		v->size = (uint64_t)x.expect;
 		delta[JC_REMOTE_BYTES_IN] += x.len;
 		found = 1;
-	} else if (rc != CURLE_OK && (x.code < 300 || x.code == 200 || rc != CURLE_WRITE_ERROR)) {
+	} else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
+		/* (a refusal whose long body was cut short is said by its status) */
 		transfer_failed(h, &x, rc, "GET");
 		delta[JC_REMOTE_ERRORS]++;
 	} else if (x.code == 200) {

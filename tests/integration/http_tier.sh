@@ -180,6 +180,9 @@ for mode in drip hang close garbage 500 redirect; do
 	check "fault $mode: get -1" has "f-$mode" '^get -1$'
 	check "fault $mode: within the timeout (not killed), one line" \
 		eval "ended f-$mode && said f-$mode 1"
+	tool "p-$mode" -t 1.5 -T 1 "http://127.0.0.1:$port/c" put a 100000
+	check "fault $mode: put -1 too, within the timeout, one line" \
+		eval "has p-$mode '^put -1$' && ended p-$mode && said p-$mode 1"
 	stop_server fault
 done
 check "drip: the whole answer is bounded" has f-drip 'no whole answer to GET within 1.5 s'
