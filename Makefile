@@ -88,7 +88,7 @@ REPLAY_BIN := $(BUILD)/jitcache-replay
 # (tests/testbed/sycl-env.sh, make testbed-sycl).
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
-.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench install wheel man deb debroot \
+.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench bench-web install wheel man deb debroot \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl \
         bench-pocl testbed-llama bench-llama testbed-s3
@@ -275,7 +275,7 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	$(MAKE) examples
 	BUILD=$(BUILD) ./examples/demo.sh
 
-bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama ## run the benchmarks and write bench/results.md
+bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 ## run the benchmarks and write bench/results.md
 	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
@@ -319,6 +319,11 @@ bench-llama: testbed testbed-llama ## only llama.cpp's and ollama's rows, and th
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	rm -rf $(BUILD)/bench/llama && mkdir -p $(BUILD)/bench/llama
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/llama.sh $(BUILD)/bench/llama
+
+bench-web: deps testbed testbed-s3 ## only the remote tiers' rows: hit latency by tier (local, layer, Redis, HTTP, S3), first run from a signed pack, a cold run with a web remote (bench/web.sh)
+	$(MAKE) tests examples $(BENCH_BIN)
+	rm -rf $(BUILD)/bench/web && mkdir -p $(BUILD)/bench/web
+	BUILD=$(BUILD) bash bench/web.sh $(BUILD)/bench/web | tee $(BUILD)/bench/web/web.txt
 
 testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver (tests/testbed/run CMD runs in it)
 	@./tests/testbed/setup.sh

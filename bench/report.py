@@ -719,5 +719,29 @@ else:
     w("Not run.")
     w("")
 
+# ---- web and S3 remotes (bench/web.sh) -------------------------------------------
+w("## Web and S3 remotes")
+w("")
+web = read("web.txt") or ""
+lat = [l.split() for l in web.splitlines() if l.startswith("web_latency ")]
+ratios = [l.split(" ", 2) for l in web.splitlines() if l.startswith("web_ratio ")]
+if lat or ratios:
+    w("bench/web.sh: servers started on 127.0.0.1 (Redis, nginx's WebDAV, Ceph's radosgw). "
+      "One hit's time by tier (a 256 KiB entry, 200 lookups each), then ratios of medians "
+      "measured side by side in this run.")
+    w("")
+    if lat:
+        w("| tier | p50 | p99 | first lookup |")
+        w("|---|---|---|---|")
+        for f in lat:
+            w("| %s | %s ms | %s ms | %s ms |" % (f[1], f[2], f[3], f[4]))
+        w("")
+    for f in ratios:
+        w("- %s: %s" % (f[1], f[2]))
+    w("")
+else:
+    w("Not run.")
+    w("")
+
 with open(RESULTS, "w") as f:
     f.write("\n".join(o) + "\n")

@@ -52,6 +52,10 @@
 #  7. The remote tier: bench/remote.sh, remote hit against local hit and
 #     cold for the four module sizes over a loopback Redis it starts, and 4
 #     nodes cold at once with the remote and without it (~2.5 min).
+#  5c. Web and S3 remotes: bench/web.sh, one hit's time by tier (local,
+#     layer, Redis, HTTP, S3), the first run from a signed pack on nginx
+#     against cold, a cold run with a writable web remote against none, and
+#     what a fresh process pays for a remote (~3 min).
 #  6. Micro-figures: build/bench/micro (key hashing GB/s, store/load time by
 #     entry size), with --compress too when the store is built with zstd.
 #  7. Intel's 2026 driver (NEO 26.x, in the Debian sid test bed of
@@ -97,7 +101,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze layers cl onednn concurrency remote micro modern modern_sycl warm openvino jax
+# skips sections (ze layers cl onednn concurrency remote web micro modern modern_sycl warm openvino jax
 # pocl llama); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
@@ -402,6 +406,20 @@ if ! skipped remote; then
 		failed="$failed remote"
 	fi
 	section_done remote
+fi
+
+# ---- 5c. web and S3 remotes ------------------------------------------------------
+if ! skipped web; then
+	say "web and S3 remotes: bench/web.sh"
+	web_env=()
+	[ "$QUICK" = 1 ] && web_env=(WEB_N=20 WEB_REPS=1)
+	if ! env "${web_env[@]}" BUILD=$B bash "$ROOT/bench/web.sh" "$OUT" \
+		>"$OUT/web.txt" 2>"$OUT/web.err"; then
+		echo "bench: bench/web.sh failed (see $OUT/web.err)" >&2
+		tail -n 5 "$OUT/web.err" >&2
+		failed="$failed web"
+	fi
+	section_done web
 fi
 
 # ---- 6. micro-figures ----------------------------------------------------------

@@ -124,11 +124,18 @@ static void ensure_open(struct jc_remote *r)
 		return;
 	pthread_mutex_lock(&r->open_mu);
 	if (!r->opened) {
-		for (int i = 0; i < r->n; i++)
+		int web = 0;
+		for (int i = 0; i < r->n; i++) {
 			open_tier(r, i); /* said why if not */
+			web |= r->t[i].http != NULL;
+		}
 		/* After the tiers are open: a TLS library they loaded registered its
-		 * own exit handler, which must run after ours (they run in reverse). */
-		pthread_once(&exit_once, register_at_exit);
+		 * own exit handler, which must run after ours (they run in reverse).
+		 * Registered again after each such load: running twice is harmless. */
+		if (web)
+			atexit(at_exit);
+		else
+			pthread_once(&exit_once, register_at_exit);
 		__atomic_store_n(&r->opened, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&r->open_mu);
