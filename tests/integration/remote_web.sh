@@ -111,6 +111,15 @@ check "slow remote: the next run hits locally" \
 	eval 'built hS && test "$(stat_of hS hits)" -eq 1 && grep -q "1 hits, 0 misses" "$T/hS.out"'
 stop_server fault
 
+# ---- faults: the program's result unchanged, nothing lost locally ----------------------
+dead=$(free_port)
+build fD 9.5f JITCACHE_REMOTE="http://127.0.0.1:$dead/c" JITCACHE_LOG=warn
+check "web remote down: the program builds, one line says why" \
+	eval 'built fD && test "$(grep -c "^jitcache: " "$T/fD.out")" -eq 1 && grep -q "cannot connect\|connect" "$T/fD.out"'
+build fD 9.5f JITCACHE_REMOTE="http://127.0.0.1:$dead/c" JITCACHE_LOG=info
+check "web remote down: the next run hits locally" \
+	eval 'built fD && grep -q "1 hits, 0 misses" "$T/fD.out"'
+
 # ---- libcurl only where a web or S3 remote is asked ---------------------------------
 LD_DEBUG=libs LD_PRELOAD="$LIB" JITCACHE_DIR=$T/node-cat cat /dev/null 2>"$T/cat.libs"
 check "a program that looks nothing up, http remote set: no libcurl loaded" \
@@ -154,6 +163,11 @@ if [ -x "${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}/usr/bin/radosgw" ]; then
 	build sB 8.5f
 	check "s3, node B: no compile, a hit from the bucket" \
 		eval 'built sB && test "$(compiles "$T/sB.out")" -eq 0 -a "$(stat_of sB s3)" -eq 1'
+	build sW 8.5f AWS_SECRET_ACCESS_KEY=wrong JITCACHE_LOG=warn
+	check "s3, wrong secret: the program builds (compiled here), one line says why" \
+		eval 'built sW && test "$(grep -c "^jitcache: " "$T/sW.out")" -eq 1 && grep -qi "refused\|403\|denied" "$T/sW.out"'
+	build sW 8.5f AWS_SECRET_ACCESS_KEY=wrong JITCACHE_LOG=info
+	check "s3, wrong secret: the next run hits locally" eval 'built sW && grep -q "1 hits, 0 misses" "$T/sW.out"'
 	stop_server radosgw
 else
 	# make check installs it (make testbed-s3): its absence is a broken set-up
