@@ -725,6 +725,7 @@ w("")
 web = read("web.txt") or ""
 lat = [l.split() for l in web.splitlines() if l.startswith("web_latency ")]
 ratios = [l.split(" ", 2) for l in web.splitlines() if l.startswith("web_ratio ")]
+puts = [l.split() for l in web.splitlines() if l.startswith("web_put ")]
 if lat or ratios:
     w("bench/web.sh: servers started on 127.0.0.1 (Redis, nginx's WebDAV, Ceph's radosgw). "
       "One hit's time by tier (a 256 KiB entry, 200 lookups each), then ratios of medians "
@@ -734,6 +735,12 @@ if lat or ratios:
         w("| tier | p50 | p99 | first lookup |")
         w("|---|---|---|---|")
         for f in lat:
+            w("| %s | %s ms | %s ms | %s ms |" % (f[1], f[2], f[3], f[4]))
+        w("")
+    if puts:
+        w("| a store's remote | the store, p50 | p99 | at the program's end, per value |")
+        w("|---|---|---|---|")
+        for f in puts:
             w("| %s | %s ms | %s ms | %s ms |" % (f[1], f[2], f[3], f[4]))
         w("")
     for f in ratios:

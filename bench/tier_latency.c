@@ -5,6 +5,7 @@
  * environment and ini file (jc_config_load), as the shim reads them.
  *
  *   tier_latency MODE WRITER_DIR READER_DIR N SIZE
+ *   tier_latency put WRITER_DIR - N SIZE
  *
  * It stores N entries of SIZE bytes (random keys) through a cache on
  * WRITER_DIR, with the configured remotes, and waits until its remote
@@ -17,6 +18,10 @@
  * and prints one line: "MODE n=N size=SIZE p50_ms=X p99_ms=Y first_ms=Z hits=H";
  * first_ms is the first lookup's: for a remote, it opens the remote (and
  * loads its client library), what a process pays once.
+ * With put, the stores themselves are timed, as a program that compiled
+ * waits for them (the local store, and queueing for the remotes), and then
+ * the wait for the remote writes still queued, as the program's end waits
+ * for them: "put n=N size=SIZE p50_ms=X p99_ms=Y flush_ms=Z".
  */
 #include "cache/cache.h"
 #include "config/config.h"
@@ -76,12 +81,12 @@ int main(int argc, char **argv)
 	int n = atoi(argv[4]);
 	size_t size = (size_t)strtoull(argv[5], NULL, 10);
 	if (n < 1 || !size || (strcmp(mode, "local") && strcmp(mode, "layer") &&
-				strcmp(mode, "remote"))) {
+				strcmp(mode, "remote") && strcmp(mode, "put"))) {
 		fprintf(stderr, "tier_latency: bad arguments\n");
 		return 2;
 	}
 	jc_config_load(&cfg);
-	int remote = strcmp(mode, "remote") == 0;
+	int remote = strcmp(mode, "remote") == 0 || strcmp(mode, "put") == 0;
 	struct jc_cache *w = open_cache(&cfg, argv[2], "", remote);
 	struct jc_key *keys = calloc((size_t)n, sizeof *keys);
 	unsigned char *data = malloc(size);
@@ -95,10 +100,21 @@ int main(int argc, char **argv)
 			return 1;
 		for (size_t b = 0; b < size; b++) /* compressible like code, not zeros */
 			data[b] = (unsigned char)(b % 16 < 10 ? (b * 131 + (size_t)i) >> 3 : b & 15);
+		double p0 = now();
 		jc_cache_put(w, &keys[i], data, size, 1000000);
+		t[i] = (now() - p0) * 1e3;
 	}
+	double f0 = now();
 	if (jc_cache_flush_remote(w, 120) != 0)
 		fprintf(stderr, "tier_latency: remote writes not done after 120 s\n");
+	if (strcmp(mode, "put") == 0) {
+		double flush = (now() - f0) * 1e3;
+		qsort(t, (size_t)n, sizeof *t, cmp_double);
+		printf("put n=%d size=%zu p50_ms=%.3f p99_ms=%.3f flush_ms=%.3f\n", n, size,
+		       quantile(t, n, 0.5), quantile(t, n, 0.99), flush);
+		jc_cache_close(w);
+		return 0;
+	}
 	struct jc_cache *r = strcmp(mode, "local") == 0 ? w
 		: open_cache(&cfg, argv[3], strcmp(mode, "layer") == 0 ? argv[2] : "", remote);
 	int hits = 0;

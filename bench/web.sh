@@ -10,6 +10,10 @@
 #    that has them only in that tier: local, layer, Redis, HTTP, S3.
 #    Prints "web_latency TIER p50_ms p99_ms first_ms" (first: the process's
 #    first lookup, which opens the remote and loads its client library).
+#    Then the stores as the program waits for them (the local store and
+#    the queueing for a remote) and, per value, the wait at the program's
+#    end for the remote writes still queued: "web_put TIER p50_ms p99_ms
+#    end_ms_per_value".
 # 2. First run from a signed pack on a static server against cold: the
 #    module m of bench/make_spirv.sh on the simulated Arc (Debian 12
 #    driver), zeModuleCreate of a fresh process (bench/ze_bench):
@@ -82,6 +86,20 @@ latency layer layer || status=1
 latency redis remote JITCACHE_REMOTE="redis://127.0.0.1:$RPORT" || status=1
 latency http remote JITCACHE_REMOTE="$NGINX_URL/lat" || status=1
 [ "$have_s3" = 1 ] && { latency s3 remote JITCACHE_REMOTE="s3://jitcache-bench/lat" || status=1; }
+# the stores, as the program waits for them, and the end's wait for the writes
+put() { # TIER [ENV...]
+	local tier=$1 line
+	shift
+	rm -rf "$W/tl-w"
+	line=$(env "$@" "$TL" put "$W/tl-w" - "$N" "$SIZE" 2>>"$OUT/logs/web-latency.err") || return 1
+	echo "$line" | awk -v t="$tier" -v n="$N" '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "web_put %s %s %s %.3f\n", t, v["p50_ms"], v["p99_ms"], v["flush_ms"] / n }'
+}
+put none || status=1
+put redis JITCACHE_REMOTE="redis://127.0.0.1:$RPORT" || status=1
+put http JITCACHE_REMOTE="$NGINX_URL/put" || status=1
+[ "$have_s3" = 1 ] && { put s3 JITCACHE_REMOTE="s3://jitcache-bench/put" || status=1; }
 
 # ---- 2. first run from a signed pack ----------------------------------------------
 zb() { # LOG ENV...: one ze_bench process; prints its create_s
