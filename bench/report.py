@@ -732,10 +732,10 @@ if lat or ratios:
       "measured side by side in this run.")
     w("")
     if lat:
-        w("| tier | p50 | p99 | first lookup |")
-        w("|---|---|---|---|")
+        w("| a hit from | p50 | p99 |")
+        w("|---|---|---|")
         for f in lat:
-            w("| %s | %s ms | %s ms | %s ms |" % (f[1], f[2], f[3], f[4]))
+            w("| %s | %s ms | %s ms |" % (f[1], f[2], f[3]))
         w("")
     if puts:
         w("| a store's remote | the store, p50 | p99 | at the program's end, per value |")
