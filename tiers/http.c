@@ -574,7 +574,7 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 		uint64_t delta[JC_NCOUNTERS])
 {
 	memset(v, 0, sizeof *v);
-	if (!h || skipping(h))
+	if (!h || skipping(h) || jc_http_load() != 0)
 		return -1;
 	struct xfer x = { .h = h, .key = key, .expect = -1 };
 	char path[1200];
@@ -620,7 +620,7 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, size_t n,
 		uint64_t delta[JC_NCOUNTERS])
 {
-	if (!h || skipping(h))
+	if (!h || skipping(h) || jc_http_load() != 0)
 		return -1;
 	struct xfer x = { .h = h, .key = key, .expect = -1, .up = bytes, .up_len = n };
 	char path[1200];
@@ -818,11 +818,6 @@ struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_
 		       "disabled", o->auth_file, why);
 		goto fail;
 	}
-	pthread_once(&curl_once, load_curl);
-	if (curl.why) {
-		jc_log(JC_LOG_WARN, "remote %s: %s; remote tier disabled", h->shown, curl.why);
-		goto fail;
-	}
 	h->layout = o->layout;
 	if (o->ca_file && o->ca_file[0])
 		snprintf(h->ca_file, sizeof h->ca_file, "%s", o->ca_file);
@@ -842,6 +837,16 @@ fail:
 	explicit_bzero(h, sizeof *h);
 	free(h);
 	return NULL;
+}
+
+int jc_http_load(void)
+{
+	pthread_once(&curl_once, load_curl);
+	if (curl.why) {
+		JC_LOG_ONCE(JC_LOG_WARN, "web and S3 remotes: %s; not used", curl.why);
+		return -1;
+	}
+	return 0;
 }
 
 int jc_http_is_s3(const struct jc_http *h)

@@ -22,8 +22,10 @@
  * http(s), auth_file's first line is "Bearer TOKEN" or "USER:PASSWORD"
  * (basic); the file must be the user's own and not readable by others.
  *
- * libcurl (libcurl.so.4, and so TLS) is loaded with dlopen() by
- * jc_http_open() only: a program with no such tier never maps it.
+ * libcurl (libcurl.so.4, and so TLS) is loaded with dlopen() by the first
+ * get or put (or jc_http_load()), not by jc_http_open(), which only reads
+ * the settings (URL, auth file, AWS variables and files): a program with
+ * no such tier, or one that never asks it, never maps it.
  *
  * Calling sequence (cache.c):
  *
@@ -73,9 +75,13 @@ struct jc_http_options {
 struct jc_http;
 
 /* NULL after one log line if the URL, the auth file or (S3) the
- * credentials are not usable, or libcurl cannot be loaded.  state_dir
- * (the cache directory) holds the back-off file; NULL: none. */
+ * credentials are not usable.  state_dir (the cache directory) holds the
+ * back-off file; NULL: none. */
 struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_dir);
+
+/* Load libcurl (once per process; it registers TLS's exit handler): 0, or
+ * -1 after one line if it cannot be loaded (then every get and put fails). */
+int jc_http_load(void);
 
 /* v is filled as jc_remote_get() fills it (remote.h): the first 64 bytes
  * in header, the rest malloc'd in payload (the caller frees it), the

@@ -38,16 +38,11 @@ struct job {
 
 struct jc_remote {
 	struct jc_remote_spec specs[JC_REMOTES_MAX];
-	struct tier t[JC_REMOTES_MAX]; /* t[i] is specs[i]'s, opened on first use */
+	struct tier t[JC_REMOTES_MAX]; /* t[i] is specs[i]'s (no handle: unusable) */
 	int n, writable, compress;
 	struct jc_remote_options opts; /* url: NULL; password_file: ours */
 	char password_file[PATH_MAX], state_dir[PATH_MAX];
 	uint64_t limit;
-	pthread_mutex_t open_mu;
-	int opened;                    /* the tiers are open (or were tried) */
-	const struct jc_signer *signer; /* jc_remote_set_keys(), for Redis's leases */
-	const struct jc_trust *trust;
-	int trust_required;
 	struct jc_redis *leases; /* the first writable Redis: compile-once */
 	double exit_wait;
 	jc_remote_count_fn *count;
@@ -73,13 +68,9 @@ static void before_fork(void);
 static void after_fork_parent(void);
 static void after_fork_child(void);
 
-static void register_at_exit(void)
+static void register_handlers(void)
 {
 	atexit(at_exit);
-}
-
-static void register_at_fork(void)
-{
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
@@ -91,7 +82,6 @@ static void open_tier(struct jc_remote *r, int i)
 	struct tier *t = &r->t[i];
 	if (sp->kind == JC_REMOTE_REDIS) {
 		t->redis = jc_redis_open(&r->opts, sp->url, t->read_only, r->state_dir, r->limit);
-		jc_redis_set_keys(t->redis, r->signer, r->trust, r->trust_required);
 		if (t->redis && !t->read_only && !r->leases)
 			r->leases = t->redis;
 		return;
@@ -114,49 +104,38 @@ static void open_tier(struct jc_remote *r, int i)
 	t->http = jc_http_open(&ho, r->state_dir[0] ? r->state_dir : NULL);
 }
 
-/* The tiers are opened on first use, not at load: a process that never
- * looks anything up (a shell, a tool started under `jitcache run`) loads
- * no client library, and no TLS. */
-static void ensure_open(struct jc_remote *r)
+/* The web and S3 remotes' client library is loaded by the first exchange
+ * with one, not at load: a process that never asks one (a shell, a tool
+ * started under `jitcache run`, a program whose every lookup hits locally)
+ * loads no libcurl and no TLS.  The library registers TLS's exit handler
+ * as it loads; ours is registered again after it, so that it runs first
+ * (handlers run in reverse) and the queued writes still have TLS. */
+static void load_web(void)
 {
-	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
-	if (__atomic_load_n(&r->opened, __ATOMIC_ACQUIRE))
-		return;
-	pthread_mutex_lock(&r->open_mu);
-	if (!r->opened) {
-		int web = 0;
-		for (int i = 0; i < r->n; i++) {
-			open_tier(r, i); /* said why if not */
-			web |= r->t[i].http != NULL;
-		}
-		/* After the tiers are open: a TLS library they loaded registered its
-		 * own exit handler, which must run after ours (they run in reverse).
-		 * Registered again after each such load: running twice is harmless. */
-		if (web)
-			atexit(at_exit);
-		else
-			pthread_once(&exit_once, register_at_exit);
-		__atomic_store_n(&r->opened, 1, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&r->open_mu);
+	jc_http_load(); /* said why if not */
+	atexit(at_exit);
+}
+
+static void web_ready(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, load_web);
 }
 
 struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir,
 				 uint64_t limit, jc_remote_count_fn *count, void *ctx)
 {
-	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	const char *why = "";
 	if (!opts || !opts->url || !opts->url[0])
 		return NULL;
 	struct jc_remote *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	if (jc_remote_list_parse(opts->url, r->specs, &r->n, &why) != 0 || r->n == 0) {
-		if (r->n) {
-			char shown[JC_REMOTE_LIST_MAX];
-			jc_remote_list_redact(opts->url, shown, sizeof shown);
-			jc_log(JC_LOG_WARN, "remote %s is not valid (%s); no remote tier", shown, why);
-		}
+	if (jc_remote_list_parse(opts->url, r->specs, &r->n, &why) != 0) {
+		char shown[JC_REMOTE_LIST_MAX];
+		jc_remote_list_redact(opts->url, shown, sizeof shown);
+		jc_log(JC_LOG_WARN, "remote %s is not valid (%s); no remote tier", shown, why);
 		free(r);
 		return NULL;
 	}
@@ -167,12 +146,21 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	r->opts.url = NULL; /* each tier has its own */
 	snprintf(r->state_dir, sizeof r->state_dir, "%s", state_dir ? state_dir : "");
 	r->limit = limit;
+	int usable = 0;
 	for (int i = 0; i < r->n; i++) {
 		struct tier *t = &r->t[i];
 		t->read_only = r->specs[i].read_only || opts->read_only;
 		t->slot = r->specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REMOTE
 			: r->specs[i].kind == JC_REMOTE_S3 ? JC_SLOT_S3 : JC_SLOT_HTTP;
+		open_tier(r, i); /* said why if not */
+		if (!t->redis && !t->http)
+			continue;
+		usable++;
 		r->writable += !t->read_only;
+	}
+	if (!usable) {
+		free(r);
+		return NULL;
 	}
 	r->compress = opts->compress;
 	r->exit_wait = opts->exit_wait > 0 ? opts->exit_wait : 0; /* also NaN */
@@ -181,7 +169,6 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	r->count = count;
 	r->ctx = ctx;
 	pthread_mutex_init(&r->mu, NULL);
-	pthread_mutex_init(&r->open_mu, NULL);
 	pthread_condattr_t attr;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -189,7 +176,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	pthread_cond_init(&r->idle, &attr);
 	pthread_condattr_destroy(&attr);
 	r->pid = getpid();
-	pthread_once(&fork_once, register_at_fork);
+	pthread_once(&once, register_handlers);
 	pthread_mutex_lock(&opened_mu);
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++)
 		if (!opened[i]) {
@@ -223,11 +210,8 @@ int jc_remote_slot(const struct jc_remote *r, int i)
 void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 			const struct jc_trust *trust, int trust_required)
 {
-	if (!r)
-		return;
-	r->signer = signer; /* used as the tiers are opened */
-	r->trust = trust;
-	r->trust_required = trust_required;
+	for (int i = 0; r && i < r->n; i++)
+		jc_redis_set_keys(r->t[i].redis, signer, trust, trust_required);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -238,9 +222,10 @@ int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
 		return -1;
-	ensure_open(r);
-	if (r->t[i].http)
+	if (r->t[i].http) {
+		web_ready();
 		return jc_http_get(r->t[i].http, key, v, delta);
+	}
 	return jc_redis_get(r->t[i].redis, key, v, delta);
 }
 
@@ -267,8 +252,6 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 				   uint64_t delta[JC_NCOUNTERS])
 {
 	*lease = NULL;
-	if (r)
-		ensure_open(r);
 	if (!r || !r->leases)
 		return JC_REMOTE_FREE;
 	return jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
@@ -289,13 +272,14 @@ static void run_job(struct jc_remote *r, struct job *j)
 		jc_redis_release(j->lease);
 		return;
 	}
-	ensure_open(r);
 	for (int i = 0; i < j->upto && i < r->n; i++) {
 		struct tier *t = &r->t[i];
 		if (t->read_only)
 			continue;
-		if (t->http)
+		if (t->http) {
+			web_ready();
 			jc_http_put(t->http, &j->key, j->value, j->size, delta);
+		}
 		else
 			jc_redis_put(t->redis, &j->key, j->value, j->size, delta);
 	}
@@ -473,6 +457,11 @@ int jc_remote_flush(struct jc_remote *r, double seconds)
  * left to end with the process, detached. */
 static void finish(struct jc_remote *r, double seconds, int wait_busy)
 {
+	pthread_mutex_lock(&r->mu);
+	int done = r->stop; /* finished already (the exit handler may run twice) */
+	pthread_mutex_unlock(&r->mu);
+	if (done)
+		return;
 	jc_remote_flush(r, seconds);
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;

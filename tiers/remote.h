@@ -15,8 +15,8 @@
  * a queue and returns; one thread of this process (started on the first
  * write, taking no signal of the host's) writes it to each writable remote.
  * The queue is bounded (JC_REMOTE_QUEUE_BYTES): a write that does not fit
- * is dropped and counted.  At exit (an atexit handler registered when the
- * remotes are opened, so that it runs before the TLS library's own) the
+ * is dropped and counted.  At exit (an atexit handler, registered again
+ * after the web client loads TLS, so that it runs before TLS's own) the
  * writes still queued get up to exit_wait seconds; those left are dropped,
  * counted, and nothing is left running.  Each dropped write is in the local
  * store.  A fork()ed child starts with an empty queue: the parent writes
@@ -39,6 +39,11 @@
  *   jc_remote_put(r, key, &encoded, delta)  after compiling: queued
  *   jc_remote_release(r, lease)             after the put; NULL is fine
  *   jc_remote_close(r)                      waits exit_wait at most
+ *
+ * Every remote's settings (its URL, password or auth file, the AWS
+ * variables and files) are read by jc_remote_open(), once; connections are
+ * made, and the web client library (libcurl, TLS) loaded, by the first
+ * exchange with a remote, so a process that never asks one loads nothing.
  *
  * Failure is never fatal and never slow: each remote bounds its connection
  * and every answer by the configured timeouts, never reads a value larger

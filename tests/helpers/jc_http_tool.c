@@ -277,7 +277,9 @@ int main(int argc, char **argv)
 	int before = maps_has_curl();
 	struct jc_http *h = jc_http_open(&o, dir);
 	if (strcmp(cmd[0], "maps") == 0) {
-		printf("before=%d after=%d\n", before, maps_has_curl());
+		int opened = maps_has_curl();
+		jc_http_load();
+		printf("before=%d opened=%d after=%d\n", before, opened, maps_has_curl());
 		jc_http_close(h);
 		return 0;
 	}

@@ -27,7 +27,7 @@ hex() { "$TOOL" x path "$1"; }
 
 # libcurl is loaded by jc_http_open, not before.
 tool maps http://127.0.0.1:1/x maps
-check "libcurl is not mapped before an HTTP tier is opened, and is after" has maps '^before=0 after=1$'
+check "libcurl is not mapped before an HTTP tier is used (opened: settings only), and is after" has maps '^before=0 opened=0 after=1$'
 
 start_nginx_dav "$T/nginx"
 check "nginx started" test -n "${NGINX_URL:-}"
