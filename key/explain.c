@@ -146,8 +146,10 @@ static const char *differ(const struct fields *a, const struct fields *b, char *
 			const char *old = pass ? vx : vy, *now = pass ? vy : vx;
 			char o[40], w[40];
 			if (!strncmp(n, "lib ", 4)) {
+				/* build-ids in full: two builds' may share their first
+				 * bytes (and sizes, mtimes are short anyway) */
 				snprintf(out, size, "driver or compiler build changed: %s: %s -> %s", n + 4,
-					 shorter(old, o), shorter(now, w));
+					 old ? old : "(absent)", now ? now : "(absent)");
 				return "driver";
 			}
 			if (!strcmp(n, "device")) {
