@@ -77,13 +77,17 @@ if [ $DRV = neo-2026 ]; then
 	BASE_GPU="acm-g10 56A0"   # Arc A770, IP 12.55.8
 	SAME_IP_GPU="acm-g10 56A1" # Arc A750, IP 12.55.8
 	OTHER_IP_GPU="bmg-g21 E20B" # Arc B580, IP 20.1.0
-	STEP_GPU="mtl-h 7D55 8" OTHER_STEP_GPU="mtl-h 7D55 0" # 12.71.4 and 12.71.0
+	# The A770's B0 stepping, 12.55.4 (the driver reports the IP version
+	# of the stepping a product name sets; OverrideRevision changes IGC's
+	# code but not the IP version the simulation reports: not a GPU).
+	STEP_BASE=ze OTHER_STEP_GPU="dg2-g10-b0 56A0" STEP_GPU=$BASE_GPU
 	IGC=libigc.so.2
 else
 	BASE_GPU="dg2 56A0"
 	SAME_IP_GPU="dg2 56A1"
 	OTHER_IP_GPU="tgllp"
-	STEP_GPU="dg2 56A0 4" OTHER_STEP_GPU="dg2 56A0 8" # 22.43 reports no IP version
+	# 22.43 reports no IP version: the stepping is the simulated revision
+	STEP_BASE=mtl STEP_GPU="dg2 56A0 4" OTHER_STEP_GPU="dg2 56A0 8"
 	IGC=libigc.so.1
 fi
 mapfile -t BASE_SIM < <(sim_vars $BASE_GPU)
@@ -93,6 +97,14 @@ mkdir -p in/inc in/elsewhere
 ocloc compile -q -spv_only -file "$ROOT/examples/kernels/reduce.cl" -device dg2 \
 	-output in/reduce -output_no_suffix >"$LOGS/ocloc.log" 2>&1 || { cat "$LOGS/ocloc.log" >&2; exit 1; }
 cp in/reduce.spv in/elsewhere/copy.spv
+# With debug information (-g), and the same with a comment line first:
+# other line numbers and source name, the same code.
+cp "$ROOT/examples/kernels/reduce.cl" in/reduce.cl
+(printf '// one more line\n'; cat in/reduce.cl) >in/reduce2.cl
+for f in reduce:g reduce2:g2; do
+	ocloc compile -q -spv_only -file "in/${f%%:*}.cl" -device dg2 -output "in/${f#*:}" -output_no_suffix \
+		-options -g >>"$LOGS/ocloc.log" 2>&1 || { cat "$LOGS/ocloc.log" >&2; exit 1; }
+done
 "$B/tests/ze_spec_spirv" in/spec.spv >/dev/null || exit 1
 echo '#define SCALE 1.75f' >in/inc/scale.h
 printf '#include "scale.h"\n' | cat - "$ROOT/tests/integration/compute.cl" >in/k.cl
@@ -126,8 +138,20 @@ for i in range(phnum):
 sys.exit(1)
 EOF
 }
-CAN_MOUNT=0
-[ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare -m true 2>/dev/null && CAN_MOUNT=1
+# A mount namespace of its own for each such run: unshare -m makes it
+# private; where / cannot be made so (inside the test bed's chroot, whose
+# tests/testbed/run namespace is private already), it keeps the propagation
+# it has, but only if no mount is shared (no "shared:" in mountinfo): no mount
+# ever reaches the machine's namespace.
+CAN_MOUNT=0 UNSHARE=(unshare -m)
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	if unshare -m true 2>/dev/null; then
+		CAN_MOUNT=1
+	elif ! grep -q 'shared:' /proc/self/mountinfo &&
+		unshare -m --propagation unchanged true 2>/dev/null; then
+		CAN_MOUNT=1 UNSHARE=(unshare -m --propagation unchanged)
+	fi
+fi
 if [ $CAN_MOUNT = 1 ]; then
 	IGC_REAL=$(rebuild_lib $IGC "$W/igc-rebuilt.so") || IGC_REAL=""
 	NEO_REAL=$(rebuild_lib libze_intel_gpu.so.1 "$W/neo-rebuilt.so") || NEO_REAL=""
@@ -139,7 +163,9 @@ fi
 # client's arguments), C_CWD (another directory), C_MOUNT (a library
 # bind-mounted: "COPY REAL"), C_PREP (a command run before it, C_UNDO after).
 # Bases: ze (reduce.spv, no flags), spec (spec.spv with SpecId 7 = 3), cl
-# (k.cl with -I inc through OpenCL from source); mtl (the stepping's).
+# (k.cl with -I inc through OpenCL from source); zeg (reduce.cl's SPIR-V
+# with debug information); mtl (22.43's stepping: a
+# DG2 at revision 4, against 8).
 CASES=()
 defcase() { CASES+=("$1"); }
 setcase() {
@@ -163,8 +189,9 @@ setcase() {
 		C_PREP="echo '#define SCALE 2.5f' >in/inc/scale.h"
 		C_UNDO="echo '#define SCALE 1.75f' >in/inc/scale.h; touch -d '2020-01-01 00:00' in/inc/scale.h" ;;
 	other_ip_version) C_VERDICT=miss C_BASE=ze C_CAUSE=device; mapfile -t C_SIM < <(sim_vars $OTHER_IP_GPU) ;;
-	other_stepping) C_VERDICT=miss C_BASE=mtl C_CAUSE=device; mapfile -t C_SIM < <(sim_vars $OTHER_STEP_GPU) ;;
+	other_stepping) C_VERDICT=miss C_BASE=$STEP_BASE C_CAUSE=device; mapfile -t C_SIM < <(sim_vars $OTHER_STEP_GPU) ;;
 	other_spirv) C_VERDICT=miss C_BASE=ze C_CAUSE=new C_ARGS=(in/spec.spv) ;;
+	debug_info_only) C_VERDICT=miss C_BASE=zeg C_CAUSE=debug C_ARGS=(in/g2.spv) ;;
 	pbs) C_VERDICT=hit C_BASE=ze C_ENV=(PBS_JOBID=4242.pbs PBS_NODEFILE=/var/spool/pbs/aux/4242 PBS_O_WORKDIR=/home/u) ;;
 	pals) C_VERDICT=hit C_BASE=ze C_ENV=(PALS_RANKID=3 PALS_LOCAL_RANKID=1 PALS_NODEID=7) ;;
 	slurm) C_VERDICT=hit C_BASE=ze C_ENV=(SLURM_JOB_ID=991 SLURM_PROCID=5 SLURM_LOCALID=1 SLURM_NODELIST=n[1-8]) ;;
@@ -193,7 +220,7 @@ setcase() {
 }
 for c in igc_upgrade neo_upgrade igc_key neo_key neo_key_prefixed neo_release_key neo_key_unread \
 	fp64_emulation program_debugging build_options spec_constant include_contents other_ip_version \
-	other_stepping other_spirv pbs pals slurm ompi pmi mpi_localrankid hostname pwd tmpdir \
+	other_stepping other_spirv debug_info_only pbs pals slurm ompi pmi mpi_localrankid hostname pwd tmpdir \
 	omp_num_threads ze_affinity_mask oneapi_device_selector include_touched same_ip_other_id \
 	spirv_other_path; do
 	defcase "$c"
@@ -208,6 +235,7 @@ request() {
 	local base=$1 way=$2 log=$3 prog args=() sim=("${BASE_SIM[@]}") cwd=$W
 	case $base in
 	ze) prog=("$B/tests/ze_client" link) args=("$W/in/reduce.spv") ;;
+	zeg) prog=("$B/tests/ze_client" link) args=("$W/in/g.spv") ;;
 	spec) prog=("$B/tests/ze_client" link) args=(-c 7=3 "$W/in/spec.spv") ;;
 	mtl) prog=("$B/tests/ze_client" link) args=("$W/in/reduce.spv"); mapfile -t sim < <(sim_vars $STEP_GPU) ;;
 	cl) prog=("$B/tests/cl_build" --platform Intel --source "$W/in/k.cl" --options "-I $W/in/inc") ;;
@@ -230,7 +258,7 @@ request() {
 	run+=("${prog[@]}" "${args[@]}")
 	if [ -n "$C_MOUNT" ]; then
 		set -- $C_MOUNT
-		(cd "$cwd" && unshare -m sh -c 'mount --bind "$0" "$1" && shift && exec "$@"' "$1" "$2" \
+		(cd "$cwd" && "${UNSHARE[@]}" sh -c 'mount --bind "$0" "$1" && shift && exec "$@"' "$1" "$2" \
 			"${run[@]}") >"$log" 2>&1
 	else
 		(cd "$cwd" && "${run[@]}") >"$log" 2>&1
@@ -239,7 +267,11 @@ request() {
 # its program input's bytes and its options, for the whole-environment hash
 envhash() { # BASE
 	local base=$1 file=$W/in/reduce.spv opts="" spec=""
-	case $base in spec) file=$W/in/spec.spv spec="7=3" ;; cl) file=$W/in/k.cl opts="-I inc" ;; esac
+	case $base in
+	spec) file=$W/in/spec.spv spec="7=3" ;;
+	cl) file=$W/in/k.cl opts="-I inc" ;;
+	zeg) file=$W/in/g.spv ;;
+	esac
 	if [ ${#C_ARGS[@]} -gt 0 ]; then
 		case ${C_ARGS[0]} in
 		-f) opts=${C_ARGS[1]} ;;
@@ -307,7 +339,7 @@ for name in "${CASES[@]}"; do
 	# driver's simulation builds nothing with program debugging).
 	request "$base" plain "$log-plain"
 	if ! built "$log-plain"; then
-		why=$(grep -m1 'result 0x\|^build=' "$log-plain")
+		why=$(grep -m1 'result 0x\|^build=' "$log-plain" || tail -n 1 "$log-plain")
 		printf '%s\t%s\tn/a\t-\t-\tn/a\tn/a\tthe driver builds nothing with it (%s)\n' \
 			"$name" "$C_VERDICT" "$why" >>"$TSV"
 		echo "soundness: $name: n/a (the driver builds nothing with it)" >&2

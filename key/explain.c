@@ -93,6 +93,8 @@ static void parse(const uint8_t *t, size_t len, struct fields *fs)
 			   !strcmp(label, "source")) {
 			snprintf(name, sizeof name, "input %d", inputs++);
 			add(fs, name, value);
+		} else if (!strcmp(label, "spirv.semantic") || !strcmp(label, "input.semantic")) {
+			add(fs, "semantic", value); /* of the first input */
 		} else if (!strcmp(label, "flags")) {
 			snprintf(name, sizeof name, "flags %d", flags++);
 			add(fs, name, value);
@@ -229,11 +231,29 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 			e = &seen[i];
 		}
 	}
+	/* None for this input: one whose input differs only in debug
+	 * information (the same semantic hash), if any. */
+	const char *sem = value_of(b, "semantic");
+	const struct jc_miss *d = NULL;
+	for (size_t i = n; !e && sem && i-- > 0;) {
+		if ((m->seq && seen[i].seq >= m->seq) || !seen[i].trace_len)
+			continue;
+		parse(seen[i].trace, seen[i].trace_len, a);
+		const char *ea = value_of(a, "api"), *es = value_of(a, "semantic");
+		if (api && ea && es && !strcmp(api, ea) && !strcmp(sem, es)) {
+			d = &seen[i];
+			break;
+		}
+	}
 	if (e)
 		parse(e->trace, e->trace_len, a);
 	char diff[512];
 	if (!m->trace_len) {
 		snprintf(out, size, "found nowhere (no trace of its key was recorded)%s", failed);
+	} else if (!e && d) {
+		what = "debug";
+		snprintf(out, size, "the input differs only in debug information from pid %u's "
+			 "(comments, white space, line numbers, names)%s", d->pid, failed);
 	} else if (!e) {
 		what = "new";
 		snprintf(out, size, "never seen before (no earlier request for this input among "

@@ -173,6 +173,15 @@ void jc_fp_u64(struct jc_fp *fp, const char *label, uint64_t value)
 								   (unsigned long long)value));
 }
 
+void jc_fp_note_u64(struct jc_fp *fp, const char *label, uint64_t value)
+{
+	if (!fp || !value)
+		return;
+	char text[24];
+	trace_add(fp, label, JC_FP_TEXT, text, (size_t)snprintf(text, sizeof text, "%016llx",
+								   (unsigned long long)value));
+}
+
 void jc_fp_end(struct jc_fp *fp, struct jc_key *out)
 {
 	memset(out, 0, sizeof *out);

@@ -13,6 +13,7 @@
 /* A Level Zero request, as ze_request.c keys one, with what may vary. */
 struct req {
 	const char *spirv, *flags, *device, *build_id, *env, *spec;
+	uint64_t semantic; /* the input's hash without debug information */
 };
 
 static struct jc_miss make(const struct req *r, uint64_t seq, int cause)
@@ -26,6 +27,7 @@ static struct jc_miss make(const struct req *r, uint64_t seq, int cause)
 		jc_fp_bytes(fp, "spec.value", r->spec, strlen(r->spec));
 	}
 	jc_fp_bytes(fp, "spirv", r->spirv, strlen(r->spirv));
+	jc_fp_note_u64(fp, "spirv.semantic", r->semantic);
 	jc_fp_str(fp, "flags", r->flags);
 	jc_fp_bytes(fp, "device", r->device, strlen(r->device));
 	jc_fp_str(fp, "lib", "libigc.so.2");
@@ -59,7 +61,7 @@ static void test_ring(void)
 	size_t n = 0;
 	if (!mkdtemp(dir))
 		return;
-	const struct req r = { "S", "-O1", "d", "\x01", NULL, NULL };
+	const struct req r = { "S", "-O1", "d", "\x01", NULL, NULL, 0 };
 	int ok = 1;
 	for (int i = 0; i < 200; i++) {
 		struct jc_miss m = make(&r, 0, JC_CAUSE_NOT_FOUND);
@@ -82,7 +84,7 @@ static void test_ring(void)
 int main(void)
 {
 	char line[640];
-	const struct req base = { "SPIRV-A", "-O2", "dev-a", "\x01\x02\x03", "IGC_X=1", "v1" };
+	const struct req base = { "SPIRV-A", "-O2", "dev-a", "\x01\x02\x03", "IGC_X=1", "v1", 0 };
 	struct req r;
 	const char *what;
 
@@ -120,6 +122,18 @@ int main(void)
 	what = explain(&base, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);
 	CHECK(!strcmp(what, "spec") && strstr(line, "specialization constant 7"), "spec constant: %s",
 	      line);
+
+	/* Another input with the same hash without debug information: said so;
+	 * with another hash too: never seen before. */
+	struct req sb = base;
+	sb.semantic = 0x1234;
+	r = sb, r.spirv = "SPIRV-A-with-OpLine";
+	what = explain(&sb, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);
+	CHECK(!strcmp(what, "debug") && strstr(line, "differs only in debug information"),
+	      "debug information only: %s", line);
+	r.semantic = 0x5678;
+	what = explain(&sb, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);
+	CHECK(!strcmp(what, "new"), "another input, not only debug information: %s", line);
 
 	r = base;
 	what = explain(&base, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);
