@@ -121,6 +121,41 @@ static const char *shorter(const char *v, char buf[40])
 	return buf;
 }
 
+/* An IP version as Level Zero and OpenCL give it (major << 22 | minor << 14
+ * | revision) in its usual form, 12.55.8. */
+static const char *ip_text(const char *v, char buf[40])
+{
+	if (!v)
+		return "(none)";
+	char *end;
+	unsigned long ip = strtoul(v, &end, 10);
+	if (*end || !ip)
+		return v;
+	snprintf(buf, 40, "%lu.%lu.%lu", ip >> 22, (ip >> 14) & 0xff, ip & 0x3fff);
+	return buf;
+}
+
+/* The device's identity changed: which field of it (the IP version with its
+ * stepping, the device id, the simulated revision, the driver's version),
+ * old -> new, where the trace has them (a digest alone: "another GPU"). */
+static void device_change(const char *n, const char *old, const char *now, char *out, size_t size)
+{
+	char o[40], w[40];
+	if (!strcmp(n, "device.ip") || !strcmp(n, "device.intel-ip-version"))
+		snprintf(out, size, "device changed: IP version %s -> %s (another GPU or stepping)",
+			 ip_text(old, o), ip_text(now, w));
+	else if (!strcmp(n, "device.id") || !strcmp(n, "device.intel-id"))
+		snprintf(out, size, "device changed: device id 0x%lx -> 0x%lx",
+			 old ? strtoul(old, NULL, 10) : 0, now ? strtoul(now, NULL, 10) : 0);
+	else if (!strcmp(n, "device.revision"))
+		snprintf(out, size, "device changed: simulated stepping (OverrideRevision) %s -> %s",
+			 old ? old : "(unset)", now ? now : "(unset)");
+	else if (!strcmp(n, "device"))
+		snprintf(out, size, "device changed (another GPU, IP version or stepping)");
+	else
+		snprintf(out, size, "device changed: %s: %s -> %s", n, shorter(old, o), shorter(now, w));
+}
+
 /* How many fields differ between a and b. */
 static size_t count_differences(const struct fields *a, const struct fields *b)
 {
@@ -154,8 +189,8 @@ static const char *differ(const struct fields *a, const struct fields *b, char *
 					 old ? old : "(absent)", now ? now : "(absent)");
 				return "driver";
 			}
-			if (!strcmp(n, "device")) {
-				snprintf(out, size, "device changed (another GPU, IP version or stepping)");
+			if (!strncmp(n, "device", 6) || !strncmp(n, "driver", 6)) {
+				device_change(n, old, now, out, size);
 				return "device";
 			}
 			if (!strcmp(n, "options") || !strncmp(n, "flags", 5)) {

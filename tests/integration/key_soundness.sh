@@ -37,6 +37,13 @@ while IFS=$'\t' read -r name verdict jc want got drv eh why; do
 	fi
 done <"$tsv"
 check "at least 20 cases run ($n)" test "$n" -ge 20
+# A device that changed is named with what changed in it: the IP version
+# (the 2026 driver), the device id or the simulated stepping (22.43).
+for c in other_ip_version other_stepping; do
+	f=$(ls "$out"/logs/soundness-*/"$c-explain.txt" 2>/dev/null)
+	[ -n "$f" ] && check "$c: explain names what of the device changed" \
+		grep -Eq "device changed: (IP version [0-9]+\.[0-9]+\.[0-9]+ -> [0-9]+\.[0-9]+\.[0-9]+|device id 0x[0-9a-f]+ -> 0x[0-9a-f]+|simulated stepping \(OverrideRevision\) [0-9]+ -> [0-9]+)" "$f"
+done
 # An upgrade is named with the library and both build-ids in full.
 f=$(ls "$out"/logs/soundness-*/igc_upgrade-explain.txt 2>/dev/null)
 if [ -n "$f" ]; then

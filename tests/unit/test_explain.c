@@ -123,6 +123,30 @@ int main(void)
 	CHECK(!strcmp(what, "spec") && strstr(line, "specialization constant 7"), "spec constant: %s",
 	      line);
 
+	/* A device's fields, where its identity is traced (the IP version as
+	 * 12.55.8; 22.43's device id and simulated stepping). */
+	static const struct { const char *label; uint64_t a, b; const char *want; } dev[] = {
+		{ "device.ip", 0x30dc008, 0x30dc004, "IP version 12.55.8 -> 12.55.4" },
+		{ "device.id", 0x56a0, 0x56a5, "device id 0x56a0 -> 0x56a5" },
+		{ "device.revision", 4, 8, "simulated stepping (OverrideRevision) 4 -> 8" },
+	};
+	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) {
+		struct jc_miss dm[2];
+		for (int j = 0; j < 2; j++) {
+			dm[j] = (struct jc_miss){ .seq = (uint64_t)j + 1, .pid = 7 };
+			struct jc_fp *fp = jc_fp_begin("ze.module");
+			jc_fp_bytes(fp, "spirv", "S", 1);
+			jc_fp_u64(fp, dev[i].label, j ? dev[i].b : dev[i].a);
+			jc_fp_end(fp, &dm[j].key);
+			const uint8_t *t;
+			dm[j].trace_len = jc_fp_trace_of(&dm[j].key, &t);
+			memcpy(dm[j].trace, t, dm[j].trace_len);
+		}
+		what = jc_explain(&dm[1], dm, 2, line, sizeof line);
+		CHECK(!strcmp(what, "device") && strstr(line, dev[i].want), "device: %s: %s",
+		      dev[i].label, line);
+	}
+
 	/* Another input with the same hash without debug information: said so;
 	 * with another hash too: never seen before. */
 	struct req sb = base;
