@@ -185,7 +185,7 @@ setcase() {
 	fp64_emulation) C_VERDICT=miss C_BASE=ze C_CAUSE=env C_ENV=(NEO_FP64_EMULATION=1) ;;
 	program_debugging) C_VERDICT=miss C_BASE=ze C_CAUSE=env C_ENV=(ZET_ENABLE_PROGRAM_DEBUGGING=1) ;;
 	build_options) C_VERDICT=miss C_BASE=ze C_CAUSE=options C_ARGS=(-f -cl-fast-relaxed-math) ;;
-	spec_constant) C_VERDICT=miss C_BASE=spec C_CAUSE=spec C_ARGS=(-c 7=4) ;;
+	spec_constant) C_VERDICT=miss C_BASE=spec C_CAUSE=spec C_ARGS=(-c "7=4") ;;
 	include_contents) C_VERDICT=miss C_BASE=cl C_CAUSE=include
 		C_PREP="echo '#define SCALE 2.5f' >in/inc/scale.h"
 		C_UNDO="echo '#define SCALE 1.75f' >in/inc/scale.h; touch -d '2020-01-01 00:00' in/inc/scale.h" ;;
@@ -214,9 +214,6 @@ setcase() {
 		C_NA="the simulated GPU needs NEOReadDebugKeys=1: no device without it" ;;
 	*) echo "soundness bench: no case $1" >&2; return 1 ;;
 	esac
-	C_NAME=$1
-	# Which cause explain must give: on Debian 12's driver program debugging
-	# builds; the 2026 driver's simulation builds nothing with it (n/a below).
 	return 0
 }
 for c in igc_upgrade neo_upgrade igc_key neo_key neo_key_prefixed neo_release_key neo_key_unread \
@@ -237,7 +234,7 @@ request() {
 	case $base in
 	ze) prog=("$B/tests/ze_client" link) args=("$W/in/reduce.spv") ;;
 	zeg) prog=("$B/tests/ze_client" link) args=("$W/in/g.spv") ;;
-	spec) prog=("$B/tests/ze_client" link) args=(-c 7=3 "$W/in/spec.spv") ;;
+	spec) prog=("$B/tests/ze_client" link) args=(-c "7=3" "$W/in/spec.spv") ;;
 	mtl) prog=("$B/tests/ze_client" link) args=("$W/in/reduce.spv"); mapfile -t sim < <(sim_vars $STEP_GPU) ;;
 	cl) prog=("$B/tests/cl_build" --platform Intel --source "$W/in/k.cl" --options "-I $W/in/inc") ;;
 	esac
@@ -325,7 +322,6 @@ driver_cache_used() {
 }
 
 # ---- run each case ------------------------------------------------------------------
-tally_ok=0 tally_stale=0 tally_spurious=0 tally_na=0
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' case verdict jitcache cause_wanted cause_got driver envhash >"$TSV"
 for name in "${CASES[@]}"; do
 	setcase "$name" || exit 1

@@ -23,7 +23,7 @@ if ! BUILD=$B bash "$ROOT/bench/soundness.sh" "$out" >"$T/bench.out" 2>"$T/bench
 fi
 tsv=$(ls "$out"/soundness-*.tsv)
 n=0
-while IFS=$'\t' read -r name verdict jc want got drv eh why; do
+while IFS=$'\t' read -r name verdict jc want got _ _ why; do
 	[ "$name" = case ] && continue
 	if [ "$jc" = n/a ]; then
 		skip "$name: $why"
