@@ -315,6 +315,10 @@ bench-jax: testbed testbed-jax ## only JAX's rows on the 2026 driver (bench/jax.
 	rm -rf $(BUILD)/bench/jax && mkdir -p $(BUILD)/bench/jax
 	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/jax.sh $(BUILD)/bench/jax
 
+bench-soundness: testbed ## only the key soundness cases, Debian 12's driver and the 2026 driver (bench/soundness.sh, ~2 min)
+	$(MAKE) tests examples && ./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
+	BUILD=$(BUILD) bash bench/soundness.sh $(BUILD)/bench/soundness && ./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/soundness.sh $(BUILD)/bench/soundness
+
 bench-llama: testbed testbed-llama ## only llama.cpp's and ollama's rows, and the eight-target pack, on the 2026 driver (bench/llama.sh)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	rm -rf $(BUILD)/bench/llama && mkdir -p $(BUILD)/bench/llama

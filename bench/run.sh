@@ -87,6 +87,10 @@
 #     cold run at load ~3 and ~6.5 min busy (load ~8), so this section alone
 #     may pass make bench's 15 minutes: BENCH_SKIP=pocl, or fewer
 #     CLFFT_BENCH_SETS / PYOPENCL_BENCH_FILES, keep it short.
+# 14. Key soundness (bench/soundness.sh): 31 invalidation cases with the
+#     verdict each must get (miss or hit) through jitcache, the driver's own
+#     cache and a whole-environment hash, on both drivers (~1 min each;
+#     alone: make bench-soundness).
 # 13. ipex-llm's llama.cpp (llama-server answering a client) on the 2026
 #     driver simulating an A770, cold / driver cache / jitcache / both, and
 #     the eight-target pack of `jitcache warm --for` with each target's first
@@ -102,7 +106,7 @@
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
 # skips sections (ze layers cl onednn concurrency remote web micro modern modern_sycl warm openvino jax
-# pocl llama); BENCH_REPS_HIT (15) sets
+# pocl llama soundness); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -593,6 +597,25 @@ if ! skipped llama; then
 	section_done "llama.cpp"
 fi
 
+# ---- 14. Key soundness on both drivers ------------------------------------------------
+# bench/soundness.sh: 31 invalidation cases, each with the verdict it must
+# get, through jitcache, the driver's own cache and a whole-environment hash,
+# on Debian 12's driver and in the test bed on the 2026 driver (~1 min each).
+# Alone: make bench-soundness.
+if ! skipped soundness; then
+	say "key soundness on both drivers: bench/soundness.sh"
+	MB=${MODERN_BUILD:-$B-sid}
+	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
+	if ! BUILD=$B bash "$ROOT/bench/soundness.sh" "$OUT" >"$OUT/soundness.out" 2>"$OUT/soundness.err" ||
+		! "$ROOT/tests/testbed/run" env BUILD="$MB" bash "$ROOT/bench/soundness.sh" \
+			"$OUT" >>"$OUT/soundness.out" 2>>"$OUT/soundness.err"; then
+		echo "bench: bench/soundness.sh failed (see $OUT/soundness.err)" >&2
+		tail -n 5 "$OUT/soundness.err" >&2
+		failed="$failed soundness"
+	fi
+	section_done "soundness"
+fi
+
 # ---- report ----------------------------------------------------------------------
 end_all=$(date +%s.%N)
 awk -v a="$start_all" -v b="$end_all" 'BEGIN { printf "elapsed_s %.0f\n", b - a }' >>"$OUT/machine.txt"
@@ -635,6 +658,17 @@ if [ -s "$OUT/jax.md" ]; then
 fi
 if [ -s "$OUT/llama.md" ]; then
 	{ printf '\n## ipex-llm'"'"'s llama.cpp, and first run warm for every Arc target (bench/llama.sh)\n\n'; cat "$OUT/llama.md"; } >>"$RESULTS"
+fi
+if compgen -G "$OUT/soundness-*.md" >/dev/null; then
+	{
+		printf '\n## Key soundness (bench/soundness.sh)\n\n'
+		echo "Each case changes one thing from a request already cached and must miss (other code) or"
+		echo "hit (the same code); stale = a hit that must miss, spurious = a miss that must hit."
+		for f in "$OUT"/soundness-*.md; do
+			printf '\n### %s\n\n' "$(basename "$f" .md | sed 's/soundness-debian12/Debian 12 (NEO 22.43.24595, IGC 1.0.12504)/; s/soundness-neo-2026/Intel 2026 (NEO 26.27.39122, IGC 2.40.14), test bed/')"
+			cat "$f"
+		done
+	} >>"$RESULTS"
 fi
 if [ -s "$OUT/pocl.md" ]; then
 	{

@@ -2,9 +2,13 @@
 #include "key/cl_request.h"
 #include "key/compiler.h"
 #include "key/include.h"
+#include "key/spirv.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /* The driver and compiler libraries whose builds decide the output: Intel's
  * NEO + IGC (2.x of the 2025+ drivers, and 1.x), PoCL + its LLVM, NVIDIA's
@@ -41,6 +45,56 @@ static int keep_include(void *ctx, char kind, const char *name, size_t len)
 
 /* ---- the program's input ------------------------------------------------ */
 
+/* A hash of OpenCL C without its comments and with each run of white space
+ * one blank (none at the ends), for `jitcache explain` alone: two sources
+ * with the same one differ only in what a compiler's debug information
+ * would show (line numbers).  String and character literals are kept as
+ * they are. */
+static uint64_t source_semantic_hash(const char *t, size_t n)
+{
+	char *out = malloc(n + 1);
+	if (!out)
+		return 0;
+	size_t o = 0;
+	int blank = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = t[i];
+		if (c == '/' && i + 1 < n && t[i + 1] == '/') {
+			while (i < n && t[i] != '\n')
+				i++;
+			blank = 1;
+			continue;
+		}
+		if (c == '/' && i + 1 < n && t[i + 1] == '*') {
+			for (i += 2; i + 1 < n && !(t[i] == '*' && t[i + 1] == '/'); i++)
+				;
+			i++;
+			blank = 1;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+			blank = 1;
+			continue;
+		}
+		if (blank && o)
+			out[o++] = ' ';
+		blank = 0;
+		out[o++] = c;
+		if (c == '"' || c == '\'') { /* a literal, to its end */
+			for (i++; i < n && t[i] != c && t[i] != '\n'; i++) {
+				out[o++] = t[i];
+				if (t[i] == '\\' && i + 1 < n)
+					out[o++] = t[++i];
+			}
+			if (i < n)
+				out[o++] = t[i];
+		}
+	}
+	uint64_t h = XXH3_64bits(out, o);
+	free(out);
+	return h ? h : 1;
+}
+
 int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **strings,
 		       const size_t *lengths)
 {
@@ -60,6 +114,7 @@ int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **stri
 	struct jc_fp *fp = jc_fp_begin("cl.source");
 	jc_fp_bytes(fp, "source", text, total);
 	jc_fp_end(fp, &in->digest);
+	in->semantic = source_semantic_hash(text, total);
 	int rc = fp ? jc_include_scan(text, total, keep_include, in) : -1;
 	in->text = text;
 	in->text_size = total;
@@ -77,6 +132,7 @@ int jc_cl_input_il(struct jc_cl_input *in, const void *il, size_t size)
 		return -1;
 	jc_fp_bytes(fp, "il", il, size);
 	jc_fp_end(fp, &in->digest);
+	in->semantic = jc_spirv_semantic_hash(il, size);
 	if ((in->text = malloc(size ? size : 1)))
 		memcpy(in->text, il, size);
 	in->text_size = size;
@@ -135,6 +191,7 @@ int jc_cl_key(const struct jc_cl_input *in, const char *options,
 	if (!fp)
 		return -1;
 	jc_fp_bytes(fp, "input", in->digest.bytes, sizeof in->digest.bytes);
+	jc_fp_note_u64(fp, "input.semantic", in->semantic);
 	jc_fp_str(fp, "options", options);
 	jc_fp_u64(fp, "spec.count", in->n_specs);
 	for (size_t i = 0; i < in->n_specs; i++) {

@@ -41,6 +41,9 @@ struct jc_cl_spec {
 
 struct jc_cl_input {
 	struct jc_key digest;     /* the source text or the IL bytes */
+	uint64_t semantic;        /* a hash of it without debug information
+				   * (comments, white space; SPIR-V's debug
+				   * instructions): for explain only, 0 = none */
 	int from_il;
 	size_t n_includes;
 	char **includes;          /* '"' or '<' then the name; '?' for a macro */

@@ -160,6 +160,19 @@ void jc_fp_environment_of(struct jc_fp *fp, const char *const *env)
 	free(picked);
 }
 
+void jc_fp_neo_revision_override(struct jc_fp *fp)
+{
+	extern char **environ;
+	const char *value = NULL;
+	if (environ && neo_reads_debug_keys((const char *const *)environ))
+		for (char **e = environ; *e && !value; e++) {
+			const char *key = neo_debug_key(*e);
+			if (key && is_named(key, "OverrideRevision"))
+				value = key + strlen("OverrideRevision=");
+		}
+	jc_fp_str(fp, "device.revision", value);
+}
+
 void jc_fp_environment(struct jc_fp *fp)
 {
 	extern char **environ;

@@ -41,4 +41,13 @@ void jc_fp_libraries(struct jc_fp *fp, const char *const *names);
 void jc_fp_environment(struct jc_fp *fp);
 void jc_fp_environment_of(struct jc_fp *fp, const char *const *env);
 
+/* The stepping Intel's driver is told to simulate (its debug key
+ * OverrideRevision, in any of NEO's forms, read only with NEOReadDebugKeys
+ * as the driver reads it) into fp as "device.revision", or NULL.  For a
+ * device whose driver reports no IP version (Debian 12's 22.43): there the
+ * stepping is visible nowhere else, and IGC's code depends on it (measured:
+ * DG2 revisions 0, 4 and 8 give three binaries).  The other simulation keys
+ * stay out of the key: the identity they set is the one the driver reports. */
+void jc_fp_neo_revision_override(struct jc_fp *fp);
+
 #endif

@@ -93,6 +93,8 @@ static void parse(const uint8_t *t, size_t len, struct fields *fs)
 			   !strcmp(label, "source")) {
 			snprintf(name, sizeof name, "input %d", inputs++);
 			add(fs, name, value);
+		} else if (!strcmp(label, "spirv.semantic") || !strcmp(label, "input.semantic")) {
+			add(fs, "semantic", value); /* of the first input */
 		} else if (!strcmp(label, "flags")) {
 			snprintf(name, sizeof name, "flags %d", flags++);
 			add(fs, name, value);
@@ -117,6 +119,41 @@ static const char *shorter(const char *v, char buf[40])
 		return "(unset)";
 	snprintf(buf, 40, "%.16s%s", v, strlen(v) > 16 ? "..." : "");
 	return buf;
+}
+
+/* An IP version as Level Zero and OpenCL give it (major << 22 | minor << 14
+ * | revision) in its usual form, 12.55.8. */
+static const char *ip_text(const char *v, char buf[40])
+{
+	if (!v)
+		return "(none)";
+	char *end;
+	unsigned long ip = strtoul(v, &end, 10);
+	if (*end || !ip)
+		return v;
+	snprintf(buf, 40, "%lu.%lu.%lu", ip >> 22, (ip >> 14) & 0xff, ip & 0x3fff);
+	return buf;
+}
+
+/* The device's identity changed: which field of it (the IP version with its
+ * stepping, the device id, the simulated revision, the driver's version),
+ * old -> new, where the trace has them (a digest alone: "another GPU"). */
+static void device_change(const char *n, const char *old, const char *now, char *out, size_t size)
+{
+	char o[40], w[40];
+	if (!strcmp(n, "device.ip") || !strcmp(n, "device.intel-ip-version"))
+		snprintf(out, size, "device changed: IP version %s -> %s (another GPU or stepping)",
+			 ip_text(old, o), ip_text(now, w));
+	else if (!strcmp(n, "device.id") || !strcmp(n, "device.intel-id"))
+		snprintf(out, size, "device changed: device id 0x%lx -> 0x%lx",
+			 old ? strtoul(old, NULL, 10) : 0, now ? strtoul(now, NULL, 10) : 0);
+	else if (!strcmp(n, "device.revision"))
+		snprintf(out, size, "device changed: simulated stepping (OverrideRevision) %s -> %s",
+			 old ? old : "(unset)", now ? now : "(unset)");
+	else if (!strcmp(n, "device"))
+		snprintf(out, size, "device changed (another GPU, IP version or stepping)");
+	else
+		snprintf(out, size, "device changed: %s: %s -> %s", n, shorter(old, o), shorter(now, w));
 }
 
 /* How many fields differ between a and b. */
@@ -146,12 +183,14 @@ static const char *differ(const struct fields *a, const struct fields *b, char *
 			const char *old = pass ? vx : vy, *now = pass ? vy : vx;
 			char o[40], w[40];
 			if (!strncmp(n, "lib ", 4)) {
+				/* build-ids in full: two builds' may share their first
+				 * bytes (and sizes, mtimes are short anyway) */
 				snprintf(out, size, "driver or compiler build changed: %s: %s -> %s", n + 4,
-					 shorter(old, o), shorter(now, w));
+					 old ? old : "(absent)", now ? now : "(absent)");
 				return "driver";
 			}
-			if (!strcmp(n, "device")) {
-				snprintf(out, size, "device changed (another GPU, IP version or stepping)");
+			if (!strncmp(n, "device", 6) || !strncmp(n, "driver", 6)) {
+				device_change(n, old, now, out, size);
 				return "device";
 			}
 			if (!strcmp(n, "options") || !strncmp(n, "flags", 5)) {
@@ -227,11 +266,29 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 			e = &seen[i];
 		}
 	}
+	/* None for this input: one whose input differs only in debug
+	 * information (the same semantic hash), if any. */
+	const char *sem = value_of(b, "semantic");
+	const struct jc_miss *d = NULL;
+	for (size_t i = n; !e && sem && i-- > 0;) {
+		if ((m->seq && seen[i].seq >= m->seq) || !seen[i].trace_len)
+			continue;
+		parse(seen[i].trace, seen[i].trace_len, a);
+		const char *ea = value_of(a, "api"), *es = value_of(a, "semantic");
+		if (api && ea && es && !strcmp(api, ea) && !strcmp(sem, es)) {
+			d = &seen[i];
+			break;
+		}
+	}
 	if (e)
 		parse(e->trace, e->trace_len, a);
 	char diff[512];
 	if (!m->trace_len) {
 		snprintf(out, size, "found nowhere (no trace of its key was recorded)%s", failed);
+	} else if (!e && d) {
+		what = "debug";
+		snprintf(out, size, "the input differs only in debug information from pid %u's "
+			 "(comments, white space, line numbers, names)%s", d->pid, failed);
 	} else if (!e) {
 		what = "new";
 		snprintf(out, size, "never seen before (no earlier request for this input among "

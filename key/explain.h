@@ -6,8 +6,10 @@
  * (key/fingerprint.h): never seen before; the driver or compiler build
  * (which library, old -> new build-id); the device; build options (old ->
  * new); a specialization constant; an environment variable in the key
- * (name, old -> new); an included file's contents (path); or nothing, when
- * the entry of an identical request was evicted or removed.
+ * (name, old -> new); an included file's contents (path); an input that
+ * differs only in debug information from an earlier one (the same hash
+ * without it: key/spirv.h, key/cl_request.c); or nothing, when the entry
+ * of an identical request was evicted or removed.
  */
 #ifndef JITCACHE_KEY_EXPLAIN_H
 #define JITCACHE_KEY_EXPLAIN_H
@@ -20,7 +22,7 @@
  * first; m may be among them: only those before it are compared), in
  * out.  Also for a miss not yet recorded (seq 0: every record is
  * earlier).  Returns a short name of the cause ("new", "driver",
- * "device", "options", "spec", "env", "include", "input", "evicted",
+ * "device", "options", "spec", "env", "include", "input", "debug", "evicted",
  * "damaged", "rejected", "not_trusted", "unreachable", "unknown"). */
 const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size_t n,
 		       char *out, size_t size);

@@ -85,8 +85,9 @@ static void trace_bytes(struct jc_fp *fp, const char *label, const void *data, s
 	trace_add(fp, label, JC_FP_HASH, v, 16);
 }
 
-static void inline_libraries(struct jc_fp *fp, const void *digest, size_t size)
+static int inline_libraries(struct jc_fp *fp, const void *digest, size_t size)
 {
+	int done = 0;
 	pthread_mutex_lock(&lib_lock);
 	for (int i = 0; i < LIB_TRACES; i++)
 		if (size == JC_KEY_BYTES && lib_traces[i].len &&
@@ -94,9 +95,11 @@ static void inline_libraries(struct jc_fp *fp, const void *digest, size_t size)
 		    fp->tlen + lib_traces[i].len <= JC_FP_TRACE_MAX - 8) {
 			memcpy(fp->trace + fp->tlen, lib_traces[i].bytes, lib_traces[i].len);
 			fp->tlen += lib_traces[i].len;
+			done = 1;
 			break;
 		}
 	pthread_mutex_unlock(&lib_lock);
+	return done;
 }
 
 size_t jc_fp_trace_of(const struct jc_key *key, const uint8_t **bytes)
@@ -126,7 +129,9 @@ struct jc_fp *jc_fp_begin(const char *api)
 		return NULL;
 	XXH3_128bits_reset(&fp->state);
 	fp->tlen = 0;
-	fp->libraries = !strcmp(api, "libraries");
+	/* the libraries' and a Level Zero device's identity are made once and
+	 * enter keys as a digest: their traces are kept to inline */
+	fp->libraries = !strcmp(api, "libraries") || !strcmp(api, "ze.device");
 	jc_fp_u64(fp, "jitcache.key.version", JC_KEY_VERSION);
 	jc_fp_str(fp, "api", api);
 	return fp;
@@ -141,7 +146,7 @@ void jc_fp_bytes(struct jc_fp *fp, const char *label, const void *data, size_t s
 		feed(fp, data, size);
 	if (!strcmp(label, "libraries"))
 		inline_libraries(fp, data, size);
-	else
+	else if (strcmp(label, "device") || !inline_libraries(fp, data, size))
 		trace_bytes(fp, label, data, size);
 }
 
@@ -170,6 +175,15 @@ void jc_fp_u64(struct jc_fp *fp, const char *label, uint64_t value)
 	feed_label(fp, label, sizeof value);
 	feed(fp, &value, sizeof value);
 	trace_add(fp, label, JC_FP_TEXT, text, (size_t)snprintf(text, sizeof text, "%llu",
+								   (unsigned long long)value));
+}
+
+void jc_fp_note_u64(struct jc_fp *fp, const char *label, uint64_t value)
+{
+	if (!fp || !value)
+		return;
+	char text[24];
+	trace_add(fp, label, JC_FP_TEXT, text, (size_t)snprintf(text, sizeof text, "%016llx",
 								   (unsigned long long)value));
 }
 

@@ -33,6 +33,9 @@ void jc_fp_bytes(struct jc_fp *fp, const char *label, const void *data, size_t s
 void jc_fp_str(struct jc_fp *fp, const char *label, const char *s);
 void jc_fp_u64(struct jc_fp *fp, const char *label, uint64_t value);
 void jc_fp_end(struct jc_fp *fp, struct jc_key *out);
+/* A fact for the trace alone (`jitcache explain`), not in the key: e.g. a
+ * hash of the input without its debug information. */
+void jc_fp_note_u64(struct jc_fp *fp, const char *label, uint64_t value);
 
 /* The trace of a key: every field that went into it, in order, with its
  * label and value (text for strings, numbers and build-ids, a hash and

@@ -25,4 +25,14 @@
 int jc_spirv_spec_sizes(const void *module, size_t size, uint32_t count,
 			const uint32_t *spec_ids, uint32_t *sizes);
 
+/* A hash of the module without its debug information, for `jitcache
+ * explain` only (never in a key): the instructions that change no code are
+ * left out (OpSource*, OpName, OpMemberName, OpString, OpLine, OpNoLine,
+ * OpModuleProcessed, the imports of the NonSemantic.* and DebugInfo
+ * extended instruction sets with every OpExtInst of theirs, and
+ * SPV_KHR_non_semantic_info), and so is the header's id bound, which they
+ * raise.  Two modules with the same hash and other bytes differ only in
+ * debug information.  0 if the bytes are not SPIR-V. */
+uint64_t jc_spirv_semantic_hash(const void *module, size_t size);
+
 #endif

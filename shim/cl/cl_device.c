@@ -1,6 +1,7 @@
 /* OpenCL device identity, asked of the driver (see cl_device.h). */
 #include "shim/cl/cl_device.h"
 
+#include "key/compiler.h"
 #include "shim/shim.h"
 
 #include <stdlib.h>
@@ -46,9 +47,10 @@ static int intel_u32(cl_device_id dev, cl_device_info param, cl_uint *value)
 	return jc_cl_real()->clGetDeviceInfo(dev, param, sizeof *value, value, NULL) == CL_SUCCESS;
 }
 
-/* An Intel device is keyed by its IP version (with its stepping) and device
- * id, as Level Zero's are (shim/ze.c): the marketing name decides nothing
- * there.  Other devices, which have no IP version, keep their name. */
+/* An Intel device is keyed by its IP version (with its stepping), as Level
+ * Zero's are (shim/ze/ze.c): neither the marketing name nor the device id
+ * decides the code.  Without an IP version, the device id and the simulated
+ * stepping; other devices, which have no IP version, keep their name. */
 static int hash_device(struct jc_fp *fp, cl_device_id dev)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
@@ -65,14 +67,18 @@ static int hash_device(struct jc_fp *fp, cl_device_id dev)
 	    hash_platform_str(fp, "platform.name", platform, CL_PLATFORM_NAME) ||
 	    hash_platform_str(fp, "platform.version", platform, CL_PLATFORM_VERSION))
 		return -1;
+	if (has_ip) {
+		/* the IP version decides the code, not the device id (shim/ze/ze.c) */
+		jc_fp_u64(fp, "device.intel-ip-version", ip);
+		return 0;
+	}
+	jc_fp_str(fp, "device.intel-ip-version", NULL);
 	if (intel_u32(dev, JC_CL_DEVICE_ID_INTEL, &intel_id))
 		jc_fp_u64(fp, "device.intel-id", intel_id);
 	else
 		jc_fp_str(fp, "device.intel-id", NULL);
-	if (has_ip)
-		jc_fp_u64(fp, "device.intel-ip-version", ip);
-	else
-		jc_fp_str(fp, "device.intel-ip-version", NULL);
+	if (vendor == 0x8086)
+		jc_fp_neo_revision_override(fp);
 	return 0;
 }
 

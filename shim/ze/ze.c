@@ -23,6 +23,7 @@
  * are a fixed set of small functions, each bound to one slot that records the
  * real pointer it stands for.
  */
+#include "key/compiler.h"
 #include "key/fingerprint.h"
 #include "key/memo.h"
 #include "key/recipe.h"
@@ -441,16 +442,23 @@ static int identify_device(const struct ze_fns *fn, ze_device_handle_t device,
 		return -1;
 	}
 	jc_fp_u64(fp, "device.vendor", p.vendorId);
-	jc_fp_u64(fp, "device.id", p.deviceId);
 	/* What decides the code is the IP version (with its stepping), not the
 	 * marketing name: IGC's binary is byte-equal under any name the driver
 	 * is told to report (OverrideDeviceName), and the name follows from the
 	 * device id anyway.  Without the name, an entry built on a simulated GPU
 	 * is the one the real GPU looks up. */
-	if (ip_supported)
+	if (ip_supported && ip.ipVersion) {
+		/* The IP version decides the code, not the device id: IGC's binary
+		 * is byte-equal across device ids of one IP version (an A750 and
+		 * an A770 share their entries; issue 31). */
 		jc_fp_u64(fp, "device.ip", ip.ipVersion);
-	else
+	} else {
+		/* No IP version (Debian 12's 22.43): the device id and the
+		 * simulated stepping are all that tell GPUs apart. */
 		jc_fp_str(fp, "device.ip", NULL);
+		jc_fp_u64(fp, "device.id", p.deviceId);
+		jc_fp_neo_revision_override(fp);
+	}
 	jc_fp_end(fp, id);
 	return 0;
 }

@@ -3,7 +3,8 @@
  * the module, and may only answer sizes a scalar can have.  The first byte
  * says how many ids (0-7) the next 4-byte words are; the rest is the
  * module, copied to a buffer of exactly its size.  A size is whole bytes of
- * a scalar of at most 64 bits. */
+ * a scalar of at most 64 bits.  The hash without debug information
+ * (jc_spirv_semantic_hash) must survive the same modules. */
 #include "key/spirv.h"
 
 #include <stdlib.h>
@@ -27,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t i = 0; i < n; i++)
 			if (sizes[i] < 1 || sizes[i] > 8)
 				abort();
+	(void)jc_spirv_semantic_hash(module, size);
 	free(module);
 	return 0;
 }

@@ -4,7 +4,8 @@
 # and explain names its cause in one line, found by comparing the request
 # with the nearest earlier one for the same program input: never seen
 # before, build options (old -> new), an environment variable of the key,
-# an included file's contents, the entry evicted or removed, found damaged,
+# an included file's contents, a source that differs only in comments and
+# white space (debug information), the entry evicted or removed, found damaged,
 # a tier unreachable, the build failed.  At JITCACHE_LOG=info the miss
 # prints the same line.  --last, a program name, a key, --json.
 . "$(dirname "$0")/../lib.sh"
@@ -45,6 +46,17 @@ check "an included file's contents: its name" grep -q "included file scale.h: co
 build hit ""
 check "a hit records nothing" grep -q "jitcache: 1 hits, 0 misses" hit.err
 check "... explain --last still names the last miss" grep -q "included file" <(last)
+# The source with a comment and other white space: the same code, other
+# line numbers; then with a real change.
+cp k.cl k.orig
+{ echo '/* the same program, commented */'; sed 's/^\t/    /' k.orig; } >k.cl
+build comment ""
+check "a comment and white space only: the input differs only in debug information" \
+	grep -q "the input differs only in debug information" <(last)
+sed 's/1\.0f/1.5f/' k.orig >k.cl
+build changed ""
+check "... a change of code is never seen before" grep -q "never seen before" <(last)
+cp k.orig k.cl
 "$JITCACHE" clear >/dev/null
 build evicted ""
 check "the same request after its entry was removed: evicted or removed" \
@@ -63,9 +75,9 @@ check "a build that failed: said" grep -q "never seen before.*; the build failed
 
 # ---- selections and --json ----------------------------------------------------
 n=$("$JITCACHE" explain | wc -l)
-check "explain: one line per recorded miss (7)" test "$n" = 7
-check "explain PROGRAM: the program's misses (7 of cl_build)" \
-	test "$("$JITCACHE" explain cl_build | wc -l)" = 7
+check "explain: one line per recorded miss (9)" test "$n" = 9
+check "explain PROGRAM: the program's misses (9 of cl_build)" \
+	test "$("$JITCACHE" explain cl_build | wc -l)" = 9
 check "explain PROGRAM: none of another" grep -q "^no miss recorded for other" <("$JITCACHE" explain other)
 key=$(sed -n 's/^jitcache: OpenCL build \([0-9a-f]*\): miss: .*-DTWICE.*/\1/p' opts.err)
 check "explain KEY (a prefix): that miss" \
@@ -74,8 +86,8 @@ check "explain --json: valid, each with program, pid, key, cause, build_failed, 
 	python3 -c '
 import json, sys
 v = json.load(sys.stdin)
-assert len(v) == 7, len(v)
-assert [m["cause"] for m in v] == ["new", "options", "env", "include", "evicted", "damaged", "new"], v
+assert len(v) == 9, len(v)
+assert [m["cause"] for m in v] == ["new", "options", "env", "include", "debug", "new", "evicted", "damaged", "new"], v
 assert v[-1]["build_failed"] and all(m["program"] == "cl_build" and m["pid"] > 0 for m in v)
 assert v[1]["key"] == sys.argv[1]' "$key" < <("$JITCACHE" explain --json)
 check "the ring of misses is bounded: its file has its one size (266240 bytes)" \

@@ -4,9 +4,10 @@
 # dpnp, examples/sycl/workload.py, its modules through zeModuleCreate) and
 # oneDNN's SYCL build (build/examples/onednn_sycl, its OpenCL C through
 # clBuildProgram) run once on a simulated Arc A770, which records their
-# recipes; `jitcache warm --for a580 --export` then compiles them for an
-# Arc A580 (another device id, so other keys), and each program's first run
-# on a process that presents an A580's real identity, with a fresh cache and
+# recipes; `jitcache warm --for a380 --export` then compiles them for an
+# Arc A380 (another IP version, 12.56.5, so other keys; an A580 shares
+# the A770's 12.55.8, and so its entries), and each program's first run
+# on a process that presents an A380's real identity, with a fresh cache and
 # the export as a read-only layer, misses nothing.  (SYCL's runtime and
 # oneDNN's engine do not start on the simulated B580: modern_warm.sh covers
 # it with plain Level Zero and OpenCL programs.)  Skipped elsewhere.
@@ -31,8 +32,8 @@ present() { # GPU: the 2026 driver's simulation of that GPU's real identity
 		OverrideMaxWorkgroupSize=1024
 	case $1 in
 	a770) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A0 ;;
-	a580) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A2 \
-		OverrideDeviceName="Intel(R) Arc(TM) A580 Graphics" ;;
+	a380) export ProductFamilyOverride=dg2-g11-b1 ForceDeviceId=56A5 \
+		OverrideDeviceName="Intel(R) Arc(TM) A380 Graphics" ;;
 	esac
 }
 KERNELS=4
@@ -57,18 +58,18 @@ check "recording: SYCL compiled $sycl_n modules, oneDNN $dnnl_n programs" \
 	test "${sycl_n:-0}" -gt 0 -a "${dnnl_n:-0}" -gt 0
 check "recording: one recipe per compile" test "$(recipes)" -eq $((sycl_n + dnnl_n))
 
-"$JITCACHE" warm --for a580 --export "$T/a580.tar.zst" >"$T/warm.out" 2>&1
-check "warm --for a580: succeeds" test $? -eq 0
-check "warm --for a580: every recipe compiled, none failed" \
+"$JITCACHE" warm --for a380 --export "$T/a380.tar.zst" >"$T/warm.out" 2>&1
+check "warm --for a380: succeeds" test $? -eq 0
+check "warm --for a380: every recipe compiled, none failed" \
 	grep -q "$((sycl_n + dnnl_n)) compiled, 0 already cached, 0 failed" "$T/warm.out"
-JITCACHE_DIR=$T/layer "$JITCACHE" import "$T/a580.tar.zst" >/dev/null 2>&1 && chmod -R go-w "$T/layer"
+JITCACHE_DIR=$T/layer "$JITCACHE" import "$T/a380.tar.zst" >/dev/null 2>&1 && chmod -R go-w "$T/layer"
 
 export JITCACHE_LAYERS=$T/layer
-(present a580; JITCACHE_DIR=$T/cache-a580s cached "${SYCL[@]}" >"$T/sycl-a580.out" 2>&1)
-(present a580; JITCACHE_DIR=$T/cache-a580 cached "$ONEDNN" >"$T/dnnl-a580.out" 2>&1)
-check "A580 identity: SYCL's first run ran" grep -q '^device: level_zero:gpu' "$T/sycl-a580.out"
-check "A580 identity: SYCL's first run misses nothing ($(summary hits "$T/sycl-a580.out") hits)" \
-	sh -c "test $(summary misses "$T/sycl-a580.out") -eq 0 && test $(summary hits "$T/sycl-a580.out") -eq $sycl_n"
-check "A580 identity: oneDNN's first run misses nothing ($(summary hits "$T/dnnl-a580.out") hits)" \
-	sh -c "test $(summary misses "$T/dnnl-a580.out") -eq 0 && test $(summary hits "$T/dnnl-a580.out") -eq $dnnl_n"
+(present a380; JITCACHE_DIR=$T/cache-a380s cached "${SYCL[@]}" >"$T/sycl-a380.out" 2>&1)
+(present a380; JITCACHE_DIR=$T/cache-a380 cached "$ONEDNN" >"$T/dnnl-a380.out" 2>&1)
+check "A380 identity: SYCL's first run ran" grep -q '^device: level_zero:gpu' "$T/sycl-a380.out"
+check "A380 identity: SYCL's first run misses nothing ($(summary hits "$T/sycl-a380.out") hits)" \
+	sh -c "test $(summary misses "$T/sycl-a380.out") -eq 0 && test $(summary hits "$T/sycl-a380.out") -eq $sycl_n"
+check "A380 identity: oneDNN's first run misses nothing ($(summary hits "$T/dnnl-a380.out") hits)" \
+	sh -c "test $(summary misses "$T/dnnl-a380.out") -eq 0 && test $(summary hits "$T/dnnl-a380.out") -eq $dnnl_n"
 finish

@@ -117,7 +117,9 @@ check "env: one entry for each ($n)" test "$(entries)" -eq "$n"
 
 # A driver that refuses the IP version structure (a stand-in preloaded after
 # jitcache): asked again without it, the module is still cached, under
-# another device identity than the one with the IP version.
+# another device identity than the one with the IP version (the 2026
+# driver's); Debian 12's 22.43 ignores the structure, knowing no IP version
+# either: the same identity (device id and stepping), the same entry.
 rm -rf "$JITCACHE_DIR"
 mkdir -p "$T/noip"
 check "no IP version: stand-in builds" cc -shared -fPIC -O1 -D_GNU_SOURCE -I"$ROOT" \
@@ -129,7 +131,12 @@ run i2 "$T/reduce.spv"
 check "no IP version: the structure was refused" grep -q "^no-ip: refused" "$T/i0.out"
 check "no IP version: module stored" stored i0
 check "no IP version: a hit" hit i1
-check "no IP version: the driver that has it gets its own entry" stored i2
-check "no IP version: two entries" test "$(entries)" -eq 2
+if modern_driver; then
+	check "no IP version: the driver that has it gets its own entry" stored i2
+	check "no IP version: two entries" test "$(entries)" -eq 2
+else
+	check "no IP version: the driver that reports none either: a hit" hit i2
+	check "no IP version: one entry" test "$(entries)" -eq 1
+fi
 
 finish

@@ -13,6 +13,7 @@
 /* A Level Zero request, as ze_request.c keys one, with what may vary. */
 struct req {
 	const char *spirv, *flags, *device, *build_id, *env, *spec;
+	uint64_t semantic; /* the input's hash without debug information */
 };
 
 static struct jc_miss make(const struct req *r, uint64_t seq, int cause)
@@ -26,6 +27,7 @@ static struct jc_miss make(const struct req *r, uint64_t seq, int cause)
 		jc_fp_bytes(fp, "spec.value", r->spec, strlen(r->spec));
 	}
 	jc_fp_bytes(fp, "spirv", r->spirv, strlen(r->spirv));
+	jc_fp_note_u64(fp, "spirv.semantic", r->semantic);
 	jc_fp_str(fp, "flags", r->flags);
 	jc_fp_bytes(fp, "device", r->device, strlen(r->device));
 	jc_fp_str(fp, "lib", "libigc.so.2");
@@ -59,7 +61,7 @@ static void test_ring(void)
 	size_t n = 0;
 	if (!mkdtemp(dir))
 		return;
-	const struct req r = { "S", "-O1", "d", "\x01", NULL, NULL };
+	const struct req r = { "S", "-O1", "d", "\x01", NULL, NULL, 0 };
 	int ok = 1;
 	for (int i = 0; i < 200; i++) {
 		struct jc_miss m = make(&r, 0, JC_CAUSE_NOT_FOUND);
@@ -82,7 +84,7 @@ static void test_ring(void)
 int main(void)
 {
 	char line[640];
-	const struct req base = { "SPIRV-A", "-O2", "dev-a", "\x01\x02\x03", "IGC_X=1", "v1" };
+	const struct req base = { "SPIRV-A", "-O2", "dev-a", "\x01\x02\x03", "IGC_X=1", "v1", 0 };
 	struct req r;
 	const char *what;
 
@@ -120,6 +122,42 @@ int main(void)
 	what = explain(&base, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);
 	CHECK(!strcmp(what, "spec") && strstr(line, "specialization constant 7"), "spec constant: %s",
 	      line);
+
+	/* A device's fields, where its identity is traced (the IP version as
+	 * 12.55.8; 22.43's device id and simulated stepping). */
+	static const struct { const char *label; uint64_t a, b; const char *want; } dev[] = {
+		{ "device.ip", 0x30dc008, 0x30dc004, "IP version 12.55.8 -> 12.55.4" },
+		{ "device.id", 0x56a0, 0x56a5, "device id 0x56a0 -> 0x56a5" },
+		{ "device.revision", 4, 8, "simulated stepping (OverrideRevision) 4 -> 8" },
+	};
+	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) {
+		struct jc_miss dm[2];
+		for (int j = 0; j < 2; j++) {
+			dm[j] = (struct jc_miss){ .seq = (uint64_t)j + 1, .pid = 7 };
+			struct jc_fp *fp = jc_fp_begin("ze.module");
+			jc_fp_bytes(fp, "spirv", "S", 1);
+			jc_fp_u64(fp, dev[i].label, j ? dev[i].b : dev[i].a);
+			jc_fp_end(fp, &dm[j].key);
+			const uint8_t *t;
+			dm[j].trace_len = jc_fp_trace_of(&dm[j].key, &t);
+			memcpy(dm[j].trace, t, dm[j].trace_len);
+		}
+		what = jc_explain(&dm[1], dm, 2, line, sizeof line);
+		CHECK(!strcmp(what, "device") && strstr(line, dev[i].want), "device: %s: %s",
+		      dev[i].label, line);
+	}
+
+	/* Another input with the same hash without debug information: said so;
+	 * with another hash too: never seen before. */
+	struct req sb = base;
+	sb.semantic = 0x1234;
+	r = sb, r.spirv = "SPIRV-A-with-OpLine";
+	what = explain(&sb, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);
+	CHECK(!strcmp(what, "debug") && strstr(line, "differs only in debug information"),
+	      "debug information only: %s", line);
+	r.semantic = 0x5678;
+	what = explain(&sb, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);
+	CHECK(!strcmp(what, "new"), "another input, not only debug information: %s", line);
 
 	r = base;
 	what = explain(&base, &r, JC_CAUSE_NOT_FOUND, line, sizeof line);

@@ -120,6 +120,39 @@ static void test_environment(void)
 	CHECK(same(&base, &k), "with NEOReadDebugKeys=0 it does not");
 }
 
+/* The stepping a driver without an IP version is told to simulate: keyed
+ * (another entry), as the driver reads it (only with NEOReadDebugKeys, in
+ * any of NEO's forms). */
+static void revision_key(struct jc_key *k)
+{
+	struct jc_fp *fp = jc_fp_begin("ze.device");
+	jc_fp_neo_revision_override(fp);
+	jc_fp_end(fp, k);
+}
+
+static void test_revision_override(void)
+{
+	struct jc_key none, r4, r8, k;
+	unsetenv("OverrideRevision");
+	unsetenv("NEO_OverrideRevision");
+	setenv("NEOReadDebugKeys", "1", 1);
+	revision_key(&none);
+	setenv("OverrideRevision", "4", 1);
+	revision_key(&r4);
+	setenv("OverrideRevision", "8", 1);
+	revision_key(&r8);
+	CHECK(!same(&none, &r4) && !same(&r4, &r8), "each simulated stepping its own identity");
+	unsetenv("OverrideRevision");
+	setenv("NEO_OverrideRevision", "4", 1);
+	revision_key(&k);
+	CHECK(same(&k, &r4), "NEO_OverrideRevision is the same key");
+	setenv("NEOReadDebugKeys", "0", 1);
+	revision_key(&k);
+	CHECK(same(&k, &none), "without NEOReadDebugKeys the driver reads none: none keyed");
+	unsetenv("NEO_OverrideRevision");
+	unsetenv("NEOReadDebugKeys");
+}
+
 /* Each variable, added to a simulated GPU's environment: does it change the key? */
 static int changes_key(const char *var)
 {
@@ -390,6 +423,7 @@ int main(void)
 	test_fingerprint();
 	test_memo();
 	test_environment();
+	test_revision_override();
 	test_environment_lists();
 	test_key_version();
 	test_build_ids();

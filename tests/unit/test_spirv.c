@@ -108,6 +108,32 @@ static void test_random_damage(void)
 	CHECK(handled, "20000 randomly damaged modules are handled");
 }
 
+/* The hash without debug information: OpName, OpString, OpLine, OpSource,
+ * a NonSemantic set's import and instructions and the id bound change
+ * nothing; an instruction that is code does. */
+static void test_semantic_hash(void)
+{
+	/* header; OpCapability Addresses; [debug]; OpTypeInt %2 32 0 */
+	uint32_t plain[] = { 0x07230203, 0x00010000, 0, 3, 0, (2u << 16) | 17, 4,
+			     (4u << 16) | 21, 2, 32, 0 };
+	uint32_t debug[] = { 0x07230203, 0x00010000, 0, 9, 0, (2u << 16) | 17, 4,
+			     (4u << 16) | 7, 5, 0x61, 0x62,              /* OpString %5 "a" */
+			     (3u << 16) | 3, 3, 200,                   /* OpSource OpenCL_C 200 */
+			     (3u << 16) | 5, 2, 0x746e69,              /* OpName %2 "int" */
+			     (6u << 16) | 11, 6, 0x536e6f4e, 0x6e616d65, 0x2e636974, 0,/* OpExtInstImport %6 "NonSemantic." */
+			     (5u << 16) | 12, 7, 8, 6, 1,              /* OpExtInst %7 = %6 1 */
+			     (4u << 16) | 8, 5, 10, 1,                 /* OpLine %5 10 1 */
+			     (4u << 16) | 21, 2, 32, 0 };
+	uint32_t other[] = { 0x07230203, 0x00010000, 0, 3, 0, (2u << 16) | 17, 4,
+			     (4u << 16) | 21, 2, 64, 0 };
+	uint64_t a = jc_spirv_semantic_hash(plain, sizeof plain);
+	CHECK(a != 0, "semantic hash of a module");
+	CHECK(jc_spirv_semantic_hash(debug, sizeof debug) == a,
+	      "debug instructions and the id bound change nothing");
+	CHECK(jc_spirv_semantic_hash(other, sizeof other) != a, "another type: another hash");
+	CHECK(jc_spirv_semantic_hash("not spirv", 9) == 0, "not SPIR-V: 0");
+}
+
 int main(void)
 {
 	words = spec_module(module);
@@ -115,6 +141,7 @@ int main(void)
 	test_byte_order();
 	test_bad_modules();
 	test_odd_types();
+	test_semantic_hash();
 	test_random_damage();
 	return check_summary();
 }
