@@ -19,8 +19,9 @@
 /* ---- targets ------------------------------------------------------------- */
 
 /* A GPU to prewarm for without having it: the driver's simulation settings
- * that give its real identity (device id and IP version: the key's view of
- * a device), and its real name (NEO's devices_base.inl), which the
+ * that give its real identity (its IP version is the key's view of a device;
+ * the device id is keyed only by a driver that reports no IP version), and
+ * its real name (NEO's devices_base.inl), which the
  * simulation reports only through OverrideDeviceName.  The IP versions are
  * what Intel's 2026 driver (NEO 26.27, IGC 2.40) reports for each. */
 struct target {
