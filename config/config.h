@@ -48,7 +48,8 @@
 	  "remote tiers shared by many machines, asked in order, separated by spaces: " \
 	  "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], redis+unix:///PATH[?db=N], "      \
 	  "http(s)://HOST[:PORT]/PATH or s3://BUCKET[/PREFIX], each followed by "       \
-	  "|read-only, |layout=subdirs|flat|bazel, |auth-file=/PATH, |ca-file=/PATH; "  \
+	  "|read-only, |layout=subdirs|flat|bazel, |auth-file=/PATH, |ca-file=/PATH, "  \
+	  "|connect-timeout=SECS, |timeout=SECS; "                                        \
 	  "empty or off: none")                                                          \
 	X(remote, password_file, PATH, remote_password_file, "", "JITCACHE_REMOTE_PASSWORD_FILE", \
 	  "file whose first line is the Redis password (not in the URL or environment)") \
@@ -59,9 +60,9 @@
 	  "(they never hold the program up before); the rest are dropped, each is "     \
 	  "in the local store")                                                          \
 	X(remote, connect_timeout, SECS, remote_connect_timeout, "0.2", "JITCACHE_REMOTE_CONNECT_TIMEOUT", \
-	  "seconds to wait for a connection")                                           \
+	  "seconds to wait for a connection (a web or S3 remote: at least 2)")         \
 	X(remote, timeout,     SECS,  remote_timeout, "0.5", "JITCACHE_REMOTE_TIMEOUT",    \
-	  "seconds to wait for each answer of the remote")                              \
+	  "seconds to wait for each answer of a remote (a web or S3 remote: at least 10)") \
 	X(remote, backoff,     SECS,  remote_backoff, "30",  "JITCACHE_REMOTE_BACKOFF",    \
 	  "seconds the remote is left alone after a failure")                           \
 	X(remote, lease,       SECS,  remote_lease,   "10",  "JITCACHE_REMOTE_LEASE",      \

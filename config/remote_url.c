@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -237,6 +238,21 @@ static int attr_path(const char *value, size_t n, char *out, size_t size, const 
 	return 0;
 }
 
+/* SECS: a number of seconds, more than 0 and at most an hour. */
+static int attr_seconds(const char *value, size_t n, double *out, const char **why)
+{
+	char buf[32], *end;
+	if (n == 0 || n >= sizeof buf)
+		return fail(why, "a timeout is a number of seconds");
+	memcpy(buf, value, n);
+	buf[n] = '\0';
+	double v = strtod(buf, &end);
+	if (*end || !(v > 0 && v <= 3600))
+		return fail(why, "a timeout is a number of seconds, more than 0 and at most 3600");
+	*out = v;
+	return 0;
+}
+
 static int attribute(const char *a, size_t n, struct jc_remote_spec *sp, const char **why)
 {
 #define IS(name) (n >= sizeof name - 1 && strncmp(a, name, sizeof name - 1) == 0)
@@ -257,8 +273,13 @@ static int attribute(const char *a, size_t n, struct jc_remote_spec *sp, const c
 		return attr_path(VALUE("auth-file="), sp->auth_file, sizeof sp->auth_file, why);
 	else if (sp->kind == JC_REMOTE_HTTP && IS("ca-file="))
 		return attr_path(VALUE("ca-file="), sp->ca_file, sizeof sp->ca_file, why);
+	else if (IS("connect-timeout="))
+		return attr_seconds(VALUE("connect-timeout="), &sp->connect_timeout, why);
+	else if (IS("timeout="))
+		return attr_seconds(VALUE("timeout="), &sp->timeout, why);
 	else
-		return fail(why, "unknown remote attribute (read-only, layout=, auth-file=, ca-file=)");
+		return fail(why, "unknown remote attribute (read-only, layout=, auth-file=, ca-file=, "
+			    "connect-timeout=, timeout=)");
 	return 0;
 #undef IS
 #undef VALUE

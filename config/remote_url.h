@@ -18,6 +18,8 @@
  *   |layout=bazel       http and s3: PATH/ac/<64 hex>, as bazel-remote serves
  *   |auth-file=/PATH    http: a file holding the credentials (never the URL)
  *   |ca-file=/PATH      https: trust this CA (default: the system's CA store)
+ *   |connect-timeout=S  seconds to connect (TLS included for https), this remote only
+ *   |timeout=S          seconds for each whole answer, this remote only
  *
  * Paths in attributes must be absolute.  An http(s) URL with user info is
  * refused: credentials go in auth-file.
@@ -79,6 +81,8 @@ struct jc_remote_spec {
 	enum jc_remote_layout layout;
 	char auth_file[1024];         /* "" : none */
 	char ca_file[1024];           /* "" : the system's CA store */
+	double connect_timeout;       /* seconds; 0: not given (the [remote] settings') */
+	double timeout;               /* seconds; 0: not given */
 };
 
 /* Parse the list into out[0..*n-1] (at most JC_REMOTES_MAX).  "" and "off"

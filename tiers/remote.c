@@ -74,14 +74,24 @@ static void register_handlers(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+static double at_least(double v, double least)
+{
+	return v > least ? v : least; /* also NaN */
+}
+
 /* Open the i-th tier (r->specs[i]); a tier that cannot be opened keeps
  * neither handle, said once, and answers nothing. */
 static void open_tier(struct jc_remote *r, int i)
 {
 	const struct jc_remote_spec *sp = &r->specs[i];
 	struct tier *t = &r->t[i];
+	struct jc_remote_options o = r->opts;
+	if (sp->connect_timeout > 0)
+		o.connect_timeout = sp->connect_timeout;
+	if (sp->timeout > 0)
+		o.timeout = sp->timeout;
 	if (sp->kind == JC_REMOTE_REDIS) {
-		t->redis = jc_redis_open(&r->opts, sp->url, t->read_only, r->state_dir, r->limit);
+		t->redis = jc_redis_open(&o, sp->url, t->read_only, r->state_dir, r->limit);
 		if (t->redis && !t->read_only && !r->leases)
 			r->leases = t->redis;
 		return;
@@ -96,8 +106,11 @@ static void open_tier(struct jc_remote *r, int i)
 		.layout = layouts[sp->layout],
 		.auth_file = sp->auth_file[0] ? sp->auth_file : NULL,
 		.ca_file = sp->ca_file[0] ? sp->ca_file : NULL,
-		.connect_timeout = r->opts.connect_timeout,
-		.timeout = r->opts.timeout,
+		/* [remote]'s timeouts are for Redis on a LAN; a web server or a
+		 * bucket is often across the internet, with TLS to set up */
+		.connect_timeout = sp->connect_timeout > 0 ? sp->connect_timeout
+			: at_least(r->opts.connect_timeout, JC_WEB_CONNECT_TIMEOUT),
+		.timeout = sp->timeout > 0 ? sp->timeout : at_least(r->opts.timeout, JC_WEB_TIMEOUT),
 		.backoff = r->opts.backoff,
 		.limit = r->limit,
 	};

@@ -83,6 +83,12 @@ struct jc_remote_options {
 struct jc_remote;
 struct jc_remote_lease;
 
+/* The least a web or S3 remote waits to connect (TLS included) and for an
+ * answer, unless its own attributes say (config/remote_url.h): [remote]'s
+ * connect_timeout and timeout are made for Redis on a LAN. */
+#define JC_WEB_CONNECT_TIMEOUT 2.0
+#define JC_WEB_TIMEOUT 10.0
+
 /* Bounds of the write queue, in bytes and in writes. */
 #define JC_REMOTE_QUEUE_BYTES (256u << 20)
 #define JC_REMOTE_QUEUE_WRITES 4096

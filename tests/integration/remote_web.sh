@@ -91,7 +91,7 @@ rm -f "$T/ready"
 python3 "$ROOT/tests/helpers/fault_http.py" slowput "$port" "$T/ready" &
 SERVER_PIDS[fault]=$!
 for i in $(seq 1 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
-slow_env=(JITCACHE_REMOTE="$NGINX_URL/s http://127.0.0.1:$port/x" JITCACHE_REMOTE_TIMEOUT=20
+slow_env=(JITCACHE_REMOTE="$NGINX_URL/s http://127.0.0.1:$port/x|timeout=20"
 	JITCACHE_REMOTE_EXIT_WAIT=1 JITCACHE_LOG=info)
 t0=$(date +%s.%N)
 build hS 4.5f "${slow_env[@]}"

@@ -138,6 +138,12 @@ static void lists(void)
 	CHECK(list_ok("http://127.0.0.1:8080/c|layout=bazel|auth-file=/run/token") &&
 	      specs[0].layout == JC_LAYOUT_BAZEL && strcmp(specs[0].auth_file, "/run/token") == 0,
 	      "bazel layout and an auth file");
+	CHECK(list_ok("s3://bucket|timeout=30|connect-timeout=1.5 redis://r") &&
+	      specs[0].timeout == 30 && specs[0].connect_timeout == 1.5 && specs[1].timeout == 0,
+	      "a remote's own timeouts (the others keep [remote]'s)");
+	CHECK(list_refused("http://h/c|timeout=0", "more than 0"), "a timeout of 0 refused");
+	CHECK(list_refused("http://h/c|connect-timeout=soon", "number of seconds"),
+	      "a timeout that is not a number refused");
 	CHECK(list_refused("http://u:p@h/c", "auth-file"), "credentials in an http URL refused");
 	CHECK(list_refused("http://h/c|auth-file=token", "absolute"), "a relative auth file refused");
 	CHECK(list_refused("s3://AB", "bucket"), "a bad bucket name refused");
