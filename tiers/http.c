@@ -2,6 +2,7 @@
  * (dlopen) only when such a tier is configured.  See http.h. */
 #include "tiers/http.h"
 
+#include "tiers/client.h"
 #include "tiers/sigv4.h"
 #include "store/fsutil.h"
 #include "config/readfile.h"
@@ -24,8 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #ifndef JC_VERSION /* the fuzz targets' builds */
 #define JC_VERSION "dev"
@@ -155,52 +154,14 @@ struct jc_http {
 	char userpwd[512];      /* basic auth "USER:PASSWORD" or "" */
 	char ca_file[PATH_MAX];
 	long connect_ms, timeout_ms;
-	double timeout, backoff;
+	double timeout;
 	uint64_t limit;
-	char down_path[PATH_MAX];
-	int64_t skip_until;    /* wall ns; atomic */
+	struct jc_backoff down; /* skipped after a failure (client.h) */
 	struct handle *idle;   /* atomic */
 	int told[P_COUNT];
 };
 
-/* ---- problems, once per kind, and back-off (as remote.c) ----------------- */
-
-static void back_off(struct jc_http *h)
-{
-	int64_t until = jc_wall_ns() + (int64_t)(h->backoff * 1e9);
-	__atomic_store_n(&h->skip_until, until, __ATOMIC_RELAXED);
-	if (!h->down_path[0])
-		return;
-	int fd = open(h->down_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	char text[32];
-	int n = snprintf(text, sizeof text, "%lld\n", (long long)until);
-	if (write(fd, text, (size_t)n) != n) {
-		/* a short file is ignored by its readers */
-	}
-	close(fd);
-}
-
-static int skipping(struct jc_http *h)
-{
-	int64_t now = jc_wall_ns();
-	if (now < __atomic_load_n(&h->skip_until, __ATOMIC_RELAXED))
-		return 1;
-	if (!h->down_path[0])
-		return 0;
-	int fd = open(h->down_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char text[32] = "";
-	ssize_t n = read(fd, text, sizeof text - 1);
-	close(fd);
-	long long until = n > 0 ? strtoll(text, NULL, 10) : 0;
-	if (until <= now || until > now + (int64_t)(h->backoff * 1e9) + 1000000000)
-		return 0;
-	__atomic_store_n(&h->skip_until, (int64_t)until, __ATOMIC_RELAXED);
-	return 1;
-}
+/* ---- problems, once per kind (and back-off: client.h) ------------------- */
 
 __attribute__((format(printf, 4, 5)))
 static void problem(struct jc_http *h, enum problem kind, int skip, const char *fmt, ...)
@@ -211,44 +172,16 @@ static void problem(struct jc_http *h, enum problem kind, int skip, const char *
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	if (skip)
-		back_off(h);
+		jc_backoff_start(&h->down);
 	if (__atomic_exchange_n(&h->told[kind], 1, __ATOMIC_RELAXED))
 		return;
 	if (skip)
 		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)",
-		       h->shown, what, h->backoff);
+		       h->shown, what, h->down.seconds);
 	else
 		jc_log(JC_LOG_WARN, "remote %s: %s", h->shown, what);
 }
 
-/* ---- SIGPIPE (as remote.c) ------------------------------------------------ */
-
-struct pipe_guard {
-	sigset_t old;
-	int was_pending;
-};
-
-static void pipe_block(struct pipe_guard *g)
-{
-	sigset_t pipe, pending;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
-	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
-}
-
-static void pipe_unblock(struct pipe_guard *g)
-{
-	sigset_t pipe, pending;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
-		struct timespec zero = { 0, 0 };
-		while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
 
 /* ---- handles ------------------------------------------------------------- */
 
@@ -501,10 +434,10 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 	}
 	if (headers)
 		curl.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-	struct pipe_guard g;
-	pipe_block(&g);
+	struct jc_pipe_guard g;
+	jc_pipe_block(&g);
 	int rc = curl.easy_perform(c);
-	pipe_unblock(&g);
+	jc_pipe_unblock(&g);
 	if (!x->started)
 		curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->code);
 	curl.easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
@@ -574,7 +507,7 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 		uint64_t delta[JC_NCOUNTERS])
 {
 	memset(v, 0, sizeof *v);
-	if (!h || skipping(h) || jc_http_load() != 0)
+	if (!h || jc_backoff_active(&h->down) || jc_http_load() != 0)
 		return -1;
 	struct xfer x = { .h = h, .key = key, .expect = -1 };
 	char path[1200];
@@ -620,7 +553,7 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, size_t n,
 		uint64_t delta[JC_NCOUNTERS])
 {
-	if (!h || skipping(h) || jc_http_load() != 0)
+	if (!h || jc_backoff_active(&h->down) || jc_http_load() != 0)
 		return -1;
 	struct xfer x = { .h = h, .key = key, .expect = -1, .up = bytes, .up_len = n };
 	char path[1200];
@@ -824,14 +757,10 @@ struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_
 	h->connect_ms = to_ms(o->connect_timeout);
 	h->timeout_ms = to_ms(o->timeout);
 	h->timeout = (double)h->timeout_ms / 1000;
-	h->backoff = o->backoff > 0 ? o->backoff : 0;
 	h->limit = o->limit;
-	if (state_dir) {
-		char where[sizeof h->base + sizeof h->path + 8];
-		snprintf(where, sizeof where, "http:%s%s", h->base, h->path);
-		snprintf(h->down_path, sizeof h->down_path, "%s/remote-%016llx.down", state_dir,
-			 (unsigned long long)XXH3_64bits(where, strlen(where)));
-	}
+	char where[sizeof h->base + sizeof h->path + 8];
+	snprintf(where, sizeof where, "http:%s%s", h->base, h->path);
+	jc_backoff_init(&h->down, state_dir, where, o->backoff);
 	return h;
 fail:
 	explicit_bzero(h, sizeof *h);

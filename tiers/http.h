@@ -1,7 +1,7 @@
 /*
  * http.h — the HTTP(S) and S3 tiers: entries shared through a web server
  * (WebDAV, bazel-remote, any server that answers GET and takes PUT) or an
- * S3 bucket.  Used by cache.c as one more remote, beside Redis (remote.h).
+ * S3 bucket.  Used by remote.c, the front that holds the remotes in order (remote.h).
  *
  * One object per entry, its bytes exactly an entry file's (header + stored
  * payload, entry.h), so an object read is verified exactly like a file
@@ -27,7 +27,7 @@
  * the settings (URL, auth file, AWS variables and files): a program with
  * no such tier, or one that never asks it, never maps it.
  *
- * Calling sequence (cache.c):
+ * Calling sequence (remote.c):
  *
  *   struct jc_http *h = jc_http_open(&opts, cache_dir);   // NULL: one line said why
  *   jc_http_get(h, key, &v, delta)       1 found (v filled), 0 absent, -1 failed

@@ -1,7 +1,8 @@
-/* remote.c — the remote tier on Redis through hiredis: connections,
- * back-off, values and compile leases.  See remote.h. */
+/* redis.c — the Redis remote through hiredis: connections, values and
+ * compile leases.  See redis.h. */
 #include "tiers/redis.h"
 
+#include "tiers/client.h"
 #include "store/fsutil.h"
 #include "config/readfile.h"
 #include "config/remote_url.h"
@@ -22,8 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 /* Longest name: "jitcache:v1:" + 32 hex digits + ":lease". */
 #define NAME_MAX_LEN 64
@@ -49,10 +48,9 @@ struct jc_redis {
 	char shown[JC_REMOTE_URL_MAX]; /* the URL without its password, for messages */
 	int read_only;
 	struct timeval connect_tv, op_tv;
-	double op_timeout, backoff, lease, lease_wait;
+	double op_timeout, lease, lease_wait;
 	uint64_t limit;                /* largest value read (jc_entry_limit) */
-	char down_path[PATH_MAX];      /* the shared back-off file, or "" */
-	int64_t skip_until;            /* wall ns; read and written atomically */
+	struct jc_backoff down;        /* skipped after a failure (client.h) */
 	struct conn *idle;             /* a connection ready for reuse (atomic) */
 	const struct jc_signer *signer; /* signs this node's leases; or NULL */
 	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
@@ -75,48 +73,6 @@ struct jc_remote_lease {
 enum problem { P_CONNECT, P_IO, P_PROTOCOL, P_AUTH, P_REFUSED, P_LEASE, P_COUNT };
 static int told[P_COUNT];
 
-static void back_off(struct jc_redis *r)
-{
-	int64_t until = jc_wall_ns() + (int64_t)(r->backoff * 1e9);
-	__atomic_store_n(&r->skip_until, until, __ATOMIC_RELAXED);
-	if (!r->down_path[0])
-		return;
-	/* Best effort: a cache directory we cannot write only means other
-	 * processes find out for themselves. */
-	int fd = open(r->down_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	char text[32];
-	int n = snprintf(text, sizeof text, "%lld\n", (long long)until);
-	if (write(fd, text, (size_t)n) != n) {
-		/* a short file is ignored by its readers */
-	}
-	close(fd);
-}
-
-/* Is the remote in a back-off period, ours or one another process of this
- * cache directory started? */
-static int skipping(struct jc_redis *r)
-{
-	int64_t now = jc_wall_ns();
-	if (now < __atomic_load_n(&r->skip_until, __ATOMIC_RELAXED))
-		return 1;
-	if (!r->down_path[0])
-		return 0;
-	int fd = open(r->down_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char text[32] = "";
-	ssize_t n = read(fd, text, sizeof text - 1);
-	close(fd);
-	long long until = n > 0 ? strtoll(text, NULL, 10) : 0;
-	/* A time further off than one back-off period is not one we wrote. */
-	if (until <= now || until > now + (int64_t)(r->backoff * 1e9) + 1000000000)
-		return 0;
-	__atomic_store_n(&r->skip_until, (int64_t)until, __ATOMIC_RELAXED);
-	return 1;
-}
-
 __attribute__((format(printf, 4, 5)))
 static void problem(struct jc_redis *r, enum problem kind, int skip, const char *fmt, ...)
 {
@@ -126,47 +82,14 @@ static void problem(struct jc_redis *r, enum problem kind, int skip, const char 
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	if (skip)
-		back_off(r);
+		jc_backoff_start(&r->down);
 	if (__atomic_exchange_n(&told[kind], 1, __ATOMIC_RELAXED))
 		return;
 	if (skip)
 		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)",
-		       r->shown, what, r->backoff);
+		       r->shown, what, r->down.seconds);
 	else
 		jc_log(JC_LOG_WARN, "remote %s: %s", r->shown, what);
-}
-
-/* ---- SIGPIPE ------------------------------------------------------------- */
-
-/* Writing to a connection the server closed raises SIGPIPE, which would kill
- * a host process that never asked for a network.  hiredis writes with
- * write(2), so SIGPIPE is blocked in this thread around every exchange, and
- * one raised meanwhile is taken off the pending set before unblocking. */
-struct pipe_guard {
-	sigset_t old;
-	int was_pending;
-};
-
-static void pipe_block(struct pipe_guard *g)
-{
-	sigset_t pipe, pending;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
-	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
-}
-
-static void pipe_unblock(struct pipe_guard *g)
-{
-	sigset_t pipe, pending;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
-		struct timespec zero = { 0, 0 };
-		while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR) {
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
 /* ---- connections ----------------------------------------------------------- */
@@ -282,7 +205,7 @@ static void checkin(struct jc_redis *r, struct conn *cn)
 struct session {
 	struct jc_redis *r;
 	struct conn *cn;
-	struct pipe_guard pipe;
+	struct jc_pipe_guard pipe;
 	uint64_t *delta;
 	int broken;
 };
@@ -290,13 +213,13 @@ struct session {
 static int begin(struct session *s, struct jc_redis *r, uint64_t *delta)
 {
 	*s = (struct session){ .r = r, .delta = delta };
-	if (skipping(r))
+	if (jc_backoff_active(&r->down))
 		return -1;
-	pipe_block(&s->pipe);
+	jc_pipe_block(&s->pipe);
 	s->cn = checkout(r);
 	if (!s->cn) {
 		delta[JC_REMOTE_ERRORS]++;
-		pipe_unblock(&s->pipe);
+		jc_pipe_unblock(&s->pipe);
 		return -1;
 	}
 	return 0;
@@ -308,7 +231,7 @@ static void end(struct session *s)
 		conn_free(s->cn);
 	else
 		checkin(s->r, s->cn);
-	pipe_unblock(&s->pipe);
+	jc_pipe_unblock(&s->pipe);
 }
 
 /* The connection failed: say why once, skip the remote for a while. */
@@ -540,18 +463,14 @@ struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char 
 	r->op_tv = to_timeval(opts->timeout);
 	r->op_timeout = opts->timeout > 0.001 ? opts->timeout : 0.001;
 	r->limit = limit;
-	r->backoff = opts->backoff > 0 ? opts->backoff : 0;
 	r->lease = opts->lease > 0.1 ? opts->lease : 0.1;
 	r->lease_wait = opts->lease_wait > 0 ? opts->lease_wait : 0; /* also NaN */
 	if (r->lease_wait > 1e6)
 		r->lease_wait = 1e6;
-	if (state_dir) {
-		char where[sizeof r->url.host + sizeof r->url.path + 32];
-		snprintf(where, sizeof where, "%s:%d:%s:%d", r->url.host, r->url.port, r->url.path,
-			 r->url.db);
-		snprintf(r->down_path, sizeof r->down_path, "%s/remote-%016llx.down", state_dir,
-			 (unsigned long long)XXH3_64bits(where, strlen(where)));
-	}
+	char where[sizeof r->url.host + sizeof r->url.path + 32];
+	snprintf(where, sizeof where, "%s:%d:%s:%d", r->url.host, r->url.port, r->url.path,
+		 r->url.db);
+	jc_backoff_init(&r->down, state_dir, where, opts->backoff);
 	return r;
 }
 

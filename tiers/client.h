@@ -1,0 +1,52 @@
+/*
+ * client.h — what every remote's client shares (redis.c, http.c): the
+ * back-off after a failure, shared by the processes of a cache directory,
+ * and SIGPIPE kept from the host process around a network exchange.
+ *
+ *   struct jc_backoff b;
+ *   jc_backoff_init(&b, cache_dir, "redis:host:6379", seconds);  // cache_dir NULL: this process only
+ *   if (jc_backoff_active(&b)) return -1;   // skipped: costs nothing
+ *   ... on a failure: jc_backoff_start(&b);
+ *
+ *   struct jc_pipe_guard g;
+ *   jc_pipe_block(&g);  write(sock, ...);  jc_pipe_unblock(&g);
+ *
+ * The back-off file, DIR/remote-<16 hex of where>.down, holds the wall time
+ * (ns) until which the remote is skipped.  Best effort: a directory that
+ * cannot be written only means other processes find out for themselves; a
+ * time further off than one back-off period is not one we wrote, and is
+ * ignored.  Thread-safe.
+ */
+#ifndef JITCACHE_CLIENT_H
+#define JITCACHE_CLIENT_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+
+struct jc_backoff {
+	char path[PATH_MAX]; /* the shared back-off file, or "" */
+	double seconds;      /* how long a failure skips the remote */
+	int64_t until;       /* wall ns; read and written atomically */
+};
+
+/* where: what names the remote (its URL's parts), hashed into the file name. */
+void jc_backoff_init(struct jc_backoff *b, const char *state_dir, const char *where,
+		     double seconds);
+/* Skip the remote for b->seconds from now, in every process of the directory. */
+void jc_backoff_start(struct jc_backoff *b);
+/* Is the remote in a back-off period, ours or one another process started? */
+int jc_backoff_active(struct jc_backoff *b);
+
+/* Writing to a connection the server closed raises SIGPIPE, which would
+ * kill a host process that never asked for a network: it is blocked in
+ * this thread around an exchange, and one raised meanwhile is taken off
+ * the pending set before unblocking. */
+struct jc_pipe_guard {
+	sigset_t old;
+	int was_pending;
+};
+void jc_pipe_block(struct jc_pipe_guard *g);
+void jc_pipe_unblock(struct jc_pipe_guard *g);
+
+#endif
