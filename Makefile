@@ -206,7 +206,7 @@ $(BUILD)/examples/%: examples/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< $(EXTRA_LIBS) $(GPU_LIBS)
 
 # Benchmark programs: GPU clients, plus the store and key for micro-figures.
-$(BUILD)/bench/%: bench/%.c $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjckey.a $(BUILD)/libjccore.a
+$(BUILD)/bench/%: bench/%.c bench/timing.h $(CLIENT_HDRS) $(BUILD)/lib/libze_loader.so.1 $(BUILD)/libjckey.a $(BUILD)/libjccore.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $(LDFLAGS) -o $@ $< \

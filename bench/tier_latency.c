@@ -25,25 +25,13 @@
  */
 #include "cache/cache.h"
 #include "config/config.h"
+#include "bench/timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static double quantile(const double *sorted, int n, double q)
 {
@@ -109,7 +97,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tier_latency: remote writes not done after 120 s\n");
 	if (strcmp(mode, "put") == 0) {
 		double flush = (now() - f0) * 1e3;
-		qsort(t, (size_t)n, sizeof *t, cmp_double);
+		sort_times(t, n);
 		printf("put n=%d size=%zu p50_ms=%.3f p99_ms=%.3f flush_ms=%.3f\n", n, size,
 		       quantile(t, n, 0.5), quantile(t, n, 0.99), flush);
 		jc_cache_close(w);
@@ -131,7 +119,7 @@ int main(int argc, char **argv)
 			jc_entry_free(&e);
 		}
 	}
-	qsort(t, (size_t)n, sizeof *t, cmp_double);
+	sort_times(t, n);
 	printf("%s n=%d size=%zu p50_ms=%.3f p99_ms=%.3f first_ms=%.3f hits=%d\n", mode, n, size,
 	       quantile(t, n, 0.5), quantile(t, n, 0.99), first, hits);
 	if (r && r != w)
