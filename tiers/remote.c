@@ -8,9 +8,7 @@
 #include "config/remote_url.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +35,8 @@ struct job {
 };
 
 struct jc_remote {
-	struct jc_remote_spec specs[JC_REMOTES_MAX];
-	struct tier t[JC_REMOTES_MAX]; /* t[i] is specs[i]'s (no handle: unusable) */
+	struct tier t[JC_REMOTES_MAX]; /* in the list's order (no handle: unusable) */
 	int n, writable, compress;
-	struct jc_remote_options opts; /* url: NULL; password_file: ours */
-	char password_file[PATH_MAX], state_dir[PATH_MAX];
-	uint64_t limit;
 	struct jc_redis *leases; /* the first writable Redis: compile-once */
 	double exit_wait;
 	jc_remote_count_fn *count;
@@ -79,19 +73,21 @@ static double at_least(double v, double least)
 	return v > least ? v : least; /* also NaN */
 }
 
-/* Open the i-th tier (r->specs[i]); a tier that cannot be opened keeps
- * neither handle, said once, and answers nothing. */
-static void open_tier(struct jc_remote *r, int i)
+/* Open tier t as sp says; one that cannot be opened keeps neither handle,
+ * said once, and answers nothing. */
+static void open_tier(struct jc_remote *r, struct tier *t, const struct jc_remote_spec *sp,
+		      const struct jc_remote_options *opts, const char *state_dir, uint64_t limit)
 {
-	const struct jc_remote_spec *sp = &r->specs[i];
-	struct tier *t = &r->t[i];
-	struct jc_remote_options o = r->opts;
-	if (sp->connect_timeout > 0)
-		o.connect_timeout = sp->connect_timeout;
-	if (sp->timeout > 0)
-		o.timeout = sp->timeout;
-	if (sp->kind == JC_REMOTE_REDIS) {
-		t->redis = jc_redis_open(&o, sp->url, t->read_only, r->state_dir, r->limit);
+	struct jc_remote_options o = *opts;
+	int web = sp->kind != JC_REMOTE_REDIS;
+	/* [remote]'s timeouts are for Redis on a LAN; a web server or a bucket
+	 * is often across the internet, with TLS to set up */
+	o.connect_timeout = sp->connect_timeout > 0 ? sp->connect_timeout
+		: web ? at_least(opts->connect_timeout, JC_WEB_CONNECT_TIMEOUT) : opts->connect_timeout;
+	o.timeout = sp->timeout > 0 ? sp->timeout
+		: web ? at_least(opts->timeout, JC_WEB_TIMEOUT) : opts->timeout;
+	if (!web) {
+		t->redis = jc_redis_open(&o, sp->url, t->read_only, state_dir, limit);
 		if (t->redis && !t->read_only && !r->leases)
 			r->leases = t->redis;
 		return;
@@ -106,15 +102,12 @@ static void open_tier(struct jc_remote *r, int i)
 		.layout = layouts[sp->layout],
 		.auth_file = sp->auth_file[0] ? sp->auth_file : NULL,
 		.ca_file = sp->ca_file[0] ? sp->ca_file : NULL,
-		/* [remote]'s timeouts are for Redis on a LAN; a web server or a
-		 * bucket is often across the internet, with TLS to set up */
-		.connect_timeout = sp->connect_timeout > 0 ? sp->connect_timeout
-			: at_least(r->opts.connect_timeout, JC_WEB_CONNECT_TIMEOUT),
-		.timeout = sp->timeout > 0 ? sp->timeout : at_least(r->opts.timeout, JC_WEB_TIMEOUT),
-		.backoff = r->opts.backoff,
-		.limit = r->limit,
+		.connect_timeout = o.connect_timeout,
+		.timeout = o.timeout,
+		.backoff = o.backoff,
+		.limit = limit,
 	};
-	t->http = jc_http_open(&ho, r->state_dir[0] ? r->state_dir : NULL);
+	t->http = jc_http_open(&ho, state_dir);
 }
 
 /* The web and S3 remotes' client library is loaded by the first exchange
@@ -143,34 +136,30 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	if (!opts || !opts->url || !opts->url[0])
 		return NULL;
 	struct jc_remote *r = calloc(1, sizeof *r);
-	if (!r)
-		return NULL;
-	if (jc_remote_list_parse(opts->url, r->specs, &r->n, &why) != 0) {
-		char shown[JC_REMOTE_LIST_MAX];
-		jc_remote_list_redact(opts->url, shown, sizeof shown);
-		jc_log(JC_LOG_WARN, "remote %s is not valid (%s); no remote tier", shown, why);
+	struct jc_remote_spec *specs = calloc(JC_REMOTES_MAX, sizeof *specs);
+	if (!r || !specs || jc_remote_list_parse(opts->url, specs, &r->n, &why) != 0) {
+		if (r && specs) {
+			char shown[JC_REMOTE_LIST_MAX];
+			jc_remote_list_redact(opts->url, shown, sizeof shown);
+			jc_log(JC_LOG_WARN, "remote %s is not valid (%s); no remote tier", shown, why);
+		}
+		free(specs);
 		free(r);
 		return NULL;
 	}
-	r->opts = *opts;
-	snprintf(r->password_file, sizeof r->password_file, "%s",
-		 opts->password_file ? opts->password_file : "");
-	r->opts.password_file = r->password_file;
-	r->opts.url = NULL; /* each tier has its own */
-	snprintf(r->state_dir, sizeof r->state_dir, "%s", state_dir ? state_dir : "");
-	r->limit = limit;
 	int usable = 0;
 	for (int i = 0; i < r->n; i++) {
 		struct tier *t = &r->t[i];
-		t->read_only = r->specs[i].read_only || opts->read_only;
-		t->slot = r->specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REMOTE
-			: r->specs[i].kind == JC_REMOTE_S3 ? JC_SLOT_S3 : JC_SLOT_HTTP;
-		open_tier(r, i); /* said why if not */
+		t->read_only = specs[i].read_only || opts->read_only;
+		t->slot = specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REMOTE
+			: specs[i].kind == JC_REMOTE_S3 ? JC_SLOT_S3 : JC_SLOT_HTTP;
+		open_tier(r, t, &specs[i], opts, state_dir, limit); /* said why if not */
 		if (!t->redis && !t->http)
 			continue;
 		usable++;
 		r->writable += !t->read_only;
 	}
+	free(specs);
 	if (!usable) {
 		free(r);
 		return NULL;
