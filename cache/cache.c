@@ -129,7 +129,9 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	/* A shared cache leaves permissions to the umask (002 for a group). */
 	c->file_mode = opts->shared ? 0666 : 0600;
 	c->dir_mode = opts->shared ? 0777 : 0700;
-	if (jc_stats_init(c->dir, c->file_mode) == 1)
+	/* Whoever may open a file can hold a lock on it: not others. */
+	c->lock_mode = opts->shared ? 0660 : 0600;
+	if (jc_stats_init(c->dir, c->lock_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
 	/* said why if it failed */
 	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size),
@@ -213,11 +215,11 @@ static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct
 		return -1;
 	jc_key_hex(key, name);
 	jc_file_path(cache, key->bytes[0], name, path);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache entry %s (%s); treating it as a miss",
-				    jc_shown(cache, path, shown), strerror(errno));
+				    jc_shown(cache, path, shown), jc_fs_strerror(errno));
 		return -1;
 	}
 	enum jc_entry_status status = jc_read_entry(fd, key, jc_entry_limit(cache->max_size), out,
@@ -483,7 +485,7 @@ int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const v
 	}
 	int cause = m->cause;
 	if (cache && cache->local && jc_dir_usable(cache) == 0 &&
-	    jc_misses_add(cache->dir, cache->file_mode, m) != 0)
+	    jc_misses_add(cache->dir, cache->lock_mode, m) != 0)
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot record a miss in %s/misses (%s); "
 			    "`jitcache explain` will not see it", cache->shown, strerror(errno));
 	free(m);
@@ -562,7 +564,7 @@ static int lock_usage(struct jc_cache *c, int sub, struct jc_usage *u)
 {
 	int fd = jc_usage_lock(c->dir, sub, u);
 	if (fd < 0 && (errno == ENOENT || errno == EBADMSG)) {
-		if (jc_dir_usable(c) == 0 && jc_stats_init(c->dir, c->file_mode) == 1)
+		if (jc_dir_usable(c) == 0 && jc_stats_init(c->dir, c->lock_mode) == 1)
 			jc_resync_all(c);
 		fd = jc_usage_lock(c->dir, sub, u);
 	}

@@ -30,16 +30,51 @@ struct jc_cache_lock {
 	struct jc_remote *remote;      /* the lease's */
 };
 
+/* Put a new, empty DIR/locks in place of what is there: 0, or -1. */
+static int new_locks(struct jc_cache *c, const char *path)
+{
+	char tmp[PATH_MAX];
+	if (jc_fs_write_temp(c->dir, "", 0, c->lock_mode, tmp) != 0)
+		return -1;
+	int rc = rename(tmp, path);
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* Made readable by others (before 2026-11, or by hand), DIR/locks would
+ * let anyone hold a key's lock and make every miss wait lock_timeout.  A
+ * new file is put in its place: whoever opened the old one holds locks
+ * nobody asks for any more (a process compiling meanwhile is not waited
+ * for, once).  Where the directory cannot be written, its owner at least
+ * takes the right away. */
+static int private_locks(struct jc_cache *c, const char *path, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !(st.st_mode & 0007))
+		return fd;
+	if (new_locks(c, path) != 0) {
+		(void)fchmod(fd, st.st_mode & 0770);
+		return fd;
+	}
+	close(fd);
+	return jc_fs_open_file(AT_FDCWD, path, O_RDWR, 0);
+}
+
 /* DIR/locks, for writing if this user may, else for reading. */
 static int open_locks(struct jc_cache *c, const char *path, short *type)
 {
 	*type = F_WRLCK;
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
+	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, c->lock_mode);
 	if (fd < 0 && errno == ENOENT && jc_dir_usable(c) == 0) /* removed: made again */
-		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c->file_mode);
+		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, c->lock_mode);
+	if (fd < 0 && errno == JC_ENOTREG && new_locks(c, path) == 0) /* a FIFO...: replaced */
+		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, c->lock_mode);
+	if (fd >= 0)
+		return private_locks(c, path, fd);
 	if (fd < 0 && (errno == EACCES || errno == EROFS)) { /* read-only cache */
 		*type = F_RDLCK;
-		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
 	}
 	return fd;
 }
@@ -62,7 +97,7 @@ static struct jc_cache_lock *give_up(int fd, const char *path, int err)
 			    "module locked in %s; compiling here as well", path);
 	else
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock %s (%s); compiling without waiting "
-			    "for other processes", path, strerror(err));
+			    "for other processes", path, jc_fs_strerror(err));
 	errno = err;
 	return NULL;
 }

@@ -3,6 +3,7 @@
 #include "cache/cache.h"
 #include "store/internal.h"
 
+#include "store/fsutil.h"
 #include "store/hash.h"
 #include "tiers/layers.h"
 #include "config/log.h"
@@ -59,7 +60,7 @@ static int visit(const struct walk *w, int dfd, const char *name)
 	const char *why;
 	if (key_from_hex(name, &key) != 0)
 		return 0;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(dfd, name, O_RDONLY, 0);
 	if (fd < 0)
 		return 0;
 	/* The flags word alone tells: entries are not read past their header. */

@@ -108,9 +108,9 @@ static int read_entry_file(struct jc_cache *c, int sub, const char *name, int64_
 {
 	char path[PATH_MAX];
 	jc_file_path(c, sub, name, path);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : (*why = strerror(errno), -1); /* evicted meanwhile */
+		return errno == ENOENT ? 0 : (*why = jc_fs_strerror(errno), -1); /* evicted meanwhile */
 	int rc = -1;
 	*data = NULL;
 	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))
@@ -212,7 +212,7 @@ static int present(struct jc_cache *c, const struct jc_key *key)
 	const char *why;
 	jc_key_hex(key, name);
 	jc_file_path(c, key->bytes[0], name, path);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
 	if (fd < 0)
 		return 0;
 	int ok = jc_read_entry(fd, key, jc_entry_limit(c->max_size), &e, &why) == JC_ENTRY_OK;

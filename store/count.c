@@ -2,6 +2,7 @@
 #include "store/internal.h"
 
 #include "config/log.h"
+#include "store/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,22 +21,74 @@
  * SIGTERM then SIGKILL lost all of them (issue 31); now `jitcache stats`
  * sees a count as soon as the call that made it returns, with no thread
  * or timer of jitcache's in the program, and a process killed at any
- * moment loses at most the one update it was making. */
+ * moment loses at most the one update it was making.
+ *
+ * The counters' lock is held for a read and a write.  A holder that keeps
+ * it (a process stopped with Ctrl-Z inside it, or any program that opened
+ * the file) must not slow the hits of others: a count waits at most
+ * COUNT_WAIT for it, and after a wait that failed, for BUSY_PAUSE, only
+ * tries once.  Counts not written wait in c->pending for the next write
+ * that gets the lock, or for jc_cache_flush() at exit; a process that
+ * never gets it loses them (its own counts and stats_log line keep them). */
+#define COUNT_WAIT 0.005
+#define FLUSH_WAIT 0.05
+#define BUSY_PAUSE_NS 1000000000
+
+/* Take this process's pending counts into sum (delta plus them). */
+static int take_pending(struct jc_cache *c, const uint64_t *delta, uint64_t sum[JC_NCOUNTERS])
+{
+	int any = 0;
+	for (int i = 0; i < JC_NCOUNTERS; i++) {
+		sum[i] = (delta ? delta[i] : 0) + __atomic_exchange_n(&c->pending[i], 0, __ATOMIC_RELAXED);
+		any |= sum[i] != 0;
+	}
+	return any;
+}
+
+static void keep_pending(struct jc_cache *c, const uint64_t sum[JC_NCOUNTERS])
+{
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		if (sum[i])
+			__atomic_add_fetch(&c->pending[i], sum[i], __ATOMIC_RELAXED);
+}
+
+/* Add sum to the file, waiting at most wait (less after a busy lock):
+ * 0, or -1 with the counts kept pending when the lock was busy. */
+static int add_or_keep(struct jc_cache *c, const uint64_t sum[JC_NCOUNTERS],
+		       uint64_t shared_after[JC_NCOUNTERS], double wait)
+{
+	int64_t now = jc_wall_ns();
+	if (now - __atomic_load_n(&c->counters_busy_ns, __ATOMIC_RELAXED) < BUSY_PAUSE_NS)
+		wait = 0; /* one attempt */
+	if (jc_stats_add(c->dir, sum, shared_after, wait) == 0)
+		return 0;
+	if (errno == ETIMEDOUT) {
+		__atomic_store_n(&c->counters_busy_ns, jc_wall_ns(), __ATOMIC_RELAXED);
+		keep_pending(c, sum);
+		errno = ETIMEDOUT;
+	}
+	return -1;
+}
+
 static void write_counts(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 			 uint64_t shared_after[JC_NCOUNTERS])
 {
-	if (jc_stats_add(c->dir, delta, shared_after) == 0)
+	uint64_t sum[JC_NCOUNTERS];
+	take_pending(c, delta, sum);
+	if (add_or_keep(c, sum, shared_after, COUNT_WAIT) == 0)
 		return;
-	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
-		if (jc_dir_usable(c) == 0 && jc_stats_init(c->dir, c->file_mode) == 1)
+	if (errno == ENOENT || errno == EBADMSG || errno == JC_ENOTREG) { /* made anew */
+		if (jc_dir_usable(c) == 0 && jc_stats_init(c->dir, c->lock_mode) == 1)
 			jc_resync_all(c);
-		if (jc_stats_add(c->dir, delta, shared_after) == 0)
+		if (add_or_keep(c, sum, shared_after, COUNT_WAIT) == 0)
 			return;
 	}
-	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
-		    "counting in this process only", c->shown, strerror(errno));
 	if (shared_after)
 		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
+	if (errno == ETIMEDOUT)
+		return; /* kept pending */
+	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
+		    "counting in this process only", c->shown, jc_fs_strerror(errno));
 }
 
 /* 1 if c->counts are this process's: a child of fork() inherits its
@@ -50,8 +103,10 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	      uint64_t shared_after[JC_NCOUNTERS])
 {
 	if (!counts_are_mine(c)) {
-		for (int i = 0; i < JC_NCOUNTERS; i++)
+		for (int i = 0; i < JC_NCOUNTERS; i++) {
 			__atomic_store_n(&c->counts[i], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&c->pending[i], 0, __ATOMIC_RELAXED); /* the parent's */
+		}
 		__atomic_store_n(&c->counts_pid, getpid(), __ATOMIC_RELEASE);
 	}
 	for (int i = 0; i < JC_NCOUNTERS; i++)
@@ -67,7 +122,11 @@ void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 
 void jc_cache_flush(struct jc_cache *cache)
 {
-	(void)cache; /* nothing waits (above) */
+	uint64_t sum[JC_NCOUNTERS];
+	if (!cache || !cache->local || !counts_are_mine(cache) || !take_pending(cache, NULL, sum))
+		return;
+	__atomic_store_n(&cache->counters_busy_ns, 0, __ATOMIC_RELAXED);
+	add_or_keep(cache, sum, NULL, FLUSH_WAIT);
 }
 
 int jc_cache_zero_stats(struct jc_cache *cache)
@@ -302,6 +361,24 @@ static void json_text(FILE *out, const char *t)
 
 extern char *program_invocation_short_name;
 
+/* stats_log: a regular file, or a character device (a terminal, /dev/null),
+ * opened without waiting.  A FIFO is refused (JC_ENOTREG): opening one
+ * whose reader has gone would wait for ever, and writing to one whose
+ * reader leaves would kill the program with SIGPIPE. */
+static int open_log(const char *file)
+{
+	struct stat st;
+	int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+			    O_NONBLOCK, 0666);
+	if (fd < 0 && errno == ENXIO)
+		errno = JC_ENOTREG; /* a FIFO with no reader, or a socket */
+	if (fd < 0 || (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))))
+		return fd;
+	close(fd);
+	errno = JC_ENOTREG;
+	return -1;
+}
+
 int jc_cache_stats_log(const struct jc_cache *cache, const char *file)
 {
 	struct jc_cache_stats s;
@@ -328,7 +405,7 @@ int jc_cache_stats_log(const struct jc_cache *cache, const char *file)
 		free(line);
 		return -1;
 	}
-	int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0666);
+	int fd = open_log(file);
 	ssize_t n = fd >= 0 ? write(fd, line, size) : -1;
 	int err = errno;
 	if (fd >= 0)
@@ -337,6 +414,6 @@ int jc_cache_stats_log(const struct jc_cache *cache, const char *file)
 	if (n == (ssize_t)size)
 		return 0;
 	JC_LOG_ONCE(JC_LOG_INFO, "cannot append to stats_log %s (%s)", file,
-		    n < 0 ? strerror(err) : "short write");
+		    n < 0 ? jc_fs_strerror(err) : "short write");
 	return -1;
 }

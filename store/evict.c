@@ -89,7 +89,7 @@ int jc_cache_clear(struct jc_cache *cache)
 	int rc = 0;
 	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
-	jc_stats_init(cache->dir, cache->file_mode);
+	jc_stats_init(cache->dir, cache->lock_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
 		if (jc_clean_subdir(cache, sub, &q) < 0)
 			rc = -1;
@@ -120,7 +120,7 @@ int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
 	long removed = 0;
 	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
-	jc_stats_init(cache->dir, cache->file_mode);
+	jc_stats_init(cache->dir, cache->lock_mode);
 	int rc = list_all(cache, &all);
 	jc_sort_by_age(&all);
 	for (size_t i = 0; i < all.n && all.size > max_size; i++) {
@@ -157,12 +157,12 @@ static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FI
 	key_of(it->name, &key);
 	jc_file_path(c, it->sub, it->name, path);
 	const char *said = jc_shown(c, path, shown);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
 	if (fd < 0 && errno == ENOENT)
 		return GOOD; /* removed or replaced since it was listed */
 	enum jc_entry_status status = JC_ENTRY_UNREADABLE;
 	if (fd < 0)
-		why = strerror(errno);
+		why = jc_fs_strerror(errno);
 	else
 		status = jc_read_entry(fd, &key, jc_entry_limit(c->max_size), &e, &why);
 	uint8_t flags = 0;
@@ -200,13 +200,13 @@ struct verdict {
  * the record cannot be locked, as in a read-only cache, without it). */
 static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict *v)
 {
-	struct jc_listing l = { 0 };
+	struct jc_listing l = { .say = out };
 	struct jc_usage u;
 	char path[PATH_MAX], shown[PATH_MAX];
 	int lock = jc_lock_and_list(c, sub, 0, &l, &u);
 	if (lock < 0) {
 		free(l.v);
-		l = (struct jc_listing){ 0 };
+		l = (struct jc_listing){ .say = out };
 		if (jc_list_subdir(c, sub, 0, &l) != 0) {
 			int err = errno;
 			jc_subdir_path(c, sub, path);
@@ -218,6 +218,8 @@ static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict
 			return;
 		}
 	}
+	v->removed += l.odd;
+	v->kept += l.odd_kept;
 	size_t kept = 0;
 	for (size_t i = 0; i < l.n; i++) {
 		enum checked r = check_entry(c, &l.v[i], out);
@@ -242,7 +244,7 @@ long jc_cache_verify(struct jc_cache *cache, FILE *out)
 	struct verdict v = { 0 };
 	if (!cache->local || jc_dir_usable(cache) != 0)
 		return -1;
-	jc_stats_init(cache->dir, cache->file_mode);
+	jc_stats_init(cache->dir, cache->lock_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
 		verify_subdir(cache, sub, out, &v);
 	if (v.removed + v.kept)

@@ -47,6 +47,31 @@ int jc_fs_open_temp(const char *dir, char *path, size_t size, mode_t mode)
 	return errno = EEXIST, -1;
 }
 
+int jc_fs_open_file(int dfd, const char *path, int flags, mode_t mode)
+{
+	struct stat st;
+	int fd = openat(dfd, path, flags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+	if (fd < 0) {
+		/* A FIFO without a reader, or a socket: say what it is. */
+		if (errno == ENXIO && fstatat(dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode))
+			errno = JC_ENOTREG;
+		return -1;
+	}
+	int rc = fstat(fd, &st);
+	if (rc == 0 && S_ISREG(st.st_mode))
+		return fd;
+	int err = rc != 0 ? errno : JC_ENOTREG;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+const char *jc_fs_strerror(int err)
+{
+	return err == JC_ENOTREG ? "not a regular file" : strerror(err);
+}
+
 /* Call op (readv or writev) until every byte of the iovecs is moved; a
  * read that meets the end of the file fails with EIO. */
 static int move_all(ssize_t (*op)(int, const struct iovec *, int), int fd,

@@ -12,6 +12,7 @@
 #ifndef JITCACHE_FSUTIL_H
 #define JITCACHE_FSUTIL_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +34,19 @@ int jc_fs_open_temp(const char *dir, char *path, size_t size, mode_t mode);
  * nothing left behind. */
 int jc_fs_write_temp(const char *dir, const void *buf, size_t size, mode_t mode,
 		     char path[PATH_MAX]);
+
+/* Open a file that others may have put in place (a cache, layer or state
+ * directory): openat(dfd, path, flags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY |
+ * O_CLOEXEC, mode), kept only if fstat() says it is a regular file.  So a
+ * FIFO, device, socket or directory planted under the name never blocks the
+ * caller and is never read or written: -1 with errno JC_ENOTREG, as for a
+ * FIFO that has no reader (whose open for writing fails with ENXIO).  dfd
+ * may be AT_FDCWD.  O_NONBLOCK changes nothing for a regular file. */
+#define JC_ENOTREG EMEDIUMTYPE
+int jc_fs_open_file(int dfd, const char *path, int flags, mode_t mode);
+
+/* strerror(err), saying "not a regular file" for JC_ENOTREG. */
+const char *jc_fs_strerror(int err);
 
 /* Write every byte of the iovecs, resuming after short writes. */
 int jc_fs_write_all(int fd, const struct iovec *iov, int count);

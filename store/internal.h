@@ -36,6 +36,7 @@
 #include "store/store.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 /* The cache directory's descriptor is held at the lowest free number from
@@ -60,7 +61,13 @@ struct jc_cache {
 	double lock_timeout;
 	int compress;
 	mode_t file_mode, dir_mode;
+	mode_t lock_mode;         /* files that carry locks (stats, misses,
+				     locks): never readable by others, who
+				     could hold a lock on them (count.c) */
 	uint64_t counts[JC_NCOUNTERS]; /* this process's, updated atomically */
+	uint64_t pending[JC_NCOUNTERS]; /* not yet in the statistics file
+					   (its lock was busy), atomic */
+	int64_t counters_busy_ns;      /* when its lock was last found busy */
 	pid_t counts_pid;              /* the process they are of (a child of a
 					  fork() starts with none: count.c) */
 	struct jc_layers *layers;      /* read-only, searched after dir; or NULL */
@@ -157,10 +164,16 @@ struct jc_listing {
 	struct jc_item *v;
 	size_t n, cap;
 	uint64_t size;
+	long odd, odd_kept; /* entry names that were not regular files:
+			       removed, and left (could not remove them) */
+	FILE *say;  /* set by the caller: where to name each of them */
 };
 
 /* Add the entries of subdirectory sub to l, removing stale temporary files
- * and lock files (every unheld lock file if all_locks).  A subdirectory
+ * and lock files (every unheld lock file if all_locks), and anything under
+ * an entry's name that is not a regular file (a symlink, FIFO, socket or
+ * device someone put there: never opened; each counted in l->odd or
+ * l->odd_kept and named on l->say).  A subdirectory
  * that does not exist is empty; one that cannot be read (a symlink, which
  * is never followed, included) is -1 with errno set. */
 int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_listing *l);
@@ -196,7 +209,9 @@ void jc_resync_all(struct jc_cache *c);
 /* Add to this process's counters and to the shared ones, at once
  * (re-creating a removed or damaged statistics file, recounted with
  * jc_resync_all); *shared_after (if not NULL) gets the file's new values
- * (all 0 if the file could not be used). */
+ * (all 0 if the file could not be used).  Never waits more than a few
+ * milliseconds for the counters' lock: what cannot be written then is
+ * added by a later count, or by jc_cache_flush(). */
 void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 	      uint64_t shared_after[JC_NCOUNTERS]);
 

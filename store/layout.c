@@ -293,7 +293,7 @@ enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uin
 int jc_file_is_recipe(int dfd, const char *name)
 {
 	uint8_t raw[16];
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(dfd, name, O_RDONLY, 0);
 	if (fd < 0)
 		return 0;
 	int recipe = pread(fd, raw, sizeof raw, 0) == (ssize_t)sizeof raw &&

@@ -24,8 +24,9 @@ static void misses_path(const char *dir, char path[PATH_MAX])
 }
 
 /* Make the file whole beside its place, then link it there (keeping one
- * another process made meanwhile). */
-static int create(const char *dir, mode_t mode)
+ * another process made meanwhile), or with replace, rename it over what is
+ * there (a damaged file, or a FIFO or the like someone put in its place). */
+static int create(const char *dir, mode_t mode, int replace)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	uint8_t *buf = calloc(1, FILE_SIZE);
@@ -38,7 +39,7 @@ static int create(const char *dir, mode_t mode)
 	if (rc != 0)
 		return -1;
 	misses_path(dir, path);
-	if (link(tmp, path) != 0 && errno != EEXIST)
+	if (replace || (link(tmp, path) != 0 && errno != EEXIST))
 		rc = rename(tmp, path);
 	unlink(tmp);
 	return rc;
@@ -50,9 +51,12 @@ static int open_checked(const char *dir, int flags)
 	struct stat st;
 	uint8_t head[16];
 	misses_path(dir, path);
-	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(AT_FDCWD, path, flags, 0);
 	if (fd < 0)
 		return -1;
+	/* Readable by others (before 2026-11), anyone could hold its lock. */
+	if (fstat(fd, &st) == 0 && (st.st_mode & 0007) && (flags & O_ACCMODE) != O_RDONLY)
+		(void)fchmod(fd, st.st_mode & 0770); /* only its owner can */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != FILE_SIZE ||
 	    pread(fd, head, 16, 0) != 16 || memcmp(head, "jcmisses", 8) != 0 ||
 	    jc_get_le64(head + 8) != VERSION) {
@@ -103,7 +107,8 @@ int jc_misses_add(const char *dir, mode_t mode, struct jc_miss *m)
 {
 	uint8_t head[8], rec[JC_MISS_RECORD];
 	int fd = open_checked(dir, O_RDWR);
-	if (fd < 0 && (errno == ENOENT || errno == EBADMSG) && create(dir, mode) == 0)
+	if (fd < 0 && (errno == ENOENT || errno == EBADMSG || errno == JC_ENOTREG) &&
+	    create(dir, mode, errno != ENOENT) == 0)
 		fd = open_checked(dir, O_RDWR);
 	if (fd < 0)
 		return -1;

@@ -53,12 +53,31 @@ static int add_item(struct jc_listing *l, int sub, int dfd, const char *name,
 /* A lock file nobody holds can go: lock_key() copes with that (lock.c). */
 static void remove_unheld(int dfd, const char *name)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(dfd, name, O_RDONLY, 0);
 	if (fd < 0)
 		return;
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		unlinkat(dfd, name, 0);
 	close(fd);
+}
+
+static const char *kind_of(mode_t mode)
+{
+	return S_ISLNK(mode) ? "a symlink" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+	     : S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : "unknown";
+}
+
+static void odd_entry(const struct jc_cache *c, int sub, int dfd, const char *name,
+		      const struct stat *st, struct jc_listing *l)
+{
+	char path[PATH_MAX], shown[PATH_MAX];
+	int gone = unlinkat(dfd, name, 0) == 0;
+	*(gone ? &l->odd : &l->odd_kept) += 1;
+	if (!l->say)
+		return;
+	jc_file_path(c, sub, name, path);
+	fprintf(l->say, "%s %s: not a regular file (%s)%s\n", gone ? "removed" : "bad",
+		jc_shown(c, path, shown), kind_of(st->st_mode), gone ? "" : "; could not remove it");
 }
 
 int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_listing *l)
@@ -81,9 +100,10 @@ int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_l
 		if (kind == OTHER || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		if (!S_ISREG(st.st_mode)) {
-			/* Never followed, so harmless, but no entry: tidy it away. */
-			if (kind == ENTRY && S_ISLNK(st.st_mode))
-				unlinkat(dfd, de->d_name, 0);
+			/* Never followed or opened, so harmless, but no entry:
+			 * tidy it away (a directory stays, and is named). */
+			if (kind == ENTRY)
+				odd_entry(c, sub, dfd, de->d_name, &st, l);
 			continue;
 		}
 		int stale = now - jc_fs_mtime_ns(&st) > JC_STALE_NS;

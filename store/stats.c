@@ -48,7 +48,7 @@ static int open_stats(const char *dir, int flags)
 {
 	char path[PATH_MAX];
 	stats_path(dir, path);
-	return open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+	return jc_fs_open_file(AT_FDCWD, path, flags, 0);
 }
 
 /* Unlock before closing: after a fork() in another thread of the host, a
@@ -89,15 +89,19 @@ static int put_in_place(const char *tmp, const char *path, int replace)
 	return rename(tmp, path) == 0 ? 1 : -1;
 }
 
-/* Write a fresh file beside the old one and put it in place. */
-static int create_file(const char *dir, mode_t mode, int replace)
+/* Write a fresh file beside the old one and put it in place; with from,
+ * a copy of that open file's contents (which are sound). */
+static int create_file(const char *dir, mode_t mode, int replace, int from)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	uint8_t *buf = calloc(1, FILE_SIZE);
 	if (!buf)
 		return -1;
-	put_magic(buf);
-	jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
+	if (from < 0 || pread(from, buf, FILE_SIZE, 0) != FILE_SIZE) {
+		memset(buf, 0, FILE_SIZE);
+		put_magic(buf);
+		jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
+	}
 	int rc = jc_fs_write_temp(dir, buf, FILE_SIZE, mode, tmp);
 	free(buf);
 	if (rc != 0)
@@ -112,21 +116,31 @@ int jc_stats_init(const char *dir, mode_t mode)
 {
 	int fd = open_stats(dir, O_RDONLY);
 	if (fd < 0)
-		/* A symlink in its place (ELOOP) is replaced, never followed. */
-		return errno == ENOENT ? create_file(dir, mode, 0)
-		     : errno == ELOOP  ? create_file(dir, mode, 1) : -1;
+		/* A symlink in its place (ELOOP) is replaced, never followed;
+		 * a FIFO or the like, never opened for reading or writing. */
+		return errno == ENOENT ? create_file(dir, mode, 0, -1)
+		     : errno == ELOOP || errno == JC_ENOTREG ? create_file(dir, mode, 1, -1) : -1;
 	struct stat st;
 	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
 	int sound = fstat(fd, &st) == 0 && st.st_size == FILE_SIZE && read_head(fd, head) == 0;
+	int rc = sound ? 0 : create_file(dir, mode, 1, -1);
+	/* Made readable by others (before 2026-11, or by hand): anyone could
+	 * have opened it and hold its locks.  A private copy takes its place
+	 * (counts added meanwhile may be lost, once); where the directory
+	 * cannot be written, its owner at least takes the right away. */
+	if (sound && (st.st_mode & 0007) && create_file(dir, mode, 1, fd) != 1 &&
+	    fchmod(fd, st.st_mode & 0770) != 0)
+		JC_LOG_ONCE(JC_LOG_WARN, "the statistics file in a cache directory is readable by "
+			    "others, who could stall its counts; chmod o-rwx it");
 	close(fd);
-	return sound ? 0 : create_file(dir, mode, 1);
+	return rc;
 }
 
 static int change_counters(int fd, const uint64_t delta[JC_NCOUNTERS],
-			   uint64_t after[JC_NCOUNTERS])
+			   uint64_t after[JC_NCOUNTERS], double wait)
 {
 	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
-	if (jc_fs_lock_range(fd, F_WRLCK, 0, PAGE, COUNTERS_WAIT) != 0 || read_head(fd, head) != 0)
+	if (jc_fs_lock_range(fd, F_WRLCK, 0, PAGE, wait) != 0 || read_head(fd, head) != 0)
 		return -1;
 	for (int i = 0; i < JC_NCOUNTERS; i++) {
 		uint8_t *p = head + COUNTERS_AT + 8 * i;
@@ -139,12 +153,12 @@ static int change_counters(int fd, const uint64_t delta[JC_NCOUNTERS],
 }
 
 int jc_stats_add(const char *dir, const uint64_t delta[JC_NCOUNTERS],
-		 uint64_t after[JC_NCOUNTERS])
+		 uint64_t after[JC_NCOUNTERS], double wait)
 {
 	int fd = open_stats(dir, O_RDWR);
 	if (fd < 0)
 		return -1;
-	int rc = change_counters(fd, delta, after);
+	int rc = change_counters(fd, delta, after, wait);
 	done(fd);
 	return rc;
 }

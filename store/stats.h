@@ -20,6 +20,10 @@
  * that one update and never leaves a torn record.  A damaged file (wrong
  * magic or size) is replaced by a fresh one.
  *
+ * The file is never readable by others (mode 0660 in a shared cache, 0600
+ * else; jc_stats_init() takes the right away from an older file): anyone
+ * who may open it could hold its locks.
+ *
  * Lock order: the store lock (a byte past the end of the file), then usage
  * records; the counters are only ever locked alone.
  *
@@ -82,9 +86,10 @@ struct jc_usage {
  * the file was fine, -1 if it could do neither. */
 int jc_stats_init(const char *dir, mode_t mode);
 
-/* Add delta to the counters; *after (if not NULL) gets the new values. */
+/* Add delta to the counters, waiting at most wait seconds for their lock
+ * (else -1, errno ETIMEDOUT); *after (if not NULL) gets the new values. */
 int jc_stats_add(const char *dir, const uint64_t delta[JC_NCOUNTERS],
-		 uint64_t after[JC_NCOUNTERS]);
+		 uint64_t after[JC_NCOUNTERS], double wait);
 int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS]);
 /* When the counters started (0: not recorded). */
 int jc_stats_since(const char *dir, int64_t *since_ns);

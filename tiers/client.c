@@ -32,7 +32,7 @@ void jc_backoff_start(struct jc_backoff *b)
 	__atomic_store_n(&b->until, until, __ATOMIC_RELAXED);
 	if (!b->path[0])
 		return;
-	int fd = open(b->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = jc_fs_open_file(AT_FDCWD, b->path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		return;
 	char text[32];
@@ -50,7 +50,7 @@ int jc_backoff_active(struct jc_backoff *b)
 		return 1;
 	if (!b->path[0])
 		return 0;
-	int fd = open(b->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(AT_FDCWD, b->path, O_RDONLY, 0);
 	if (fd < 0)
 		return 0;
 	char text[32] = "";

@@ -1,6 +1,7 @@
 /* layers.c — read-only cache directories searched after the cache. */
 #include "tiers/layers.h"
 
+#include "store/fsutil.h"
 #include "store/internal.h"
 #include "config/log.h"
 
@@ -120,11 +121,11 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 	jc_key_hex(key, name);
 	snprintf(path, sizeof path, "%s/%02x/%s", layer->dir, key->bytes[0], name);
 	snprintf(at, sizeof at, "%s/%02x/%s", layer->at, key->bytes[0], name);
-	int fd = open(at, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = jc_fs_open_file(AT_FDCWD, at, O_RDONLY, 0);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache layer entry %s (%s); "
-				    "treating it as a miss", path, strerror(errno));
+				    "treating it as a miss", path, jc_fs_strerror(errno));
 		return -1;
 	}
 	enum jc_entry_status status =
