@@ -12,6 +12,7 @@
 #include "store/misses.h"
 #include "trust/sign.h"
 #include "config/config.h"
+#include "config/escape.h"
 #include "config/log.h"
 
 #include <stdio.h>
@@ -29,7 +30,8 @@ static void usage(FILE *out)
 	      "                                      --zero sets the counters to 0 from now\n"
 	      "       jitcache explain [--last | PROGRAM | KEY] [--json]\n"
 	      "                                      why each recorded miss missed, one line each\n"
-	      "                                      (the last run's, a program's or a key's)\n"
+	      "                                      (the last run's, a program's or a key's;\n"
+	      "                                      --program NAME or --key HEX: that one only)\n"
 	      "       jitcache verify                check every entry; remove and list bad ones\n"
 	      "                                      (exit status 1 if it found any)\n"
 	      "       jitcache trim [SIZE]           evict least recently used entries down to SIZE\n"
@@ -92,17 +94,7 @@ static int read_stats(struct jc_cache *c, struct jc_cache_stats *s)
 
 static void json_string(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
+	jc_json_string(stdout, s);
 }
 
 static void print_json(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
@@ -429,23 +421,39 @@ static int hex_prefix(const char *s)
 	return 1;
 }
 
+/* Does miss m (key hex) match what explain was asked for?  A word that
+ * could be either (a program named in hex digits) matches both. */
+enum { ANY, PROGRAM, KEY };
+static int wanted(const struct jc_miss *m, const char *hex, const char *which, int kind)
+{
+	if (!which)
+		return 1;
+	int key = kind != PROGRAM && hex_prefix(which) && !strncmp(hex, which, strlen(which));
+	return key || (kind != KEY && !strcmp(m->program, which));
+}
+
+#define EXPLAIN_USAGE "usage: explain [--last | PROGRAM | KEY | --program NAME | --key HEX] [--json]"
+
 static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	const char *which = NULL;
-	int json = 0, last = 0;
+	int json = 0, last = 0, kind = ANY;
 	(void)cfg;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (!strcmp(argv[i], "--last"))
 			last = 1;
+		else if ((!strcmp(argv[i], "--program") || !strcmp(argv[i], "--key")) &&
+			 i + 1 < argc && !which)
+			kind = argv[i][2] == 'p' ? PROGRAM : KEY, which = argv[++i];
 		else if (argv[i][0] != '-' && !which && !last)
 			which = argv[i];
 		else
-			return bad_usage("usage: explain [--last | PROGRAM | KEY] [--json]");
+			return bad_usage(EXPLAIN_USAGE);
 	}
-	if (last && which)
-		return bad_usage("usage: explain [--last | PROGRAM | KEY] [--json]");
+	if ((last && which) || (kind == KEY && !hex_prefix(which)))
+		return bad_usage(EXPLAIN_USAGE);
 	struct jc_miss *v = NULL;
 	size_t n = 0;
 	if (jc_cache_misses(c, &v, &n) != 0)
@@ -458,13 +466,13 @@ static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc
 	if (json)
 		printf("[");
 	int shown = 0;
+	char asked[1024];
 	for (size_t i = 0; i < n; i++) {
-		char hex[2 * JC_KEY_BYTES + 1], why[640], when[64];
+		char hex[2 * JC_KEY_BYTES + 1], why[2200], when[64], prog[4 * sizeof v->program];
 		jc_key_hex(&v[i].key, hex);
 		if (last && (v[i].pid != last_pid || strcmp(v[i].program, last_prog)))
 			continue;
-		if (which && (hex_prefix(which) ? strncmp(hex, which, strlen(which))
-						: strcmp(v[i].program, which)))
+		if (!wanted(&v[i], hex, which, kind))
 			continue;
 		const char *what = jc_explain(&v[i], v, n, why, sizeof why);
 		time_t t = (time_t)(v[i].when_ns / 1000000000);
@@ -479,14 +487,16 @@ static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc
 			json_string(why);
 			printf("}");
 		} else {
-			printf("%s %s[%u] %s: %s\n", when, v[i].program, v[i].pid, hex, why);
+			jc_escape_text(prog, sizeof prog, v[i].program, strlen(v[i].program));
+			printf("%s %s[%u] %s: %s\n", when, prog, v[i].pid, hex, why);
 		}
 		shown++;
 	}
 	if (json)
 		printf("%s]\n", shown ? "\n" : "");
 	else if (!shown)
-		printf("no miss recorded%s%s in %s\n", which ? " for " : "", which ? which : "",
+		printf("no miss recorded%s%s in %s\n", which ? " for " : "",
+		       which ? jc_escape_text(asked, sizeof asked, which, strlen(which)) : "",
 		       jc_cache_dir(c));
 	free(v);
 	return 0;

@@ -2,6 +2,7 @@
 #include "key/explain.h"
 
 #include "key/fingerprint.h"
+#include "config/escape.h"
 
 /* Names and values are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -15,11 +16,13 @@
 
 /* A trace read into named fields: "options", "env NAME", "spec ID",
  * "include PATH", "lib NAME build-id", "input 0"... each with its value
- * as text. */
+ * as text.  Both came from the program (its options, environment, include
+ * paths): they are kept escaped (config/escape.h), so that no byte of them
+ * reaches a report or a terminal as it is. */
 #define MAX_FIELDS 160
 struct field {
-	char name[200];
-	char value[JC_FP_TEXT_MAX + 1];
+	char name[4 * 200 + 1];
+	char value[4 * JC_FP_TEXT_MAX + 1];
 };
 struct fields {
 	size_t n;
@@ -31,8 +34,8 @@ static void add(struct fields *fs, const char *name, const char *value)
 	if (fs->n == MAX_FIELDS)
 		return;
 	struct field *f = &fs->f[fs->n++];
-	snprintf(f->name, sizeof f->name, "%s", name);
-	snprintf(f->value, sizeof f->value, "%s", value);
+	jc_escape_text(f->name, sizeof f->name, name, strlen(name));
+	jc_escape_text(f->value, sizeof f->value, value, strlen(value));
 }
 
 static void parse(const uint8_t *t, size_t len, struct fields *fs)

@@ -107,6 +107,7 @@ __attribute__((destructor)) static void runtime_at_exit(void)
 {
 	if (!cache)
 		return;
+	jc_cache_flush(cache); /* counts a busy lock kept back (count.c) */
 	struct jc_cache_stats s;
 	jc_cache_process_stats(cache, &s);
 	if (config.stats_log[0] && s.hits + s.misses + s.stores)

@@ -1,6 +1,7 @@
 /* count.c — this process's counters and the shared ones (see internal.h). */
 #include "store/internal.h"
 
+#include "config/escape.h"
 #include "config/log.h"
 #include "store/fsutil.h"
 
@@ -155,6 +156,32 @@ void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats 
 	fill_stats(v, out);
 }
 
+/* Anyone who may write the cache directory may write any numbers into its
+ * statistics file.  No counter reaches 2^62 (hits at a million a second for
+ * 146 000 years, or as many nanoseconds saved or bytes stored), and no
+ * subdirectory holds 2^54 bytes or entries (16 PiB): such values are shown
+ * as 0, with one line, and such a usage record is recounted. */
+#define COUNTER_MAX (1ull << 62)
+#define USAGE_MAX (1ull << 54)
+
+static void drop_absurd(const struct jc_cache *c, uint64_t v[JC_NCOUNTERS])
+{
+	int absurd = 0;
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		if (v[i] >= COUNTER_MAX)
+			v[i] = 0, absurd = 1;
+	if (absurd)
+		JC_LOG_ONCE(JC_LOG_WARN, "the statistics file in %s holds impossible counts "
+			    "(2^62 or more); they are shown as 0 (`jitcache stats --zero` starts "
+			    "the counters again)", c->shown);
+}
+
+static int usage_absurd(const struct jc_usage *u)
+{
+	return u->size >= USAGE_MAX || u->count >= USAGE_MAX ||
+	       (u->recipes != JC_USAGE_UNSPLIT && u->recipes > u->count);
+}
+
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 {
 	uint64_t v[JC_NCOUNTERS];
@@ -162,16 +189,22 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 	memset(out, 0, sizeof *out);
 	if (!cache->local || jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
 		return -1;
+	drop_absurd(cache, v);
 	fill_stats(v, out);
-	if (jc_stats_since(cache->dir, &out->since_ns) != 0)
-		out->since_ns = 0;
+	if (jc_stats_since(cache->dir, &out->since_ns) != 0 || out->since_ns < 0 ||
+	    out->since_ns > jc_wall_ns() + 86400 * (int64_t)1000000000)
+		out->since_ns = 0; /* not recorded, or not a time */
 	for (int i = 0; i < JC_SUBDIRS; i++) {
-		/* Written by a jitcache that counted recipes as entries: recount. */
-		if (u[i].recipes == JC_USAGE_UNSPLIT && jc_dir_usable(cache) == 0) {
+		/* Written by a jitcache that counted recipes as entries, or
+		 * impossible: recount. */
+		if ((u[i].recipes == JC_USAGE_UNSPLIT || usage_absurd(&u[i])) &&
+		    jc_dir_usable(cache) == 0) {
 			jc_resync(cache, i);
 			if (jc_stats_usage_all(cache->dir, u) != 0)
 				return -1;
 		}
+		if (usage_absurd(&u[i]))
+			continue; /* could not be recounted (a read-only cache) */
 		uint64_t recipes = u[i].recipes == JC_USAGE_UNSPLIT ? 0 : u[i].recipes;
 		out->entries += jc_sub_sat(u[i].count, recipes);
 		out->recipes += recipes;
@@ -344,21 +377,6 @@ void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *
 	}
 }
 
-static void json_text(FILE *out, const char *t)
-{
-	fputc('"', out);
-	for (; *t; t++) {
-		unsigned char ch = (unsigned char)*t;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 extern char *program_invocation_short_name;
 
 /* stats_log: a regular file, or a character device (a terminal, /dev/null),
@@ -394,9 +412,9 @@ int jc_cache_stats_log(const struct jc_cache *cache, const char *file)
 		return -1;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	fprintf(m, "{\"time\": \"%s\", \"program\": ", when);
-	json_text(m, program_invocation_short_name ? program_invocation_short_name : "");
+	jc_json_string(m, program_invocation_short_name ? program_invocation_short_name : "");
 	fprintf(m, ", \"pid\": %ld, \"dir\": ", (long)getpid());
-	json_text(m, cache->local ? cache->shown : "");
+	jc_json_string(m, cache->local ? cache->shown : "");
 	fprintf(m, ", \"hits\": %llu, \"misses\": %llu", (unsigned long long)s.hits,
 		(unsigned long long)s.misses);
 	jc_stats_json_parts(m, &s);

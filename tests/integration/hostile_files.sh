@@ -12,6 +12,8 @@
 
 STORE=$B/tests/jc_store
 LOOKUP=$B/tests/jc_lookup
+# The system's python: another user may not reach a python of root's own.
+PY=$(command -v /usr/bin/python3 || command -v python3)
 WAIT=20 # seconds a run may take before it counts as hung
 lines() { grep -c "^jitcache:" "$1"; }
 key_of() { basename "$1"; } # an entry's path -> its key
@@ -61,7 +63,7 @@ check "stats, locks FIFOs: the other key a miss" grep -q "^$M miss" "$T/stats.ou
 check "stats FIFO: replaced by a regular file" test -f "$D/stats" -a ! -p "$D/stats"
 check "locks FIFO: replaced by a regular file" test -f "$D/locks" -a ! -p "$D/locks"
 check "stats FIFO: the hit was counted in the new file" \
-	test "$(stats_in "$D" hits)" -ge 1
+	test "$(JITCACHE_DIR=$D timeout -k 2 "$WAIT" "$JITCACHE" stats --json | sed -n 's/.*"hits": *\([0-9]*\).*/\1/p')" -ge 1
 t run.out env JITCACHE_DIR="$D" "$JITCACHE" run -- true
 check "jitcache run -- true with DIR/stats a FIFO: it ends" test $? -ne 124
 
@@ -103,9 +105,77 @@ if [ -x "$B/tests/ze_client" ] && command -v ocloc >/dev/null && [ -e "$B/lib/li
 	done
 	check "stats_log FIFO: it says why nothing was logged" \
 		grep -q "^jitcache: cannot append to stats_log $T/stats.fifo (not a regular file)" "$T/slog2.out"
-	echo "     $(grep '^jitcache:' "$T/slog2.out")"
+	echo "     $(grep '^jitcache: cannot' "$T/slog2.out")"
 else
 	skip "stats_log FIFO: needs Intel's Level Zero driver and ocloc"
+fi
+
+# ---- a planted statistics file with impossible numbers --------------------------------
+D=$T/absurd
+E=$("$STORE" "$D" 1 100)
+SIZE=$(stat -c %s "$E")
+"$PY" - "$D/stats" <<'EOF'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(16); f.write(struct.pack("<Q", 2**64 - 1))           # hits
+    f.seek(4096 + 0x10 * 32); f.write(struct.pack("<Q", 2**63))  # sub 10's bytes
+EOF
+JITCACHE_DIR=$D timeout "$WAIT" "$JITCACHE" stats --json >"$T/absurd.json" 2>"$T/absurd.err"
+check "impossible counters: shown as 0, not 18446744073709551615" grep -q '"hits": 0[,}]' "$T/absurd.json"
+check "impossible counters: one line says so" \
+	test "$(grep -c "^jitcache.*impossible counts" "$T/absurd.err")" -eq 1
+check "impossible usage record: recounted (the size is the entry's, $SIZE bytes)" \
+	grep -q "\"size\": $SIZE[,}]" "$T/absurd.json"
+echo "     $(cat "$T/absurd.err")"
+
+# ---- jitcache explain shows what came from programs escaped ----------------------------
+# Build options, an environment value and program names carrying newlines,
+# terminal escapes and bytes that are not UTF-8; a program named in hex digits.
+if clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
+	export POCL_KERNEL_CACHE=0
+	X=$T/explain
+	mkdir -p "$X/inc" && cd "$X" || exit 1
+	cp "$ROOT/tests/integration/compute.cl" k.cl
+	cp "$B/tests/cl_build" "$X/deadbeef"
+	cp "$B/tests/cl_build" "$X/"$'prog\xff\xc3'
+	build() { # PROGRAM OPTIONS [VAR=VALUE...]
+		local prog=$1 opts=$2; shift 2
+		t explain-build.out env JITCACHE_DIR="$X/cache" "$@" "$JITCACHE" run -- "$prog" \
+			--platform Portable --source k.cl --options "$opts"
+	}
+	build "$X/deadbeef" "-DA=1"
+	build "$X/deadbeef" $'-DA=1\n2001-01-01 00:00:00 forged[1] 00: never seen before'
+	build "$X/deadbeef" $'-DA=1 -DB=\e]0;pwned\a\e[2J'
+	POCL_JC_TEST=$'x\e[31my\nz' build "$X/deadbeef" $'-DA=1 -DB=\e]0;pwned\a\e[2J'
+	build "$X/"$'prog\xff\xc3' "-DA=2"
+	JITCACHE_DIR=$X/cache timeout "$WAIT" "$JITCACHE" explain >"$T/explain.txt" 2>&1
+	JITCACHE_DIR=$X/cache timeout "$WAIT" "$JITCACHE" explain --json >"$T/explain.json" 2>&1
+	cd "$T" || exit 1
+	sed 's/^/     /' "$T/explain.txt"
+	check "explain: misses were recorded" test "$(grep -c . "$T/explain.txt")" -ge 4
+	check "explain: no forged line (every line is one miss of ours)" \
+		test "$(grep -c . "$T/explain.txt")" -eq 5 -a "$(grep -vc "^20[0-9-]* [0-9:]* \(deadbeef\|prog\)" "$T/explain.txt")" -eq 0
+	check "explain: the newline in build options shown as \\n" grep -qF '\n2001-01-01' "$T/explain.txt"
+	check "explain: no escape character reaches the terminal" \
+		test "$(tr -d '\n' <"$T/explain.txt" | tr -dc '\000-\037\177' | wc -c)" -eq 0
+	check "explain: the escape shown as \\x1b" grep -qF '\x1b]0;pwned\x07' "$T/explain.txt"
+	check "explain: an environment value escaped" grep -qF 'x\x1b[31my\nz' "$T/explain.txt"
+	check "explain: a program name that is not UTF-8 escaped" grep -qF 'prog\xff\xc3[' "$T/explain.txt"
+	check "explain --json: valid UTF-8 JSON" "$PY" -c '
+import json, sys
+data = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert any(m["program"].startswith("prog") for m in data)' "$T/explain.json"
+	check "explain --json: no control character inside" \
+		test "$(tr -d '\n' <"$T/explain.json" | tr -dc '\000-\037\177' | wc -c)" -eq 0
+	check "explain deadbeef: a program named in hex digits is found by name" \
+		sh -c "JITCACHE_DIR='$X/cache' '$JITCACHE' explain deadbeef | grep -q ' deadbeef\\['"
+	check "explain --program deadbeef: by name only" \
+		sh -c "JITCACHE_DIR='$X/cache' '$JITCACHE' explain --program deadbeef | grep -q ' deadbeef\\['"
+	K1=$(sed -n 's/.*\] \([0-9a-f]*\): .*/\1/p' "$T/explain.txt" | head -n 1)
+	check "explain --key: by key only" \
+		sh -c "JITCACHE_DIR='$X/cache' '$JITCACHE' explain --key '$K1' | grep -q ' $K1:'"
+else
+	skip "jitcache explain escaping: PoCL is not installed (pocl-opencl-icd)"
 fi
 
 # ---- the files that carry locks are not readable by others ------------------------------
@@ -138,8 +208,6 @@ print("held", flush=True)
 sys.stdin.read()
 EOF
 chmod a+r "$P/hold.py"
-# The system's python: another user may not reach a python of root's own.
-PY=$(command -v /usr/bin/python3 || command -v python3)
 D=$T/busy
 K=$(key_of "$("$STORE" "$D" 1 100)")
 keys() { local i; for i in 1 2 3 4 5 6 7 8 9 10; do echo "$K"; done; }
@@ -163,7 +231,7 @@ echo "     slowest of 10 hits: ${QUIET} s alone, ${BUSY} s with the counters' lo
 check "counters held by this user: every hit served, none 0.25 s slower than alone" \
 	ge "$(awk -v q="$QUIET" 'BEGIN { print q + 0.25 }')" "$BUSY"
 check "counters held by this user: those hits are counted once the lock is free" \
-	sh -c "env JITCACHE_DIR='$D' '$LOOKUP' '$K' >/dev/null 2>&1; test \"\$(JITCACHE_DIR='$D' '$JITCACHE' stats --json | sed -n 's/.*\"hits\": *\\([0-9]*\\).*/\\1/p')\" -ge 1"
+	sh -c "env JITCACHE_DIR='$D' '$LOOKUP' '$K' >/dev/null 2>&1; test \"\$(JITCACHE_DIR='$D' timeout $WAIT '$JITCACHE' stats --json | sed -n 's/.*\"hits\": *\\([0-9]*\\).*/\\1/p')\" -ge 1"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	# An older shared cache: DIR/stats readable by others, and a reader from
 	# outside the group holding a read lock on its counters.
