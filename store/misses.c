@@ -25,15 +25,19 @@ static void misses_path(const char *dir, char path[PATH_MAX])
 
 /* Make the file whole beside its place, then link it there (keeping one
  * another process made meanwhile), or with replace, rename it over what is
- * there (a damaged file, or a FIFO or the like someone put in its place). */
-static int create(const char *dir, mode_t mode, int replace)
+ * there (a damaged file, or a FIFO or the like someone put in its place);
+ * with from, as a copy of that open, sound file. */
+static int create(const char *dir, mode_t mode, int replace, int from)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	uint8_t *buf = calloc(1, FILE_SIZE);
 	if (!buf)
 		return -1;
-	memcpy(buf, "jcmisses", 8);
-	jc_put_le64(buf + 8, VERSION);
+	if (from < 0 || pread(from, buf, FILE_SIZE, 0) != FILE_SIZE) {
+		memset(buf, 0, FILE_SIZE);
+		memcpy(buf, "jcmisses", 8);
+		jc_put_le64(buf + 8, VERSION);
+	}
 	int rc = jc_fs_write_temp(dir, buf, FILE_SIZE, mode, tmp);
 	free(buf);
 	if (rc != 0)
@@ -54,9 +58,6 @@ static int open_checked(const char *dir, int flags)
 	int fd = jc_fs_open_file(AT_FDCWD, path, flags, 0);
 	if (fd < 0)
 		return -1;
-	/* Readable by others (before 2026-11), anyone could hold its lock. */
-	if (fstat(fd, &st) == 0 && (st.st_mode & 0007) && (flags & O_ACCMODE) != O_RDONLY)
-		(void)fchmod(fd, st.st_mode & 0770); /* only its owner can */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != FILE_SIZE ||
 	    pread(fd, head, 16, 0) != 16 || memcmp(head, "jcmisses", 8) != 0 ||
 	    jc_get_le64(head + 8) != VERSION) {
@@ -108,10 +109,18 @@ int jc_misses_add(const char *dir, mode_t mode, struct jc_miss *m)
 	uint8_t head[8], rec[JC_MISS_RECORD];
 	int fd = open_checked(dir, O_RDWR);
 	if (fd < 0 && (errno == ENOENT || errno == EBADMSG || errno == JC_ENOTREG) &&
-	    create(dir, mode, errno != ENOENT) == 0)
+	    create(dir, mode, errno != ENOENT, -1) == 0)
 		fd = open_checked(dir, O_RDWR);
 	if (fd < 0)
 		return -1;
+	/* Readable by others (before 2026-11): whoever opened it could hold
+	 * its lock.  A private copy takes its place (as DIR/stats, stats.c). */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && (st.st_mode & 0007) && create(dir, mode, 1, fd) == 0) {
+		close(fd);
+		if ((fd = open_checked(dir, O_RDWR)) < 0)
+			return -1;
+	}
 	if (jc_fs_lock_range(fd, F_WRLCK, 0, PAGE, WAIT) != 0 || pread(fd, head, 8, 16) != 8) {
 		done(fd);
 		return -1;

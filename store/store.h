@@ -149,8 +149,9 @@ void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
 
 /* Every count reaches the shared file as it happens (count.c), so a
- * process killed by a signal loses none of them; this is kept for callers
- * that flushed (nothing waits).  NULL is fine. */
+ * process killed by a signal loses none of them, unless the file's lock
+ * was busy: such counts wait for the next one, and for this, which waits
+ * 50 ms at most for the lock (the library calls it at exit).  NULL is fine. */
 void jc_cache_flush(struct jc_cache *cache);
 /* Set every shared counter to 0 and the start (since_ns) to now
  * (`jitcache stats --zero`).  0 or -1. */
