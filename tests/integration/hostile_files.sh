@@ -247,7 +247,18 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 		ge "$(awk -v q="$QUIET" 'BEGIN { print q + 0.25 }')" "$BUSY"
 	check "older shared cache: stats made private" \
 		test "$(( 0$(stat -c %a "$D/stats") & 7 ))" -eq 0
-	JITCACHE_DIR="$D" JITCACHE_SHARED=1 "$LOOKUP" "$M" >/dev/null 2>&1
+	# The outsider holds the compile-once lock of key M (one byte of
+	# DIR/locks, cache/lock.c) on the older, world-readable file.
+	coproc KEYHOLD { setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups -- \
+		"$PY" "$P/hold.py" "$D/locks" r $(( (0x${M:0:16} >> 2) & 0x3fffffffffffffff )) 1; }
+	pid=$KEYHOLD_PID in=${KEYHOLD[1]} ready=""
+	read -r -t 10 ready <&"${KEYHOLD[0]}"
+	check "outsider holds a key's lock in an older cache's locks file" test "$ready" = held
+	t keyheld.out env JITCACHE_DIR="$D" JITCACHE_SHARED=1 JITCACHE_LOCK_TIMEOUT=6 "$LOOKUP" "$M"
+	exec {in}>&-; wait "$pid" 2>/dev/null
+	echo "     a miss while an outsider holds its key's lock (lock_timeout 6 s): $(awk '{ print $3 }' "$T/keyheld.out") s"
+	check "outsider's key lock: the miss does not wait lock_timeout (well under 6 s)" \
+		awk '$2 == "miss" && $3 < 3 { ok = 1 } END { exit !ok }' "$T/keyheld.out"
 	check "older shared cache: locks made private after a miss" \
 		test "$(( 0$(stat -c %a "$D/locks") & 7 ))" -eq 0
 	check_not "an outsider can no longer open stats" \
