@@ -250,9 +250,7 @@ static const struct jc_setting table[] = {
 };
 #define N_SETTINGS (sizeof table / sizeof *table)
 
-/* Edits from a to b (optimal string alignment: a swap of neighbours is one),
- * ignoring case; names are short, longer ones count as far apart. */
-static int distance(const char *a, const char *b)
+int jc_config_distance(const char *a, const char *b)
 {
 	enum { MAX = 40 };
 	int d[MAX + 1][MAX + 1];
@@ -286,7 +284,7 @@ static const struct jc_setting *closest(const char *section, const char *name)
 	const struct jc_setting *best = NULL;
 	int best_d = 1 + (int)strlen(name) / 4;
 	for (size_t i = 0; i < N_SETTINGS; i++) {
-		int d = distance(name, table[i].name) +
+		int d = jc_config_distance(name, table[i].name) +
 			(section && strcasecmp(section, table[i].section) != 0);
 		if (d < best_d || (d == best_d && !best))
 			best = &table[i], best_d = d;
@@ -335,8 +333,9 @@ int jc_config_check(const struct jc_setting *t, const char *value, char *text, s
 #define TEXT_LEVEL(field)
 #define TEXT_URL(field)
 #define X(sec, nm, kind, field, def, env, help)                                   \
-		if (strcmp(t->section, #sec) == 0 && strcmp(t->name, #nm) == 0)     \
-			TEXT_##kind(field)
+		if (strcmp(t->section, #sec) == 0 && strcmp(t->name, #nm) == 0) {   \
+			TEXT_##kind(field)                                           \
+		}
 		JC_SETTINGS(X)
 #undef X
 	}
@@ -656,7 +655,7 @@ static void show_files(FILE *out, const char *list, const char *from)
 void jc_config_show(const struct jc_config *cfg, FILE *out)
 {
 #define X(sec, nm, kind, field, def, env, help)                             \
-	fprintf(out, "%-20s = ", #sec "." #nm);                             \
+	fprintf(out, "%-22s = ", #sec "." #nm);                             \
 	SHOW_##kind(out, cfg->field, cfg->field##_from);                    \
 	fprintf(out, "    (%s; override: %s)\n", cfg->field##_from, env);
 	JC_SETTINGS(X)
@@ -668,9 +667,9 @@ void jc_config_show(const struct jc_config *cfg, FILE *out)
 	for (int i = 0; i < JC_CONFIG_FILES; i++) {
 		const struct jc_config_file *f = &cfg->files[i];
 		if (f->path[0])
-			fprintf(out, "%-20s = %s    (%s)\n", role[i], f->path, state[f->state]);
+			fprintf(out, "%-22s = %s    (%s)\n", role[i], f->path, state[f->state]);
 		else
-			fprintf(out, "%-20s = none\n", role[i]);
+			fprintf(out, "%-22s = none\n", role[i]);
 	}
 }
 

@@ -162,6 +162,11 @@ const struct jc_setting *jc_config_find(const char *name, const struct jc_settin
 int jc_config_check(const struct jc_setting *s, const char *value, char *text, size_t size,
 		    const char **why);
 
+/* Edits from a to b (optimal string alignment: a swap of neighbours is
+ * one), ignoring case, for "did you mean"; strings over 40 bytes count as
+ * far apart. */
+int jc_config_distance(const char *a, const char *b);
+
 /* The user's ini file ($XDG_CONFIG_HOME/jitcache/jitcache.ini, else
  * ~/.config/...), into buf; NULL if neither variable is set. */
 const char *jc_config_user_file(char *buf, size_t size);

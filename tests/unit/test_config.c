@@ -448,9 +448,9 @@ static void test_show(void)
 	size_t n = fread(text, 1, sizeof text - 1, f);
 	text[n] = '\0';
 	fclose(f);
-	CHECK(strstr(text, "cache.max_size       = 1G    (env JITCACHE_MAX_SIZE") != NULL,
+	CHECK(strstr(text, "cache.max_size         = 1G    (env JITCACHE_MAX_SIZE") != NULL,
 	      "show gives value (a size as written: 1G) and origin");
-	CHECK(strstr(text, "log.level            = warn    (default") != NULL, "show gives defaults");
+	CHECK(strstr(text, "log.level              = warn    (default") != NULL, "show gives defaults");
 }
 
 /* The [remote] settings: the URL is checked as it is read (a bad one named
@@ -479,7 +479,7 @@ static void test_remote(void)
 	FILE *f = fmemopen(out, sizeof out - 1, "w");
 	jc_config_show(&cfg, f);
 	fclose(f);
-	CHECK(strstr(out, "remote.url           = redis://ci:***@cache:7000/3") != NULL,
+	CHECK(strstr(out, "remote.url             = redis://ci:***@cache:7000/3") != NULL,
 	      "config shows the URL with the password as ***");
 	CHECK(strstr(out, "Hunter2pw") == NULL, "... and nowhere else");
 	setenv("JITCACHE_REMOTE", "", 1);
