@@ -817,6 +817,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(name, "help")) {
 		const struct command *cmd = find_command(argv[2]);
+		if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+			puts("usage: jitcache help [COMMAND]        every command's usage and the\n"
+			     "                                      settings, or one command's usage");
+			return JC_EXIT_OK;
+		}
 		if (!cmd || argc > 3)
 			return cmd ? jc_admin_usage_error("help", "takes one COMMAND") : unknown(argv[2]);
 		command_usage(cmd, stdout);

@@ -211,6 +211,7 @@ static void print_all(const struct jc_config *cfg, const char *dir, const struct
 #define X(NAME, field, lbl) w = (int)strlen(lbl) > w ? (int)strlen(lbl) : w;
 	JC_COUNTERS(X)
 #undef X
+	w++; /* two spaces at least, as on the short screen */
 	row("cache directory", w, "%s", dir);
 	row("max_size", w, "%s", cfg->max_size ? human(cfg->max_size, a) : "0 (no cap)");
 	row("entries", w, "%llu", (unsigned long long)s->entries);
