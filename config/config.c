@@ -423,15 +423,17 @@ static int read_ini(struct jc_config *cfg, const char *path)
 	FILE *f = text ? fmemopen(text, len ? len : 1, "r") : NULL;
 	if (!f) {
 		cfg->problems++;
-		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); %s", path,
-		       text ? strerror(errno) : why, "its settings are not used");
+		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); its settings are not used", path,
+		       text ? strerror(errno) : why);
 		free(text);
 		return JC_FILE_UNREADABLE;
 	}
 	/* Its relative paths are relative to the file's directory. */
 	snprintf(relative_base, sizeof relative_base, "%s", path);
-	*strrchr(relative_base, '/') = '\0';
-	if (!relative_base[0])
+	char *slash = strrchr(relative_base, '/');
+	if (slash)
+		*slash = '\0'; /* else a path too long to resolve: the current directory */
+	if (slash && !relative_base[0])
 		strcpy(relative_base, "/");
 	if (len && jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
 		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using what was read",
