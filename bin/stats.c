@@ -157,14 +157,20 @@ static void print_short(const struct jc_config *cfg, const char *dir, const stru
 	hits_by_tier(cfg, s, line, sizeof line);
 	row("hits by tier", LABEL, "%s", line);
 	row("misses", LABEL, "%llu", (unsigned long long)s->misses);
-	row("misses by cause", LABEL, "found nowhere %llu, damaged %llu, refused by the driver %llu, "
-	    "untrusted %llu, tier unreachable %llu", (unsigned long long)s->miss_not_found,
-	    (unsigned long long)s->miss_corrupt, (unsigned long long)s->miss_rejected,
-	    (unsigned long long)s->miss_untrusted, (unsigned long long)s->miss_unreachable);
+	const struct part causes[] = {
+		{ s->miss_not_found, "found nowhere", "found nowhere" },
+		{ s->miss_corrupt, "damaged", "damaged" },
+		{ s->miss_rejected, "refused by the driver", "refused by the driver" },
+		{ s->miss_untrusted, "untrusted", "untrusted" },
+		{ s->miss_unreachable, "tier unreachable", "tier unreachable" },
+	};
+	if (!nonzero(causes, sizeof causes / sizeof *causes, line, sizeof line))
+		snprintf(line, sizeof line, "none");
+	row("misses by cause", LABEL, "%s", line);
 	row("stores", LABEL, "%llu (%s written)", (unsigned long long)s->stores,
 	    human(s->bytes_stored, a));
 	row("evictions", LABEL, "%llu", (unsigned long long)s->evictions);
-	row("JIT time saved", LABEL, "%.1f s CPU, %.1f s wall (what the programs would have waited)",
+	row("JIT time saved", LABEL, "%.1f s CPU, %.1f s wall",
 	    (double)s->saved_ns / 1e9, (double)s->saved_wall_ns / 1e9);
 	row("counted since", LABEL, "%s", jc_admin_date(s->since_ns, d));
 	if (cfg->remote_url[0] || s->remote_hits || s->remote_misses || s->remote_errors ||
@@ -182,10 +188,9 @@ static void print_short(const struct jc_config *cfg, const char *dir, const stru
 		    human(s->remote_bytes_out, b));
 	}
 	const struct part passed[] = {
-		{ s->passed_native, "native load or program from binaries",
-		  "native loads or programs from binaries" },
+		{ s->passed_native, "load of compiled code", "loads of compiled code" },
 		{ s->passed_compile_link, "compile/link step", "compile/link steps" },
-		{ s->passed_not_keyable, "request not keyable", "requests not keyable" },
+		{ s->passed_not_keyable, "unkeyable request", "unkeyable requests" },
 	};
 	if (nonzero(passed, sizeof passed / sizeof *passed, line, sizeof line))
 		row("passed through", LABEL, "%s", line);

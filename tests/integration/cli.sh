@@ -193,11 +193,13 @@ check "stats: the values in one column" \
 	awk '{ c = match($0, /  [^ ]/); if (!c || (col && c != col)) bad = 1; col = c } END { exit bad }' stats.txt
 check "stats: no label twice" test -z "$(sed 's/  .*//' stats.txt | sort | uniq -d)"
 check "stats: 1 hit, of 2 lookups" grep -q '^hits  *1 (50.0% of 2 lookups)$' stats.txt
+check "stats: misses by cause, those not 0" grep -q '^misses by cause  *1 found nowhere$' stats.txt
 check "stats: hits by tier, the Redis tier named redis" \
 	grep -q '^hits by tier  *local 1, redis 0, layer 1: 0, http 0$' stats.txt
 check "stats: the remotes' line, in the singular and plural" \
 	grep -Eq '^remotes  *(nothing asked yet|[0-9]+ (hit|miss|error)s?.*); .* in, .* out$' stats.txt
 check "stats: no '1 <plural>'" test -z "$(grep -E '(^|[^0-9.])1 (hits|misses|entries|recipes|lookups|stores|errors)\b' stats.txt)"
+check "stats: no line wider than 80 columns" test "$(awk 'length > 80' stats.txt | wc -l)" -eq 0
 check "stats: the date as YYYY-MM-DD HH:MM:SS" \
 	grep -Eq '^counted since  *[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$' stats.txt
 check "stats: times saved in seconds, one line" test "$(grep -c ' s CPU, .* s wall' stats.txt)" -eq 1
