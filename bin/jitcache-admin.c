@@ -671,9 +671,26 @@ static void command_usage(const struct command *cmd, FILE *out)
 
 /* ---- --version --------------------------------------------------------------- */
 
+/* The library `jitcache run` preloads: bin/jitcache passes it on, else the
+ * one beside this program. */
+static const char *library(char buf[PATH_MAX + 32])
+{
+	char self[PATH_MAX];
+	const char *l = getenv("JITCACHE_LIB");
+	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (l && *l)
+		return l;
+	if (k <= 0)
+		return NULL;
+	self[k] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(buf, PATH_MAX + 32, "%s/libjitcache.so", self);
+	return buf;
+}
+
 static void version(const struct jc_config *cfg)
 {
-	char lib[PATH_MAX + 32], self[PATH_MAX];
+	char lib[PATH_MAX + 32];
 	int ze = 0, cl = 0;
 	printf("jitcache %s\n", JC_VERSION);
 #define X(api, name) ze += !strcmp(#api, "ze"), cl += !strcmp(#api, "cl");
@@ -695,15 +712,8 @@ static void version(const struct jc_config *cfg)
 		dlclose(curl);
 	printf("%-14s Ed25519ph (libsodium %s, linked in)\n", "signing", sodium_version_string());
 	printf("%-14s zstd %s\n", "compression", ZSTD_versionString());
-	const char *l = getenv("JITCACHE_LIB");
-	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (!(l && *l) && k > 0) {
-		self[k] = '\0';
-		*strrchr(self, '/') = '\0';
-		snprintf(lib, sizeof lib, "%s/libjitcache.so", self);
-		l = lib;
-	}
-	if (l && *l)
+	const char *l = library(lib);
+	if (l)
 		printf("%-14s %s (%s)\n", "library", l,
 		       access(l, R_OK) == 0 ? "what `jitcache run` preloads" : "NOT FOUND");
 	static const char *const role[] = { "system", "user", "JITCACHE_CONFIG" };
