@@ -126,6 +126,34 @@ static const char *counted(uint64_t entries, uint64_t recipes, char buf[160])
 	return buf;
 }
 
+/* A cache function's log (the archive's members refused, the reason it
+ * failed): each line as "jitcache: LINE", the last with tail added. */
+struct log {
+	FILE *f;
+	char *text;
+	size_t size;
+};
+
+static FILE *log_open(struct log *l)
+{
+	*l = (struct log){ .f = open_memstream(&l->text, &l->size) };
+	return l->f ? l->f : stderr;
+}
+
+static void log_close(struct log *l, const char *tail)
+{
+	if (!l->f)
+		return;
+	fclose(l->f);
+	for (const char *p = l->text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		int last = p[n] == '\0' || p[n + 1] == '\0';
+		fprintf(stderr, "jitcache: %.*s%s\n", (int)n, p, last && tail ? tail : "");
+		p += n + (p[n] == '\n');
+	}
+	free(l->text);
+}
+
 /* ---- clear, trim, verify ----------------------------------------------------- */
 
 /* "removed 12 entries and 12 recipes (3.4M); 5 entries and 5 recipes
@@ -314,10 +342,12 @@ static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	if (argc - optind != 1)
 		return jc_admin_usage_error("export", argc > optind ? "takes one FILE" : "needs a FILE");
 	const char *file = argv[optind];
-	fflush(stdout);
-	int rc = jc_cache_export(c, file, since, stderr, &t);
+	struct log log;
+	int rc = jc_cache_export(c, file, since, log_open(&log), &t);
+	log_close(&log, rc < 0 ? "; nothing exported" : NULL);
 	if (rc < 0) {
-		fprintf(stderr, "jitcache: export failed; %s not written\n", file);
+		if (!log.size)
+			fprintf(stderr, "jitcache: export failed; %s not written\n", file);
 		return JC_EXIT_FAILED;
 	}
 	printf("exported %s, %s, to %s (%s compressed)", counted(t.entries, t.recipes, n),
@@ -343,10 +373,12 @@ static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	if (rc)
 		return rc;
 	const char *file = argv[optind];
-	fflush(stdout);
-	rc = jc_cache_import(c, file, stderr, &t);
+	struct log log;
+	rc = jc_cache_import(c, file, log_open(&log), &t);
+	log_close(&log, rc < 0 ? "; nothing imported" : NULL);
 	if (rc < 0) {
-		fprintf(stderr, "jitcache: nothing imported from %s\n", file);
+		if (!log.size)
+			fprintf(stderr, "jitcache: nothing imported from %s\n", file);
 		return JC_EXIT_FAILED;
 	}
 	printf("imported %s, %s, from %s; ", counted(t.entries, t.recipes, n), human(t.bytes, a),

@@ -75,6 +75,17 @@ bad trim --older-than; check "an option without its value: said so" said "trim: 
 bad set max_szie 1G;  check "an unknown setting: the closest" said "(did you mean max_size?)"
 bad set compress 1;   check "a name in two sections: asks for one" said "remote.compress"
 
+# A command that fails (not bad usage): exit 1, one line.
+failed() {
+	"$JITCACHE" "$@" >bad.out 2>bad.err
+	local rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -q '^jitcache: ' bad.err
+}
+check "import of a file that is not there: one line, exit 1" failed import "$T/none.tar.zst"
+check "... saying why and what was done" said "jitcache: cannot read $T/none.tar.zst: No such file or directory; nothing imported"
+check "export into a directory that is not there: one line, exit 1" failed export "$T/no/dir/x.tar.zst"
+check "keygen into a directory that is not there: one line, exit 1" failed keygen "$T/no/dir/key"
+
 # ---- config: exit status 1 when a setting is invalid ------------------------------
 "$JITCACHE" config >config.out 2>config.err
 check "config, every setting fine: exit status 0" test $? -eq 0 -a ! -s config.err
