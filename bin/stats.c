@@ -136,7 +136,7 @@ static int nonzero(const struct part *p, size_t n, char *buf, size_t size)
 	return shown;
 }
 
-/* The short screen: at most 17 lines, the last five only when they say
+/* The short screen: at most 16 lines, the last four only when they say
  * something. */
 static void print_short(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
 {
