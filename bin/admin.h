@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * admin.h — what the commands of jitcache-admin (the `jitcache` command's
  * everything but `run`) share.

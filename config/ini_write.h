@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ini_write.h — changes one setting of an ini file, as `jitcache set` (and
  * ccache -o) do, keeping everything else of the file as it was.
