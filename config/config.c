@@ -617,7 +617,7 @@ const char *jc_config_size_round(uint64_t bytes, char buf[32])
 {
 	int u = size_unit(bytes);
 	if (u == 0)
-		snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+		snprintf(buf, 32, "%llu byte%s", (unsigned long long)bytes, bytes == 1 ? "" : "s");
 	else if (bytes % (1ull << (10 * u)) == 0)
 		jc_config_size_text(bytes, buf);
 	else

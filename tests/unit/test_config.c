@@ -415,7 +415,7 @@ static void test_layers(void)
 static void test_sizes(void)
 {
 	static const struct { uint64_t v; const char *text, *round; } sizes[] = {
-		{ 0, "0", "0 bytes" }, { 1000, "1000", "1000 bytes" }, { 1024, "1K", "1K" },
+		{ 0, "0", "0 bytes" }, { 1, "1", "1 byte" }, { 1000, "1000", "1000 bytes" }, { 1024, "1K", "1K" },
 		{ 1536, "1536", "1.5K" }, { 4ull << 30, "4G", "4G" }, { 1536ull << 20, "1536M", "1.5G" },
 		{ (4ull << 30) + 1, "4294967297", "4.0G" }, { 12900000, "12900000", "12.3M" },
 		{ 3ull << 40, "3T", "3T" }, { 5000ull << 40, "5000T", "5000T" },
