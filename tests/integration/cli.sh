@@ -27,6 +27,8 @@ for c in $cmds; do
 done
 "$JITCACHE" help trim >h-help.out 2>&1
 check "jitcache help trim: trim's usage" grep -q '^usage: jitcache trim .*--older-than AGE' h-help.out
+"$JITCACHE" help run >h-help.out 2>&1
+check "jitcache help run: run's usage" grep -q '^usage: jitcache run ' h-help.out
 "$JITCACHE" stats --json --help >h-mixed.out 2>&1
 check "--help after another option: still the usage, exit 0" \
 	sh -c "test $? -eq 0 && grep -q '^usage: jitcache stats' h-mixed.out"
