@@ -784,16 +784,18 @@ static int unknown(const char *what)
 	names[N_COMMANDS] = "help";
 	names[N_COMMANDS + 1] = "run";
 	char why[200];
+	/* ccache's option alone, or with its value: -M20G, --max-size=20G */
+	size_t n = what[0] == '-' && what[1] != '-' ? 2 : strcspn(what, "=");
 	for (size_t i = 0; i < sizeof ccache_options / sizeof *ccache_options; i++)
-		if (!strcmp(what, ccache_options[i].ccache)) {
+		if (!strncmp(what, ccache_options[i].ccache, n) && !ccache_options[i].ccache[n]) {
 			snprintf(why, sizeof why, "unknown option '%s' (did you mean `jitcache %s`?)",
 				 what, ccache_options[i].jitcache);
 			return jc_admin_usage_error(NULL, why);
 		}
-	const char *near = what[0] == '-' ? NULL : jc_admin_closest(what, names, N_COMMANDS + 2);
+	const char *near = jc_admin_closest(what + strspn(what, "-"), names, N_COMMANDS + 2);
 	if (near)
-		snprintf(why, sizeof why, "unknown command '%s' (did you mean `jitcache %s`?)", what,
-			 near);
+		snprintf(why, sizeof why, "unknown %s '%s' (did you mean `jitcache %s`?)",
+			 what[0] == '-' ? "option" : "command", what, near);
 	else
 		snprintf(why, sizeof why, "unknown %s '%s'", what[0] == '-' ? "option" : "command",
 			 what);

@@ -71,6 +71,8 @@ bad stast;            check "an unknown command: the closest" said '(did you mea
 bad -s;               check "ccache's -s: the command to use" said "unknown option '-s' (did you mean \`jitcache stats\`?)"
 bad -z;               check "ccache's -z: stats --zero" said '`jitcache stats --zero`'
 bad -M 20G;           check "ccache's -M: set max_size" said '`jitcache set max_size SIZE`'
+bad -M20G;            check "... with its value attached" said '`jitcache set max_size SIZE`'
+bad --max-size=20G;   check "... or after =" said '`jitcache set max_size SIZE`'
 bad stats --jsn;      check "an unknown option: the closest" said "stats: unknown option '--jsn' (did you mean --json?)"
 bad explain --jsno;   check "... of any command" said "(did you mean --json?)"
 bad trim --older-than; check "an option without its value: said so" said "trim: --older-than needs a value"
