@@ -122,6 +122,10 @@
 #define JC_EMPTY_OK_LEVEL 0
 #define JC_EMPTY_OK_URL   1
 
+/* The ini files, in the order they are read; what became of each. */
+enum { JC_CONFIG_SYSTEM, JC_CONFIG_USER, JC_CONFIG_EXPLICIT, JC_CONFIG_FILES };
+enum { JC_FILE_ABSENT, JC_FILE_READ, JC_FILE_UNREADABLE, JC_FILE_SAME };
+
 struct jc_config {
 #define X(sec, name, kind, field, def, env, help) JC_TYPE_##kind field JC_DIM_##kind;
 	JC_SETTINGS(X)
@@ -130,17 +134,14 @@ struct jc_config {
 #define X(sec, name, kind, field, def, env, help) char field##_from[PATH_MAX + 16];
 	JC_SETTINGS(X)
 #undef X
-	/* The ini files, in the order read (JC_CONFIG_SYSTEM, _USER, _EXPLICIT). */
+	/* The ini files: files[JC_CONFIG_SYSTEM], [JC_CONFIG_USER], [JC_CONFIG_EXPLICIT]. */
 	struct jc_config_file {
 		char path[PATH_MAX]; /* absolute; "" : none named ($JITCACHE_CONFIG unset) */
 		int state;           /* JC_FILE_READ, _ABSENT, _UNREADABLE or _SAME (the
 					same file as an earlier one, not read again) */
-	} files[3];
+	} files[JC_CONFIG_FILES];
 	int problems; /* bad files, lines, names and values said while reading */
 };
-enum { JC_CONFIG_SYSTEM, JC_CONFIG_USER, JC_CONFIG_EXPLICIT, JC_CONFIG_FILES };
-enum { JC_FILE_ABSENT, JC_FILE_READ, JC_FILE_UNREADABLE, JC_FILE_SAME };
-
 /* Fill *cfg from defaults, the ini files and the environment (see above). */
 void jc_config_load(struct jc_config *cfg);
 
@@ -175,9 +176,9 @@ const char *jc_config_user_file(char *buf, size_t size);
  * from the environment against the current directory, from an ini file
  * against the file's directory.  A process that loads jitcache at start-up
  * hands the resolved values on: each path variable that gave a relative
- * path (and a relative JITCACHE_CONFIG) is set to the absolute one in the
- * environment, so that children it starts from another directory use the
- * same cache.  Call it only where no other thread can read the environment
+ * path (and a relative JITCACHE_CONFIG or JITCACHE_SYSTEM_CONFIG) is set
+ * to the absolute one in the environment, so that children it starts from
+ * another directory use the same cache.  Call it only where no other thread can read the environment
  * (a constructor). */
 void jc_config_hand_on(const struct jc_config *cfg);
 
