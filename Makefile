@@ -140,9 +140,11 @@ $(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
 	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
 	$(Q)ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
 
-$(ADMIN_BIN): bin/jitcache-admin.c bin/warm.c bin/warm.h $(BUILD)/libjckey.a $(BUILD)/libjccore.a Makefile
+# Every bin/*.c but the replay worker is a part of jitcache-admin.
+ADMIN_SRC := $(filter-out bin/jitcache-replay.c,$(wildcard bin/*.c))
+$(ADMIN_BIN): $(ADMIN_SRC) $(wildcard bin/*.h) $(BUILD)/libjckey.a $(BUILD)/libjccore.a Makefile
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ bin/jitcache-admin.c bin/warm.c \
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ $(ADMIN_SRC) \
 	  $(BUILD)/libjckey.a $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
 # The worker of `jitcache warm`: a Level Zero client that finds the driver

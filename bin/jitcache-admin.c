@@ -1,251 +1,112 @@
 /*
- * jitcache-admin — cache management for the `jitcache` command: stats,
- * clear, trim, verify, export, import, warm (bin/warm.h), config and settings (and the
- * commands' and settings' part of `jitcache --help`).  Settings come from jc_config_load(), as
- * in the library.  Exit status: 0 on success, 1 when the cache cannot be
- * used (or verify found bad entries), 2 on bad usage.
+ * jitcache-admin — every command of `jitcache` but `run` (bin/jitcache
+ * hands them on): one table below, each command's usage beside it, the
+ * commands' and settings' part of `jitcache --help`, and `--version`.
+ * Settings come from jc_config_load(), as in the library.  Exit status
+ * (admin.h): 0 on success, 1 when the cache cannot be used (or verify found
+ * bad entries, or config an invalid setting), 2 on bad usage.
  */
+#include "bin/admin.h"
 #include "bin/warm.h"
-#include "tiers/archive.h"
-#include "cache/cache.h"
-#include "key/explain.h"
-#include "store/misses.h"
-#include "trust/sign.h"
-#include "config/config.h"
 #include "config/escape.h"
+#include "config/ini_write.h"
 #include "config/log.h"
+#include "key/explain.h"
+#include "shim/exports.h"
+#include "store/misses.h"
+#include "tiers/archive.h"
+#include "trust/sign.h"
 
-#include <stdio.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <zstd.h>
 
-/* The commands, as `jitcache --help` shows them (bin/jitcache prints this
- * after its own `run` line), then every setting from config/config.h. */
-static void usage(FILE *out)
+/* ---- what the commands share (admin.h) --------------------------------------- */
+
+int jc_admin_usage_error(const char *cmd, const char *why)
 {
-	fputs("       jitcache stats [--json | --prometheus | --zero]\n"
-	      "                                      hits by tier, misses by cause, stores, size,\n"
-	      "                                      JIT time saved (CPU and wall), since when;\n"
-	      "                                      --zero sets the counters to 0 from now\n"
-	      "       jitcache explain [--last | PROGRAM | KEY] [--json]\n"
-	      "                                      why each recorded miss missed, one line each\n"
-	      "                                      (the last run's, a program's or a key's;\n"
-	      "                                      --program NAME or --key HEX: that one only)\n"
-	      "       jitcache verify                check every entry; remove and list bad ones\n"
-	      "                                      (exit status 1 if it found any)\n"
-	      "       jitcache trim [SIZE]           evict least recently used entries down to SIZE\n"
-	      "                                      (default: the max_size setting)\n"
-	      "       jitcache clear                 remove every entry\n"
-	      "       jitcache export FILE [--since DATE]\n"
-	      "                                      write every valid entry (or those used since\n"
-	      "                                      DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
-	      "                                      @SECONDS) to FILE, a zstd-compressed tar\n"
-	      "       jitcache import FILE           check each entry of FILE and add the good ones\n"
-	      "       jitcache keygen FILE [COMMENT] make a signing key pair: FILE (private, 0600)\n"
-	      "                                      and FILE.pub (see trusted_keys)\n",
-	      out);
-	jc_warm_usage(out);
-	fputs(	      "       jitcache config                every effective setting and where it came from\n"
-	      "       jitcache settings [--markdown | --man]\n"
-	      "                                      every setting, its default and variable\n"
-	      "       jitcache --help | --version\n"
-	      "\n"
-	      "Settings: the first ini file found of $JITCACHE_CONFIG,\n"
-	      "$XDG_CONFIG_HOME/jitcache/jitcache.ini (else ~/.config/jitcache/jitcache.ini)\n"
-	      "and /etc/jitcache.ini, overridden by the environment:\n",
-	      out);
-	jc_config_help(out, JC_HELP_TEXT);
+	fprintf(stderr, "jitcache: %s%s%s (see jitcache %s%s--help)\n", cmd ? cmd : "",
+		cmd ? ": " : "", why, cmd ? cmd : "", cmd ? " " : "");
+	return JC_EXIT_USAGE;
 }
 
-static int bad_usage(const char *why)
+const char *jc_admin_closest(const char *word, const char *const *words, size_t n)
 {
-	fprintf(stderr, "jitcache-admin: %s (see jitcache --help)\n", why);
-	return 2;
+	const char *best = NULL;
+	int best_d = 1 + (int)strlen(word) / 4;
+	for (size_t i = 0; i < n; i++) {
+		int d = jc_config_distance(word, words[i]);
+		if (d < best_d || (d == best_d && !best))
+			best = words[i], best_d = d;
+	}
+	return best;
 }
 
-/* "12.3M": sizes the way settings write them (see jc_config_size_round). */
+int jc_admin_bad_option(const char *cmd, int opt, char **argv, const struct option *longopts)
+{
+	const char *arg = argv[optind - 1], *names[32];
+	char why[200], shown[64];
+	size_t n = 0;
+	if (optopt && arg[0] == '-' && arg[1] != '-')
+		snprintf(shown, sizeof shown, "-%c", optopt);
+	else
+		snprintf(shown, sizeof shown, "%.*s", (int)strcspn(arg, "="), arg);
+	for (; longopts[n].name && n < sizeof names / sizeof *names; n++)
+		names[n] = longopts[n].name;
+	const char *near = jc_admin_closest(shown + strspn(shown, "-"), names, n);
+	if (opt == ':')
+		snprintf(why, sizeof why, "%s needs a value", shown);
+	else if (near)
+		snprintf(why, sizeof why, "unknown option '%s' (did you mean --%s?)", shown, near);
+	else
+		snprintf(why, sizeof why, "unknown option '%s'", shown);
+	return jc_admin_usage_error(cmd, why);
+}
+
+const char *jc_admin_count(uint64_t n, const char *one, const char *many, char buf[64])
+{
+	snprintf(buf, 64, "%llu %s", (unsigned long long)n, n == 1 ? one : many);
+	return buf;
+}
+
+const char *jc_admin_date(int64_t ns, char buf[32])
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	if (!ns || !localtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm))
+		return "unknown (counted by an older jitcache)";
+	return buf;
+}
+
+/* Take no option (but --help, answered before): operands only, at most max. */
+static int operands(const char *cmd, int argc, char **argv, int min, int max, const char *what)
+{
+	static const struct option none[] = { { NULL, 0, NULL, 0 } };
+	opterr = 0;
+	int opt = getopt_long(argc, argv, ":", none, NULL);
+	if (opt != -1)
+		return jc_admin_bad_option(cmd, opt, argv, none);
+	if (argc - optind < min || argc - optind > max)
+		return jc_admin_usage_error(cmd, what);
+	return 0;
+}
+
 static const char *human(uint64_t bytes, char buf[32])
 {
 	return jc_config_size_round(bytes, buf);
-}
-
-static struct jc_cache *open_cache(const struct jc_config *cfg)
-{
-	struct jc_cache_options opts = {
-		.dir = cfg->cache_dir, .max_size = cfg->max_size, .shared = cfg->shared,
-		.lock_timeout = cfg->lock_timeout, .compress = cfg->compress,
-		.signing_key = cfg->signing_key, .trusted_keys = cfg->trusted_keys,
-		.trusted_keys_invalid = jc_config_refused(cfg->trusted_keys_from),
-	};
-	struct jc_cache *c = jc_cache_open(&opts);
-	if (!c)
-		fprintf(stderr, "jitcache-admin: cannot use the cache directory %s\n", cfg->cache_dir);
-	return c;
 }
 
 static int read_stats(struct jc_cache *c, struct jc_cache_stats *s)
 {
 	if (jc_cache_shared_stats(c, s) == 0)
 		return 0;
-	fprintf(stderr, "jitcache-admin: cannot read the statistics in %s\n", jc_cache_dir(c));
+	fprintf(stderr, "jitcache: cannot read the statistics in %s\n", jc_cache_dir(c));
 	return -1;
-}
-
-static void json_string(const char *s)
-{
-	jc_json_string(stdout, s);
-}
-
-static void print_json(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
-{
-	printf("{\"dir\": ");
-	json_string(dir);
-	printf(", \"max_size\": %llu, \"entries\": %llu, \"recipes\": %llu, \"size\": %llu",
-	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
-	       (unsigned long long)s->recipes, (unsigned long long)s->size);
-#define X(NAME, field, label) printf(", \"%s\": %llu", #field, (unsigned long long)s->field);
-	JC_COUNTERS(X)
-#undef X
-	printf(", \"schema\": 1, \"since\": ");
-	if (s->since_ns)
-		printf("%lld", (long long)(s->since_ns / 1000000000));
-	else
-		printf("null");
-	fflush(stdout);
-	jc_stats_json_parts(stdout, s);
-	printf("}\n");
-}
-
-static const char *date_of(int64_t ns, char buf[64])
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-	if (!ns || !localtime_r(&t, &tm) || !strftime(buf, 64, "%Y-%m-%d %H:%M:%S %z", &tm))
-		return "unknown (counted by an older jitcache)";
-	return buf;
-}
-
-/* Hits by tier, misses by cause, the time saved both ways. */
-static void print_breakdown(const struct jc_cache_stats *s)
-{
-	char d[64];
-	const char *sep = " ";
-	printf("%-20s", "hits by tier");
-#define X(NAME, name, label, slot, n)                                              \
-	for (int i = 0; i < n; i++)                                                \
-		if (n == 1)                                                        \
-			printf("%s%s %llu", sep, label,                            \
-			       (unsigned long long)s->tier_hits[slot]), sep = "; "; \
-		else if (s->tier_hits[slot + i])                                   \
-			printf("%s%s %d %llu", sep, label, i + 1,                  \
-			       (unsigned long long)s->tier_hits[slot + i]), sep = "; ";
-	JC_TIERS(X)
-#undef X
-	printf("\n%-20s found nowhere %llu; damaged %llu; refused by the driver %llu; "
-	       "untrusted %llu; tier unreachable %llu\n", "misses by cause",
-	       (unsigned long long)s->miss_not_found, (unsigned long long)s->miss_corrupt,
-	       (unsigned long long)s->miss_rejected, (unsigned long long)s->miss_untrusted,
-	       (unsigned long long)s->miss_unreachable);
-	printf("%-20s %llu (of the misses)\n", "builds failed", (unsigned long long)s->build_failures);
-	printf("%-20s 0 (every store is made before the compiling call returns)\n",
-	       "stores pending");
-	printf("%-20s %.1f s CPU, %.1f s wall (what the programs would have waited)\n",
-	       "JIT time saved", (double)s->saved_ns / 1e9, (double)s->saved_wall_ns / 1e9);
-	printf("%-20s %s\n", "counted since", date_of(s->since_ns, d));
-}
-
-/* The remote tier's rows, when one is configured or was used. */
-static void print_remote(const struct jc_config *cfg, const struct jc_cache_stats *s)
-{
-	char a[32], b[32];
-	if (!cfg->remote_url[0] && !(s->remote_hits | s->remote_misses | s->remote_errors |
-				     s->remote_corrupt | s->remote_stores))
-		return;
-	printf("%-20s %llu (of the hits above)\n", "remote hits", (unsigned long long)s->remote_hits);
-	printf("%-20s %llu\n", "remote misses", (unsigned long long)s->remote_misses);
-	printf("%-20s %llu\n", "remote errors", (unsigned long long)s->remote_errors);
-	printf("%-20s %llu\n", "remote bad values", (unsigned long long)s->remote_corrupt);
-	printf("%-20s %llu\n", "remote stores", (unsigned long long)s->remote_stores);
-	if (s->remote_dropped)
-		printf("%-20s %llu (each is in the local store)\n", "remote writes dropped",
-		       (unsigned long long)s->remote_dropped);
-	printf("%-20s %s in, %s out\n", "remote traffic", human(s->remote_bytes_in, a),
-	       human(s->remote_bytes_out, b));
-}
-
-/* One counter's line of `jitcache stats`: "label  value", a few with more. */
-static void print_counter(const struct jc_config *cfg, const char *label, const char *field,
-			  const struct jc_cache_stats *s, uint64_t v)
-{
-	char a[32];
-	uint64_t lookups = s->hits + s->misses;
-	if (!strcmp(field, "bytes_stored") || !strncmp(field, "remote_", 7) ||
-	    !strncmp(field, "miss_", 5) || !strcmp(field, "saved_wall_ns") ||
-	    !strcmp(field, "build_failures"))
-		return; /* shown with stores; by print_remote(), print_breakdown() */
-	if (!strcmp(field, "layer_hits")) {
-		if (cfg->layers[0])
-			printf("%-20s %llu of the hits (layers %s)\n", label, (unsigned long long)v,
-			       cfg->layers);
-		return;
-	}
-	printf("%-20s ", label);
-	if (!strcmp(field, "hits"))
-		printf("%llu (%.1f%% of %llu lookups)\n", (unsigned long long)v,
-		       lookups ? 100.0 * (double)v / (double)lookups : 0.0, (unsigned long long)lookups);
-	else if (!strcmp(field, "stores"))
-		printf("%llu (%s written)\n", (unsigned long long)v, human(s->bytes_stored, a));
-	else if (!strcmp(field, "saved_ns"))
-		printf("%.1f s\n", (double)v / 1e9);
-	else
-		printf("%llu\n", (unsigned long long)v);
-}
-
-static void print_human(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
-{
-	char a[32], b[32];
-	printf("%-20s %s\n", "cache directory", dir);
-	printf("%-20s %llu\n", "entries", (unsigned long long)s->entries);
-	printf("%-20s %llu (what `jitcache warm` compiles again)\n", "recipes",
-	       (unsigned long long)s->recipes);
-	if (cfg->max_size)
-		printf("%-20s %s of %s (%.1f%%)\n", "size", human(s->size, a), human(cfg->max_size, b),
-		       100.0 * (double)s->size / (double)cfg->max_size);
-	else
-		printf("%-20s %s (no cap)\n", "size", human(s->size, a));
-#define X(NAME, field, label) print_counter(cfg, label, #field, s, s->field);
-	JC_COUNTERS(X)
-#undef X
-	print_remote(cfg, s);
-	print_breakdown(s);
-}
-
-static int cmd_stats(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
-{
-	struct jc_cache_stats s;
-	const char *arg = argc > 0 ? argv[0] : NULL;
-	if (argc > 1 || (arg && strcmp(arg, "--json") != 0 && strcmp(arg, "--prometheus") != 0 &&
-			 strcmp(arg, "--zero") != 0))
-		return bad_usage("stats takes only --json, --prometheus or --zero");
-	if (arg && !strcmp(arg, "--zero")) {
-		if (jc_cache_zero_stats(c) != 0) {
-			fprintf(stderr, "jitcache-admin: cannot zero the statistics in %s\n",
-				jc_cache_dir(c));
-			return 1;
-		}
-		printf("statistics of %s set to 0\n", jc_cache_dir(c));
-		return 0;
-	}
-	if (read_stats(c, &s) != 0)
-		return 1;
-	if (!arg)
-		print_human(cfg, jc_cache_dir(c), &s);
-	else if (!strcmp(arg, "--json"))
-		print_json(cfg, jc_cache_dir(c), &s);
-	else
-		jc_stats_prometheus(stdout, &s, jc_cache_dir(c), cfg->max_size);
-	return 0;
 }
 
 static uint64_t minus(uint64_t a, uint64_t b)
@@ -253,73 +114,178 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* "12 entries", or "12 entries and 12 recipes" where there are recipes
+/* "12 entries", or "1 entry and 1 recipe" where there are recipes
  * (cache.h): a recipe is an entry file but no compiled result. */
-static const char *counted(uint64_t entries, uint64_t recipes, char buf[64])
+static const char *counted(uint64_t entries, uint64_t recipes, char buf[160])
 {
+	char a[64], b[64];
+	jc_admin_count(entries, "entry", "entries", a);
 	if (recipes)
-		snprintf(buf, 64, "%llu entries and %llu recipes", (unsigned long long)entries,
-			 (unsigned long long)recipes);
+		snprintf(buf, 160, "%s and %s", a, jc_admin_count(recipes, "recipe", "recipes", b));
 	else
-		snprintf(buf, 64, "%llu entries", (unsigned long long)entries);
+		snprintf(buf, 160, "%s", a);
 	return buf;
 }
+
+/* A cache function's log (the archive's members refused, the reason it
+ * failed): each line as "jitcache: LINE", the last with tail added. */
+struct log {
+	FILE *f;
+	char *text;
+	size_t size;
+};
+
+static FILE *log_open(struct log *l)
+{
+	*l = (struct log){ .f = open_memstream(&l->text, &l->size) };
+	return l->f ? l->f : stderr;
+}
+
+static void log_close(struct log *l, const char *tail)
+{
+	if (!l->f)
+		return;
+	fclose(l->f);
+	for (const char *p = l->text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		int last = p[n] == '\0' || p[n + 1] == '\0';
+		fprintf(stderr, "jitcache: %.*s%s\n", (int)n, p, last && tail ? tail : "");
+		p += n + (p[n] == '\n');
+	}
+	free(l->text);
+}
+
+/* ---- clear, trim, verify ----------------------------------------------------- */
 
 /* "removed 12 entries and 12 recipes (3.4M); 5 entries and 5 recipes
  * (1.0M) left" */
 static int report_removal(struct jc_cache *c, const struct jc_cache_stats *before, int rc)
 {
 	struct jc_cache_stats after;
-	char a[32], b[32], n[64], m[64];
+	char a[32], b[32], n[160], m[160];
 	if (read_stats(c, &after) != 0)
-		return 1;
+		return JC_EXIT_FAILED;
 	printf("removed %s (%s); %s (%s) left\n",
 	       counted(minus(before->entries, after.entries), minus(before->recipes, after.recipes), n),
 	       human(minus(before->size, after.size), a),
 	       counted(after.entries, after.recipes, m), human(after.size, b));
 	if (rc != 0)
-		fprintf(stderr, "jitcache-admin: some entries could not be removed (see above)\n");
+		fprintf(stderr, "jitcache: some entries could not be removed (see above)\n");
 	return rc != 0;
+}
+
+static void clear_usage(FILE *out)
+{
+	fputs("       jitcache clear                 remove every entry\n", out);
 }
 
 static int cmd_clear(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	struct jc_cache_stats before;
-	(void)cfg, (void)argv;
-	if (argc > 0)
-		return bad_usage("clear takes no argument");
+	int rc = operands("clear", argc, argv, 0, 0, "takes no argument");
+	(void)cfg;
+	if (rc)
+		return rc;
 	if (read_stats(c, &before) != 0)
-		return 1;
+		return JC_EXIT_FAILED;
 	return report_removal(c, &before, jc_cache_clear(c));
+}
+
+static void trim_usage(FILE *out)
+{
+	fputs("       jitcache trim [SIZE] [--older-than AGE]\n"
+	      "                                      evict least recently used entries down to\n"
+	      "                                      SIZE (default: max_size), and those unused\n"
+	      "                                      for AGE (30d, 12h, 45m, 90s; 0: no limit,\n"
+	      "                                      as max_size 0 is no cap; clear empties)\n",
+	      out);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* AGE: a number and s, m, h, d or w (days if none): nanoseconds, or -1. */
+static int64_t parse_age(const char *text)
+{
+	static const struct { char unit; int64_t s; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 },
+	};
+	char *end;
+	double v = strtod(text, &end);
+	int64_t mult = 86400;
+	if (end == text || !(v >= 0) || v > 1e6 * 86400)
+		return -1;
+	if (*end) {
+		mult = 0;
+		for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+			if (*end == units[i].unit)
+				mult = units[i].s;
+		if (!mult || end[1])
+			return -1;
+	}
+	return (int64_t)(v * (double)mult * 1e9);
 }
 
 static int cmd_trim(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "older-than", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
+	};
 	struct jc_cache_stats before;
 	uint64_t size = cfg->max_size;
-	const char *why = NULL, *arg = argc > 0 ? argv[0] : NULL;
-	if (argc > 1)
-		return bad_usage("trim takes at most one SIZE");
-	if (arg && jc_config_parse_size(arg, &size, &why) != 0) {
-		fprintf(stderr, "jitcache-admin: trim: bad size '%s': %s\n", arg, why);
-		return 2;
+	int64_t age = -1;
+	const char *why = NULL, *arg;
+	int opt, rc = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (opt != 'o')
+			return jc_admin_bad_option("trim", opt, argv, longopts);
+		if ((age = parse_age(optarg)) < 0)
+			return jc_admin_usage_error("trim", "--older-than takes an age such as 30d, "
+						    "12h, 45m or 90s");
 	}
-	if (!arg && size == 0) {
-		printf("no max_size is set and no SIZE given: nothing to trim\n");
-		return 0;
+	if (argc - optind > 1)
+		return jc_admin_usage_error("trim", "takes at most one SIZE");
+	arg = optind < argc ? argv[optind] : NULL;
+	if (arg && jc_config_parse_size(arg, &size, &why) != 0) {
+		fprintf(stderr, "jitcache: trim: bad size '%s': %s\n", arg, why);
+		return JC_EXIT_USAGE;
+	}
+	if (age >= 0 && !arg)
+		size = 0; /* the age alone */
+	if (size == 0 && age <= 0) {
+		printf("%s: nothing to trim (0 is no limit; `jitcache clear` empties the cache)\n",
+		       arg || age == 0 ? "no limit given" : "max_size is 0 (no cap) and no SIZE given");
+		return JC_EXIT_OK;
 	}
 	if (read_stats(c, &before) != 0)
-		return 1;
-	return report_removal(c, &before, jc_cache_trim(c, size));
+		return JC_EXIT_FAILED;
+	if (age > 0)
+		rc = jc_cache_trim_unused(c, now_ns() - age);
+	if (size && jc_cache_trim(c, size) != 0)
+		rc = -1;
+	return report_removal(c, &before, rc);
+}
+
+static void verify_usage(FILE *out)
+{
+	fputs("       jitcache verify                check every entry; remove and list bad ones\n"
+	      "                                      (exit status 1 if it found any)\n",
+	      out);
 }
 
 static int cmd_verify(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
-	(void)cfg, (void)argv;
-	if (argc > 0)
-		return bad_usage("verify takes no argument");
-	return jc_cache_verify(c, stdout) != 0 ? 1 : 0;
+	int rc = operands("verify", argc, argv, 0, 0, "takes no argument");
+	(void)cfg;
+	return rc ? rc : jc_cache_verify(c, stdout) != 0 ? JC_EXIT_FAILED : JC_EXIT_OK;
 }
+
+/* ---- export, import ---------------------------------------------------------- */
 
 /* DATE as YYYY-MM-DD[THH:MM[:SS]] (or with a space for T), local time, or
  * @SECONDS since 1970: nanoseconds since 1970, or -1. */
@@ -345,57 +311,79 @@ static int64_t parse_date(const char *text)
 	return -1;
 }
 
+static void export_usage(FILE *out)
+{
+	fputs("       jitcache export FILE [--since DATE]\n"
+	      "                                      write every valid entry (or those used since\n"
+	      "                                      DATE: YYYY-MM-DD[THH:MM[:SS]] local time, or\n"
+	      "                                      @SECONDS) to FILE, a zstd-compressed tar\n",
+	      out);
+}
+
 static int cmd_export(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "since", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
+	};
 	struct jc_transfer t;
-	const char *file = NULL;
 	int64_t since = 0;
-	char a[32], b[32], n[64];
+	int opt;
+	char a[32], b[32], n[160];
 	(void)cfg;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
-			if ((since = parse_date(argv[++i])) < 0) {
-				fprintf(stderr, "jitcache-admin: export: bad date '%s' (expected "
-					"YYYY-MM-DD[THH:MM[:SS]] or @SECONDS)\n", argv[i]);
-				return 2;
-			}
-		} else if (!file && argv[i][0] != '-') {
-			file = argv[i];
-		} else {
-			return bad_usage("usage: export FILE [--since DATE]");
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (opt != 's')
+			return jc_admin_bad_option("export", opt, argv, longopts);
+		if ((since = parse_date(optarg)) < 0) {
+			fprintf(stderr, "jitcache: export: bad date '%s' (expected "
+				"YYYY-MM-DD[THH:MM[:SS]] or @SECONDS)\n", optarg);
+			return JC_EXIT_USAGE;
 		}
 	}
-	if (!file)
-		return bad_usage("export needs a FILE");
-	fflush(stdout);
-	int rc = jc_cache_export(c, file, since, stderr, &t);
+	if (argc - optind != 1)
+		return jc_admin_usage_error("export", argc > optind ? "takes one FILE" : "needs a FILE");
+	const char *file = argv[optind];
+	struct log log;
+	int rc = jc_cache_export(c, file, since, log_open(&log), &t);
+	log_close(&log, rc < 0 ? "; nothing exported" : NULL);
 	if (rc < 0) {
-		fprintf(stderr, "jitcache-admin: export failed; %s not written\n", file);
-		return 1;
+		if (!log.size)
+			fprintf(stderr, "jitcache: export failed; %s not written\n", file);
+		return JC_EXIT_FAILED;
 	}
 	printf("exported %s, %s, to %s (%s compressed)", counted(t.entries, t.recipes, n),
 	       human(t.bytes, a), file, human(t.archive_bytes, b));
 	if (t.refused)
-		printf("; %llu bad entries skipped", (unsigned long long)t.refused);
+		printf("; %s skipped", jc_admin_count(t.refused, "bad entry", "bad entries", n));
 	printf("\n");
 	return rc;
+}
+
+static void import_usage(FILE *out)
+{
+	fputs("       jitcache import FILE           check each entry of FILE and add the good ones\n",
+	      out);
 }
 
 static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	struct jc_transfer t;
-	char a[32], n[64], m[64];
+	char a[32], n[160], m[160];
+	int rc = operands("import", argc, argv, 1, 1, "takes one FILE");
 	(void)cfg;
-	if (argc != 1)
-		return bad_usage("usage: import FILE");
-	fflush(stdout);
-	int rc = jc_cache_import(c, argv[0], stderr, &t);
+	if (rc)
+		return rc;
+	const char *file = argv[optind];
+	struct log log;
+	rc = jc_cache_import(c, file, log_open(&log), &t);
+	log_close(&log, rc < 0 ? "; nothing imported" : NULL);
 	if (rc < 0) {
-		fprintf(stderr, "jitcache-admin: nothing imported from %s\n", argv[0]);
-		return 1;
+		if (!log.size)
+			fprintf(stderr, "jitcache: nothing imported from %s\n", file);
+		return JC_EXIT_FAILED;
 	}
 	printf("imported %s, %s, from %s; ", counted(t.entries, t.recipes, n), human(t.bytes, a),
-	       argv[0]);
+	       file);
 	if (t.present_recipes)
 		printf("%s already present", counted(t.present, t.present_recipes, m));
 	else
@@ -408,7 +396,7 @@ static int cmd_import(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	return rc;
 }
 
-/* ---- explain -------------------------------------------------------------------- */
+/* ---- explain ----------------------------------------------------------------- */
 
 static int hex_prefix(const char *s)
 {
@@ -419,6 +407,15 @@ static int hex_prefix(const char *s)
 		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
 			return 0;
 	return 1;
+}
+
+static void explain_usage(FILE *out)
+{
+	fputs("       jitcache explain [--last | PROGRAM | KEY] [--json]\n"
+	      "                                      why each recorded miss missed, one line each\n"
+	      "                                      (the last run's, a program's or a key's;\n"
+	      "                                      --program NAME or --key HEX: that one only)\n",
+	      out);
 }
 
 /* Does miss m (key hex) match what explain was asked for?  A word that
@@ -432,28 +429,38 @@ static int wanted(const struct jc_miss *m, const char *hex, const char *which, i
 	return key || (kind != KEY && !strcmp(m->program, which));
 }
 
-#define EXPLAIN_USAGE "usage: explain [--last | PROGRAM | KEY | --program NAME | --key HEX] [--json]"
+static void json_string(const char *s)
+{
+	jc_json_string(stdout, s);
+}
 
 static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "last", no_argument, NULL, 'l' },
+		{ "program", required_argument, NULL, 'p' }, { "key", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *which = NULL;
-	int json = 0, last = 0, kind = ANY;
+	int json = 0, last = 0, opt, kind = ANY;
 	(void)cfg;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (opt == 'j')
 			json = 1;
-		else if (!strcmp(argv[i], "--last"))
+		else if (opt == 'l')
 			last = 1;
-		else if ((!strcmp(argv[i], "--program") || !strcmp(argv[i], "--key")) &&
-			 i + 1 < argc && !which)
-			kind = argv[i][2] == 'p' ? PROGRAM : KEY, which = argv[++i];
-		else if (argv[i][0] != '-' && !which && !last)
-			which = argv[i];
+		else if ((opt == 'p' || opt == 'k') && !which)
+			kind = opt == 'p' ? PROGRAM : KEY, which = optarg;
 		else
-			return bad_usage(EXPLAIN_USAGE);
+			return jc_admin_bad_option("explain", opt, argv, longopts);
 	}
-	if ((last && which) || (kind == KEY && !hex_prefix(which)))
-		return bad_usage(EXPLAIN_USAGE);
+	if (argc - optind > (which ? 0 : 1) || (last && (which || argc > optind)))
+		return jc_admin_usage_error("explain", "takes --last, a PROGRAM or a KEY");
+	if (kind == KEY && !hex_prefix(which))
+		return jc_admin_usage_error("explain", "--key takes 4 to 32 hex digits");
+	if (!which)
+		which = optind < argc ? argv[optind] : NULL;
 	struct jc_miss *v = NULL;
 	size_t n = 0;
 	if (jc_cache_misses(c, &v, &n) != 0)
@@ -468,18 +475,16 @@ static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc
 	int shown = 0;
 	char asked[1024];
 	for (size_t i = 0; i < n; i++) {
-		char hex[2 * JC_KEY_BYTES + 1], why[2200], when[64], prog[4 * sizeof v->program];
+		char hex[2 * JC_KEY_BYTES + 1], why[2200], when[32], prog[4 * sizeof v->program];
 		jc_key_hex(&v[i].key, hex);
 		if (last && (v[i].pid != last_pid || strcmp(v[i].program, last_prog)))
 			continue;
 		if (!wanted(&v[i], hex, which, kind))
 			continue;
 		const char *what = jc_explain(&v[i], v, n, why, sizeof why);
-		time_t t = (time_t)(v[i].when_ns / 1000000000);
-		struct tm tm;
-		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
 		if (json) {
-			printf("%s\n {\"time\": %lld, \"program\": ", shown ? "," : "", (long long)t);
+			printf("%s\n {\"time\": %lld, \"program\": ", shown ? "," : "",
+			       (long long)(v[i].when_ns / 1000000000));
 			json_string(v[i].program);
 			printf(", \"pid\": %u, \"key\": \"%s\", \"cause\": \"%s\", \"build_failed\": %s, "
 			       "\"explanation\": ", v[i].pid, hex, what,
@@ -488,7 +493,8 @@ static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc
 			printf("}");
 		} else {
 			jc_escape_text(prog, sizeof prog, v[i].program, strlen(v[i].program));
-			printf("%s %s[%u] %s: %s\n", when, prog, v[i].pid, hex, why);
+			printf("%s %s[%u] %s: %s\n", jc_admin_date(v[i].when_ns, when), prog, v[i].pid,
+			       hex, why);
 		}
 		shown++;
 	}
@@ -499,69 +505,395 @@ static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc
 		       which ? jc_escape_text(asked, sizeof asked, which, strlen(which)) : "",
 		       jc_cache_dir(c));
 	free(v);
-	return 0;
+	return JC_EXIT_OK;
 }
+
+/* ---- keygen, warm ------------------------------------------------------------ */
+
+static void keygen_usage(FILE *out)
+{
+	fputs("       jitcache keygen FILE [COMMENT] make a signing key pair: FILE (private, 0600)\n"
+	      "                                      and FILE.pub (see trusted_keys)\n",
+	      out);
+}
+
+static int cmd_keygen(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	int rc = operands("keygen", argc, argv, 1, 2, "takes a FILE and perhaps a COMMENT");
+	(void)cfg, (void)c;
+	if (rc)
+		return rc;
+	return jc_keygen(argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL, stdout) == 0
+		       ? JC_EXIT_OK : JC_EXIT_FAILED;
+}
+
+static int cmd_warm(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	return jc_warm_main(cfg, c, argc - 1, argv + 1);
+}
+
+/* ---- config, set, settings --------------------------------------------------- */
+
+static void config_usage(FILE *out)
+{
+	fputs("       jitcache config                every effective setting and the file (or\n"
+	      "                                      variable) it came from (exit status 1 if\n"
+	      "                                      one is invalid)\n",
+	      out);
+}
+
+static int cmd_config(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	int rc = operands("config", argc, argv, 0, 0, "takes no argument");
+	(void)c;
+	if (rc)
+		return rc;
+	jc_config_show(cfg, stdout);
+	if (!cfg->problems)
+		return JC_EXIT_OK;
+	fflush(stdout);
+	fprintf(stderr, "jitcache: config: %d problem%s in the settings (INVALID above%s)\n",
+		cfg->problems, cfg->problems == 1 ? "" : "s",
+		jc_log_enabled(JC_LOG_WARN) ? ", and said before it" : "");
+	return JC_EXIT_FAILED;
+}
+
+static void set_usage(FILE *out)
+{
+	fputs("       jitcache set NAME VALUE        write a setting (max_size, or cache.max_size\n"
+	      "                                      where two sections have the name) into the\n"
+	      "                                      user's ini file, keeping its other lines\n",
+	      out);
+}
+
+/* Where the value of the setting named s comes from now. */
+static const char *origin_of(const struct jc_config *cfg, const struct jc_setting *s)
+{
+#define X(sec, nm, kind, field, def, env, help)                                    \
+	if (!strcmp(s->section, #sec) && !strcmp(s->name, #nm))                     \
+		return cfg->field##_from;
+	JC_SETTINGS(X)
+#undef X
+	return "";
+}
+
+static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	const struct jc_setting *s, *near = NULL;
+	const char *why = NULL;
+	char file[PATH_MAX], text[PATH_MAX], msg[300];
+	int rc = operands("set", argc, argv, 2, 2, "takes a NAME and a VALUE");
+	(void)cfg, (void)c;
+	if (rc)
+		return rc;
+	const char *name = argv[optind], *value = argv[optind + 1];
+	if (!(s = jc_config_find(name, &near, &why))) {
+		if (near && !strcmp(why, "ambiguous"))
+			snprintf(msg, sizeof msg, "'%s' is in several sections: name one (%s.%s, ...)",
+				 name, near->section, near->name);
+		else if (near)
+			snprintf(msg, sizeof msg, "unknown setting '%s' (did you mean %s?)", name,
+				 near->name);
+		else
+			snprintf(msg, sizeof msg, "unknown setting '%s' (jitcache settings lists them)",
+				 name);
+		return jc_admin_usage_error("set", msg);
+	}
+	if (jc_config_check(s, value, text, sizeof text, &why) != 0 ||
+	    !jc_ini_value_ok(text, &why)) {
+		fprintf(stderr, "jitcache: set: bad value '%s' for %s: %s\n", value, s->name, why);
+		return JC_EXIT_USAGE;
+	}
+	if (!jc_config_user_file(file, sizeof file)) {
+		fprintf(stderr, "jitcache: set: no user ini file: neither XDG_CONFIG_HOME nor HOME "
+			"is set\n");
+		return JC_EXIT_FAILED;
+	}
+	if (jc_ini_set(file, s->section, s->name, text, &why) != 0) {
+		fprintf(stderr, "jitcache: set: %s; nothing changed\n", why);
+		return JC_EXIT_FAILED;
+	}
+	printf("[%s] %s = %s written to %s\n", s->section, s->name, text, file);
+	fflush(stdout);
+	/* The settings as they are now (a problem of the file is said here),
+	 * and whether a later file or the environment has the last word. */
+	struct jc_config *now = malloc(sizeof *now);
+	if (now) {
+		jc_config_load(now);
+		const char *from = origin_of(now, s);
+		if (strncmp(from, file, strlen(file)) != 0 || from[strlen(file)] != ':')
+			fprintf(stderr, "jitcache: set: %s is still overridden by %s\n", s->name, from);
+		free(now);
+	}
+	return JC_EXIT_OK;
+}
+
+static void settings_usage(FILE *out)
+{
+	fputs("       jitcache settings [--markdown | --man]\n"
+	      "                                      every setting, its default and variable\n",
+	      out);
+}
+
+static int cmd_settings(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "markdown", no_argument, NULL, JC_HELP_MARKDOWN },
+		{ "man", no_argument, NULL, JC_HELP_MAN }, { NULL, 0, NULL, 0 },
+	};
+	int format = JC_HELP_TEXT, opt;
+	(void)cfg, (void)c;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (opt != JC_HELP_MARKDOWN && opt != JC_HELP_MAN)
+			return jc_admin_bad_option("settings", opt, argv, longopts);
+		format = opt;
+	}
+	if (optind < argc)
+		return jc_admin_usage_error("settings", "takes only --markdown or --man");
+	jc_config_help(stdout, format);
+	return JC_EXIT_OK;
+}
+
+/* ---- the table --------------------------------------------------------------- */
+
+/* What a command needs before it runs. */
+enum { NEEDS_NOTHING, NEEDS_SETTINGS, NEEDS_CACHE };
 
 static const struct command {
 	const char *name;
+	int needs;
 	int (*run)(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
+	void (*usage)(FILE *out);
 } commands[] = {
-	{ "stats", cmd_stats },
-	{ "clear", cmd_clear },
-	{ "trim", cmd_trim },
-	{ "verify", cmd_verify },
-	{ "explain", cmd_explain },
-	{ "export", cmd_export },
-	{ "import", cmd_import },
-	{ "warm", jc_warm_main },
+	{ "stats",    NEEDS_CACHE,    jc_stats_main, jc_stats_usage },
+	{ "explain",  NEEDS_CACHE,    cmd_explain,   explain_usage },
+	{ "verify",   NEEDS_CACHE,    cmd_verify,    verify_usage },
+	{ "trim",     NEEDS_CACHE,    cmd_trim,      trim_usage },
+	{ "clear",    NEEDS_CACHE,    cmd_clear,     clear_usage },
+	{ "export",   NEEDS_CACHE,    cmd_export,    export_usage },
+	{ "import",   NEEDS_CACHE,    cmd_import,    import_usage },
+	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage },
+	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage },
+	{ "config",   NEEDS_SETTINGS, cmd_config,    config_usage },
+	{ "set",      NEEDS_NOTHING,  cmd_set,       set_usage },
+	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage },
 };
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+/* The commands, as `jitcache --help` shows them (bin/jitcache prints this
+ * after its own `run` line), then every setting from config/config.h. */
+static void usage(FILE *out)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		commands[i].usage(out);
+	fputs("       jitcache help [COMMAND]        this, or one command's usage\n"
+	      "       jitcache --version             the version, what this build can do and\n"
+	      "                                      the ini files read\n"
+	      "\n"
+	      "Settings: from /etc/jitcache.ini (or $JITCACHE_SYSTEM_CONFIG), then\n"
+	      "$XDG_CONFIG_HOME/jitcache/jitcache.ini (else ~/.config/jitcache/jitcache.ini),\n"
+	      "then $JITCACHE_CONFIG, then the environment, each overriding the one before:\n",
+	      out);
+	jc_config_help(out, JC_HELP_TEXT);
+}
+
+/* One command's usage: its lines, the first as "usage: jitcache ...". */
+static void command_usage(const struct command *cmd, FILE *out)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&text, &n);
+	if (!m)
+		return;
+	cmd->usage(m);
+	if (fclose(m) == 0 && n > 7)
+		fprintf(out, "usage: %s", text + 7);
+	free(text);
+}
+
+/* ---- --version --------------------------------------------------------------- */
+
+/* The library `jitcache run` preloads: bin/jitcache passes it on, else the
+ * one beside this program. */
+static const char *library(char buf[PATH_MAX + 32])
+{
+	char self[PATH_MAX];
+	const char *l = getenv("JITCACHE_LIB");
+	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (l && *l)
+		return l;
+	if (k <= 0)
+		return NULL;
+	self[k] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(buf, PATH_MAX + 32, "%s/libjitcache.so", self);
+	return buf;
+}
+
+static void version(const struct jc_config *cfg)
+{
+	char lib[PATH_MAX + 32];
+	int ze = 0, cl = 0;
+	printf("jitcache %s\n", JC_VERSION);
+#define X(api, name) ze += !strcmp(#api, "ze"), cl += !strcmp(#api, "cl");
+	JC_EXPORTS(X)
+#undef X
+	printf("%-14s Level Zero (%d entry points: linked, through dlsym and through the\n"
+	       "%-14s loader's dispatch tables), OpenCL (%d entry points: linked, through\n"
+	       "%-14s dlsym and clGetExtensionFunctionAddress)\n", "APIs", ze, "", cl, "");
+	printf("%-14s", "tiers");
+	const char *sep = " ";
+#define X(NAME, name, slot, n) printf("%s%s", sep, #name), sep = ", ";
+	JC_TIERS(X)
+#undef X
+	printf(" (remotes: redis://, redis+unix://, http://, https://, s3://)\n");
+	void *curl = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
+	printf("%-14s %s\n", "libcurl", curl ? "found (libcurl.so.4): http, https and s3 remotes work"
+	       : "not found: http, https and s3 remotes need libcurl4 (libcurl.so.4)");
+	if (curl)
+		dlclose(curl);
+	printf("%-14s Ed25519ph (libsodium %s, linked in)\n", "signing", sodium_version_string());
+	printf("%-14s zstd %s\n", "compression", ZSTD_versionString());
+	const char *l = library(lib);
+	if (l)
+		printf("%-14s %s (%s)\n", "library", l,
+		       access(l, R_OK) == 0 ? "what `jitcache run` preloads" : "NOT FOUND");
+	static const char *const role[] = { "system", "user", "JITCACHE_CONFIG" };
+	static const char *const state[] = { [JC_FILE_ABSENT] = "not there",
+		[JC_FILE_READ] = "read", [JC_FILE_UNREADABLE] = "cannot be read",
+		[JC_FILE_SAME] = "read above" };
+	for (int i = 0; i < JC_CONFIG_FILES; i++) {
+		const struct jc_config_file *f = &cfg->files[i];
+		printf("%-14s %-16s %s%s%s%s\n", i ? "" : "config files", role[i],
+		       f->path[0] ? f->path : "none", f->path[0] ? " (" : "",
+		       f->path[0] ? state[f->state] : "", f->path[0] ? ")" : "");
+	}
+}
+
+/* ---- main -------------------------------------------------------------------- */
+
+/* ccache's options, each the command to use instead: jitcache has one
+ * spelling per command (its short options would clash with the
+ * commands'), and says the spelling to a ccache user in one line. */
+static const struct { const char *ccache, *jitcache; } ccache_options[] = {
+	{ "-s", "stats" }, { "--show-stats", "stats" }, { "-z", "stats --zero" },
+	{ "--zero-stats", "stats --zero" }, { "-x", "stats" }, { "--show-compression", "stats" },
+	{ "-C", "clear" }, { "--clear", "clear" }, { "-c", "trim" }, { "--cleanup", "trim" },
+	{ "-M", "set max_size SIZE" }, { "--max-size", "set max_size SIZE" },
+	{ "-o", "set NAME VALUE" }, { "--set-config", "set NAME VALUE" },
+	{ "-p", "config" }, { "--show-config", "config" }, { "-k", "config" },
+	{ "--get-config", "config" }, { "--evict-older-than", "trim --older-than AGE" },
+	{ "-V", "--version" }, { "--help-all", "--help" },
+};
+
+static int unknown(const char *what)
+{
+	const char *names[N_COMMANDS + 2];
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		names[i] = commands[i].name;
+	names[N_COMMANDS] = "help";
+	names[N_COMMANDS + 1] = "run";
+	char why[200];
+	/* ccache's option alone, or with its value: -M20G, --max-size=20G */
+	size_t n = what[0] == '-' && what[1] != '-' ? 2 : strcspn(what, "=");
+	for (size_t i = 0; i < sizeof ccache_options / sizeof *ccache_options; i++)
+		if (!strncmp(what, ccache_options[i].ccache, n) && !ccache_options[i].ccache[n]) {
+			snprintf(why, sizeof why, "unknown option '%s' (did you mean `jitcache %s`?)",
+				 what, ccache_options[i].jitcache);
+			return jc_admin_usage_error(NULL, why);
+		}
+	const char *near = jc_admin_closest(what + strspn(what, "-"), names, N_COMMANDS + 2);
+	if (near)
+		snprintf(why, sizeof why, "unknown %s '%s' (did you mean `jitcache %s`?)",
+			 what[0] == '-' ? "option" : "command", what, near);
+	else
+		snprintf(why, sizeof why, "unknown %s '%s'", what[0] == '-' ? "option" : "command",
+			 what);
+	return jc_admin_usage_error(NULL, why);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* 1 if the arguments ask for help (before any "--"). */
+static int asks_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	return 0;
+}
+
+static int run(const struct command *cmd, int argc, char **argv)
+{
+	struct jc_config *cfg = NULL;
+	struct jc_cache *c = NULL;
+	if (cmd->needs >= NEEDS_SETTINGS) {
+		if (!(cfg = malloc(sizeof *cfg)))
+			return JC_EXIT_FAILED;
+		jc_config_load(cfg);
+	}
+	if (cmd->needs == NEEDS_CACHE) {
+		struct jc_cache_options opts = {
+			.dir = cfg->cache_dir, .max_size = cfg->max_size, .shared = cfg->shared,
+			.lock_timeout = cfg->lock_timeout, .compress = cfg->compress,
+			.signing_key = cfg->signing_key, .trusted_keys = cfg->trusted_keys,
+			.trusted_keys_invalid = jc_config_refused(cfg->trusted_keys_from),
+		};
+		if (!(c = jc_cache_open(&opts))) {
+			fprintf(stderr, "jitcache: cannot use the cache directory %s\n", cfg->cache_dir);
+			free(cfg);
+			return JC_EXIT_FAILED;
+		}
+	}
+	optind = 1;
+	int rc = cmd->run(cfg, c, argc, argv);
+	if (c)
+		jc_cache_close(c);
+	free(cfg);
+	return rc;
+}
 
 int main(int argc, char **argv)
 {
-	struct jc_config cfg;
 	if (argc < 2)
-		return bad_usage("no command given");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		return jc_admin_usage_error(NULL, "no command given");
+	const char *name = argv[1];
+	if (!strcmp(name, "-h") || !strcmp(name, "--help") ||
+	    (!strcmp(name, "help") && argc == 2)) {
 		usage(stdout);
-		return 0;
+		return JC_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("jitcache %s\n", JC_VERSION);
-		return 0;
+	if (!strcmp(name, "help")) {
+		const struct command *cmd = find_command(argv[2]);
+		if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+			puts("usage: jitcache help [COMMAND]        every command's usage and the\n"
+			     "                                      settings, or one command's usage");
+			return JC_EXIT_OK;
+		}
+		if (!cmd || argc > 3)
+			return cmd ? jc_admin_usage_error("help", "takes one COMMAND") : unknown(argv[2]);
+		command_usage(cmd, stdout);
+		return JC_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "settings")) {
-		int format = JC_HELP_TEXT;
-		if (argc > 2 && !strcmp(argv[2], "--markdown"))
-			format = JC_HELP_MARKDOWN;
-		else if (argc > 2 && !strcmp(argv[2], "--man"))
-			format = JC_HELP_MAN;
-		else if (argc > 2)
-			return bad_usage("settings takes only --markdown or --man");
-		jc_config_help(stdout, format);
-		return 0;
+	if (!strcmp(name, "--version")) {
+		struct jc_config cfg;
+		jc_config_load(&cfg);
+		version(&cfg);
+		return JC_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "keygen")) {
-		if (argc < 3 || argc > 4)
-			return bad_usage("usage: keygen FILE [COMMENT]");
-		return jc_keygen(argv[2], argc > 3 ? argv[3] : NULL, stdout) == 0 ? 0 : 1;
+	const struct command *cmd = find_command(name);
+	if (!cmd)
+		return unknown(name);
+	if (asks_help(argc - 1, argv + 1)) {
+		command_usage(cmd, stdout);
+		return JC_EXIT_OK;
 	}
-	jc_config_load(&cfg);
-	if (!strcmp(argv[1], "config")) {
-		if (argc > 2)
-			return bad_usage("config takes no argument");
-		jc_config_show(&cfg, stdout);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
-		if (strcmp(argv[1], commands[i].name) != 0)
-			continue;
-		struct jc_cache *c = open_cache(&cfg);
-		if (!c)
-			return 1;
-		int rc = commands[i].run(&cfg, c, argc - 2, argv + 2);
-		jc_cache_close(c);
-		return rc;
-	}
-	fprintf(stderr, "jitcache-admin: unknown command '%s' (see jitcache --help)\n", argv[1]);
-	return 2;
+	return run(cmd, argc - 1, argv + 1);
 }

@@ -241,6 +241,108 @@ static int guards(const char *section, const char *name)
 }
 #define FAIL_CLOSED "nothing from Redis, layers or archives is accepted (fail closed)"
 
+/* ---- settings by name: `jitcache set`, and "did you mean" ---------------- */
+
+static const struct jc_setting table[] = {
+#define X(sec, nm, kind, field, def, env, help) { #sec, #nm, env, def, help },
+	JC_SETTINGS(X)
+#undef X
+};
+#define N_SETTINGS (sizeof table / sizeof *table)
+
+int jc_config_distance(const char *a, const char *b)
+{
+	enum { MAX = 40 };
+	int d[MAX + 1][MAX + 1];
+	size_t n = strlen(a), m = strlen(b);
+	if (n > MAX || m > MAX)
+		return MAX;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			int v = d[i - 1][j - 1] + cost;
+			v = d[i - 1][j] + 1 < v ? d[i - 1][j] + 1 : v;
+			v = d[i][j - 1] + 1 < v ? d[i][j - 1] + 1 : v;
+			if (i > 1 && j > 1 && tolower((unsigned char)a[i - 1]) ==
+			    tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) ==
+			    tolower((unsigned char)b[j - 1]) && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m];
+}
+
+/* The setting nearest to [section] name (section NULL: any), if near
+ * enough to be a typo: a few edits of the name, or the right name in
+ * another section. */
+static const struct jc_setting *closest(const char *section, const char *name)
+{
+	const struct jc_setting *best = NULL;
+	int best_d = 1 + (int)strlen(name) / 4;
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		int d = jc_config_distance(name, table[i].name) +
+			(section && strcasecmp(section, table[i].section) != 0);
+		if (d < best_d || (d == best_d && !best))
+			best = &table[i], best_d = d;
+	}
+	return best;
+}
+
+const struct jc_setting *jc_config_find(const char *name, const struct jc_setting **near,
+					const char **why)
+{
+	const struct jc_setting *found = NULL;
+	const char *dot = strchr(name, '.');
+	int matches = 0;
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const struct jc_setting *t = &table[i];
+		if (dot ? (strncasecmp(name, t->section, (size_t)(dot - name)) == 0 &&
+			   !t->section[dot - name] && strcasecmp(dot + 1, t->name) == 0)
+			: strcasecmp(name, t->name) == 0)
+			found = t, matches++;
+	}
+	if (matches == 1)
+		return found;
+	char section[32] = "";
+	if (dot)
+		snprintf(section, sizeof section, "%.*s", (int)(dot - name), name);
+	*near = matches ? found : closest(dot ? section : NULL, dot ? dot + 1 : name);
+	*why = matches ? "ambiguous" : "unknown";
+	return NULL;
+}
+
+int jc_config_check(const struct jc_setting *t, const char *value, char *text, size_t size,
+		    const char **why)
+{
+	struct jc_config *cfg = calloc(1, sizeof *cfg);
+	int rc = -1;
+	*why = "out of memory";
+	if (cfg && set_setting(cfg, t->section, t->name, value, "check", why) == 1) {
+		rc = 0;
+		snprintf(text, size, "%s", value);
+#define TEXT_PATH(field)  snprintf(text, size, "%s", cfg->field);
+#define TEXT_PATHS(field) snprintf(text, size, "%s", cfg->field);
+#define TEXT_FILES(field) snprintf(text, size, "%s", cfg->field);
+#define TEXT_SIZE(field)
+#define TEXT_BOOL(field)
+#define TEXT_SECS(field)
+#define TEXT_LEVEL(field)
+#define TEXT_URL(field)
+#define X(sec, nm, kind, field, def, env, help)                                   \
+		if (strcmp(t->section, #sec) == 0 && strcmp(t->name, #nm) == 0) {   \
+			TEXT_##kind(field)                                           \
+		}
+		JC_SETTINGS(X)
+#undef X
+	}
+	free(cfg);
+	return rc;
+}
+
 int jc_config_refused(const char *from)
 {
 	return strstr(from, "; INVALID value in ") != NULL;
@@ -279,11 +381,19 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 	int rc = set_setting(r->cfg, section, name, value, from, &why);
 	if (rc == 0)
 		mark_ignored(r->cfg, section, name, from, why);
+	if (rc <= 0)
+		r->cfg->problems++;
 	if (rc <= 0 && !may_say(r))
 		return;
-	if (rc < 0)
-		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s; ignored", from, section, name);
-	else if (rc == 0) {
+	if (rc < 0) {
+		const struct jc_setting *near = closest(section, name);
+		char hint[128] = "";
+		if (near)
+			snprintf(hint, sizeof hint, " (did you mean [%s] %s?)", near->section,
+				 near->name);
+		jc_log(JC_LOG_WARN, "%s: unknown setting [%s] %s%s; ignored", from, section, name,
+		       hint);
+	} else if (rc == 0) {
 		char shown[JC_REMOTE_LIST_MAX];
 		jc_remote_list_redact(value, shown, sizeof shown); /* never print a password */
 		jc_log(JC_LOG_WARN, "%s: bad value '%.*s%s' for [%s] %s: %s; %s", from,
@@ -296,14 +406,15 @@ static void on_ini_value(void *user, int line, const char *section, const char *
 static void on_ini_error(void *user, int line, const char *why)
 {
 	struct ini_reading *r = user;
+	r->cfg->problems++;
 	if (may_say(r))
 		jc_log(JC_LOG_WARN, "%s:%d: %s; line ignored", r->path, line, why);
 }
 
 /* The file is read whole first (a regular file of bounded size only: never
  * a FIFO, device or directory, which could block or never end), then
- * parsed from memory. */
-static void read_ini(struct jc_config *cfg, const char *path)
+ * parsed from memory.  path is absolute (see find_files). */
+static int read_ini(struct jc_config *cfg, const char *path)
 {
 	struct ini_reading r = { .cfg = cfg, .path = path };
 	size_t len = 0;
@@ -311,18 +422,18 @@ static void read_ini(struct jc_config *cfg, const char *path)
 	char *text = jc_read_small_file(path, INI_MAX_BYTES, &len, &why);
 	FILE *f = text ? fmemopen(text, len ? len : 1, "r") : NULL;
 	if (!f) {
-		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using defaults", path,
+		cfg->problems++;
+		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); its settings are not used", path,
 		       text ? strerror(errno) : why);
 		free(text);
-		return;
+		return JC_FILE_UNREADABLE;
 	}
-	const char *why_not = NULL;
-	if (parse_path(path, cfg->file, &why_not) != 0)
-		snprintf(cfg->file, sizeof cfg->file, "%s", path);
 	/* Its relative paths are relative to the file's directory. */
-	snprintf(relative_base, sizeof relative_base, "%s", cfg->file);
-	*strrchr(relative_base, '/') = '\0';
-	if (!relative_base[0])
+	snprintf(relative_base, sizeof relative_base, "%s", path);
+	char *slash = strrchr(relative_base, '/');
+	if (slash)
+		*slash = '\0'; /* else a path too long to resolve: the current directory */
+	if (slash && !relative_base[0])
 		strcpy(relative_base, "/");
 	if (len && jc_ini_parse(f, on_ini_value, on_ini_error, &r) != 0)
 		jc_log(JC_LOG_WARN, "%s: cannot read config (%s); using what was read",
@@ -333,20 +444,11 @@ static void read_ini(struct jc_config *cfg, const char *path)
 		       r.problems - INI_MAX_PROBLEMS);
 	fclose(f);
 	free(text);
+	return JC_FILE_READ;
 }
 
-static int readable(const char *path)
+const char *jc_config_user_file(char *buf, size_t size)
 {
-	return access(path, R_OK) == 0;
-}
-
-/* The first config file that exists, or NULL.  $JITCACHE_CONFIG is taken even
- * if missing, so that a typo in it is reported rather than silently skipped. */
-static const char *find_ini(char *buf, size_t size)
-{
-	const char *explicit_path = getenv("JITCACHE_CONFIG");
-	if (explicit_path && *explicit_path)
-		return explicit_path;
 	const char *xdg = getenv("XDG_CONFIG_HOME");
 	const char *home = getenv("HOME");
 	if (xdg && *xdg)
@@ -354,12 +456,51 @@ static const char *find_ini(char *buf, size_t size)
 	else if (home && *home)
 		snprintf(buf, size, "%s/.config/jitcache/jitcache.ini", home);
 	else
-		buf[0] = '\0';
-	if (buf[0] && readable(buf))
-		return buf;
-	if (readable("/etc/jitcache.ini"))
-		return "/etc/jitcache.ini";
-	return NULL;
+		return NULL;
+	return buf;
+}
+
+/* Which file each of cfg->files is, made absolute (against the current
+ * directory); 1 in named[i] if a variable named it, so that a typo there is
+ * said rather than silently skipped. */
+static void find_files(struct jc_config *cfg, int named[JC_CONFIG_FILES])
+{
+	char buf[PATH_MAX];
+	const char *sys = getenv("JITCACHE_SYSTEM_CONFIG");
+	const char *path[JC_CONFIG_FILES] = {
+		[JC_CONFIG_SYSTEM] = sys && *sys ? sys : "/etc/jitcache.ini",
+		[JC_CONFIG_USER] = jc_config_user_file(buf, sizeof buf),
+		[JC_CONFIG_EXPLICIT] = getenv("JITCACHE_CONFIG"),
+	};
+	named[JC_CONFIG_SYSTEM] = sys && *sys;
+	named[JC_CONFIG_USER] = 0;
+	named[JC_CONFIG_EXPLICIT] = 1;
+	for (int i = 0; i < JC_CONFIG_FILES; i++) {
+		const char *why = NULL;
+		char *out = cfg->files[i].path;
+		if (path[i] && *path[i] && parse_path(path[i], out, &why) != 0)
+			snprintf(out, PATH_MAX, "%s", path[i]);
+		else if (!path[i] || !*path[i])
+			out[0] = '\0';
+	}
+}
+
+/* Each file in turn, a later one overriding an earlier one. */
+static void read_files(struct jc_config *cfg)
+{
+	int named[JC_CONFIG_FILES];
+	find_files(cfg, named);
+	for (int i = 0; i < JC_CONFIG_FILES; i++) {
+		struct jc_config_file *f = &cfg->files[i];
+		f->state = JC_FILE_ABSENT;
+		if (!f->path[0] || (!named[i] && access(f->path, F_OK) != 0))
+			continue;
+		for (int j = 0; j < i && f->state == JC_FILE_ABSENT; j++)
+			if (strcmp(cfg->files[j].path, f->path) == 0)
+				f->state = JC_FILE_SAME;
+		if (f->state == JC_FILE_ABSENT)
+			f->state = read_ini(cfg, f->path);
+	}
 }
 
 /* One variable: an empty one is ignored unless empty_ok (it then means
@@ -372,6 +513,7 @@ static void apply_one_env(struct jc_config *cfg, const char *sec, const char *na
 	snprintf(from, sizeof from, "env %s", env);
 	if (v && (*v || empty_ok) && set_setting(cfg, sec, name, v, from, &why) == 0) {
 		mark_ignored(cfg, sec, name, from, why);
+		cfg->problems++;
 		jc_remote_list_redact(v, shown, sizeof shown); /* never print a password */
 		jc_log(JC_LOG_WARN, "%s='%.*s%s' is not valid: %s; %s", env, SHOWN, shown,
 		       strlen(shown) > SHOWN ? "..." : "", why,
@@ -412,10 +554,7 @@ void jc_config_load(struct jc_config *cfg)
 	if (env_level && jc_log_parse_level(env_level) >= 0)
 		jc_log_set_level((enum jc_log_level)jc_log_parse_level(env_level));
 
-	char buf[PATH_MAX];
-	const char *ini = find_ini(buf, sizeof buf);
-	if (ini)
-		read_ini(cfg, ini);
+	read_files(cfg);
 	apply_env(cfg);
 	if (cfg->cache_dir[0] == '\0')
 		default_cache_dir(cfg);
@@ -435,9 +574,9 @@ static void hand_on(const char *env, const char *from, const char *value)
 
 void jc_config_hand_on(const struct jc_config *cfg)
 {
-	const char *ini = getenv("JITCACHE_CONFIG");
-	if (ini && *ini && cfg->file[0] && strcmp(ini, cfg->file) != 0)
-		setenv("JITCACHE_CONFIG", cfg->file, 1);
+	hand_on("JITCACHE_SYSTEM_CONFIG", "env JITCACHE_SYSTEM_CONFIG",
+		cfg->files[JC_CONFIG_SYSTEM].path);
+	hand_on("JITCACHE_CONFIG", "env JITCACHE_CONFIG", cfg->files[JC_CONFIG_EXPLICIT].path);
 #define HAND_ON_PATH(env, field)  hand_on(env, cfg->field##_from, cfg->field);
 #define HAND_ON_PATHS(env, field) hand_on(env, cfg->field##_from, cfg->field);
 #define HAND_ON_FILES(env, field) hand_on(env, cfg->field##_from, cfg->field);
@@ -478,7 +617,7 @@ const char *jc_config_size_round(uint64_t bytes, char buf[32])
 {
 	int u = size_unit(bytes);
 	if (u == 0)
-		snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+		snprintf(buf, 32, "%llu byte%s", (unsigned long long)bytes, bytes == 1 ? "" : "s");
 	else if (bytes % (1ull << (10 * u)) == 0)
 		jc_config_size_text(bytes, buf);
 	else
@@ -518,12 +657,22 @@ static void show_files(FILE *out, const char *list, const char *from)
 void jc_config_show(const struct jc_config *cfg, FILE *out)
 {
 #define X(sec, nm, kind, field, def, env, help)                             \
-	fprintf(out, "%-20s = ", #sec "." #nm);                             \
+	fprintf(out, "%-22s = ", #sec "." #nm);                             \
 	SHOW_##kind(out, cfg->field, cfg->field##_from);                    \
 	fprintf(out, "    (%s; override: %s)\n", cfg->field##_from, env);
 	JC_SETTINGS(X)
 #undef X
-	fprintf(out, "%-20s = %s\n", "config file", cfg->file[0] ? cfg->file : "(none)");
+	static const char *const role[] = { "system file", "user file", "JITCACHE_CONFIG" };
+	static const char *const state[] = { [JC_FILE_ABSENT] = "not there",
+		[JC_FILE_READ] = "read", [JC_FILE_UNREADABLE] = "INVALID: cannot be read",
+		[JC_FILE_SAME] = "the same file as above" };
+	for (int i = 0; i < JC_CONFIG_FILES; i++) {
+		const struct jc_config_file *f = &cfg->files[i];
+		if (f->path[0])
+			fprintf(out, "%-22s = %s    (%s)\n", role[i], f->path, state[f->state]);
+		else
+			fprintf(out, "%-22s = none\n", role[i]);
+	}
 }
 
 /* What a value of each kind looks like, for help. */

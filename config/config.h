@@ -6,13 +6,17 @@
  * one list generates the struct, the defaults, the ini handler, the
  * environment overrides and jc_config_show().
  *
- * Precedence, lowest first: built-in default; the first ini file found of
- * $JITCACHE_CONFIG, $XDG_CONFIG_HOME/jitcache/jitcache.ini (else
- * ~/.config/jitcache/jitcache.ini), /etc/jitcache.ini; then the environment.
+ * Precedence, lowest first, each overriding the one before: built-in
+ * default; the system file (/etc/jitcache.ini, or $JITCACHE_SYSTEM_CONFIG);
+ * the user's ($XDG_CONFIG_HOME/jitcache/jitcache.ini, else
+ * ~/.config/jitcache/jitcache.ini); $JITCACHE_CONFIG; the environment.  A
+ * file that is not there is skipped quietly, unless a variable named it.
  *
  * Errors never stop anything: a bad file, line or value is reported in one
- * line naming the file, line and problem, and that setting keeps its
- * previous value.  jc_config_load() also sets the log level.
+ * line naming the file, line and problem (an unknown name with the closest
+ * setting), and that setting keeps its previous value; cfg->problems counts
+ * them.  jc_config_load() also sets the log level.  It reads at most three
+ * small files and the environment, and keeps nothing open.
  *
  *   struct jc_config cfg;
  *   jc_config_load(&cfg);          // reads files and environment
@@ -30,7 +34,8 @@
 	X(cache, dir,          PATH,  cache_dir,    "",     "JITCACHE_DIR",                \
 	  "cache directory (default $XDG_CACHE_HOME/jitcache or ~/.cache/jitcache)")     \
 	X(cache, max_size,     SIZE,  max_size,     "4G",   "JITCACHE_MAX_SIZE",           \
-	  "size cap; least recently used entries are evicted (K/M/G/T suffixes)")       \
+	  "size cap; least recently used entries are evicted (K/M/G/T suffixes; "      \
+	  "0: no cap)")                                                                  \
 	X(cache, disable,      BOOL,  disable,      "0",    "JITCACHE_DISABLE",            \
 	  "1 turns jitcache off: every call goes straight to the driver")              \
 	X(cache, shared,       BOOL,  shared,       "0",    "JITCACHE_SHARED",             \
@@ -117,6 +122,10 @@
 #define JC_EMPTY_OK_LEVEL 0
 #define JC_EMPTY_OK_URL   1
 
+/* The ini files, in the order they are read; what became of each. */
+enum { JC_CONFIG_SYSTEM, JC_CONFIG_USER, JC_CONFIG_EXPLICIT, JC_CONFIG_FILES };
+enum { JC_FILE_ABSENT, JC_FILE_READ, JC_FILE_UNREADABLE, JC_FILE_SAME };
+
 struct jc_config {
 #define X(sec, name, kind, field, def, env, help) JC_TYPE_##kind field JC_DIM_##kind;
 	JC_SETTINGS(X)
@@ -125,19 +134,51 @@ struct jc_config {
 #define X(sec, name, kind, field, def, env, help) char field##_from[PATH_MAX + 16];
 	JC_SETTINGS(X)
 #undef X
-	char file[PATH_MAX]; /* the ini file read, or "" */
+	/* The ini files: files[JC_CONFIG_SYSTEM], [JC_CONFIG_USER], [JC_CONFIG_EXPLICIT]. */
+	struct jc_config_file {
+		char path[PATH_MAX]; /* absolute; "" : none named ($JITCACHE_CONFIG unset) */
+		int state;           /* JC_FILE_READ, _ABSENT, _UNREADABLE or _SAME (the
+					same file as an earlier one, not read again) */
+	} files[JC_CONFIG_FILES];
+	int problems; /* bad files, lines, names and values said while reading */
+};
+/* Fill *cfg from defaults, the ini files and the environment (see above). */
+void jc_config_load(struct jc_config *cfg);
+
+/* One setting of the table, for commands that name settings (`jitcache set`). */
+struct jc_setting {
+	const char *section, *name, *env, *def, *help;
 };
 
-/* Fill *cfg from defaults, the ini file and the environment (see above). */
-void jc_config_load(struct jc_config *cfg);
+/* The setting called name: "max_size" (where only one section has it) or
+ * "cache.max_size".  Returns it, or NULL with *closest the nearest known
+ * setting (NULL if none is near) and *why "unknown" or "ambiguous" (then
+ * *closest is one of those that match). */
+const struct jc_setting *jc_config_find(const char *name, const struct jc_setting **closest,
+					const char **why);
+
+/* Check value for setting s as an ini file would take it, relative paths
+ * against the current directory.  Returns 0 with the text to write in text
+ * (paths made absolute; others as given), or -1 with *why. */
+int jc_config_check(const struct jc_setting *s, const char *value, char *text, size_t size,
+		    const char **why);
+
+/* Edits from a to b (optimal string alignment: a swap of neighbours is
+ * one), ignoring case, for "did you mean"; strings over 40 bytes count as
+ * far apart. */
+int jc_config_distance(const char *a, const char *b);
+
+/* The user's ini file ($XDG_CONFIG_HOME/jitcache/jitcache.ini, else
+ * ~/.config/...), into buf; NULL if neither variable is set. */
+const char *jc_config_user_file(char *buf, size_t size);
 
 /* Relative paths in settings (and "~/") are resolved when they are read:
  * from the environment against the current directory, from an ini file
  * against the file's directory.  A process that loads jitcache at start-up
  * hands the resolved values on: each path variable that gave a relative
- * path (and a relative JITCACHE_CONFIG) is set to the absolute one in the
- * environment, so that children it starts from another directory use the
- * same cache.  Call it only where no other thread can read the environment
+ * path (and a relative JITCACHE_CONFIG or JITCACHE_SYSTEM_CONFIG) is set
+ * to the absolute one in the environment, so that children it starts from
+ * another directory use the same cache.  Call it only where no other thread can read the environment
  * (a constructor). */
 void jc_config_hand_on(const struct jc_config *cfg);
 
@@ -151,8 +192,9 @@ int jc_config_refused(const char *from);
 int jc_config_parse_size(const char *text, uint64_t *out, const char **why);
 int jc_config_parse_bool(const char *text, int *out, const char **why);
 
-/* Print "section.name = value    (from)" for every setting; a password in
- * the remote URL is shown as "***". */
+/* Print "section.name = value    (from)" for every setting, then the ini
+ * files and whether each was read; a password in the remote URL is shown
+ * as "***". */
 void jc_config_show(const struct jc_config *cfg, FILE *out);
 
 /* Every setting with its environment variable, ini name, default and help,

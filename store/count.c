@@ -272,7 +272,7 @@ void jc_stats_json_parts(FILE *out, const struct jc_cache_stats *s)
 		fprintf(out, ", \"hit_rate\": null");
 	fprintf(out, ", \"hits_by_tier\": {");
 	const char *sep = "";
-#define X(NAME, name, label, slot, n)                                              \
+#define X(NAME, name, slot, n)                                              \
 	if (n == 1) {                                                              \
 		fprintf(out, "%s\"%s\": %llu", sep, #name,                         \
 			(unsigned long long)s->tier_hits[slot]);                   \
@@ -335,7 +335,7 @@ void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *
 {
 	char l[96];
 	prom_head(out, "hits_total", "counter", "Lookups answered from the cache, by tier.");
-#define X(NAME, name, label, slot, n)                                              \
+#define X(NAME, name, slot, n)                                              \
 	for (int i = 0, k = n == 1 ? 1 : shown_slots(s, slot, n); i < k; i++) {      \
 		if (n == 1)                                                        \
 			snprintf(l, sizeof l, "tier=\"%s\"", #name);               \
@@ -353,7 +353,8 @@ void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *
 #undef X
 	prom_head(out, "build_failures_total", "counter", "Compiles after a miss that failed.");
 	prom_sample(out, "build_failures_total", dir, NULL, (double)s->build_failures);
-	prom_head(out, "stores_total", "counter", "Entries stored, by tier.");
+	prom_head(out, "stores_total", "counter",
+		  "Entries stored: in the local store, and values written to the remotes (all kinds).");
 	prom_sample(out, "stores_total", dir, "tier=\"local\"", (double)s->stores);
 	prom_sample(out, "stores_total", dir, "tier=\"remote\"", (double)s->remote_stores);
 	prom_head(out, "store_failures_total", "counter", "Stores that failed.");

@@ -114,7 +114,9 @@ static int list_all(struct jc_cache *c, struct jc_listing *all)
 	return rc;
 }
 
-int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
+/* Evict, least recently used first, while the entries hold more than
+ * max_size bytes (0: no cap) or were last used before used_before_ns. */
+static int trim(struct jc_cache *cache, uint64_t max_size, int64_t used_before_ns)
 {
 	struct jc_listing all = { 0 };
 	long removed = 0;
@@ -123,7 +125,9 @@ int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
 	jc_stats_init(cache->dir, cache->lock_mode);
 	int rc = list_all(cache, &all);
 	jc_sort_by_age(&all);
-	for (size_t i = 0; i < all.n && all.size > max_size; i++) {
+	for (size_t i = 0; i < all.n; i++) {
+		if (!(max_size && all.size > max_size) && all.v[i].id.mtime_ns >= used_before_ns)
+			break;
 		/* Skipped if used (or replaced) since it was listed. */
 		if (jc_remove_entry(cache, all.v[i].sub, all.v[i].name, &all.v[i].id) == 0) {
 			all.size -= all.v[i].size;
@@ -133,6 +137,16 @@ int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
 	free(all.v);
 	count_evictions(cache, removed);
 	return rc;
+}
+
+int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
+{
+	return trim(cache, max_size, INT64_MIN);
+}
+
+int jc_cache_trim_unused(struct jc_cache *cache, int64_t used_before_ns)
+{
+	return trim(cache, 0, used_before_ns);
 }
 
 static void key_of(const char *hex, struct jc_key *key)

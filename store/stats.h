@@ -63,7 +63,7 @@ _Static_assert(JC_NAMED_COUNTERS <= JC_TIER_BASE, "too many counters");
 #define JC_TIER_HITS(slot) (JC_TIER_BASE + (slot))
 /* The slot of each tier's first hit counter: JC_SLOT_LOCAL, ... */
 enum {
-#define X(NAME, name, label, slot, n) JC_SLOT_##NAME = (slot),
+#define X(NAME, name, slot, n) JC_SLOT_##NAME = (slot),
 	JC_TIERS(X)
 #undef X
 };

@@ -65,8 +65,10 @@ void jc_entry_free(struct jc_entry *entry);
 	X(SAVED_NS,       saved_ns,       "compile time saved")                 \
 	/* of the hits, those served by a read-only layer (layers.h) */         \
 	X(LAYER_HITS,     layer_hits,     "from layers")                        \
-	/* the remote tier (remote.h): lookups it answered (also counted in     \
-	 * hits) and first lookups it could not answer; failed exchanges;      \
+	/* every remote tier together (Redis, HTTP, S3: remote.h; "remote"     \
+	 * always means all of them, "redis" the Redis tier): lookups they      \
+	 * answered (also counted in hits) and first lookups they could not    \
+	 * answer; failed exchanges;                                            \
 	 * values that failed verification; values written; bytes read and     \
 	 * written */                                                           \
 	X(REMOTE_HITS,    remote_hits,    "remote hits")                        \
@@ -106,21 +108,22 @@ void jc_entry_free(struct jc_entry *entry);
 	 * the end of the process after exit_wait (each is in the local store) */ \
 	X(REMOTE_DROPPED, remote_dropped, "remote writes dropped")
 
-/* The tiers a hit can come from, each one line: X(NAME, name, label, slot,
- * n).  Each tier has n hit counters (one per instance: the layers are
+/* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
+ * name is the tier's in `jitcache stats`, its --json and its --prometheus.
+ * Each tier has n hit counters (one per instance: the layers are
  * several) at slots slot..slot+n-1 of the tier region of the statistics
  * file (JC_TIER_HITS(slot)), apart from JC_COUNTERS so that a tier added
- * later (one line, the next free slot: X(HTTP, http, "HTTP", 11, 1)) moves
+ * later (one line, the next free slot: X(HTTP, http, 11, 1)) moves
  * no counter.  Slots once given are never reused.  A hit on layer n (1..)
  * counts in the layer tier's slot n-1; layers past the last slot count in
  * the last. */
 #define JC_LAYER_SLOTS 8
-#define JC_TIERS(X)                                    \
-	X(LOCAL,  local,  "local store", 0, 1)         \
-	X(REMOTE, remote, "Redis",       1, 1)         \
-	X(LAYER,  layer,  "layer",       2, JC_LAYER_SLOTS) \
-	X(HTTP,   http,   "HTTP",        11, 1)        \
-	X(S3,     s3,     "S3",          12, 1)
+#define JC_TIERS(X)                             \
+	X(LOCAL, local, 0,  1)                  \
+	X(REDIS, redis, 1,  1)                  \
+	X(LAYER, layer, 2,  JC_LAYER_SLOTS)     \
+	X(HTTP,  http,  11, 1)                  \
+	X(S3,    s3,    12, 1)
 #define JC_TIER_SLOTS 64 /* room for tiers to come */
 
 struct jc_cache_stats {
@@ -176,7 +179,11 @@ int jc_cache_stats_log(const struct jc_cache *cache, const char *file);
 
 /* Management, for the `jitcache` command. */
 int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
-int jc_cache_trim(struct jc_cache *cache, uint64_t max_size); /* evict LRU to size */
+/* Evict least recently used entries down to max_size bytes (0: no cap, as
+ * the setting: nothing is evicted; jc_cache_clear empties), or those last
+ * used (or stored) before used_before_ns (wall ns since 1970). */
+int jc_cache_trim(struct jc_cache *cache, uint64_t max_size);
+int jc_cache_trim_unused(struct jc_cache *cache, int64_t used_before_ns);
 /* Check every entry, remove bad ones; write a line for each bad one, each
  * entry or subdirectory that could not be checked (a symlink in place of a
  * subdirectory, an unreadable file) and a summary to out (if not NULL).

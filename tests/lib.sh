@@ -57,6 +57,8 @@ export HOME=$T/home XDG_CACHE_HOME=$T/home/.cache
 # table), but a cache of the test's own.
 unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/config.h")
 export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-config
+# Nor the host's /etc/jitcache.ini, which every command reads first.
+export JITCACHE_SYSTEM_CONFIG=/dev/null
 # Recipes (on by default) are entry files too: the scripts that count entries
 # count compiled results alone; the warm*.sh scripts switch them on again.
 export JITCACHE_RECIPES=0

@@ -151,7 +151,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	for (int i = 0; i < r->n; i++) {
 		struct tier *t = &r->t[i];
 		t->read_only = specs[i].read_only || opts->read_only;
-		t->slot = specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REMOTE
+		t->slot = specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REDIS
 			: specs[i].kind == JC_REMOTE_S3 ? JC_SLOT_S3 : JC_SLOT_HTTP;
 		open_tier(r, t, &specs[i], opts, state_dir, limit); /* said why if not */
 		if (!t->redis && !t->http)
@@ -206,7 +206,7 @@ int jc_remote_tiers(const struct jc_remote *r)
 
 int jc_remote_slot(const struct jc_remote *r, int i)
 {
-	return r && i >= 0 && i < r->n ? r->t[i].slot : JC_SLOT_REMOTE;
+	return r && i >= 0 && i < r->n ? r->t[i].slot : JC_SLOT_REDIS;
 }
 
 void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,

@@ -310,11 +310,11 @@ int jc_keygen(const char *prefix, const char *comment, FILE *out)
 	char sk64[sodium_base64_ENCODED_LEN(sizeof sk, sodium_base64_VARIANT_ORIGINAL)];
 	char pub[4096];
 	if (sodium_init() < 0) {
-		fprintf(stderr, "jitcache keygen: libsodium cannot start\n");
+		fprintf(stderr, "jitcache: keygen: libsodium cannot start\n");
 		return -1;
 	}
 	if (snprintf(pub, sizeof pub, "%s.pub", prefix) >= (int)sizeof pub) {
-		fprintf(stderr, "jitcache keygen: %s: name too long\n", prefix);
+		fprintf(stderr, "jitcache: keygen: %s: name too long\n", prefix);
 		return -1;
 	}
 	crypto_sign_keypair(pk, sk);
@@ -329,7 +329,7 @@ int jc_keygen(const char *prefix, const char *comment, FILE *out)
 		close(fd);
 	sodium_memzero(sk64, sizeof sk64);
 	if (bad) {
-		fprintf(stderr, "jitcache keygen: cannot write %s (%s)\n", prefix,
+		fprintf(stderr, "jitcache: keygen: cannot write %s (%s)\n", prefix,
 			errno == EEXIST ? "it exists: not overwritten" : strerror(errno));
 		return -1;
 	}
@@ -341,7 +341,7 @@ int jc_keygen(const char *prefix, const char *comment, FILE *out)
 	if (!f && fd >= 0)
 		close(fd);
 	if (bad) {
-		fprintf(stderr, "jitcache keygen: cannot write %s (%s)\n", pub,
+		fprintf(stderr, "jitcache: keygen: cannot write %s (%s)\n", pub,
 			errno == EEXIST ? "it exists: not overwritten" : strerror(errno));
 		unlink(prefix);
 		return -1;

@@ -5,9 +5,10 @@
 set -eu
 cat <<'HEAD'
 # /etc/jitcache.ini — jitcache's system-wide settings (jitcache(1)).
-# Read when neither $JITCACHE_CONFIG nor ~/.config/jitcache/jitcache.ini
-# exists; environment variables override it.  Every setting is shown with
-# its default, commented out: uncomment and change what you need.
+# Read first: a user's ~/.config/jitcache/jitcache.ini (`jitcache set`
+# writes it), then $JITCACHE_CONFIG, then environment variables override
+# the settings they name, and only those.  Every setting is shown with its
+# default, commented out: uncomment and change what you need.
 HEAD
 "$1" settings --markdown | sed -n 's/^| `\([A-Z_]*\)` | `\[\([a-z]*\)\] \([a-z_]*\)` | \(.*\) | \(.*\) |$/\2|\3|\4|\5|\1/p' |
 while IFS='|' read -r sec name def help env; do

@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 		setenv("JITCACHE_CONFIG", path, 1);
 		setenv("JITCACHE_LOG", "off", 1);
+		setenv("JITCACHE_SYSTEM_CONFIG", "/dev/null", 1); /* not the host's */
 	}
 	static const char tail[] = "\n[cache]\nlock_timeout = 7\n";
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size ||

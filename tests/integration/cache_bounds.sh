@@ -139,7 +139,7 @@ check "... before inflating it ($(took import-bomb))" small import-bomb 5 65536
 check "... nothing stored" test "$(entries "$T/imp2")" -eq 0
 measure import-ok env JITCACHE_DIR="$T/imp3" "$JITCACHE" import "$T/bomb.tar.zst"
 check "import under the default max_size: the report gives the size stored ($(head -n 1 "$T/import-ok.out"))" \
-	grep -q "^imported 1 entries, 256.0M" "$T/import-ok.out"
+	grep -q "^imported 1 entry, 256.0M" "$T/import-ok.out"
 
 # ---- import with trusted keys: a sound, unsigned 256 MiB entry -------------------------
 # Its checksum holds, its signature is missing: refused as it arrives too.

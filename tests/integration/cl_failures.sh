@@ -44,7 +44,7 @@ check "failure record: the same log" cmp <(log_of bad.plain) <(log_of bad.warm)
 check "failure record: build status, options, kernel error as without jitcache" \
 	cmp <(info bad.plain) <(info bad.warm)
 check "failure record: counted by jitcache stats" \
-	sh -c "'$JITCACHE' stats | grep -q 'failed builds replayed *1'"
+	sh -c "'$JITCACHE' stats -v | grep -q 'failed builds replayed *1'"
 echo "     failed build: $(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' bad.plain) s without jitcache," \
 	"$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' bad.warm) s replayed"
 cl --source bad.cl --options "-DX=1" --async >bad2.jc 2>&1

@@ -78,7 +78,7 @@ check "programs from binaries: one debug line per build passed through" \
 check "programs from binaries: and the 3 from source looked up" \
 	test "$(grep -cE 'OpenCL build [0-9a-f]+: (miss|hit)$' bin.out)" -eq 3
 check "programs from binaries: jitcache stats counts them" \
-	sh -c "'$JITCACHE' stats | grep -q 'passed through: native or binaries *3'"
+	sh -c "'$JITCACHE' stats -v | grep -q 'passed through: native or binaries *3'"
 export JITCACHE_DIR=$T/cache
 
 # JITCACHE_DISABLE=1: straight to the driver, nothing cached or looked up.

@@ -32,7 +32,7 @@ for f in fifo /dev/zero /dev/urandom adir huge; do
 	run ini-$name JITCACHE_CONFIG="$path"
 	check "ini file $name: the program ends at once, in little memory ($(cat "$T/ini-$name.time"))" quick ini-$name
 	check "ini file $name: one line" test "$(lines ini-$name)" -eq 1
-	check "ini file $name: it says why" grep -q "^jitcache: $path: cannot read config (.*); using defaults" "$T/ini-$name.err"
+	check "ini file $name: it says why" grep -q "^jitcache: $path: cannot read config (.*); its settings are not used" "$T/ini-$name.err"
 	echo "     $(head -n 1 "$T/ini-$name.err")"
 
 	run pw-$name JITCACHE_REMOTE=redis://127.0.0.1:1 JITCACHE_REMOTE_PASSWORD_FILE="$path"
@@ -42,10 +42,11 @@ for f in fifo /dev/zero /dev/urandom adir huge; do
 		grep -q "^jitcache: cannot read the remote's password file $path (.*); remote tier disabled" "$T/pw-$name.err"
 done
 
-# The setting keeps its value: `jitcache config` shows the defaults, no file.
+# The setting keeps its value: `jitcache config` shows the defaults, and the
+# file it could not read (exit status 1: a setting is not what was asked).
 JITCACHE_CONFIG=$T/fifo timeout 10 "$JITCACHE" config >"$T/config.out" 2>"$T/config.err"
-check "jitcache config with a FIFO as the ini file ends" test $? -eq 0
-check "... and shows no config file" grep -q '^config file *= (none)' "$T/config.out"
+check "jitcache config with a FIFO as the ini file ends, exit status 1" test $? -eq 1
+check "... and shows the file unread" grep -q "^JITCACHE_CONFIG *= $T/fifo *(INVALID: cannot be read)" "$T/config.out"
 check "... and the defaults" grep -q '^cache.max_size *= 4G *(default;' "$T/config.out"
 
 # /dev/null stays the way to say "no file", quietly.
@@ -56,6 +57,35 @@ check "ini file /dev/null: no line" test "$(lines null)" -eq 0
 run bad JITCACHE_CONFIG="$T/bad.ini"
 check "ini file of 3000 bad lines: at most 6 lines ($(lines bad))" test "$(lines bad)" -le 6
 check "... the last counts the others" grep -q "^jitcache: $T/bad.ini: [0-9]* more problems not shown" "$T/bad.err"
+
+# Several files, each overriding the one before: the system file
+# (JITCACHE_SYSTEM_CONFIG here, /etc/jitcache.ini by default), the user's,
+# JITCACHE_CONFIG, then the environment.  A user's file no longer hides the
+# system's remote and trusted keys; `jitcache config` names where each value
+# came from.  (Before, the first file found won.)
+mkdir -p "$XDG_CONFIG_HOME/jitcache"
+user=$XDG_CONFIG_HOME/jitcache/jitcache.ini
+printf '[cache]\nmax_size = 1G\nlock_timeout = 5\n[remote]\nurl = redis://10.0.0.1\n[trust]\ntrusted_keys = /etc/jitcache/fleet.pub\n' >"$T/system.ini"
+printf '[cache]\nmax_size = 2G\nlock_timeout = 6\n' >"$user"
+printf '[cache]\nlock_timeout = 7\n' >"$T/explicit.ini"
+JITCACHE_SYSTEM_CONFIG=$T/system.ini JITCACHE_CONFIG=$T/explicit.ini JITCACHE_LOG=error \
+	"$JITCACHE" config >"$T/layers.out" 2>"$T/layers.err"
+check "several files: config exits 0, says nothing" test $? -eq 0 -a ! -s "$T/layers.err"
+check "several files: the system file's remote stays" grep -q "^remote.url *= redis://10.0.0.1 *($T/system.ini:5;" "$T/layers.out"
+check "several files: ... and its trusted keys" grep -q "^trust.trusted_keys *= /etc/jitcache/fleet.pub *($T/system.ini:7;" "$T/layers.out"
+check "several files: the user's file overrides the system's" grep -q "^cache.max_size *= 2G *($user:2;" "$T/layers.out"
+check "several files: JITCACHE_CONFIG overrides both" grep -q "^cache.lock_timeout *= 7 *($T/explicit.ini:2;" "$T/layers.out"
+check "several files: the environment overrides every file" grep -q "^log.level *= error *(env JITCACHE_LOG;" "$T/layers.out"
+check "several files: each file listed, read" \
+	sh -c "grep -q '^system file *= $T/system.ini *(read)' '$T/layers.out' && grep -q '^user file *= $user *(read)' '$T/layers.out' && grep -q '^JITCACHE_CONFIG *= $T/explicit.ini *(read)' '$T/layers.out'"
+JITCACHE_SYSTEM_CONFIG=$T/system.ini "$JITCACHE" stats --json >"$T/layers.json" 2>/dev/null
+check "several files: the commands use them (stats: max_size 2G)" grep -q '"max_size": 2147483648,' "$T/layers.json"
+rm -f "$user"
+JITCACHE_SYSTEM_CONFIG=$T/no-such.ini "$JITCACHE" config >"$T/nosys.out" 2>"$T/nosys.err"
+check "JITCACHE_SYSTEM_CONFIG naming no file: one line, config exits 1" \
+	sh -c "test $? -eq 1 && grep -q '^jitcache: $T/no-such.ini: cannot read config' '$T/nosys.err'"
+check "a user file that is not there: nothing said" \
+	sh -c "grep -q '^user file *= $user *(not there)' '$T/nosys.out' && ! grep -q '$user' '$T/nosys.err'"
 
 # A good password file still works (read, not refused).
 printf 'secret\n' >"$T/pw"

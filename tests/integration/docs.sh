@@ -55,7 +55,7 @@ check "stats: the cap shown as written ($max)" grep -qE "^size .* of $max \\(" "
 
 version=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
 check "--version: jitcache $version (the Makefile's VERSION)" \
-	test "$("$JITCACHE" --version)" = "jitcache $version"
+	test "$("$JITCACHE" --version | head -n 1)" = "jitcache $version"
 check "the library carries the same version" grep -qa "jitcache $version" "$LIB"
 check "... and its soname's major number" \
 	sh -c "objdump -p '$LIB' | grep -q 'SONAME *libjitcache.so.${version%%.*}\$'"

@@ -62,8 +62,9 @@ node B2 env JITCACHE_DIR=$T/node-B "$CLIENT" link "$T/conv.spv"
 check "node B again: a local hit, the remote not asked" \
 	test "$(stat_of B remote_hits)" -eq 1 -a "$(stat_of B hits)" -eq 2
 JITCACHE_DIR=$T/node-B "$JITCACHE" stats >"$T/stats.txt"
-check "jitcache stats: remote rows" grep -q "^remote hits *1" "$T/stats.txt"
-check "jitcache stats: remote traffic" grep -q "^remote traffic .* in, 0 bytes out" "$T/stats.txt"
+check "jitcache stats: the remotes' row" grep -q "^remotes  *1 hit[,;]" "$T/stats.txt"
+check "jitcache stats: remote traffic" grep -q "^remotes .*; .* in, 0 bytes out$" "$T/stats.txt"
+check "jitcache stats: the hit from the Redis tier" grep -q "^hits by tier .*redis 1" "$T/stats.txt"
 
 # ---- 4 nodes cold at once compile once ----------------------------------------
 rcli main FLUSHALL >/dev/null

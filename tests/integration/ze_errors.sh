@@ -65,9 +65,9 @@ check "unknown extension: the driver's own result ($(result "$T/ext-real.out"))"
 	test "$(result "$T/ext.out")" = "$(result "$T/ext-real.out")" -a -n "$(result "$T/ext.out")"
 check "unknown extension: not cached" test "$(entries)" -eq 0
 check "jitcache stats counts the native load passed through" \
-	sh -c "'$JITCACHE' stats | grep -q 'passed through: native or binaries *1\$'"
+	sh -c "'$JITCACHE' stats -v | grep -q 'passed through: native or binaries *1\$'"
 check "jitcache stats counts the unknown extension passed through" \
-	sh -c "'$JITCACHE' stats | grep -q 'passed through: not keyable *1\$'"
+	sh -c "'$JITCACHE' stats -v | grep -q 'passed through: not keyable *1\$'"
 
 # A damaged entry: the store sees it, the program gets its module anyway.
 jc "$CLIENT" link "$T/reduce.spv" >"$T/c0.out" 2>&1

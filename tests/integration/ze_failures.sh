@@ -24,7 +24,7 @@ ocloc compile -q -spv_only -file "$T/fp64.cl" -device pvc -output "$T/fp64" -out
 check "SPIR-V using double (ocloc, for a GPU that has it)" test -s "$T/fp64.spv"
 result() { sed -n 's/.*result \(0x[0-9a-f]*\).*/\1/p' "$1" | head -n 1; }
 logtext() { sed -n '/^build log:/,$p' "$1" | grep -v '^jitcache:'; }
-stat_line() { "$JITCACHE" stats | grep 'failed builds replayed'; }
+stat_line() { "$JITCACHE" stats -v | grep 'failed builds replayed'; }
 replayed() { grep -c 'hit, a failed build (0x70000004) replayed' "$1"; }
 compiled() { grep -c 'miss, build failed\|compiled again' "$1"; }
 

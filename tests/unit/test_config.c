@@ -20,7 +20,7 @@ static const char *const our_env[] = {
 #define X(sec, name, kind, field, def, env, help) env,
 	JC_SETTINGS(X)
 #undef X
-	"JITCACHE_CONFIG", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+	"JITCACHE_CONFIG", "JITCACHE_SYSTEM_CONFIG", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
 };
 
 static void clean_env(void)
@@ -29,6 +29,7 @@ static void clean_env(void)
 		unsetenv(our_env[i]);
 	setenv("HOME", dir, 1);
 	setenv("XDG_CONFIG_HOME", dir, 1); /* no jitcache/jitcache.ini there */
+	setenv("JITCACHE_SYSTEM_CONFIG", "/dev/null", 1); /* not the host's /etc/jitcache.ini */
 }
 
 static void write_file(const char *path, const char *text)
@@ -122,12 +123,118 @@ static void test_ini_and_env(void)
 	snprintf(xdg_ini, sizeof xdg_ini, "%s/jitcache/jitcache.ini", dir);
 	write_file(xdg_ini, "[cache]\nmax_size = 100K\n");
 	load(&cfg);
-	CHECK(cfg.max_size == 100ull << 10 && strcmp(cfg.file, xdg_ini) == 0,
+	CHECK(cfg.max_size == 100ull << 10 && strcmp(cfg.files[JC_CONFIG_USER].path, xdg_ini) == 0 &&
+	      cfg.files[JC_CONFIG_USER].state == JC_FILE_READ,
 	      "$XDG_CONFIG_HOME/jitcache/jitcache.ini is read");
 	setenv("JITCACHE_CONFIG", ini, 1);
 	load(&cfg);
-	CHECK(cfg.max_size == 512ull << 20, "$JITCACHE_CONFIG comes before the XDG file");
+	CHECK(cfg.max_size == 512ull << 20, "$JITCACHE_CONFIG overrides the XDG file");
 	unlink(xdg_ini);
+}
+
+/* The system file, the user's, $JITCACHE_CONFIG, then the environment, each
+ * overriding the one before: a user's file no longer hides the system's
+ * other settings (its remote, its trusted keys). */
+static void test_layers_of_files(void)
+{
+	struct jc_config cfg;
+	char sys[256], user[256], expl[256], from[300];
+	clean_env();
+	snprintf(sys, sizeof sys, "%s/system.ini", dir);
+	snprintf(user, sizeof user, "%s/jitcache", dir);
+	mkdir(user, 0700);
+	snprintf(user, sizeof user, "%s/jitcache/jitcache.ini", dir);
+	snprintf(expl, sizeof expl, "%s/explicit.ini", dir);
+	write_file(sys, "[cache]\nmax_size = 1G\nlock_timeout = 5\n[remote]\nurl = redis://sys\n"
+			"[log]\nlevel = info\n");
+	write_file(user, "[cache]\nmax_size = 2G\nlock_timeout = 6\n");
+	write_file(expl, "[cache]\nlock_timeout = 7\n");
+	setenv("JITCACHE_SYSTEM_CONFIG", sys, 1);
+	load(&cfg);
+	snprintf(from, sizeof from, "%s:5", sys);
+	CHECK(strcmp(cfg.remote_url, "redis://sys") == 0 && strcmp(cfg.remote_url_from, from) == 0,
+	      "the system file's remote stays beside a user file (%s)", cfg.remote_url_from);
+	snprintf(from, sizeof from, "%s:2", user);
+	CHECK(cfg.max_size == 2ull << 30 && strcmp(cfg.max_size_from, from) == 0,
+	      "the user's file overrides the system file");
+	CHECK(cfg.files[JC_CONFIG_SYSTEM].state == JC_FILE_READ &&
+	      cfg.files[JC_CONFIG_USER].state == JC_FILE_READ &&
+	      cfg.files[JC_CONFIG_EXPLICIT].path[0] == '\0' && cfg.problems == 0,
+	      "both files read, none named by JITCACHE_CONFIG, no problem");
+	setenv("JITCACHE_CONFIG", expl, 1);
+	setenv("JITCACHE_LOG", "error", 1);
+	load(&cfg);
+	snprintf(from, sizeof from, "%s:2", expl);
+	CHECK(cfg.lock_timeout == 7 && strcmp(cfg.lock_timeout_from, from) == 0 &&
+	      cfg.max_size == 2ull << 30 && strcmp(cfg.remote_url, "redis://sys") == 0,
+	      "$JITCACHE_CONFIG overrides both, for its settings only");
+	CHECK(cfg.log_level == JC_LOG_ERROR, "the environment overrides every file");
+	setenv("JITCACHE_CONFIG", user, 1);
+	load(&cfg);
+	CHECK(cfg.files[JC_CONFIG_EXPLICIT].state == JC_FILE_SAME && cfg.lock_timeout == 6,
+	      "$JITCACHE_CONFIG naming the user's file: read once");
+	unsetenv("JITCACHE_CONFIG");
+	unsetenv("JITCACHE_LOG");
+
+	/* A missing file is skipped quietly unless a variable named it. */
+	unlink(user);
+	setenv("JITCACHE_SYSTEM_CONFIG", "/nonexistent/system.ini", 1);
+	load(&cfg);
+	CHECK(strstr(messages, "/nonexistent/system.ini: cannot read config") != NULL &&
+	      count_lines(messages) == 1 && cfg.problems == 1 &&
+	      cfg.files[JC_CONFIG_SYSTEM].state == JC_FILE_UNREADABLE &&
+	      cfg.files[JC_CONFIG_USER].state == JC_FILE_ABSENT,
+	      "a missing JITCACHE_SYSTEM_CONFIG: one line; a missing user file: none (%s)", messages);
+	unlink(sys);
+	unlink(expl);
+}
+
+/* A misspelt name in an ini file: one line naming the closest setting. */
+static void test_did_you_mean(void)
+{
+	struct jc_config cfg;
+	char ini[256], want[400];
+	const struct jc_setting *near = NULL, *s;
+	const char *why = NULL;
+	clean_env();
+	snprintf(ini, sizeof ini, "%s/typo.ini", dir);
+	write_file(ini, "[cache]\nmax_szie = 1G\nurl = redis://x\nfrobnicate = 1\n");
+	setenv("JITCACHE_CONFIG", ini, 1);
+	load(&cfg);
+	snprintf(want, sizeof want, "%s:2: unknown setting [cache] max_szie (did you mean [cache] "
+		 "max_size?); ignored", ini);
+	CHECK(strstr(messages, want) != NULL, "a swapped pair of letters: the setting named");
+	snprintf(want, sizeof want, "%s:3: unknown setting [cache] url (did you mean [remote] url?)",
+		 ini);
+	CHECK(strstr(messages, want) != NULL, "the right name in the wrong section: the section named");
+	snprintf(want, sizeof want, "%s:4: unknown setting [cache] frobnicate; ignored", ini);
+	CHECK(strstr(messages, want) != NULL, "nothing near: no guess");
+	CHECK(count_lines(messages) == 3 && cfg.problems == 3, "one line each, three problems");
+
+	s = jc_config_find("max_size", &near, &why);
+	CHECK(s && strcmp(s->section, "cache") == 0, "find: a name of one section");
+	s = jc_config_find("remote.compress", &near, &why);
+	CHECK(s && strcmp(s->section, "remote") == 0, "find: section.name");
+	s = jc_config_find("compress", &near, &why);
+	CHECK(!s && strcmp(why, "ambiguous") == 0 && near, "find: a name of two sections is ambiguous");
+	s = jc_config_find("max_sise", &near, &why);
+	CHECK(!s && strcmp(why, "unknown") == 0 && near && strcmp(near->name, "max_size") == 0,
+	      "find: a typo gives the closest");
+	s = jc_config_find("cache.timeout", &near, &why);
+	CHECK(!s && near && strcmp(near->name, "timeout") == 0 && strcmp(near->section, "remote") == 0,
+	      "find: the wrong section gives the right one");
+	char text[PATH_MAX];
+	s = jc_config_find("max_size", &near, &why);
+	CHECK(jc_config_check(s, "20G", text, sizeof text, &why) == 0 && strcmp(text, "20G") == 0,
+	      "check: a good size is written as given");
+	CHECK(jc_config_check(s, "lots", text, sizeof text, &why) != 0 && why, "check: a bad size");
+	s = jc_config_find("dir", &near, &why);
+	char cwd[PATH_MAX - 16], want_dir[PATH_MAX];
+	CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
+	snprintf(want_dir, sizeof want_dir, "%s/rel", cwd);
+	CHECK(jc_config_check(s, "./rel", text, sizeof text, &why) == 0 && strcmp(text, want_dir) == 0,
+	      "check: a relative path is made absolute against the current directory (%s)", text);
+	unlink(ini);
 }
 
 static void test_bad_input(void)
@@ -151,12 +258,12 @@ static void test_bad_input(void)
 	CHECK(strstr(messages, want) != NULL, "syntax error names line 4");
 	snprintf(want, sizeof want, "%s:6: bad value 'verbose'", ini);
 	CHECK(strstr(messages, want) != NULL, "bad log level names line 6");
-	CHECK(count_lines(messages) == 4, "one line per problem (%d lines)", count_lines(messages));
+	CHECK(count_lines(messages) == 4 && cfg.problems == 4, "one line per problem (%d lines)", count_lines(messages));
 
 	setenv("JITCACHE_CONFIG", "/nonexistent/jitcache.ini", 1);
 	load(&cfg);
 	CHECK(strstr(messages, "/nonexistent/jitcache.ini: cannot read config") != NULL &&
-	      count_lines(messages) == 1, "missing explicit config file: one line");
+	      count_lines(messages) == 1 && cfg.problems == 1, "missing explicit config file: one line");
 
 	clean_env();
 	setenv("JITCACHE_MAX_SIZE", "-5G", 1);
@@ -308,7 +415,7 @@ static void test_layers(void)
 static void test_sizes(void)
 {
 	static const struct { uint64_t v; const char *text, *round; } sizes[] = {
-		{ 0, "0", "0 bytes" }, { 1000, "1000", "1000 bytes" }, { 1024, "1K", "1K" },
+		{ 0, "0", "0 bytes" }, { 1, "1", "1 byte" }, { 1000, "1000", "1000 bytes" }, { 1024, "1K", "1K" },
 		{ 1536, "1536", "1.5K" }, { 4ull << 30, "4G", "4G" }, { 1536ull << 20, "1536M", "1.5G" },
 		{ (4ull << 30) + 1, "4294967297", "4.0G" }, { 12900000, "12900000", "12.3M" },
 		{ 3ull << 40, "3T", "3T" }, { 5000ull << 40, "5000T", "5000T" },
@@ -341,9 +448,9 @@ static void test_show(void)
 	size_t n = fread(text, 1, sizeof text - 1, f);
 	text[n] = '\0';
 	fclose(f);
-	CHECK(strstr(text, "cache.max_size       = 1G    (env JITCACHE_MAX_SIZE") != NULL,
+	CHECK(strstr(text, "cache.max_size         = 1G    (env JITCACHE_MAX_SIZE") != NULL,
 	      "show gives value (a size as written: 1G) and origin");
-	CHECK(strstr(text, "log.level            = warn    (default") != NULL, "show gives defaults");
+	CHECK(strstr(text, "log.level              = warn    (default") != NULL, "show gives defaults");
 }
 
 /* The [remote] settings: the URL is checked as it is read (a bad one named
@@ -372,7 +479,7 @@ static void test_remote(void)
 	FILE *f = fmemopen(out, sizeof out - 1, "w");
 	jc_config_show(&cfg, f);
 	fclose(f);
-	CHECK(strstr(out, "remote.url           = redis://ci:***@cache:7000/3") != NULL,
+	CHECK(strstr(out, "remote.url             = redis://ci:***@cache:7000/3") != NULL,
 	      "config shows the URL with the password as ***");
 	CHECK(strstr(out, "Hunter2pw") == NULL, "... and nowhere else");
 	setenv("JITCACHE_REMOTE", "", 1);
@@ -404,6 +511,8 @@ int main(void)
 	}
 	test_defaults();
 	test_ini_and_env();
+	test_layers_of_files();
+	test_did_you_mean();
 	test_bad_input();
 	test_long_lines();
 	test_parsers();

@@ -193,7 +193,7 @@ static void test_layers_only(void)
 	CHECK(jc_cache_lock_key(c, &k2) == NULL, "... takes no lock");
 	struct jc_cache_stats s;
 	CHECK(jc_cache_shared_stats(c, &s) != 0 && jc_cache_clear(c) != 0 &&
-	      jc_cache_trim(c, 0) != 0 && jc_cache_verify(c, NULL) != 0,
+	      jc_cache_trim(c, 1) != 0 && jc_cache_verify(c, NULL) != 0,
 	      "... and refuses statistics files and management");
 	jc_cache_process_stats(c, &s);
 	CHECK(s.hits == 1 && s.layer_hits == 1 && s.misses == 1, "... counting in the process");

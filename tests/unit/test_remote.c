@@ -171,7 +171,7 @@ static void test_fall_through(void)
 	jc_cache_process_stats(b, &s);
 	CHECK(s.remote_hits == 1 && s.remote_bytes_in == sizeof data + JC_ENTRY_HEADER_SIZE,
 	      "... without asking the remote");
-	CHECK(s.tier_hits[JC_SLOT_REMOTE] == 1 && s.tier_hits[JC_SLOT_LOCAL] == 1 &&
+	CHECK(s.tier_hits[JC_SLOT_REDIS] == 1 && s.tier_hits[JC_SLOT_LOCAL] == 1 &&
 	      s.miss_not_found == 1, "hits by tier: 1 from Redis, then 1 from the local store; "
 	      "the cold miss found nowhere");
 
