@@ -29,6 +29,13 @@
  * calls jc_once_store() if it succeeded, then jc_cache_unlock(lock).
  * Otherwise this file stores and unlocks.  After an entry is stored, the
  * request's recipe is stored beside it (cache.h "Recipes").
+ *
+ * The JIT monitor (the strict setting, a log level): at warn (or info,
+ * debug) each miss that is final is said in one line, naming the program,
+ * the API, the key and the cause as `jitcache explain` does; at error the
+ * request is refused instead of compiled (refuse() below), so that a CI job
+ * can prove a pack or layer holds every kernel a model needs.  Hits are
+ * untouched either way.
  * Nothing here fails the request:
  * a store that fails only costs the next process a compile.
  */
@@ -55,6 +62,12 @@ struct jc_once_ops {
 	 * the recipes setting is on: 0 and *bytes (malloc'd, freed by the
 	 * caller); -1 if none.  May be NULL. */
 	int (*recipe)(void *call, void **bytes, size_t *size);
+	/* JITCACHE_STRICT=error: fail the request, without compiling, the way
+	 * the driver fails a build that does not compile, with `why` (one
+	 * line) as its build log where the API can carry it; returns the API's
+	 * status.  Nothing is stored: the next run without the setting
+	 * compiles. */
+	int (*refuse)(void *call, const char *why);
 };
 
 struct jc_once {
