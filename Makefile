@@ -89,7 +89,7 @@ REPLAY_BIN := $(BUILD)/jitcache-replay
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench bench-web install wheel man deb debroot \
-        uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
+        uninstall clean asan tsan fuzz sycl-env pyopencl-env jupyter-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl \
         bench-pocl testbed-llama bench-llama testbed-s3
 
@@ -140,9 +140,9 @@ $(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
 	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
 	$(Q)ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
 
-$(ADMIN_BIN): bin/jitcache-admin.c bin/warm.c bin/warm.h $(BUILD)/libjckey.a $(BUILD)/libjccore.a Makefile
+$(ADMIN_BIN): bin/jitcache-admin.c bin/warm.c bin/warm.h bin/enable.c bin/enable.h $(BUILD)/libjckey.a $(BUILD)/libjccore.a Makefile
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ bin/jitcache-admin.c bin/warm.c \
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIE $(LDFLAGS) -o $@ bin/jitcache-admin.c bin/warm.c bin/enable.c \
 	  $(BUILD)/libjckey.a $(BUILD)/libjccore.a $(LDLIBS_CORE)
 
 # The worker of `jitcache warm`: a Level Zero client that finds the driver
@@ -232,7 +232,7 @@ fuzz-build: $(FUZZ_BIN)
 # Level Zero and Intel OpenCL ones again on Intel's 2026 driver in the test
 # bed (tests/testbed/: a Debian sid chroot; the library and test programs
 # are built inside it, with sid's compiler and libraries, into $(BUILD)-sid).
-check: deps sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 wheel deb debroot ## install deps, build, and run every test (ends with "N passed, N failed")
+check: deps sycl-env pyopencl-env jupyter-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 wheel deb debroot ## install deps, build, and run every test (ends with "N passed, N failed")
 	$(MAKE) tests examples $(FUZZ_BIN)
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
@@ -334,6 +334,9 @@ testbed: deps ## create or update the Debian sid chroot with Intel's 2026 driver
 
 pyopencl-env: ## install pyopencl's PyPI wheel (its own renamed OpenCL loader) and its test files into .venv-pyopencl/
 	@./examples/pyopencl/setup.sh
+
+jupyter-env: ## install ipykernel, jupyter_client and pyopencl (pinned wheels) into .venv-jupyter/ (`jitcache enable jupyter`'s test)
+	@./examples/jupyter/setup.sh
 
 sycl-env: ## install Intel's SYCL runtime + dpctl/dpnp (pinned wheels) into .venv-sycl/
 	@./examples/sycl/setup.sh

@@ -5,6 +5,7 @@
  * in the library.  Exit status: 0 on success, 1 when the cache cannot be
  * used (or verify found bad entries), 2 on bad usage.
  */
+#include "bin/enable.h"
 #include "bin/warm.h"
 #include "tiers/archive.h"
 #include "cache/cache.h"
@@ -44,6 +45,7 @@ static void usage(FILE *out)
 	      "                                      and FILE.pub (see trusted_keys)\n",
 	      out);
 	jc_warm_usage(out);
+	jc_enable_usage(out);
 	fputs(	      "       jitcache config                every effective setting and where it came from\n"
 	      "       jitcache settings [--markdown | --man]\n"
 	      "                                      every setting, its default and variable\n"
@@ -535,6 +537,8 @@ int main(int argc, char **argv)
 			return bad_usage("usage: keygen FILE [COMMENT]");
 		return jc_keygen(argv[2], argc > 3 ? argv[3] : NULL, stdout) == 0 ? 0 : 1;
 	}
+	if (!strcmp(argv[1], "enable") || !strcmp(argv[1], "disable"))
+		return jc_enable_main(argc - 1, argv + 1);
 	jc_config_load(&cfg);
 	if (!strcmp(argv[1], "config")) {
 		if (argc > 2)
