@@ -107,6 +107,13 @@ static void note_miss(const struct jc_once *o, int failed, int strict, char *why
 		jc_cache_note_miss(o->cache, &o->key, trace, len, failed);
 }
 
+void jc_strict_passed(const char *what, const char *why)
+{
+	if (jc_runtime_config()->strict)
+		jc_log(JC_LOG_WARN, "JIT at run time: %s[%d] %s not cached (%s)",
+		       program_invocation_short_name, (int)getpid(), what, why);
+}
+
 int jc_compile_once(struct jc_once *o, int *status)
 {
 	jc_key_hex(&o->key, o->hex);

@@ -774,6 +774,8 @@ static cl_int build(struct build *b)
 		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (not keyable: see above, or "
 				     "user_data without pfn_notify)");
 		jc_cache_count_pass(b->once.cache, JC_PASS_NOT_KEYABLE);
+		jc_strict_passed("OpenCL build", "a request jitcache cannot key: see "
+						 "JITCACHE_LOG=debug");
 		jc_clmap_set_shadow(b->app, NULL);
 		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);
@@ -830,6 +832,7 @@ static void pass_compile_link(const char *what)
 	jc_log(JC_LOG_DEBUG, "%s: passed through (separate compile and link steps are not "
 	       "cached)", what);
 	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
+	jc_strict_passed(what, "separate compile and link steps are not cached");
 }
 
 JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,

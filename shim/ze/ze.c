@@ -770,6 +770,9 @@ static ze_result_t module_create(struct ze_door *door, ze_context_handle_t conte
 		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", door->name,
 		       native ? "native input" : "not cacheable");
 		jc_cache_count_pass(c.once.cache, native ? JC_PASS_NATIVE : JC_PASS_NOT_KEYABLE);
+		if (!native && c.once.cache)
+			jc_strict_passed(door->name, "a request jitcache cannot key: see "
+						     "JITCACHE_LOG=debug");
 		r = door->create(context, device, desc, module, log);
 	} else
 		r = jc_compile_once(&c.once, &status) ? c.answer : (ze_result_t)status;

@@ -86,4 +86,12 @@ check "Level Zero, warn, hit: not a word" \
 ze error ze-error-hit
 check "Level Zero, error, hit: passes" test "$(result ze-error-hit.out)" = 0x0
 check "... not a word" test "$(grep -c '^jitcache:' ze-error-hit.err)" -eq 0
+ze error ze-unkeyable -x
+JITCACHE_DISABLE=1 jc "$CLIENT" link -x "$T/reduce.spv" >ze-unkeyable-real.out 2>&1
+check "a request jitcache cannot key (an unknown extension), error: the driver's own result" \
+	test "$(result ze-unkeyable.out)" = "$(result ze-unkeyable-real.out)" -a -n "$(result ze-unkeyable.out)"
+check "... never refused, but said in one line: no pack can answer it" \
+	grep -q "^jitcache: JIT at run time: ze_client\[[0-9]*\] zeModuleCreate not cached (a request jitcache cannot key" ze-unkeyable.err
+ze "" ze-unkeyable-off -x
+check "... off: not a word" test "$(grep -c '^jitcache:' ze-unkeyable-off.err)" -eq 0
 finish
