@@ -45,9 +45,17 @@ static int fail(int status, const char *fmt, ...)
 static const char *library(int enable)
 {
 	static char real[PATH_MAX];
-	const char *lib = getenv("JITCACHE_LIB");
-	if (lib && realpath(lib, real))
-		lib = real; /* /usr/lib/..., not /usr/bin/../lib/... */
+	char dir[PATH_MAX];
+	const char *lib = getenv("JITCACHE_LIB"), *slash = lib ? strrchr(lib, '/') : NULL;
+	/* /usr/lib/..., not /usr/bin/../lib/...; but the name as given: the
+	 * soname link (libjitcache.so.1) outlives an upgrade, the file it
+	 * points to (libjitcache.so.1.0.0) does not. */
+	if (slash && slash > lib && (size_t)(slash - lib) < sizeof dir) {
+		memcpy(dir, lib, (size_t)(slash - lib));
+		dir[slash - lib] = '\0';
+		if (realpath(dir, real) && strlen(real) + strlen(slash) < sizeof real)
+			lib = strcat(real, slash);
+	}
 	if (!lib || lib[0] != '/') {
 		fail(1, "JITCACHE_LIB is %s: run this as `jitcache enable`, which sets it",
 		     lib ? "not an absolute path" : "not set");

@@ -14,7 +14,7 @@
 #    removes only what enable wrote.
 . "$(dirname "$0")/../lib.sh"
 cd "$T" || exit 1
-REAL_LIB=$(realpath "$LIB")
+REAL_LIB=$(realpath "$(dirname "$LIB")")/$(basename "$LIB")
 OTHER=$(realpath /lib/x86_64-linux-gnu/libdl.so.2 2>/dev/null || realpath "$(ldd /bin/sh | awk '/libc.so/ { print $3 }')")
 # preloaded: what the dynamic loader preloads into a program the shell runs
 preloaded() { grep -c "libjitcache.so" /proc/self/maps; }
@@ -23,6 +23,11 @@ preloaded() { grep -c "libjitcache.so" /proc/self/maps; }
 check "enable shell: one line of shell (the rest comments)" \
 	test "$(grep -vc '^#' shell.out)" -eq 1
 check "... it names the library by its real path" grep -qF "$REAL_LIB" shell.out
+mkdir -p "$T/lib"
+ln -s "$LIB" "$T/lib/libjitcache.so.1"
+JITCACHE_LIB=$T/lib/../lib/libjitcache.so.1 "$JITCACHE" enable shell >soname.out
+check "... a soname link: its directory resolved, the link kept (it outlives an upgrade)" \
+	grep -q "export LD_PRELOAD=\"\${LD_PRELOAD:+\$LD_PRELOAD:}$(realpath "$T/lib")/libjitcache.so.1\"" soname.out
 env -u LD_PRELOAD bash -c 'eval "$("$0" enable shell)"; echo "$LD_PRELOAD"; grep -c libjitcache.so /proc/self/maps' \
 	"$JITCACHE" >eval.out
 check "eval \"\$(jitcache enable shell)\": LD_PRELOAD is the library" \

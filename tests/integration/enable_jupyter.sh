@@ -34,7 +34,7 @@ export JUPYTER_DATA_DIR=$T/jupyter
 "$JITCACHE" enable jupyter --python "$PY" >enable.out 2>&1
 SPEC=$JUPYTER_DATA_DIR/kernels/python3-jitcache/kernel.json
 check "enable jupyter: \$JUPYTER_DATA_DIR/kernels/python3-jitcache/kernel.json" test -f "$SPEC"
-"$PY" - "$SPEC" "$(realpath "$LIB")" >spec.out 2>&1 <<'PY'
+"$PY" - "$SPEC" "$(realpath "$(dirname "$LIB")")/$(basename "$LIB")" >spec.out 2>&1 <<'PY'
 import json, sys
 spec = json.load(open(sys.argv[1]))
 assert spec["env"]["LD_PRELOAD"] == sys.argv[2], spec["env"]
