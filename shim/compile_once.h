@@ -36,8 +36,8 @@
  * request is refused instead of compiled (refuse() below), so that a CI job
  * can prove a pack or layer holds every kernel a model needs.  Hits are
  * untouched either way.
- * Nothing here fails the request:
- * a store that fails only costs the next process a compile.
+ * Nothing else here fails the request: a store that fails only costs the
+ * next process a compile.
  */
 #ifndef JITCACHE_SHIM_COMPILE_ONCE_H
 #define JITCACHE_SHIM_COMPILE_ONCE_H

@@ -44,7 +44,7 @@ snapshot >"$T/before.txt"
 apt-get install -y -qq "$DEB" >"$T/apt-install.log" 2>&1; echo "install \$?"
 echo "version \$(jitcache --version)"
 echo "lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache.so.1 2>/dev/null)"
-echo "conffile \$(dpkg-query -W -f='\${Conffiles}' jitcache | awk '{print \$1}')"
+echo "conffile \$(dpkg-query -W -f='\${Conffiles}' jitcache | awk '\$1 == "/etc/jitcache.ini" { print \$1 }')"
 MANWIDTH=80 man jitcache 2>/dev/null | grep -q 'JITCACHE_DIR=' && echo "man ok"
 echo "hook conffiles \$(dpkg-query -W -f='\${Conffiles}' jitcache | grep -c -e ' /etc/apt/apt.conf.d/70jitcache ' -e ' /etc/jitcache/apt-warm.conf ')"
 # The apt hook switched on: apt runs it after dpkg (its first run records the driver packages).
