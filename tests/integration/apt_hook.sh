@@ -69,12 +69,12 @@ for f in $(find "$JITCACHE_DIR" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a
 done
 check "... entries deleted, recipes kept" test "$(entries)/$(recipes)" = 3/3
 sed -i 's/libigc1:amd64 1.0.12504.6-1/libigc1:amd64 1.0.13000.1-1/' "$T/dpkg"
-start=$(date +%s.%N)
+start=$(date +%s%N)
 hook
 rc=$?
-took=$(echo "$(date +%s.%N) - $start" | bc)
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "a driver upgrade: the hook returns status 0" test $rc -eq 0
-check "... at once (${took} s), the warming in the background" test "$(echo "$took < 5" | bc)" = 1
+check "... at once (${took_ms} ms), the warming in the background" test "$took_ms" -lt 5000
 for _ in $(seq 300); do grep -q ' done$' "$LOG" && break; sleep 1; done
 check "... the change logged" grep -q "packages changed: libigc1:amd64 1.0.13000.1-1$" "$LOG"
 cores=$(nproc); n=$((cores / 4)); [ $n -ge 1 ] || n=1
