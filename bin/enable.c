@@ -149,7 +149,19 @@ static int remove_ours(const char *path, const char *what)
 
 /* ---- shell ---------------------------------------------------------------- */
 
-/* LD_PRELOAD without lib (its entries are separated by spaces or colons). */
+/* Whether the LD_PRELOAD entry p[0..n) is jitcache's: lib, or any path to
+ * a file named libjitcache.so* (another build, an older version's file). */
+static int is_jitcache(const char *p, size_t n, const char *lib)
+{
+	const char *base = p;
+	for (const char *q = p; q < p + n; q++)
+		if (*q == '/')
+			base = q + 1;
+	return (n == strlen(lib) && !strncmp(p, lib, n)) ||
+	       ((size_t)(p + n - base) >= 14 && !strncmp(base, "libjitcache.so", 14));
+}
+
+/* LD_PRELOAD without jitcache (its entries are separated by spaces or colons). */
 static void preload_without(const char *lib, char *out, size_t size)
 {
 	const char *v = getenv("LD_PRELOAD");
@@ -157,7 +169,7 @@ static void preload_without(const char *lib, char *out, size_t size)
 	out[0] = '\0';
 	for (const char *p = v ? v : ""; *p; p += strspn(p, " :")) {
 		size_t n = strcspn(p, " :");
-		if (n && !(n == strlen(lib) && !strncmp(p, lib, n)) && used + n + 2 < size) {
+		if (n && !is_jitcache(p, n, lib) && used + n + 2 < size) {
 			used += (size_t)snprintf(out + used, size - used, "%s%.*s", used ? ":" : "",
 						 (int)n, p);
 		}
@@ -202,10 +214,14 @@ static int shell(int enable, const char *lib, int argc, char **argv)
 	       "# (eval \"$(jitcache disable shell)\"); remove the `jitcache enable shell`\n"
 	       "# line from your shell's start-up files for the next ones.\n");
 	say_profiles(lib);
-	if (rest[0])
-		printf("export LD_PRELOAD='%s'\n", rest); /* entries hold no quote (library()) */
-	else
+	if (rest[0]) {
+		fputs("export LD_PRELOAD='", stdout);
+		for (const char *p = rest; *p; p++) /* the user's entries may hold a quote */
+			fputs(*p == '\'' ? "'\\''" : (char[]){ *p, 0 }, stdout);
+		fputs("'\n", stdout);
+	} else {
 		printf("unset LD_PRELOAD\n");
+	}
 	return 0;
 }
 
@@ -345,7 +361,8 @@ static int systemd(int enable, const char *lib, int argc, char **argv)
 		 "Environment=JITCACHE_DIR=%%C/jitcache/%s\n",
 		 unit, unit, user ? " --user" : "", user ? " --user" : "", unit, lib, stem, stem);
 	if (write_file(path, text) != 0)
-		return fail(1, "cannot write %s: %s", path, strerror(errno));
+		return fail(1, "cannot write %s: %s%s", path, strerror(errno),
+			    errno == EACCES && !user ? " (a system unit's drop-in: run it as root)" : "");
 	printf("%s: wrote %s\n", unit, path);
 	if (verify(unit, *root ? root : "/", user, path) != 0) {
 		unlink(path);

@@ -50,6 +50,12 @@ check "disable shell: the line takes it out and keeps the user's" test "$(cat of
 LD_PRELOAD="$REAL_LIB" bash -c 'eval "$("$0" disable shell)"; echo "${LD_PRELOAD-unset}"' \
 	"$JITCACHE" >off2.out
 check "... LD_PRELOAD that held only it: unset" test "$(cat off2.out)" = unset
+mkdir -p "$T/it's"
+cp "$OTHER" "$T/it's/other.so"
+LD_PRELOAD="$T/it's/other.so /old/libjitcache.so.1.0.0:$REAL_LIB" bash -c \
+	'eval "$("$0" disable shell)"; echo "${LD_PRELOAD-unset}"' "$JITCACHE" >off3.out 2>/dev/null
+check "... another jitcache's entry taken out too; an entry with a quote kept intact" \
+	test "$(cat off3.out)" = "$T/it's/other.so"
 "$JITCACHE" disable shell >disable.out
 check "... and it names the start-up file that still turns it on" \
 	grep -q "^# $HOME/.profile:1 still turns it on" disable.out
