@@ -42,11 +42,11 @@ printf 'ii  intel-opencl-icd:amd64 22.43.24595.41-1\nii  libigc1:amd64 1.0.12504
 me=$(id -un)
 hook() { "$HOOK" >"$T/hook.out" 2>&1; }
 
-printf 'enabled = no\nuser = %s %s\n' "$me" "$JITCACHE_DIR" >"$JITCACHE_APT_CONF"
+printf 'enabled = no\nuser = %s %s   # a comment\n' "$me" "$JITCACHE_DIR" >"$JITCACHE_APT_CONF"
 hook
 check "off (enabled = no): status 0" test $? -eq 0
 check "... nothing recorded, nothing logged" test ! -e "$T/state" -a ! -e "$T/log"
-sed -i 's/^enabled = no/enabled = yes/' "$JITCACHE_APT_CONF"
+sed -i 's/^enabled = no/enabled = yes  # on/' "$JITCACHE_APT_CONF"
 hook
 check "on, first run: status 0" test $? -eq 0
 check "... the installed driver packages recorded (not the removed one)" \
