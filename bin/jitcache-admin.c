@@ -7,6 +7,7 @@
  * bad entries, or config an invalid setting), 2 on bad usage.
  */
 #include "bin/admin.h"
+#include "bin/enable.h"
 #include "bin/warm.h"
 #include "config/escape.h"
 #include "config/ini_write.h"
@@ -655,6 +656,12 @@ static int cmd_settings(const struct jc_config *cfg, struct jc_cache *c, int arg
 	return JC_EXIT_OK;
 }
 
+static int cmd_enable(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	(void)cfg, (void)c;
+	return jc_enable_main(argc, argv);
+}
+
 /* ---- the table --------------------------------------------------------------- */
 
 /* What a command needs before it runs. */
@@ -675,6 +682,8 @@ static const struct command {
 	{ "import",   NEEDS_CACHE,    cmd_import,    import_usage },
 	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage },
 	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage },
+	{ "enable",   NEEDS_NOTHING,  cmd_enable,    jc_enable_usage },
+	{ "disable",  NEEDS_NOTHING,  cmd_enable,    jc_enable_usage },
 	{ "config",   NEEDS_SETTINGS, cmd_config,    config_usage },
 	{ "set",      NEEDS_NOTHING,  cmd_set,       set_usage },
 	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage },
@@ -686,7 +695,8 @@ static const struct command {
 static void usage(FILE *out)
 {
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		commands[i].usage(out);
+		if (!i || commands[i].usage != commands[i - 1].usage) /* enable, disable */
+			commands[i].usage(out);
 	fputs("       jitcache help [COMMAND]        this, or one command's usage\n"
 	      "       jitcache --version             the version, what this build can do and\n"
 	      "                                      the ini files read\n"

@@ -225,8 +225,13 @@ struct run {
 	const char *refused;  /* why the target cannot be warmed here */
 	char why[512];
 	double start;
-	int progress;         /* draw a progress bar on stderr */
+	int progress;         /* 1: a bar redrawn on stderr (a terminal); 2: a line at
+				 most every PROGRESS_EVERY s and at the end (--progress:
+				 for a log, as the apt hook's) */
+	double last_line;
 };
+
+#define PROGRESS_EVERY 10.0
 
 static volatile sig_atomic_t interrupted;
 
@@ -318,7 +323,7 @@ static void give(struct run *r, struct worker *w)
 	}
 }
 
-static void draw_progress(const struct run *r)
+static void draw_progress(struct run *r)
 {
 	size_t total = r->rs->n, width = 30, filled = total ? r->done * width / total : width;
 	double elapsed = now_s() - r->start;
@@ -327,12 +332,19 @@ static void draw_progress(const struct run *r)
 	memset(bar, '#', filled);
 	memset(bar + filled, '.', width - filled);
 	bar[width] = '\0';
-	fprintf(stderr, "\r%s [%s] %zu/%zu", r->target ? r->target->name : "warm", bar, r->done,
-		total);
+	if (r->progress == 2) {
+		if (r->done < total && now_s() - r->last_line < PROGRESS_EVERY)
+			return;
+		r->last_line = now_s();
+	}
+	fprintf(stderr, "%s%s [%s] %zu/%zu", r->progress == 2 ? "" : "\r",
+		r->target ? r->target->name : "warm", bar, r->done, total);
 	if (r->failed)
 		fprintf(stderr, ", %zu failed", r->failed);
 	if (r->done)
 		fprintf(stderr, ", ETA %d:%02d ", (int)eta / 60, (int)eta % 60);
+	if (r->progress == 2)
+		fprintf(stderr, "(%.0f s)\n", elapsed);
 	fflush(stderr);
 }
 
@@ -456,6 +468,7 @@ static void drive(struct run *r)
 
 struct options {
 	int jobs;
+	int progress_lines;
 	const char *lib, *replay;
 	const char *export_file;
 };
@@ -487,7 +500,7 @@ static int warm_one(struct jc_cache *cache, const struct recipes *rs,
 	struct jc_cache_stats before = { 0 }, after = { 0 };
 	struct run r = { .target = target, .lib = o->lib, .replay = o->replay,
 			 .workdir = workdir, .rs = rs, .start = now_s(),
-			 .progress = isatty(2) };
+			 .progress = o->progress_lines ? 2 : isatty(2) };
 	r.n_workers = o->jobs < (int)rs->n ? o->jobs : (int)rs->n;
 	if (r.n_workers < 1)
 		r.n_workers = 1;
@@ -502,7 +515,7 @@ static int warm_one(struct jc_cache *cache, const struct recipes *rs,
 	free(r.w);
 	jc_cache_flush(cache);
 	jc_cache_shared_stats(cache, &after);
-	if (r.progress && r.done)
+	if (r.progress == 1 && r.done)
 		fputc('\n', stderr);
 	if (r.refused || !r.n_devices) {
 		if (target)
@@ -527,13 +540,15 @@ static int warm_one(struct jc_cache *cache, const struct recipes *rs,
 
 void jc_warm_usage(FILE *out)
 {
-	fputs("       jitcache warm [-j N] [--for TARGET[,TARGET...]] [--export FILE]\n"
+	fputs("       jitcache warm [-j N] [--for TARGET[,TARGET...]] [--export FILE] [--progress]\n"
 	      "                                      compile every recorded request (recipe)\n"
 	      "                                      missing for this machine's GPUs and driver,\n"
 	      "                                      N at a time (default: the number of cores);\n"
 	      "                                      --for: for GPUs this machine does not have,\n"
 	      "                                      through the driver's simulation; --export:\n"
-	      "                                      then write what was warmed to FILE\n"
+	      "                                      then write what was warmed to FILE;\n"
+	      "                                      --progress: a line with the ETA every 10 s\n"
+	      "                                      (for a log; on a terminal: a bar)\n"
 	      "       jitcache warm --list           the targets --for knows\n",
 	      out);
 }
@@ -565,6 +580,8 @@ static int parse(int argc, char **argv, struct options *o, const struct target *
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--list") == 0) {
 			*list = 1;
+		} else if (strcmp(a, "--progress") == 0) {
+			o->progress_lines = 1;
 		} else if ((strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) && v) {
 			char *end;
 			long j = strtol(v, &end, 10);

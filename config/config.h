@@ -88,6 +88,10 @@
 	  "(a list naming no file, or no key that can be read safely: none is)")        \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
 	  "error, warn, info (adds a summary line at exit), debug or off")               \
+	X(log,   strict,       LEVEL, strict,       "off",  "JITCACHE_STRICT",             \
+	  "the JIT monitor: warn says each compile that missed in one line (program, "  \
+	  "API, key, cause); error also fails it as the driver fails a build, with a "  \
+	  "build log saying why (a hit passes either way); off: neither")               \
 	X(log,   stats_log,    PATH,  stats_log,    "",     "JITCACHE_STATS_LOG",          \
 	  "file each process appends one JSON line to at exit: program, pid, hits by "  \
 	  "tier, misses by cause, stores, seconds saved (CPU and wall)")

@@ -5,8 +5,12 @@
 #include "key/explain.h"
 #include "key/fingerprint.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+extern char *program_invocation_short_name;
 
 typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
 
@@ -61,16 +65,18 @@ void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
 	free(bytes);
 }
 
-/* A miss that is final: recorded for `jitcache explain`, and with
- * JITCACHE_LOG=info its cause said in one line. */
-static void note_miss(const struct jc_once *o, int failed)
+/* A miss that is final: recorded for `jitcache explain` (unless refused),
+ * its cause said in one line with JITCACHE_STRICT (the JIT monitor: a
+ * warning, or the error that fails it) or JITCACHE_LOG=info, and left in
+ * why (size bytes). */
+static void note_miss(const struct jc_once *o, int failed, int strict, char *why, size_t size)
 {
 	const uint8_t *trace = NULL;
 	size_t len = jc_fp_trace_of(&o->key, &trace);
-	if (jc_log_enabled(JC_LOG_INFO)) {
+	snprintf(why, size, "cause unknown (out of memory)");
+	if (strict || jc_log_enabled(JC_LOG_INFO)) {
 		struct jc_miss *m = calloc(1, sizeof *m), *seen = NULL;
 		size_t n = 0;
-		char why[600];
 		if (m) {
 			m->cause = (uint8_t)jc_cache_miss_cause(&o->key);
 			m->flags = failed ? JC_MISS_BUILD_FAILED : 0;
@@ -80,13 +86,32 @@ static void note_miss(const struct jc_once *o, int failed)
 				m->trace_len = len;
 			}
 			jc_cache_misses(o->cache, &seen, &n);
-			jc_explain(m, seen, n, why, sizeof why);
-			jc_log(JC_LOG_INFO, "%s %s: miss: %s", o->what, o->hex, why);
+			jc_explain(m, seen, n, why, size);
 			free(seen);
 			free(m);
 		}
 	}
-	jc_cache_note_miss(o->cache, &o->key, trace, len, failed);
+	if (strict == JC_LOG_ERROR)
+		jc_log(JC_LOG_ERROR, "JITCACHE_STRICT=error refused a compile: %s[%d] %s %s "
+		       "missed: %s", program_invocation_short_name, (int)getpid(), o->what,
+		       o->hex, why);
+	else if (strict)
+		jc_log(JC_LOG_WARN, "JIT at run time: %s[%d] %s %s missed: %s",
+		       program_invocation_short_name, (int)getpid(), o->what, o->hex, why);
+	else
+		jc_log(JC_LOG_INFO, "%s %s: miss: %s", o->what, o->hex, why);
+	/* A refused miss is not recorded: nothing was compiled or stored, and
+	 * the next miss of the same request would be explained as an entry
+	 * evicted.  Its line above is its record. */
+	if (strict != JC_LOG_ERROR)
+		jc_cache_note_miss(o->cache, &o->key, trace, len, failed);
+}
+
+void jc_strict_passed(const char *what, const char *why)
+{
+	if (jc_runtime_config()->strict)
+		jc_log(JC_LOG_WARN, "JIT at run time: %s[%d] %s not cached (%s)",
+		       program_invocation_short_name, (int)getpid(), what, why);
 }
 
 int jc_compile_once(struct jc_once *o, int *status)
@@ -101,10 +126,18 @@ int jc_compile_once(struct jc_once *o, int *status)
 		jc_cache_unlock(lock);
 		return 1;
 	}
+	int strict = jc_runtime_config()->strict;
+	char why[600];
+	if (strict == JC_LOG_ERROR) {
+		note_miss(o, 0, strict, why, sizeof why);
+		*status = o->ops->refuse(o->call, why);
+		jc_cache_unlock(lock);
+		return 0;
+	}
 	enum jc_built built = JC_BUILT_FAILED;
 	uint64_t start = jc_now_ns(), cpu_start = jc_thread_cpu_ns();
 	*status = o->ops->compile(o->call, lock, &built);
-	note_miss(o, built != JC_BUILT_LATER && *status != 0);
+	note_miss(o, built != JC_BUILT_LATER && *status != 0, strict, why, sizeof why);
 	if (built == JC_BUILT_LATER)
 		return 0; /* compile() took the lock over */
 	if (*status != 0) /* 0: ZE_RESULT_SUCCESS, CL_SUCCESS */

@@ -29,8 +29,15 @@
  * calls jc_once_store() if it succeeded, then jc_cache_unlock(lock).
  * Otherwise this file stores and unlocks.  After an entry is stored, the
  * request's recipe is stored beside it (cache.h "Recipes").
- * Nothing here fails the request:
- * a store that fails only costs the next process a compile.
+ *
+ * The JIT monitor (the strict setting, a log level): at warn (or info,
+ * debug) each miss that is final is said in one line, naming the program,
+ * the API, the key and the cause as `jitcache explain` does; at error the
+ * request is refused instead of compiled (refuse() below), so that a CI job
+ * can prove a pack or layer holds every kernel a model needs.  Hits are
+ * untouched either way.
+ * Nothing else here fails the request: a store that fails only costs the
+ * next process a compile.
  */
 #ifndef JITCACHE_SHIM_COMPILE_ONCE_H
 #define JITCACHE_SHIM_COMPILE_ONCE_H
@@ -55,6 +62,12 @@ struct jc_once_ops {
 	 * the recipes setting is on: 0 and *bytes (malloc'd, freed by the
 	 * caller); -1 if none.  May be NULL. */
 	int (*recipe)(void *call, void **bytes, size_t *size);
+	/* JITCACHE_STRICT=error: fail the request, without compiling, the way
+	 * the driver fails a build that does not compile, with `why` (one
+	 * line) as its build log where the API can carry it; returns the API's
+	 * status.  Nothing is stored: the next run without the setting
+	 * compiles. */
+	int (*refuse)(void *call, const char *why);
 };
 
 struct jc_once {
@@ -86,6 +99,12 @@ int jc_recompiled_from_ir(const char *log, size_t size);
 /* A copy of options without JC_NO_RECOMPILED_WARNING, malloc'd; NULL if
  * they do not have it, or (with *failed set) if out of memory. */
 char *jc_keep_recompiled_warning(const char *options, int *failed);
+
+/* The JIT monitor's line for a compile the shim hands to the driver
+ * uncached (a request it cannot key; OpenCL's separate compile and link
+ * steps): with the strict setting at warn or error, one warning naming the
+ * program, `what` and `why`.  It is never refused: no pack could answer it. */
+void jc_strict_passed(const char *what, const char *why);
 
 /* 1 if the request was answered from the cache; 0 after compile(), whose
  * status is in *status. */

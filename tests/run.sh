@@ -15,8 +15,9 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 pattern=${*:-}
 # The scripts that run on the 2026 driver too: Level Zero, Intel OpenCL,
-# the dlsym door and the exports, the modern-driver scripts, and OpenVINO.
-MODERN_TESTS=${MODERN_TESTS:-ze_ cl_intel_sim cl_consistency dlsym exports modern_ openvino next_run key_soundness}
+# the dlsym door and the exports, the modern-driver scripts, OpenVINO, and the
+# JIT monitor (strict).
+MODERN_TESTS=${MODERN_TESTS:-ze_ cl_intel_sim cl_consistency dlsym exports modern_ openvino next_run key_soundness strict}
 matches() { # NAME: does it contain one of the patterns?
 	local p
 	for p in $pattern; do

@@ -612,9 +612,10 @@ static int recipe(void *call, void **bytes, size_t *size)
 }
 
 static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
+static int refuse(void *call, const char *why);
 
 static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored,
-					       recipe };
+					       recipe, refuse };
 
 /* Store the program's binaries under key, compiled in compile_ns, with the
  * recipe encoded when the build began (NULL: none). */
@@ -732,6 +733,39 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 	return err;
 }
 
+/* JITCACHE_STRICT=error (compile_once.h): the build fails as one that does
+ * not compile, CL_BUILD_PROGRAM_FAILURE, and every device's build log says
+ * why; the application's program stays unbuilt, as a failed build leaves
+ * it (the map answers its status and log, as for a replayed failure). */
+static int refuse(void *call, const char *why)
+{
+	struct build *b = call;
+	char text[700];
+	snprintf(text, sizeof text, "jitcache: JITCACHE_STRICT=error: not compiled, since it "
+		 "is not in the cache: %s (key %s)\n", why, b->once.hex);
+	const char **logs = calloc(b->ndev, sizeof *logs);
+	size_t *sizes = calloc(b->ndev, sizeof *sizes);
+	struct jc_cl_shadow *failure = NULL;
+	for (cl_uint i = 0; logs && sizes && i < b->ndev; i++)
+		logs[i] = text, sizes[i] = strlen(text) + 1;
+	struct jc_cl_payload p = { .ndev = b->ndev, .logs = logs, .log_sizes = sizes };
+	if (logs && sizes)
+		failure = shadow_new(b, NULL, &p);
+	if (failure) {
+		failure->failed = CL_BUILD_PROGRAM_FAILURE;
+		failure->options = strdup(b->options ? b->options : "");
+	}
+	free(logs);
+	free(sizes);
+	if (failure && !failure->options) {
+		jc_cl_shadow_free(failure);
+		failure = NULL;
+	}
+	jc_clmap_set_shadow(b->app, failure); /* NULL: the driver answers, unbuilt */
+	b->notify_now = b->notify != NULL;
+	return CL_BUILD_PROGRAM_FAILURE;
+}
+
 static cl_int build(struct build *b)
 {
 	if (jc_clmap_has_kernels(b->app))
@@ -740,6 +774,8 @@ static cl_int build(struct build *b)
 		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (not keyable: see above, or "
 				     "user_data without pfn_notify)");
 		jc_cache_count_pass(b->once.cache, JC_PASS_NOT_KEYABLE);
+		jc_strict_passed("OpenCL build", "a request jitcache cannot key: see "
+						 "JITCACHE_LOG=debug");
 		jc_clmap_set_shadow(b->app, NULL);
 		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);
@@ -796,6 +832,7 @@ static void pass_compile_link(const char *what)
 	jc_log(JC_LOG_DEBUG, "%s: passed through (separate compile and link steps are not "
 	       "cached)", what);
 	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
+	jc_strict_passed(what, "separate compile and link steps are not cached");
 }
 
 JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,

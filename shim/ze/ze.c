@@ -710,8 +710,32 @@ static int recipe(void *call, void **bytes, size_t *size)
 	return ok ? 0 : -1;
 }
 
+/* JITCACHE_STRICT=error (compile_once.h): the driver's build-failure
+ * result, no module.  A build log is the driver's object, which jitcache
+ * cannot write (load_failure): a caller that asks for one gets the log of a
+ * load the driver refuses at once (a native binary of no known format), and
+ * the reason is jitcache's one line on stderr. */
+static int refuse(void *call, const char *why)
+{
+	static const uint8_t none[16] = "jitcache strict";
+	struct ze_call *c = call;
+	(void)why;
+	if (c->log) {
+		ze_module_desc_t bogus = {
+			.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_NATIVE,
+			.inputSize = sizeof none, .pInputModule = none,
+		};
+		ze_module_handle_t module = NULL;
+		*c->log = NULL;
+		if (c->door->create(c->context, c->device, &bogus, &module, c->log) ==
+			    ZE_RESULT_SUCCESS && module && c->fn->module_destroy)
+			c->fn->module_destroy(module);
+	}
+	return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+}
+
 static const struct jc_once_ops ze_once_ops = { load_native, compile, export_native, stored,
-						 recipe };
+						 recipe, refuse };
 
 /* 0 and *c filled if the call can be answered from the cache. */
 static int prepare(struct ze_call *c)
@@ -746,6 +770,9 @@ static ze_result_t module_create(struct ze_door *door, ze_context_handle_t conte
 		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", door->name,
 		       native ? "native input" : "not cacheable");
 		jc_cache_count_pass(c.once.cache, native ? JC_PASS_NATIVE : JC_PASS_NOT_KEYABLE);
+		if (!native && c.once.cache)
+			jc_strict_passed(door->name, "a request jitcache cannot key: see "
+						     "JITCACHE_LOG=debug");
 		r = door->create(context, device, desc, module, log);
 	} else
 		r = jc_compile_once(&c.once, &status) ? c.answer : (ze_result_t)status;

@@ -4,7 +4,9 @@
 # made, with only the drivers and loaders): `apt-get install ./...deb`, then
 # a Level Zero program (simulated Arc) and an OpenCL program (PoCL) run cold
 # -> warm through the installed `jitcache`; the man page and the conffile
-# /etc/jitcache.ini are there; `apt-get remove` takes the library and
+# /etc/jitcache.ini are there; the apt hook (off by default), switched on,
+# runs after apt's dpkg run and records the driver packages (purge takes its
+# state too); `apt-get remove` takes the library and
 # command and keeps the conffile, `purge` takes it too, and the chroot's
 # files are then exactly what they were before.
 . "$(dirname "$0")/../lib.sh"
@@ -42,8 +44,13 @@ snapshot >"$T/before.txt"
 apt-get install -y -qq "$DEB" >"$T/apt-install.log" 2>&1; echo "install \$?"
 echo "version \$(jitcache --version)"
 echo "lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache.so.1 2>/dev/null)"
-echo "conffile \$(dpkg-query -W -f='\${Conffiles}' jitcache | awk '{print \$1}')"
+echo "conffile \$(dpkg-query -W -f='\${Conffiles}' jitcache | awk '\$1 == "/etc/jitcache.ini" { print \$1 }')"
 MANWIDTH=80 man jitcache 2>/dev/null | grep -q 'JITCACHE_DIR=' && echo "man ok"
+echo "hook conffiles \$(dpkg-query -W -f='\${Conffiles}' jitcache | grep -c -e ' /etc/apt/apt.conf.d/70jitcache ' -e ' /etc/jitcache/apt-warm.conf ')"
+# The apt hook switched on: apt runs it after dpkg (its first run records the driver packages).
+sed -i 's/^enabled = no\$/enabled = yes/' /etc/jitcache/apt-warm.conf
+apt-get install -y -qq --reinstall "$DEB" >>"$T/apt-install.log" 2>&1; echo "reinstall with the hook on \$?"
+echo "hook recorded \$(grep -c intel-opencl-icd /var/lib/jitcache/apt-warm.state 2>/dev/null)"
 export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2 OverrideMaxWorkgroupSize=256
 export JITCACHE_LOG=info JITCACHE_DIR="$T/c" POCL_KERNEL_CACHE=0 HOME="$T"
 cd "$T"
@@ -64,6 +71,9 @@ check "installed: the library in the multiarch directory, under its soname" \
 	grep -q '^lib /usr/lib/x86_64-linux-gnu/libjitcache.so.1$' "$T/in.out"
 check "installed: /etc/jitcache.ini is a conffile" grep -q '^conffile /etc/jitcache.ini$' "$T/in.out"
 check "installed: man jitcache" grep -q '^man ok$' "$T/in.out"
+check "installed: the apt hook's two conffiles" grep -q '^hook conffiles 2$' "$T/in.out"
+check "the apt hook on: apt runs it after dpkg, and succeeds" grep -q '^reinstall with the hook on 0$' "$T/in.out"
+check "... it recorded the driver packages (intel-opencl-icd)" grep -q '^hook recorded 1$' "$T/in.out"
 check "Level Zero: cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/ze-cold.out"
 check "Level Zero: warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/ze-warm.out"
 check "OpenCL (PoCL): cold stores" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/cl-cold.out"

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: MIT
+/* `jitcache enable` / `jitcache disable` (see enable.h). */
+#include "bin/enable.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WRITTEN_BY "jitcache enable"
+
+void jc_enable_usage(FILE *out)
+{
+	fputs("       jitcache enable shell          print the line for ~/.profile or ~/.bashrc\n"
+	      "                                      (eval \"$(jitcache enable shell)\": now)\n"
+	      "       jitcache enable systemd UNIT [--user] [--root DIR]\n"
+	      "                                      a drop-in preloading it into a service,\n"
+	      "                                      with a cache directory its user can write\n"
+	      "       jitcache enable jupyter [--name NAME] [--python PATH] [--prefix DIR]\n"
+	      "                                      a Jupyter kernel that runs with it\n"
+	      "       jitcache disable shell|systemd UNIT|jupyter ...\n"
+	      "                                      undo what enable did\n",
+	      out);
+}
+
+static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("jitcache: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return status;
+}
+
+/* The library to preload: $JITCACHE_LIB, absolute and (to enable)
+ * readable, or NULL (said why). */
+static const char *library(int enable)
+{
+	static char real[PATH_MAX];
+	char dir[PATH_MAX];
+	const char *lib = getenv("JITCACHE_LIB"), *slash = lib ? strrchr(lib, '/') : NULL;
+	/* /usr/lib/..., not /usr/bin/../lib/...; but the name as given: the
+	 * soname link (libjitcache.so.1) outlives an upgrade, the file it
+	 * points to (libjitcache.so.1.0.0) does not. */
+	if (slash && slash > lib && (size_t)(slash - lib) < sizeof dir) {
+		memcpy(dir, lib, (size_t)(slash - lib));
+		dir[slash - lib] = '\0';
+		if (realpath(dir, real) && strlen(real) + strlen(slash) < sizeof real)
+			lib = strcat(real, slash);
+	}
+	if (!lib || lib[0] != '/') {
+		fail(1, "JITCACHE_LIB is %s: run this as `jitcache enable`, which sets it",
+		     lib ? "not an absolute path" : "not set");
+		return NULL;
+	}
+	if (enable && access(lib, R_OK) != 0) {
+		fail(1, "%s: %s", lib, strerror(errno));
+		return NULL;
+	}
+	if (strpbrk(lib, "\"\\'\n%$` :")) {
+		fail(1, "%s: a path with quotes, spaces, colons or %% cannot go in LD_PRELOAD", lib);
+		return NULL;
+	}
+	return lib;
+}
+
+/* mkdir -p of path's directories (0755), up to its last '/'. */
+static int make_parents(const char *path)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* path := text, whole or not at all (a temporary file renamed over it). */
+static int write_file(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
+		return errno = ENAMETOOLONG, -1;
+	if (make_parents(path) != 0)
+		return -1;
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(text);
+	int ok = fchmod(fd, 0644) == 0 && write(fd, text, len) == (ssize_t)len;
+	int saved = errno;
+	ok = close(fd) == 0 && ok && rename(tmp, path) == 0;
+	if (!ok) {
+		saved = errno ? errno : saved;
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 if path is a file enable wrote (it names WRITTEN_BY), 0 if it is
+ * missing, -1 (said why) if it is someone else's. */
+static int ours(const char *path)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : (fail(1, "%s: %s", path, strerror(errno)), -1);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (strstr(buf, WRITTEN_BY))
+		return 1;
+	fail(1, "%s was not written by `jitcache enable`; left alone", path);
+	return -1;
+}
+
+/* Remove path if enable wrote it, then its directory if that is now empty. */
+static int remove_ours(const char *path, const char *what)
+{
+	int r = ours(path);
+	if (r < 0)
+		return 1;
+	if (r == 0) {
+		printf("%s: not enabled (no %s)\n", what, path);
+		return 0;
+	}
+	if (unlink(path) != 0)
+		return fail(1, "cannot remove %s: %s", path, strerror(errno));
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = '\0';
+	rmdir(dir); /* only if empty */
+	printf("%s: removed %s\n", what, path);
+	return 0;
+}
+
+/* ---- shell ---------------------------------------------------------------- */
+
+/* Whether the LD_PRELOAD entry p[0..n) is jitcache's: lib, or any path to
+ * a file named libjitcache.so* (another build, an older version's file). */
+static int is_jitcache(const char *p, size_t n, const char *lib)
+{
+	const char *base = p;
+	for (const char *q = p; q < p + n; q++)
+		if (*q == '/')
+			base = q + 1;
+	return (n == strlen(lib) && !strncmp(p, lib, n)) ||
+	       ((size_t)(p + n - base) >= 14 && !strncmp(base, "libjitcache.so", 14));
+}
+
+/* LD_PRELOAD without jitcache (its entries are separated by spaces or colons). */
+static void preload_without(const char *lib, char *out, size_t size)
+{
+	const char *v = getenv("LD_PRELOAD");
+	size_t used = 0;
+	out[0] = '\0';
+	for (const char *p = v ? v : ""; *p; p += strspn(p, " :")) {
+		size_t n = strcspn(p, " :");
+		if (n && !is_jitcache(p, n, lib) && used + n + 2 < size) {
+			used += (size_t)snprintf(out + used, size - used, "%s%.*s", used ? ":" : "",
+						 (int)n, p);
+		}
+		p += n;
+	}
+}
+
+/* The files a login or interactive shell reads that still turn it on. */
+static void say_profiles(const char *lib)
+{
+	static const char *const names[] = { ".profile", ".bash_profile", ".bash_login",
+					      ".bashrc", ".zshenv", ".zprofile", ".zshrc" };
+	const char *home = getenv("HOME");
+	char path[PATH_MAX], line[4096];
+	for (size_t i = 0; home && *home && i < sizeof names / sizeof *names; i++) {
+		snprintf(path, sizeof path, "%s/%s", home, names[i]);
+		FILE *f = fopen(path, "r");
+		for (int n = 1; f && fgets(line, sizeof line, f); n++)
+			if (strstr(line, lib) || strstr(line, "jitcache enable shell"))
+				printf("# %s:%d still turns it on: remove that line\n", path, n);
+		if (f)
+			fclose(f);
+	}
+}
+
+static int shell(int enable, const char *lib, int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 0)
+		return fail(2, "usage: jitcache %s shell", enable ? "enable" : "disable");
+	if (enable) {
+		printf("# jitcache: preload libjitcache into every program this shell starts.\n"
+		       "# Add the next line to ~/.profile or ~/.bashrc (`jitcache disable shell`\n"
+		       "# undoes it), or run it now: eval \"$(jitcache enable shell)\"\n");
+		printf("case \":${LD_PRELOAD-}:\" in *[:\\ ]%s[:\\ ]*) ;; *) export LD_PRELOAD=\"${LD_PRELOAD:+"
+		       "$LD_PRELOAD:}%s\" ;; esac\n", lib, lib);
+		return 0;
+	}
+	char rest[8192];
+	preload_without(lib, rest, sizeof rest);
+	printf("# jitcache: the next line takes libjitcache out of LD_PRELOAD in this shell\n"
+	       "# (eval \"$(jitcache disable shell)\"); remove the `jitcache enable shell`\n"
+	       "# line from your shell's start-up files for the next ones.\n");
+	say_profiles(lib);
+	if (rest[0]) {
+		fputs("export LD_PRELOAD='", stdout);
+		for (const char *p = rest; *p; p++) /* the user's entries may hold a quote */
+			fputs(*p == '\'' ? "'\\''" : (char[]){ *p, 0 }, stdout);
+		fputs("'\n", stdout);
+	} else {
+		printf("unset LD_PRELOAD\n");
+	}
+	return 0;
+}
+
+/* ---- systemd -------------------------------------------------------------- */
+
+/* A unit name: no path, no leading dot; "ollama" means "ollama.service". */
+static int unit_name(const char *arg, char out[256])
+{
+	if (!*arg || strchr(arg, '/') || arg[0] == '.' || strlen(arg) > 200 ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.@\\") !=
+		    strlen(arg))
+		return -1;
+	snprintf(out, 256, "%s%s", arg, strchr(arg, '.') ? "" : ".service");
+	return 0;
+}
+
+/* The name a unit's cache directory takes under jitcache/ ("ollama"). */
+static void unit_stem(const char *unit, char out[256])
+{
+	snprintf(out, 256, "%.*s", (int)strcspn(unit, ".@"), unit);
+}
+
+/* The program on PATH called name, or NULL. */
+static const char *on_path(const char *name, char out[PATH_MAX])
+{
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t n = strcspn(p, ":");
+		snprintf(out, PATH_MAX, "%.*s/%s", (int)n, p, name);
+		if (n && access(out, X_OK) == 0)
+			return out;
+		p += n;
+	}
+	return NULL;
+}
+
+/* systemd-analyze verify of the unit, where it is installed: 0, or -1 if
+ * it complained about the drop-in itself.  Its complaints about the rest
+ * of the unit (a program not installed yet) are shown, not held against
+ * the drop-in. */
+static int verify(const char *unit, const char *root, int user, const char *dropin)
+{
+	char tool[PATH_MAX], rootopt[PATH_MAX + 8], line[1024];
+	int fds[2];
+	if (!on_path("systemd-analyze", tool)) {
+		printf("(systemd-analyze is not installed: not verified)\n");
+		return 0;
+	}
+	snprintf(rootopt, sizeof rootopt, "--root=%s", root);
+	if (pipe(fds) != 0)
+		return 0;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		char verb[] = "verify", useropt[] = "--user", name[256];
+		snprintf(name, sizeof name, "%s", unit);
+		char *argv[] = { tool, verb, user ? useropt : rootopt, name, NULL };
+		execv(tool, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *f = pid > 0 ? fdopen(fds[0], "r") : NULL;
+	int bad = 0, said = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		printf("  systemd-analyze: %s", line);
+		said = 1;
+		bad |= strstr(line, dropin) != NULL;
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fds[0]);
+	int status = 0;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (!bad && WIFEXITED(status) && WEXITSTATUS(status) == 0 && !said)
+		printf("systemd-analyze verify %s: no complaint\n", unit);
+	else if (!bad)
+		printf("systemd-analyze verify %s: the complaints above are about the unit, not "
+		       "the drop-in\n", unit);
+	return bad ? -1 : 0;
+}
+
+static int systemd(int enable, const char *lib, int argc, char **argv)
+{
+	const char *root = "", *arg = NULL;
+	int user = 0;
+	char unit[256], stem[256], path[PATH_MAX], text[2048];
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--root") && i + 1 < argc)
+			root = argv[++i];
+		else if (!strcmp(argv[i], "--user"))
+			user = 1;
+		else if (argv[i][0] != '-' && !arg)
+			arg = argv[i];
+		else
+			arg = NULL, i = argc;
+	}
+	if (!arg || (user && *root) || (*root && root[0] != '/'))
+		return fail(2, "usage: jitcache %s systemd UNIT [--user | --root DIR] (DIR "
+			    "absolute)", enable ? "enable" : "disable");
+	if (unit_name(arg, unit) != 0)
+		return fail(2, "'%s' is not a systemd unit name", arg);
+	unit_stem(unit, stem);
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (user && !(xdg && *xdg) && !(home && *home))
+		return fail(1, "--user: neither XDG_CONFIG_HOME nor HOME is set");
+	int n;
+	if (user && xdg && *xdg)
+		n = snprintf(path, sizeof path, "%s/systemd/user/%s.d/jitcache.conf", xdg, unit);
+	else if (user)
+		n = snprintf(path, sizeof path, "%s/.config/systemd/user/%s.d/jitcache.conf", home,
+			     unit);
+	else
+		n = snprintf(path, sizeof path, "%s/etc/systemd/system/%s.d/jitcache.conf",
+			     strcmp(root, "/") ? root : "", unit);
+	if (n >= (int)sizeof path)
+		return fail(1, "path too long");
+	if (!enable)
+		return remove_ours(path, unit);
+	if (ours(path) < 0)
+		return 1;
+	/* %C is /var/cache for a system unit, ~/.cache for a user's; systemd
+	 * makes CacheDirectory= there, owned by the unit's User= (a
+	 * DynamicUser= too), before the service starts. */
+	snprintf(text, sizeof text,
+		 "# Written by `" WRITTEN_BY " systemd %s`: `jitcache disable systemd %s`\n"
+		 "# removes it.  Then: systemctl%s daemon-reload; systemctl%s restart %s\n"
+		 "# The service's own LD_PRELOAD, if it sets one, is replaced: add it here.\n"
+		 "[Service]\n"
+		 "Environment=LD_PRELOAD=%s\n"
+		 "CacheDirectory=jitcache/%s\n"
+		 "Environment=JITCACHE_DIR=%%C/jitcache/%s\n",
+		 unit, unit, user ? " --user" : "", user ? " --user" : "", unit, lib, stem, stem);
+	if (write_file(path, text) != 0)
+		return fail(1, "cannot write %s: %s%s", path, strerror(errno),
+			    errno == EACCES && !user ? " (a system unit's drop-in: run it as root)" : "");
+	printf("%s: wrote %s\n", unit, path);
+	if (verify(unit, *root ? root : "/", user, path) != 0) {
+		unlink(path);
+		return fail(1, "systemd refuses the drop-in (above); removed %s", path);
+	}
+	if (!*root)
+		printf("now: systemctl%s daemon-reload && systemctl%s restart %s\n",
+		       user ? " --user" : "", user ? " --user" : "", unit);
+	return 0;
+}
+
+/* ---- jupyter -------------------------------------------------------------- */
+
+/* Where Jupyter looks for a user's kernels (jupyter_core.paths.jupyter_data_dir
+ * on Linux), or DIR/share/jupyter for --prefix DIR. */
+static int jupyter_dir(const char *prefix, char out[PATH_MAX])
+{
+	const char *data = getenv("JUPYTER_DATA_DIR"), *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+	if (prefix)
+		snprintf(out, PATH_MAX, "%s/share/jupyter", prefix);
+	else if (data && *data)
+		snprintf(out, PATH_MAX, "%s", data);
+	else if (xdg && *xdg)
+		snprintf(out, PATH_MAX, "%s/jupyter", xdg);
+	else if (home && *home)
+		snprintf(out, PATH_MAX, "%s/.local/share/jupyter", home);
+	else
+		return -1;
+	return 0;
+}
+
+/* s as a JSON string's contents (paths here hold no quote: checked). */
+static int json_safe(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+			return 0;
+	return 1;
+}
+
+static int jupyter(int enable, const char *lib, int argc, char **argv)
+{
+	const char *name = "python3-jitcache", *python = NULL, *prefix = NULL;
+	char found[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], text[4096];
+	for (int i = 0; i < argc; i++) {
+		const char **v = !strcmp(argv[i], "--name")     ? &name
+				 : !strcmp(argv[i], "--python") ? &python
+				 : !strcmp(argv[i], "--prefix") ? &prefix
+								: NULL;
+		if (!v || i + 1 >= argc)
+			return fail(2, "usage: jitcache %s jupyter [--name NAME] [--python PATH] "
+				    "[--prefix DIR]", enable ? "enable" : "disable");
+		*v = argv[++i];
+	}
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789._-") != strlen(name) || name[0] == '.')
+		return fail(2, "'%s' is not a Jupyter kernel name (letters, digits, . _ -)", name);
+	if (prefix && prefix[0] != '/')
+		return fail(2, "--prefix needs an absolute directory");
+	if (jupyter_dir(prefix, dir) != 0)
+		return fail(1, "no JUPYTER_DATA_DIR, XDG_DATA_HOME or HOME: where do kernels go?");
+	if (snprintf(path, sizeof path, "%s/kernels/%s/kernel.json", dir, name) >= (int)sizeof path)
+		return fail(1, "%s: path too long", dir);
+	if (!enable)
+		return remove_ours(path, name);
+	if (!python && !(python = on_path("python3", found)))
+		return fail(1, "no python3 on PATH: name the kernel's Python with --python");
+	if (python[0] != '/' || access(python, X_OK) != 0)
+		return fail(1, "--python %s: not an absolute path to a program", python);
+	if (!json_safe(python) || !json_safe(dir))
+		return fail(1, "paths with quotes or backslashes are not supported");
+	if (ours(path) < 0)
+		return 1;
+	/* jupyter_client starts the kernel with "env" added to its own
+	 * environment; "metadata" says who wrote it (disable checks). */
+	snprintf(text, sizeof text,
+		 "{\n"
+		 " \"argv\": [\"%s\", \"-m\", \"ipykernel_launcher\", \"-f\", \"{connection_file}\"],\n"
+		 " \"display_name\": \"Python 3 (jitcache)\",\n"
+		 " \"language\": \"python\",\n"
+		 " \"env\": {\"LD_PRELOAD\": \"%s\"},\n"
+		 " \"metadata\": {\"written_by\": \"" WRITTEN_BY " jupyter; `jitcache disable "
+		 "jupyter --name %s` removes it\", \"debugger\": true}\n"
+		 "}\n",
+		 python, lib, name);
+	if (write_file(path, text) != 0)
+		return fail(1, "cannot write %s: %s", path, strerror(errno));
+	printf("%s: wrote %s (kernel \"Python 3 (jitcache)\", %s)\n", name, path, python);
+	return 0;
+}
+
+int jc_enable_main(int argc, char **argv)
+{
+	int enable = !strcmp(argv[0], "enable");
+	const char *way = argc > 1 ? argv[1] : "";
+	const char *lib = library(enable);
+	if (!lib)
+		return 1;
+	if (!strcmp(way, "shell"))
+		return shell(enable, lib, argc - 2, argv + 2);
+	if (!strcmp(way, "systemd"))
+		return systemd(enable, lib, argc - 2, argv + 2);
+	if (!strcmp(way, "jupyter"))
+		return jupyter(enable, lib, argc - 2, argv + 2);
+	return fail(2, "usage: jitcache %s shell | systemd UNIT | jupyter (see jitcache --help)",
+		    argv[0]);
+}
