@@ -24,6 +24,13 @@
 static void write_counts(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 			 uint64_t shared_after[JC_NCOUNTERS])
 {
+	/* Only through a descriptor still ours (issue 35: never into a
+	 * directory the program put under a number it reused). */
+	if (jc_dir_usable(c) != 0) { /* said why */
+		if (shared_after)
+			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
+		return;
+	}
 	if (jc_stats_add(c->dir, delta, shared_after) == 0)
 		return;
 	if (errno == ENOENT || errno == EBADMSG) { /* removed or damaged: make it anew */
