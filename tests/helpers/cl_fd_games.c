@@ -8,7 +8,7 @@
  *
  * race: fills descriptors 3..199 (so that its files get 200 and up, the
  * number jitcache once held), builds FILE once, then for S seconds (1 by
- * default) four threads open /dev/null, check it stays /dev/null, and close
+ * default) two threads open /dev/null, check it stays /dev/null, and close
  * it, as fast as they can, while the main thread closes every directory
  * descriptor it did not open (a closefrom() of a daemon) and builds again.
  * Prints "program_fd_was_dir=N": how many times one of the threads' own
@@ -89,6 +89,8 @@ static int is_dir(int fd)
 
 /* ---- race --------------------------------------------------------------- */
 
+#define THREADS 2
+
 static volatile int stop;
 static long was_dir;
 
@@ -115,8 +117,8 @@ static int race(const char *text, double seconds)
 		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDONLY) < 0)
 			break;
 	printf("build1=%d\n", (int)build(text));
-	pthread_t t[4];
-	for (int i = 0; i < 4; i++)
+	pthread_t t[THREADS];
+	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, opener, NULL);
 	struct timespec start, now;
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -132,7 +134,7 @@ static int race(const char *text, double seconds)
 	} while ((double)(now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9 <
 		 seconds);
 	stop = 1;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 	printf("builds=%d failed=%d\n", builds, failed);
 	printf("program_fd_was_dir=%ld\n", was_dir);

@@ -63,7 +63,7 @@ CL
 
 # ---- threads opening files while jitcache's descriptor is lost ------------------
 rm -rf "$JITCACHE_DIR"
-LD_PRELOAD=$LIB "$GAMES" race --platform Portable --source k.cl --seconds 2 >race.out 2>race.err
+LD_PRELOAD=$LIB "$GAMES" race --platform Portable --source k.cl --seconds 3 >race.out 2>race.err
 check "race: every build succeeded" grep -q 'failed=0' race.out
 check "race: no descriptor of the program was ever the cache directory" \
 	grep -q '^program_fd_was_dir=0$' race.out
