@@ -57,6 +57,11 @@ BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
 # have its calls bound to ours (the version script, build/exports.map, keeps
 # every hiredis name hidden).
 LDLIBS_CORE := -linih -lzstd -l:libhiredis.a -l:libsodium.a -ldl -pthread
+# The preloaded library links inih and zstd statically too: every process
+# of a user who leaves jitcache on maps it, and each shared library more
+# costs each of them its loading, relocations and page faults (~0.3 ms of
+# CPU per process for these two, measured: bench/idle.sh, issue 37).
+LDLIBS_PRELOAD := -l:libinih.a -l:libzstd.a -l:libhiredis.a -l:libsodium.a -ldl -pthread
 
 ifneq ($(SANITIZE),)
   SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -88,7 +93,7 @@ REPLAY_BIN := $(BUILD)/jitcache-replay
 # (tests/testbed/sycl-env.sh, make testbed-sycl).
 ONEDNN_SYCL ?= /opt/jitcache-sycl
 
-.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench bench-web install wheel man deb debroot \
+.PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench bench-web install wheel man deb debroot bench-idle \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
         check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl \
         bench-pocl testbed-llama bench-llama testbed-s3
@@ -137,7 +142,7 @@ $(BUILD)/exports.map: shim/exports.h
 $(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/exports.map -Wl,--no-undefined-version \
-	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(LDLIBS_CORE)
+	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(LDLIBS_PRELOAD)
 	$(Q)ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
 
 # Every bin/*.c but the replay worker is a part of jitcache-admin.
@@ -281,6 +286,9 @@ bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino test
 	$(MAKE) tests examples $(BENCH_BIN)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) MODERN_BUILD=$(BUILD)-sid ./bench/run.sh
+
+bench-idle: all ## only what jitcache costs a process that never compiles (bench/idle.sh, ~1 min)
+	BUILD=$(BUILD) bash bench/idle.sh $(BUILD)/bench/idle
 
 bench-modern: testbed testbed-sycl ## only the 2026 driver's rows (cold / NEO's cache / jitcache / both / floor)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build

@@ -56,6 +56,9 @@
 #     layer, Redis, HTTP, S3), the first run from a signed pack on nginx
 #     against cold, a cold run with a writable web remote against none, and
 #     what a fresh process pays for a remote (~3 min).
+#  5d. Idle cost: bench/idle.sh, CPU time of /bin/true, python3 -c pass and a
+#     200-process shell loop under libjitcache.so against an empty preloaded
+#     library, alternating, and the loader's figures (~1 min).
 #  6. Micro-figures: build/bench/micro (key hashing GB/s, store/load time by
 #     entry size), with --compress too when the store is built with zstd.
 #  7. Intel's 2026 driver (NEO 26.x, in the Debian sid test bed of
@@ -426,6 +429,20 @@ if ! skipped web; then
 	section_done web
 fi
 
+# ---- 5d. idle cost ---------------------------------------------------------------
+if ! skipped idle; then
+	say "idle cost: bench/idle.sh (a process that never compiles)"
+	idle_env=()
+	[ "$QUICK" = 1 ] && idle_env=(IDLE_N=60)
+	if ! env "${idle_env[@]}" BUILD=$B bash "$ROOT/bench/idle.sh" "$OUT" \
+		>"$OUT/idle.txt" 2>"$OUT/idle.err"; then
+		echo "bench: bench/idle.sh failed (see $OUT/idle.err)" >&2
+		tail -n 5 "$OUT/idle.err" >&2
+		failed="$failed idle"
+	fi
+	section_done idle
+fi
+
 # ---- 6. micro-figures ----------------------------------------------------------
 if ! skipped micro; then
 	say "micro: key hashing and store/load"
@@ -668,6 +685,15 @@ if compgen -G "$OUT/soundness-*.md" >/dev/null; then
 			printf '\n### %s\n\n' "$(basename "$f" .md | sed 's/soundness-debian12/Debian 12 (NEO 22.43.24595, IGC 1.0.12504)/; s/soundness-neo-2026/Intel 2026 (NEO 26.27.39122, IGC 2.40.14), test bed/')"
 			cat "$f"
 		done
+	} >>"$RESULTS"
+fi
+if [ -s "$OUT/idle.md" ]; then
+	{
+		printf '\n## Idle cost: a process that never compiles (bench/idle.sh)\n\n'
+		echo "CPU time per process (kernel accounting, wait4), libjitcache.so against an empty"
+		echo "preloaded library, alternating run by run; then the loader's own figures for /bin/true."
+		echo
+		cat "$OUT/idle.md"
 	} >>"$RESULTS"
 fi
 if [ -s "$OUT/pocl.md" ]; then

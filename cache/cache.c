@@ -49,29 +49,24 @@ static int set_dir(struct jc_cache *c, const char *dir)
  * could plant entries that this user's programs would load as GPU code),
  * and hold it open: from now on it is reached through the descriptor,
  * never through its path, so a later rename of the directory or of a
- * parent cannot put another in its place. */
+ * parent cannot put another in its place.  The descriptor keeps the number
+ * the kernel gave (the lowest free): one jitcache chose could be a number
+ * the program uses, or is about to (issue 35). */
 static int hold_dir(struct jc_cache *c, int shared)
 {
 	struct stat st;
 	/* A shared cache leaves permissions to the umask (002 for a group). */
-	c->dfd = jc_dir_open(c->shown, JC_DIR_CREATE, shared ? 0777 : 0700, shared, &st);
-	if (c->dfd < 0)
+	int fd = jc_dir_open(c->shown, JC_DIR_CREATE, shared ? 0777 : 0700, shared, &st);
+	if (fd < 0)
 		return -1;
-	/* Held far above the numbers a program's own files get (the lowest
-	 * free), so that one that closes every descriptor and opens its own
-	 * leaves this number free, and it can be held again (layout.c). */
-	int high = fcntl(c->dfd, F_DUPFD_CLOEXEC, JC_HELD_FD_MIN);
-	if (high >= 0) {
-		close(c->dfd);
-		c->dfd = high;
+	if (jc_dir_name(fd, &st, c->shown, c->names[0], sizeof c->names[0]) != 0) {
+		close(fd);
+		return -1;
 	}
 	c->held_dev = (uint64_t)st.st_dev;
 	c->held_ino = (uint64_t)st.st_ino;
-	if (jc_dir_name(c->dfd, &st, c->shown, c->dir, sizeof c->dir) != 0) {
-		close(c->dfd);
-		c->dfd = -1;
-		return -1;
-	}
+	c->dir = c->names[0];
+	c->dfd = fd;
 	return 0;
 }
 
@@ -84,7 +79,7 @@ static struct jc_cache *layers_only(struct jc_cache *c)
 		free(c);
 		return NULL;
 	}
-	c->dir[0] = '\0'; /* no path below it is ever made: every entry point checks c->local */
+	c->dir = ""; /* no path below it is ever made: every entry point checks c->local */
 	c->shown[0] = '\0';
 	jc_log(JC_LOG_WARN, "the read-only cache layers still serve hits; nothing is stored "
 	       "(set JITCACHE_DIR to a writable directory)");
@@ -105,6 +100,7 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		return NULL;
 	}
 	c->dfd = -1;
+	c->dir = "";
 	c->counts_pid = getpid();
 	if (opts && opts->trusted_keys_invalid) {
 		c->trust_required = 1; /* fail closed */
@@ -133,8 +129,11 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	c->lock_mode = opts->shared ? 0660 : 0600;
 	if (jc_stats_init(c->dir, c->lock_mode) == 1)
 		jc_resync_all(c); /* new statistics file: count what is there */
-	/* said why if it failed */
-	c->remote = jc_remote_open(&opts->remote, c->dir, jc_entry_limit(c->max_size),
+	/* said why if it failed.  The back-off files are reached by the
+	 * directory's configured path: they hold only a time, and a path made
+	 * from a descriptor number now could lead, later, into a directory the
+	 * program put under that number (issue 35). */
+	c->remote = jc_remote_open(&opts->remote, c->shown, jc_entry_limit(c->max_size),
 				   count_remote, c);
 	jc_remote_set_keys(c->remote, c->signer, c->trust, c->trust_required);
 	return c;
@@ -152,7 +151,7 @@ void jc_cache_close(struct jc_cache *cache)
 		jc_layers_close(cache->layers);
 		jc_remote_close(cache->remote);
 		if (cache->dfd >= 0)
-			close(cache->dfd);
+			close(cache->dfd); /* any reopened earlier stay: layout.c says why */
 		if (cache->signer)
 			jc_entry_set_signer(NULL);
 		jc_signer_free(cache->signer);
@@ -350,6 +349,11 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
 			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
+	/* A process whose cache directory is lost (layout.c: "caching disabled
+	 * for this process") asks no remote either, as one that could not open
+	 * it never opened them. */
+	if (c->remote && jc_dir_usable(c) != 0)
+		return -1;
 	for (int i = 0; i < jc_remote_tiers(c->remote); i++)
 		if (remote_lookup_one(c, i, key, out, count_miss, delta, seen) == 0)
 			return 0;
@@ -649,7 +653,7 @@ static void remote_put(struct jc_cache *c, const struct jc_key *key, const void 
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct jc_encoded other = { .owned = NULL };
 	const struct jc_encoded *e = local;
-	if (!c->remote || jc_remote_read_only(c->remote))
+	if (!c->remote || jc_remote_read_only(c->remote) || jc_dir_usable(c) != 0)
 		return;
 	if (!jc_remote_compress(c->remote) != !c->compress) {
 		jc_entry_encode(key, data, size, compile_ns, jc_remote_compress(c->remote), &other);

@@ -88,16 +88,40 @@ static int parse_level(const char *text, int *out, const char **why)
 
 /* Where a relative path is taken from: the directory of the ini file being
  * read, else ("") the current directory when the settings are read.  They
- * are read once, so a program that changes directory later changes nothing,
- * and the absolute values are handed on to its children (jc_config_hand_on). */
+ * are read once, so a program that changes directory later changes nothing;
+ * a relative path in the environment was made absolute at start
+ * (jc_config_capture), for this process and its children alike. */
 static char relative_base[PATH_MAX];
+
+/* The variables the settings are read from, as they were at start
+ * (jc_config_capture): copies, so that a program that changes its
+ * environment later, or from another thread while the settings are read,
+ * changes nothing.  Not taken (a process that never loaded jitcache as a
+ * library, such as jitcache-admin): getenv() at the time of reading. */
+static struct {
+	int taken;
+	int n;
+	const char *var[48];   /* "NAME=value", in text */
+	char text[16384];
+} start_env;
+
+static const char *env_get(const char *name)
+{
+	if (!start_env.taken)
+		return getenv(name);
+	size_t len = strlen(name);
+	for (int i = 0; i < start_env.n; i++)
+		if (strncmp(start_env.var[i], name, len) == 0 && start_env.var[i][len] == '=')
+			return start_env.var[i] + len + 1;
+	return NULL;
+}
 
 /* "~/x" -> "$HOME/x"; a relative path -> "BASE/path" (above); an absolute
  * one is copied.  A path too long for out leaves out as it was (a bad value
  * keeps the previous one). */
 static int parse_path(const char *text, char *out, const char **why)
 {
-	const char *home = getenv("HOME");
+	const char *home = env_get("HOME");
 	const char *head = "", *sep = "";
 	char cwd[PATH_MAX];
 	if (text[0] == '~' && (text[1] == '/' || text[1] == '\0') && home && *home) {
@@ -449,8 +473,8 @@ static int read_ini(struct jc_config *cfg, const char *path)
 
 const char *jc_config_user_file(char *buf, size_t size)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
+	const char *xdg = env_get("XDG_CONFIG_HOME");
+	const char *home = env_get("HOME");
 	if (xdg && *xdg)
 		snprintf(buf, size, "%s/jitcache/jitcache.ini", xdg);
 	else if (home && *home)
@@ -466,11 +490,11 @@ const char *jc_config_user_file(char *buf, size_t size)
 static void find_files(struct jc_config *cfg, int named[JC_CONFIG_FILES])
 {
 	char buf[PATH_MAX];
-	const char *sys = getenv("JITCACHE_SYSTEM_CONFIG");
+	const char *sys = env_get("JITCACHE_SYSTEM_CONFIG");
 	const char *path[JC_CONFIG_FILES] = {
 		[JC_CONFIG_SYSTEM] = sys && *sys ? sys : "/etc/jitcache.ini",
 		[JC_CONFIG_USER] = jc_config_user_file(buf, sizeof buf),
-		[JC_CONFIG_EXPLICIT] = getenv("JITCACHE_CONFIG"),
+		[JC_CONFIG_EXPLICIT] = env_get("JITCACHE_CONFIG"),
 	};
 	named[JC_CONFIG_SYSTEM] = sys && *sys;
 	named[JC_CONFIG_USER] = 0;
@@ -508,7 +532,7 @@ static void read_files(struct jc_config *cfg)
 static void apply_one_env(struct jc_config *cfg, const char *sec, const char *name,
 			  const char *env, int empty_ok)
 {
-	const char *v = getenv(env), *why = NULL;
+	const char *v = env_get(env), *why = NULL;
 	char from[64], shown[JC_REMOTE_LIST_MAX];
 	snprintf(from, sizeof from, "env %s", env);
 	if (v && (*v || empty_ok) && set_setting(cfg, sec, name, v, from, &why) == 0) {
@@ -530,8 +554,8 @@ static void apply_env(struct jc_config *cfg)
 
 static void default_cache_dir(struct jc_config *cfg)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
+	const char *xdg = env_get("XDG_CACHE_HOME");
+	const char *home = env_get("HOME");
 	if (xdg && *xdg)
 		snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/jitcache", xdg);
 	else if (home && *home)
@@ -550,7 +574,7 @@ void jc_config_load(struct jc_config *cfg)
 #undef X
 	/* The log level applies while the file itself is read. */
 	jc_log_set_level((enum jc_log_level)cfg->log_level);
-	const char *env_level = getenv("JITCACHE_LOG");
+	const char *env_level = env_get("JITCACHE_LOG");
 	if (env_level && jc_log_parse_level(env_level) >= 0)
 		jc_log_set_level((enum jc_log_level)jc_log_parse_level(env_level));
 
@@ -561,33 +585,100 @@ void jc_config_load(struct jc_config *cfg)
 	jc_log_set_level((enum jc_log_level)cfg->log_level);
 }
 
-/* setenv(env, value) where the variable gave a relative path (or "~/x")
- * that was resolved to value. */
-static void hand_on(const char *env, const char *from, const char *value)
+/* The variables a setting is read from: the settings' own, and what
+ * "~" and the default directories are made of. */
+static int captured(const char *entry)
 {
-	const char *now = getenv(env);
-	char prefix[80];
-	snprintf(prefix, sizeof prefix, "env %s", env);
-	if (strcmp(from, prefix) == 0 && now && *now && strcmp(now, value) != 0)
-		setenv(env, value, 1);
+	static const char *const names[] = { "HOME=", "XDG_CACHE_HOME=", "XDG_CONFIG_HOME=" };
+	if (strncmp(entry, "JITCACHE_", 9) == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strncmp(entry, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
 }
 
-void jc_config_hand_on(const struct jc_config *cfg)
+/* One path of a setting, as handed on: "~" and "~/x" stay as they are (each
+ * process expands them with its own HOME: `sudo -u`, `env HOME=...`), an
+ * absolute path too; a relative one gets the starting directory before it. */
+static int absolute(const char *text, size_t len, const char *cwd, char *out, size_t size)
 {
-	hand_on("JITCACHE_SYSTEM_CONFIG", "env JITCACHE_SYSTEM_CONFIG",
-		cfg->files[JC_CONFIG_SYSTEM].path);
-	hand_on("JITCACHE_CONFIG", "env JITCACHE_CONFIG", cfg->files[JC_CONFIG_EXPLICIT].path);
-#define HAND_ON_PATH(env, field)  hand_on(env, cfg->field##_from, cfg->field);
-#define HAND_ON_PATHS(env, field) hand_on(env, cfg->field##_from, cfg->field);
-#define HAND_ON_FILES(env, field) hand_on(env, cfg->field##_from, cfg->field);
-#define HAND_ON_SIZE(env, field)
-#define HAND_ON_BOOL(env, field)
-#define HAND_ON_SECS(env, field)
-#define HAND_ON_LEVEL(env, field)
-#define HAND_ON_URL(env, field)
-#define X(sec, nm, kind, field, def, env, help) HAND_ON_##kind(env, field)
+	const char *sep = "";
+	if (text[0] == '/' || (text[0] == '~' && (len == 1 || text[1] == '/'))) {
+		cwd = "";
+	} else {
+		while (len >= 2 && text[0] == '.' && text[1] == '/') {
+			size_t skip = 2 + strspn(text + 2, "/");
+			skip = skip < len ? skip : len;
+			text += skip, len -= skip;
+		}
+		sep = strcmp(cwd, "/") == 0 || len == 0 ? "" : "/";
+	}
+	int n = snprintf(out, size, "%s%s%.*s", cwd, sep, (int)len, text);
+	return n >= 0 && (size_t)n < size ? n : -1;
+}
+
+/* setenv(env, value) with each relative path of it (a list if list) made
+ * absolute against the starting directory, if any was relative. */
+static void hand_on(const char *env, int list, char *cwd, size_t cwd_size)
+{
+	const char *v = getenv(env);
+	char out[JC_REMOTE_LIST_MAX];
+	size_t used = 0;
+	int changed = 0;
+	if (!v || !*v)
+		return;
+	for (const char *p = v; *p; p += list ? strcspn(p, ":") : strlen(p), p += *p == ':') {
+		size_t len = list ? strcspn(p, ":") : strlen(p);
+		if (len == 0)
+			continue;
+		if (p[0] != '/' && !(p[0] == '~' && (len == 1 || p[1] == '/'))) {
+			if (!cwd[0] && !getcwd(cwd, cwd_size))
+				return; /* read later, it is refused with its reason */
+			changed = 1;
+		}
+		int n = absolute(p, len, cwd[0] ? cwd : "/", out + used + !!used,
+				 sizeof out - used - !!used);
+		if (n < 0)
+			return; /* too long: refused with its reason when read */
+		if (used)
+			out[used] = ':';
+		used += (size_t)n + !!used;
+	}
+	if (changed)
+		setenv(env, out, 1);
+}
+
+void jc_config_capture(void)
+{
+	char cwd[PATH_MAX] = "";
+	hand_on("JITCACHE_SYSTEM_CONFIG", 0, cwd, sizeof cwd);
+	hand_on("JITCACHE_CONFIG", 0, cwd, sizeof cwd);
+#define HAND_ON_PATH(env)  hand_on(env, 0, cwd, sizeof cwd);
+#define HAND_ON_PATHS(env) hand_on(env, 1, cwd, sizeof cwd);
+#define HAND_ON_FILES(env) hand_on(env, 1, cwd, sizeof cwd);
+#define HAND_ON_SIZE(env)
+#define HAND_ON_BOOL(env)
+#define HAND_ON_SECS(env)
+#define HAND_ON_LEVEL(env)
+#define HAND_ON_URL(env)
+#define X(sec, nm, kind, field, def, env, help) HAND_ON_##kind(env)
 	JC_SETTINGS(X)
 #undef X
+	size_t used = 0;
+	start_env.n = 0;
+	for (char **e = environ; e && *e; e++) {
+		size_t len = strlen(*e) + 1;
+		if (!captured(*e))
+			continue;
+		if (start_env.n == (int)(sizeof start_env.var / sizeof start_env.var[0]) ||
+		    len > sizeof start_env.text - used)
+			return; /* too many to copy: read with getenv() when needed */
+		memcpy(start_env.text + used, *e, len);
+		start_env.var[start_env.n++] = start_env.text + used;
+		used += len;
+	}
+	start_env.taken = 1;
 }
 
 static const char size_units[] = "KMGT";

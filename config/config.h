@@ -177,14 +177,21 @@ int jc_config_distance(const char *a, const char *b);
 const char *jc_config_user_file(char *buf, size_t size);
 
 /* Relative paths in settings (and "~/") are resolved when they are read:
- * from the environment against the current directory, from an ini file
- * against the file's directory.  A process that loads jitcache at start-up
- * hands the resolved values on: each path variable that gave a relative
- * path (and a relative JITCACHE_CONFIG or JITCACHE_SYSTEM_CONFIG) is set
- * to the absolute one in the environment, so that children it starts from
- * another directory use the same cache.  Call it only where no other thread can read the environment
- * (a constructor). */
-void jc_config_hand_on(const struct jc_config *cfg);
+ * from the environment against the directory the process started in, from
+ * an ini file against the file's directory.
+ *
+ * jc_config_capture() is what a process that loads jitcache does at start,
+ * and all it does then (the settings are read on the first intercepted
+ * call): each path variable that holds a relative path (and a relative
+ * JITCACHE_CONFIG or JITCACHE_SYSTEM_CONFIG) is set to the absolute one in the environment, so that
+ * this process and the children it starts from another directory use the
+ * same cache; "~/x" is left as it is, for each process's own HOME; then the
+ * variables settings are read from (JITCACHE_*, HOME, XDG_CACHE_HOME,
+ * XDG_CONFIG_HOME) are copied, and jc_config_load() reads those copies,
+ * whenever it runs.  No file is opened and nothing but getcwd() (only for
+ * a relative path) is asked of the system.  Call it only where no other
+ * thread can read the environment (a constructor). */
+void jc_config_capture(void);
 
 /* 1 if a value given for the setting whose origin is from was refused (its
  * origin then says "INVALID ..."): settings that guard something, such as

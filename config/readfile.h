@@ -2,8 +2,9 @@
  * readfile.h — reading a small settings or secrets file whole, safely.
  *
  * Files named by settings (the ini file, the Redis password file) are read
- * before the host program's main(), so reading one must never block and
- * never cost more than a small, fixed amount of memory and time, whatever
+ * inside the host program's first intercepted call, so reading one must
+ * never block and never cost more than a small, fixed amount of memory and
+ * time, whatever
  * the path names: a FIFO nobody writes, /dev/zero, /dev/urandom, a
  * directory, a file of gigabytes.  Only a regular file is read (opened with
  * O_NONBLOCK, then checked with fstat, so opening a FIFO does not wait for

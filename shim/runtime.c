@@ -11,16 +11,21 @@ __attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
 
 static struct jc_config config;
 static struct jc_cache *cache;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t config_once = PTHREAD_ONCE_INIT, cache_once = PTHREAD_ONCE_INIT;
 static __thread int inside;
 
-static void runtime_init(void)
+static void config_init(void)
 {
 	jc_config_load(&config);
-	if (config.disable) {
+	if (config.disable)
 		jc_log(JC_LOG_INFO, "disabled by configuration (%s)", config.disable_from);
+}
+
+static void cache_init(void)
+{
+	pthread_once(&config_once, config_init);
+	if (config.disable)
 		return;
-	}
 	struct jc_cache_options opts = {
 		.dir = config.cache_dir,
 		.max_size = config.max_size,
@@ -44,29 +49,33 @@ static void runtime_init(void)
 		.trusted_keys = config.trusted_keys,
 		.trusted_keys_invalid = jc_config_refused(config.trusted_keys_from),
 	};
-	cache = jc_cache_open(&opts);
+	struct jc_cache *c = jc_cache_open(&opts);
 	/* jc_cache_open() said why if it failed; every call now passes through. */
+	__atomic_store_n(&cache, c, __ATOMIC_RELEASE);
 }
 
-/* Reading the settings early keeps the first intercepted call cheap and makes
- * a bad ini file visible even in programs that never compile a kernel.  At
- * load time no other thread reads the environment: the settings resolved to
- * absolute paths are handed on there to the program's children. */
+/* Idle is free: the library every process of a user who leaves it on maps
+ * does nothing at load but note what must be fixed at start (the starting
+ * directory for relative paths, HOME for "~", the environment the settings
+ * come from: jc_config_capture).  The settings are read, the cache
+ * directory made, opened and held, the statistics read and the remotes'
+ * writer started on the first intercepted call, so that a process that
+ * never compiles a kernel has no directory, descriptor, file or thread of
+ * jitcache's, and pays only for being mapped. */
 __attribute__((constructor)) static void runtime_constructor(void)
 {
-	pthread_once(&once, runtime_init);
-	jc_config_hand_on(&config);
+	jc_config_capture();
 }
 
 const struct jc_config *jc_runtime_config(void)
 {
-	pthread_once(&once, runtime_init);
+	pthread_once(&config_once, config_init);
 	return &config;
 }
 
 struct jc_cache *jc_runtime_cache(void)
 {
-	pthread_once(&once, runtime_init);
+	pthread_once(&cache_once, cache_init);
 	return cache;
 }
 
@@ -105,13 +114,14 @@ uint64_t jc_thread_cpu_ns(void)
  * safe however the host exits. */
 __attribute__((destructor)) static void runtime_at_exit(void)
 {
-	if (!cache)
+	struct jc_cache *c = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
+	if (!c)
 		return;
 	jc_cache_flush(cache); /* counts a busy lock kept back (count.c) */
 	struct jc_cache_stats s;
-	jc_cache_process_stats(cache, &s);
+	jc_cache_process_stats(c, &s);
 	if (config.stats_log[0] && s.hits + s.misses + s.stores)
-		jc_cache_stats_log(cache, config.stats_log);
+		jc_cache_stats_log(c, config.stats_log);
 	if (!jc_log_enabled(JC_LOG_INFO) || s.hits + s.misses + s.stores == 0)
 		return;
 	/* Every store is made before the call that compiled returns: none is
@@ -129,5 +139,5 @@ __attribute__((destructor)) static void runtime_at_exit(void)
 	       "wall) (cache %s)",
 	       (unsigned long long)s.hits, (unsigned long long)s.misses,
 	       (unsigned long long)s.stores, remote, failed, (double)s.saved_ns / 1e9,
-	       (double)s.saved_wall_ns / 1e9, jc_cache_dir(cache));
+	       (double)s.saved_wall_ns / 1e9, jc_cache_dir(c));
 }

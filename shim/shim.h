@@ -29,7 +29,10 @@
 
 #define JC_EXPORT __attribute__((visibility("default")))
 
-/* Settings and cache, initialised once (thread-safe, lazily). */
+/* Settings and cache, initialised once (thread-safe), on the first call
+ * that needs them: never at load (idle is free: shim/runtime.c).
+ * jc_runtime_config() reads the settings only; jc_runtime_cache() also
+ * opens the cache directory, the layers and the remotes. */
 const struct jc_config *jc_runtime_config(void);
 struct jc_cache *jc_runtime_cache(void);
 

@@ -74,6 +74,13 @@ static int add_or_keep(struct jc_cache *c, const uint64_t sum[JC_NCOUNTERS],
 static void write_counts(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 			 uint64_t shared_after[JC_NCOUNTERS])
 {
+	/* Only through a descriptor still ours (issue 35: never into a
+	 * directory the program put under a number it reused). */
+	if (jc_dir_usable(c) != 0) { /* said why */
+		if (shared_after)
+			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
+		return;
+	}
 	uint64_t sum[JC_NCOUNTERS];
 	take_pending(c, delta, sum);
 	if (add_or_keep(c, sum, shared_after, COUNT_WAIT) == 0)

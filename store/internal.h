@@ -39,9 +39,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-/* The cache directory's descriptor is held at the lowest free number from
- * here up (else where it was opened). */
-#define JC_HELD_FD_MIN 200
+/* How many times a process opens its cache directory again after losing
+ * it (its descriptor closed or reused by the program, the directory
+ * removed) before it stops caching: each time costs one descriptor, kept
+ * open to the end (layout.c says why). */
+#define JC_DIR_REOPEN_MAX 8
 
 /* Leftover temporary and lock files older than this are removed. */
 #define JC_STALE_NS (3600 * (int64_t)1000000000)
@@ -50,11 +52,21 @@ struct jc_cache {
 	/* Every file of the cache is reached through dir, which names the
 	 * directory held open in dfd ("/proc/self/fd/N"), never through the
 	 * configured path again: a rename of the directory or of an ancestor
-	 * after it was checked cannot put another in its place.  shown is the
-	 * path as configured (absolute), for messages. */
-	char dir[PATH_MAX - 64];  /* room below for "/ab/<key>.lock" and temp names */
+	 * after it was checked cannot put another in its place.  N is whatever
+	 * number the kernel gave when the directory was first needed (never a
+	 * number chosen by jitcache, which the program could be using); dfd is
+	 * checked to be the same directory (held_dev, held_ino) before each
+	 * use, and the directory opened again at a new number if the program
+	 * closed or reused it (layout.c).  dir then points to the new name:
+	 * it is read atomically, and the names are kept in names[] for the
+	 * process's life, so a thread still using an older one reads a whole
+	 * string.  shown is the path as configured (absolute), for messages
+	 * and for the remotes' back-off files, which hold only a time. */
+	const char *_Atomic dir;
+	char names[JC_DIR_REOPEN_MAX + 1][32];
+	int reopened;             /* names[] used after the first */
 	char shown[PATH_MAX - 64];
-	int dfd;                  /* the checked directory, or -1 */
+	int dfd;                  /* the checked directory, or -1 (atomic) */
 	uint64_t held_dev, held_ino; /* what dfd is (atomic: revival replaces it) */
 	int shared;
 	uint64_t max_size;
@@ -102,8 +114,10 @@ int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size
 
 /* Is the cache's dfd still the directory checked (a program that closed
  * descriptors it did not open, and opened others, could have reused it)?
- * If it was removed, make it again at its path and check and hold the new
- * one, under the same descriptor number.  0 if usable; -1 after one line. */
+ * If not, or if it was removed, the number is left alone (it may be the
+ * program's now) and the directory is made again at its path, checked,
+ * and held at whatever number the kernel gives (c->dir then names it), at
+ * most JC_DIR_REOPEN_MAX times.  0 if usable; -1 after one line. */
 int jc_dir_usable(struct jc_cache *c);
 
 /* path, with the "/proc/self/fd/N" of c->dir shown as the configured path. */

@@ -114,34 +114,53 @@ static int is_held(const struct jc_cache *c, const struct stat *st)
 	       (uint64_t)st->st_ino == __atomic_load_n(&c->held_ino, __ATOMIC_ACQUIRE);
 }
 
-/* Hold the cache directory again under dfd's number: made again if it was
- * removed, opened again if the program closed the descriptor (closefrom()
- * after fork, say) and left its number free.  A number the program has
- * since used for a file of its own is never touched: -1. */
+/* Hold the cache directory again: made again if it was removed, opened
+ * again if the program closed the descriptor (closefrom() after fork, say)
+ * or put a file of its own under its number.  The directory is opened at
+ * whatever number the kernel gives, never moved onto a chosen one: between
+ * finding a number free and taking it, a thread of the program could open
+ * a file there.  The old number is left alone: if the program reused it,
+ * it is the program's; if it still holds the removed directory, a thread
+ * may be reaching files through it this moment, and must find that
+ * directory (now empty and closed to new files), never a file the program
+ * would open at a number we closed.  So each reopening costs a descriptor
+ * until the process ends, at most JC_DIR_REOPEN_MAX of them. */
 static int revive(struct jc_cache *c)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct stat st;
 	int rc = -1;
 	pthread_mutex_lock(&mu);
-	int closed = fstat(c->dfd, &st) != 0 && errno == EBADF;
-	if (!closed && is_held(c, &st) && st.st_nlink > 0) {
+	int dfd = __atomic_load_n(&c->dfd, __ATOMIC_ACQUIRE);
+	if (dfd >= 0 && fstat(dfd, &st) == 0 && is_held(c, &st) && st.st_nlink > 0) {
 		rc = 0; /* another thread was first */
-	} else if (!closed && !is_held(c, &st)) {
-		JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache directory %s was reused by "
-			    "the program; not using it", c->shown);
+	} else if (dfd < 0 || c->reopened >= JC_DIR_REOPEN_MAX) {
+		JC_LOG_ONCE(JC_LOG_WARN, "cache directory %s was lost %d times (its descriptor "
+			    "closed or reused by the program, or the directory removed); caching "
+			    "disabled for this process", c->shown, c->reopened);
+		/* A name that leads nowhere, for a path made from dir meanwhile. */
+		__atomic_store_n(&c->dir, "/proc/self/fd/-1", __ATOMIC_RELEASE);
+		__atomic_store_n(&c->dfd, -1, __ATOMIC_RELEASE);
 	} else {
 		static int told;
 		int quiet = __atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) ? JC_DIR_QUIET : 0;
 		int fd = jc_dir_open(c->shown, JC_DIR_CREATE | quiet, c->dir_mode, c->shared, &st);
-		/* Opened under the free number itself, or moved there. */
-		if (fd >= 0 && (fd == c->dfd || dup3(fd, c->dfd, O_CLOEXEC) == c->dfd)) {
+		char *name = c->names[c->reopened + 1];
+		if (fd >= 0 && jc_dir_name(fd, &st, c->shown, name, sizeof c->names[0]) != 0) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0) {
+			JC_LOG_ONCE(JC_LOG_INFO, "the descriptor of cache directory %s was closed or "
+				    "reused by the program, or the directory removed; opened it again "
+				    "as descriptor %d", c->shown, fd);
+			c->reopened++;
 			__atomic_store_n(&c->held_dev, (uint64_t)st.st_dev, __ATOMIC_RELEASE);
 			__atomic_store_n(&c->held_ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->dir, name, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->dfd, fd, __ATOMIC_RELEASE);
 			rc = 0;
 		}
-		if (fd >= 0 && fd != c->dfd)
-			close(fd);
 	}
 	pthread_mutex_unlock(&mu);
 	return rc;
@@ -150,17 +169,19 @@ static int revive(struct jc_cache *c)
 int jc_dir_usable(struct jc_cache *c)
 {
 	struct stat st;
-	if (c->dfd < 0)
+	int dfd = __atomic_load_n(&c->dfd, __ATOMIC_ACQUIRE);
+	if (dfd < 0)
 		return -1;
-	if (fstat(c->dfd, &st) == 0 && is_held(c, &st) && st.st_nlink > 0)
+	if (fstat(dfd, &st) == 0 && is_held(c, &st) && st.st_nlink > 0)
 		return 0;
 	return revive(c);
 }
 
 const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_MAX])
 {
-	size_t n = strlen(c->dir);
-	if (strncmp(path, c->dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+	const char *dir = c->dir;
+	size_t n = strlen(dir);
+	if (!n || strncmp(path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
 		return path;
 	snprintf(out, PATH_MAX, "%s%s", c->shown, path + n);
 	return out;

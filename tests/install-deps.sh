@@ -10,7 +10,7 @@ PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredi
       clang ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
       python3-venv clblast-utils clfft-client gnuplot-nox debootstrap zstd patchelf
-      redis-server man-db debhelper lintian fakeroot libcurl4 curl nginx-light openssl systemd"
+      redis-server man-db debhelper lintian fakeroot libcurl4 curl nginx-light openssl systemd strace"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -499,6 +499,49 @@ static void test_remote(void)
 	      "a bad JITCACHE_REMOTE: one line, the file's value kept (%s)", messages);
 }
 
+/* What a process that loads jitcache fixes at start (jc_config_capture):
+ * relative path settings made absolute against the starting directory, in
+ * the environment too; "~" left for each process's own HOME; the settings
+ * then read from a copy of the environment, whatever the program does to
+ * it later.  Last: from here on this process reads the copy. */
+static void test_capture(void)
+{
+	struct jc_config cfg;
+	char want[2 * PATH_MAX + 200], cwd[PATH_MAX];
+	clean_env();
+	if (chdir(dir) != 0 || !getcwd(cwd, sizeof cwd)) {
+		perror(dir);
+		exit(2);
+	}
+	setenv("JITCACHE_DIR", "./rel/cache", 1);
+	setenv("JITCACHE_LAYERS", "~/a:lay::/abs", 1);
+	setenv("JITCACHE_STATS_LOG", "~/stats.log", 1);
+	setenv("JITCACHE_MAX_SIZE", "1G", 1);
+	jc_config_capture();
+	snprintf(want, sizeof want, "%s/rel/cache", cwd);
+	CHECK(strcmp(getenv("JITCACHE_DIR"), want) == 0, "a relative JITCACHE_DIR is handed on "
+	      "absolute (%s)", getenv("JITCACHE_DIR"));
+	snprintf(want, sizeof want, "~/a:%s/lay:/abs", cwd);
+	CHECK(strcmp(getenv("JITCACHE_LAYERS"), want) == 0, "each relative layer is made absolute, "
+	      "~ left for each process's HOME (%s)", getenv("JITCACHE_LAYERS"));
+	CHECK(strcmp(getenv("JITCACHE_STATS_LOG"), "~/stats.log") == 0,
+	      "a ~ path is handed on as it was");
+	CHECK(strcmp(getenv("JITCACHE_MAX_SIZE"), "1G") == 0, "other settings are left alone");
+	/* The program changes its environment and directory: nothing moves. */
+	setenv("JITCACHE_DIR", "/elsewhere", 1);
+	setenv("HOME", "/nonexistent-home", 1);
+	setenv("JITCACHE_MAX_SIZE", "2G", 1);
+	if (chdir("/") != 0)
+		exit(2);
+	load(&cfg);
+	snprintf(want, sizeof want, "%s/rel/cache", cwd);
+	CHECK(strcmp(cfg.cache_dir, want) == 0, "the settings are read as they were at start (%s)",
+	      cfg.cache_dir);
+	snprintf(want, sizeof want, "%s/a:%s/lay:/abs", dir, cwd);
+	CHECK(strcmp(cfg.layers, want) == 0, "~ is the HOME of the start (%s)", cfg.layers);
+	CHECK(cfg.max_size == 1ull << 30, "JITCACHE_MAX_SIZE as it was at start");
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -520,6 +563,7 @@ int main(void)
 	test_sizes();
 	test_show();
 	test_remote();
+	test_capture(); /* last: the settings are read from its copy from then on */
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

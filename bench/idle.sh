@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench/idle.sh — what jitcache costs a process that never compiles (issue
+# 37: "idle is free", at most 50 us of CPU beyond an empty preloaded library).
+#
+#   BUILD=build bash bench/idle.sh [OUTDIR]     (make bench-idle; make bench)
+#
+# Three workloads, each run under an empty preloaded library (built here:
+# one empty function) and under libjitcache.so, alternating run by run so
+# that the machine's drift hits both alike:
+#   true    /bin/true                         (IDLE_N runs each, 300)
+#   python  python3 -c pass                   (IDLE_N / 5 runs each)
+#   loop    sh -c: 200 x /bin/true, the preload inherited by all 201
+#           processes                         (IDLE_N / 30 runs each)
+# CPU time is the kernel's accounting of each child and its children
+# (wait4's rusage, i.e. getrusage(RUSAGE_CHILDREN) per run: user + system),
+# and the minor page faults beside it.  Reported per process: medians for
+# each library, and the median of the paired differences (jitcache minus
+# empty, run by run) with its interquartile range.  IDLE_EXTRA="NAME=LIB..."
+# adds more libraries to the rotation (e.g. an older build's, for a
+# before/after in one run).
+#
+# Where the rest goes, for /bin/true: the dynamic loader's own figures
+# (LD_DEBUG=statistics: its total time and relocation time in cycles, the
+# number of relocations), the library's sizes (text, data, bss; relocations
+# and exported symbols) and the page faults.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+OUT=${1:-$B/bench/idle}
+mkdir -p "$OUT"
+LIB=$B/libjitcache.so
+[ -r "$LIB" ] || { echo "bench/idle.sh: $LIB not built (make)" >&2; exit 1; }
+
+# No cache, settings or remote of the caller's: nothing may be read anyway.
+work=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-idle.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/config.h")
+export JITCACHE_DIR=$work/cache JITCACHE_CONFIG=/dev/null
+
+echo 'void jitcache_idle_empty(void) {}' >"$work/empty.c"
+cc -shared -fPIC -O2 -o "$work/empty.so" "$work/empty.c" ||
+	{ echo "bench/idle.sh: cannot build the empty library" >&2; exit 1; }
+
+libs=("empty=$work/empty.so" "jitcache=$LIB")
+for extra in ${IDLE_EXTRA:-}; do libs+=("$extra"); done
+
+python3 - "$OUT" "${IDLE_N:-300}" "${libs[@]}" <<'PY'
+import os, statistics, subprocess, sys
+
+out, n = sys.argv[1], int(sys.argv[2])
+libs = [a.split("=", 1) for a in sys.argv[3:]]
+loop = "i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i+1)); done"
+workloads = [("true", ["/bin/true"], n, 1),
+             ("python", ["python3", "-c", "pass"], max(n // 5, 5), 1),
+             ("loop", ["sh", "-c", loop], max(n // 30, 3), 201)]
+
+def one(argv, lib):
+    # posix_spawn (vfork): the child does not start as a copy of this
+    # Python, whose tearing down would be counted as the child's time.
+    env = dict(os.environ, LD_PRELOAD=lib)
+    pid = os.posix_spawnp(argv[0], argv, env)
+    _, status, ru = os.wait4(pid, 0)
+    if status != 0:
+        sys.exit("bench/idle.sh: %s failed under %s" % (argv, lib))
+    return (ru.ru_utime + ru.ru_stime) * 1e6, ru.ru_minflt
+
+def q(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(p * len(v)))]
+
+rows = []
+for name, argv, runs, procs in workloads:
+    cpu = {k: [] for k, _ in libs}
+    flt = {k: [] for k, _ in libs}
+    for r in range(runs):
+        order = libs[r % len(libs):] + libs[:r % len(libs)]
+        for k, path in order:
+            c, f = one(argv, path)
+            cpu[k].append(c / procs)
+            flt[k].append(f / procs)
+    base = libs[0][0]
+    for k, _ in libs:
+        diff = [a - b for a, b in zip(cpu[k], cpu[base])]
+        fd = [a - b for a, b in zip(flt[k], flt[base])]
+        rows.append((name, runs, procs, k, statistics.median(cpu[k]),
+                     statistics.median(diff), q(diff, 0.25), q(diff, 0.75),
+                     statistics.median(flt[k]), statistics.median(fd)))
+
+lines = ["| workload | runs x processes | library | CPU us per process (median) | "
+         "minus empty: median [IQR] us | minor faults per process | minus empty |",
+         "|---|---|---|---|---|---|---|"]
+for name, runs, procs, k, c, d, lo, hi, f, fd in rows:
+    lines.append("| %s | %d x %d | %s | %.0f | %+.0f [%+.0f, %+.0f] | %.1f | %+.1f |"
+                 % (name, runs, procs, k, c, d, lo, hi, f, fd))
+
+# The loader's figures and the library's sizes, for /bin/true.
+def ld_stats(lib):
+    vals = {"total": [], "reloc": [], "nrel": [], "nrelative": []}
+    for _ in range(21):
+        p = subprocess.run(["/bin/true"], env=dict(os.environ, LD_PRELOAD=lib,
+                           LD_DEBUG="statistics"), stderr=subprocess.PIPE, text=True)
+        for line in p.stderr.splitlines():
+            t = line.split(":", 1)[-1].strip()
+            if t.startswith("total startup time in dynamic loader:"):
+                vals["total"].append(int(t.split(":")[1].split()[0]))
+            elif t.startswith("time needed for relocation:"):
+                vals["reloc"].append(int(t.split(":")[1].split()[0]))
+            elif t.startswith("number of relocations:"):
+                vals["nrel"].append(int(t.split(":")[1]))
+            elif t.startswith("number of relative relocations:"):
+                vals["nrelative"].append(int(t.split(":")[1]))
+    return {k: statistics.median(v) if v else 0 for k, v in vals.items()}
+
+def sizes(lib):
+    s = subprocess.run(["size", lib], stdout=subprocess.PIPE, text=True).stdout.split("\n")[1].split()
+    rel = subprocess.run(["readelf", "-W", "--dyn-syms", lib], stdout=subprocess.PIPE, text=True).stdout
+    exported = sum(1 for l in rel.splitlines() if " GLOBAL " in l and " UND " not in l)
+    return int(s[0]), int(s[1]), int(s[2]), os.path.getsize(lib), exported
+
+lines += ["", "| library | loader total (cycles) | relocation (cycles) | relocations "
+          "(relative) | text | data | bss | file bytes | exported symbols |",
+          "|---|---|---|---|---|---|---|---|---|"]
+for k, path in libs:
+    st, sz = ld_stats(path), sizes(path)
+    lines.append("| %s | %d | %d | %d (%d) | %d | %d | %d | %d | %d |"
+                 % (k, st["total"], st["reloc"], st["nrel"], st["nrelative"], *sz))
+
+text = "\n".join(lines) + "\n"
+open(os.path.join(out, "idle.md"), "w").write(text)
+print(text, end="")
+PY
