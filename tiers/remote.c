@@ -110,6 +110,21 @@ static void open_tier(struct jc_remote *r, struct tier *t, const struct jc_remot
 	t->http = jc_http_open(&ho, state_dir);
 }
 
+/* The queue's mutex and condition variables, new: at open, and in a fork()ed
+ * child, where the parent's copies may record waiters (its writer thread)
+ * that do not exist there, and a signal or wait on them would block for
+ * ever. */
+static void init_sync(struct jc_remote *r)
+{
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->work, &attr);
+	pthread_cond_init(&r->idle, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 /* The web and S3 remotes' client library is loaded by the first exchange
  * with one, not at load: a process that never asks one (a shell, a tool
  * started under `jitcache run`, a program whose every lookup hits locally)
@@ -170,13 +185,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 		r->exit_wait = 3600;
 	r->count = count;
 	r->ctx = ctx;
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->work, &attr);
-	pthread_cond_init(&r->idle, &attr);
-	pthread_condattr_destroy(&attr);
+	init_sync(r);
 	r->pid = getpid();
 	pthread_once(&once, register_handlers);
 	pthread_mutex_lock(&opened_mu);
@@ -548,14 +557,16 @@ static void after_fork_parent(void)
 }
 
 /* The child has no writer thread and writes nothing its parent queued:
- * the parent does.  Its own writes start a thread of its own. */
+ * the parent does.  Its own writes start a thread of its own, on a queue
+ * whose mutex and condition variables are new (init_sync): the ones copied
+ * from the parent may count the parent's writer thread as a waiter. */
 static void after_fork_child(void)
 {
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++) {
 		struct jc_remote *r = opened[i];
 		if (!r)
 			continue;
-		pthread_mutex_unlock(&r->mu);
+		init_sync(r); /* the copy of mu held by before_fork() included */
 		struct job *j = r->head;
 		while (j) {
 			struct job *next = j->next;
@@ -567,10 +578,10 @@ static void after_fork_child(void)
 		r->head = r->tail = NULL;
 		r->queued = 0;
 		r->queued_bytes = 0;
-		r->busy = 0;
+		r->busy = r->busy_write = 0;
 		r->stop = 0;
 		r->has_thread = 0;
 		r->pid = getpid();
 	}
-	pthread_mutex_unlock(&opened_mu);
+	pthread_mutex_init(&opened_mu, NULL);
 }
