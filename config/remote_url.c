@@ -165,19 +165,18 @@ void jc_remote_url_redact(const char *text, char *out, size_t size)
 {
 	if (!size)
 		return;
+	/* The user info is all of it: a token is often the user name alone
+	 * (https://TOKEN@host/, GitHub's TOKEN:x-oauth-basic@), so nothing
+	 * before the '@' is shown.  The last '@' of the text: the user info of
+	 * a Redis URL ends there, and cutting more of a text that is not a
+	 * URL (an '@' in a path or an attribute) only hides more. */
 	const char *scheme_end = text ? strstr(text, "://") : NULL;
 	const char *at = text ? strrchr(text, '@') : NULL;
 	if (!scheme_end || !at || at < scheme_end) {
 		snprintf(out, size, "%s", text ? text : "");
 		return;
 	}
-	const char *info = scheme_end + 3;
-	const char *colon = memchr(info, ':', (size_t)(at - info));
-	if (!colon) {
-		snprintf(out, size, "%s", text);
-		return;
-	}
-	snprintf(out, size, "%.*s:***%s", (int)(colon - text), text, at);
+	snprintf(out, size, "%.*s***%s", (int)(scheme_end + 3 - text), text, at);
 }
 
 /* ---- the list of remotes ------------------------------------------------- */
