@@ -286,8 +286,9 @@ struct xfer {
 	struct handle *hd;
 	const struct jc_key *key;
 	long code;
-	int64_t expect;          /* Content-Length, or -1 */
-	int started, too_large, bad_start, checked_start;
+	int64_t expect;          /* Content-Length, or the size the header gives
+				    (a body of no stated length), or -1 */
+	int started, too_large, bad_start, checked_start, overlong;
 	uint8_t *buf;
 	size_t len, cap, dropped;
 	const uint8_t *up;       /* PUT: the body */
@@ -296,9 +297,19 @@ struct xfer {
 };
 
 /* Could an object of size bytes starting with these be a sound entry for
- * key?  One that cannot is not read further. */
-static int sound_start(const struct xfer *x)
+ * key?  One that cannot is not read further.  A body of no stated length
+ * (chunked, or ended by closing) is held to the size its header gives,
+ * checked against the limit before any more of it is taken. */
+static int sound_start(struct xfer *x)
 {
+	if (x->expect < 0) {
+		uint32_t flags = (uint32_t)(jc_get_le64(x->buf + 8) >> 32);
+		uint64_t stored = jc_get_le64(x->buf + 32);
+		uint64_t trailer = flags & JC_ENTRY_SIGNED ? JC_SIG_TRAILER_SIZE : 0;
+		if (stored > (uint64_t)INT64_MAX / 2)
+			stored = (uint64_t)INT64_MAX / 2; /* refused by the limit below */
+		x->expect = (int64_t)(JC_ENTRY_HEADER_SIZE + trailer + stored);
+	}
 	struct jc_entry_header eh;
 	const char *why;
 	return jc_entry_check_header(x->buf, (uint64_t)x->expect, x->key, &eh, &why) ==
@@ -333,10 +344,16 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	}
 	if (x->len + n > x->h->limit)
 		return x->too_large = 1, 0;
+	/* more than its header (or Content-Length) said: not this entry, and
+	 * not read further (jc_remote_value_check refuses its size) */
+	if (x->checked_start && x->len + n > (uint64_t)x->expect)
+		return x->overlong = 1, 0;
 	if (x->len + n > x->cap) {
 		size_t cap = x->cap ? x->cap : 64 * 1024;
 		while (cap < x->len + n)
 			cap *= 2;
+		if (x->checked_start && cap > (uint64_t)x->expect)
+			cap = (size_t)x->expect; /* no more than the header said */
 		uint8_t *more = realloc(x->buf, cap);
 		if (!more)
 			return 0;
@@ -345,10 +362,12 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	}
 	memcpy(x->buf + x->len, data, n);
 	x->len += n;
-	if (!x->checked_start && x->expect >= 0 && x->len >= JC_ENTRY_HEADER_SIZE) {
+	if (!x->checked_start && x->len >= JC_ENTRY_HEADER_SIZE) {
 		x->checked_start = 1;
 		if (!sound_start(x))
 			return x->bad_start = 1, 0;
+		if (x->len > (uint64_t)x->expect)
+			return x->overlong = 1, 0;
 	}
 	return n;
 }
@@ -525,10 +544,11 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 			"compiling here", size, (unsigned long long)h->limit);
 		delta[JC_REMOTE_CORRUPT]++;
 		found = 0;
-	} else if (x.bad_start) {
-		/* Its header already says it is bad: the rest is not read. */
+	} else if (x.bad_start || x.overlong) {
+		/* Its header already says it is bad, or it is longer than its
+		 * header says: the rest is not read. */
 		memcpy(v->header, x.buf, JC_ENTRY_HEADER_SIZE);
-		v->size = (uint64_t)x.expect;
+		v->size = (uint64_t)x.expect + (uint64_t)x.overlong;
 		delta[JC_REMOTE_BYTES_IN] += x.len;
 		found = 1;
 	} else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {

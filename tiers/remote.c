@@ -227,17 +227,41 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* The web and S3 remotes that answered "absent" to this thread's last
+ * lookup, and for which key: the look after the compile-once lock does not
+ * ask them again, so that a miss costs one answer of each, not two (a web
+ * server or bucket holds no lease: nothing tells that another machine
+ * stored the value meanwhile).  A remote is skipped so once; all are
+ * forgotten by a lookup of another key, or when a lease wait finds the
+ * value stored (JC_REMOTE_READY).  Redis is asked again: its answers are
+ * quick, and its leases make the second look worth it. */
+static __thread struct {
+	const struct jc_remote *r;
+	struct jc_key key;
+	unsigned absent; /* bit i: the i-th remote */
+} last_absent;
+
 int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
 		return -1;
-	if (r->t[i].http) {
-		web_ready();
-		return jc_http_get(r->t[i].http, key, v, delta);
+	if (!r->t[i].http)
+		return jc_redis_get(r->t[i].redis, key, v, delta);
+	if (last_absent.r != r || memcmp(&last_absent.key, key, sizeof *key) != 0) {
+		last_absent.r = r;
+		last_absent.key = *key;
+		last_absent.absent = 0;
+	} else if (last_absent.absent & 1u << i) {
+		last_absent.absent &= ~(1u << i);
+		return 0;
 	}
-	return jc_redis_get(r->t[i].redis, key, v, delta);
+	web_ready();
+	int found = jc_http_get(r->t[i].http, key, v, delta);
+	if (found == 0)
+		last_absent.absent |= 1u << i;
+	return found;
 }
 
 enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
@@ -265,7 +289,10 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	*lease = NULL;
 	if (!r || !r->leases)
 		return JC_REMOTE_FREE;
-	return jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
+	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
+	if (w == JC_REMOTE_READY)
+		last_absent.absent = 0; /* stored by another machine: ask every remote */
+	return w;
 }
 
 /* ---- the writer thread -------------------------------------------------- */
