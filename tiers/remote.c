@@ -56,6 +56,9 @@ struct jc_remote {
 
 static struct jc_remote *opened[16]; /* for the exit handler and fork */
 static pthread_mutex_t opened_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The process that last started a writer thread: only it has writes to
+ * save before execve() (jc_remote_before_exec).  Read without a lock. */
+static pid_t writer_pid;
 
 static void at_exit(void);
 static void before_fork(void);
@@ -364,6 +367,8 @@ static int have_thread(struct jc_remote *r)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r->has_thread = pthread_create(&r->thread, NULL, writer, r) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r->has_thread)
+		__atomic_store_n(&writer_pid, getpid(), __ATOMIC_RELEASE);
 	if (!r->has_thread) {
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot start the thread that writes to the remote "
 			    "tiers; writing in the program instead");
@@ -489,6 +494,34 @@ int jc_remote_flush(struct jc_remote *r, double seconds)
 	return left ? -1 : 0;
 }
 
+/* Under r->mu: take the queued jobs off the queue (writes dropped, leases
+ * released); how many writes were dropped. */
+static uint64_t drop_queued(struct jc_remote *r)
+{
+	uint64_t dropped = 0;
+	while (r->head) {
+		struct job *j = r->head;
+		r->head = j->next;
+		dropped += !j->lease;
+		r->queued--;
+		r->queued_bytes -= j->size;
+		if (j->lease) /* no write of ours is left before it */
+			jc_redis_release(j->lease);
+		free(j);
+	}
+	r->tail = NULL;
+	return dropped;
+}
+
+static void said_dropped(struct jc_remote *r, uint64_t dropped, const char *when, double seconds)
+{
+	if (!dropped)
+		return;
+	jc_log(JC_LOG_INFO, "%llu remote writes dropped %s after %.1f s (each is in the local "
+	       "store)", (unsigned long long)dropped, when, seconds);
+	count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = dropped });
+}
+
 /* Stop the thread after at most `seconds`: what is still queued then is
  * dropped and counted.  The thread may be in the middle of a write (bounded
  * by the tier's timeout): with wait_busy it is waited for, else (at exit)
@@ -503,18 +536,7 @@ static void finish(struct jc_remote *r, double seconds, int wait_busy)
 	jc_remote_flush(r, seconds);
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
-	uint64_t dropped = 0;
-	while (r->head) {
-		struct job *j = r->head;
-		r->head = j->next;
-		dropped += !j->lease;
-		r->queued--;
-		r->queued_bytes -= j->size;
-		if (j->lease) /* no write of ours is left before it */
-			jc_redis_release(j->lease);
-		free(j);
-	}
-	r->tail = NULL;
+	uint64_t dropped = drop_queued(r);
 	int busy = r->busy, has = r->has_thread && r->pid == getpid();
 	dropped += busy && !wait_busy && r->busy_write; /* may not be done */
 	pthread_cond_broadcast(&r->work);
@@ -524,11 +546,31 @@ static void finish(struct jc_remote *r, double seconds, int wait_busy)
 	else if (has)
 		pthread_detach(r->thread);
 	r->has_thread = 0;
-	if (dropped) {
-		jc_log(JC_LOG_INFO, "%llu remote writes dropped at exit after %.1f s (each is in "
-		       "the local store)", (unsigned long long)dropped, seconds);
-		count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = dropped });
+	said_dropped(r, dropped, "at exit", seconds);
+}
+
+/* Before execve() replaces the program (and its writer thread) with
+ * another: as at exit, the queued writes get exit_wait and those left are
+ * dropped, counted and said, as profilers' runtimes (gcov's __gcov_execve)
+ * save their counters before an exec.  The thread is left running: should
+ * the exec fail, the program goes on with a working queue (a write cut short
+ * by the exec, counted dropped, is then done after all). */
+void jc_remote_before_exec(void)
+{
+	if (__atomic_load_n(&writer_pid, __ATOMIC_ACQUIRE) != getpid())
+		return; /* nothing written by this process (or a vfork()ed child) */
+	pthread_mutex_lock(&opened_mu);
+	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++) {
+		struct jc_remote *r = opened[i];
+		if (!r || r->pid != getpid())
+			continue;
+		jc_remote_flush(r, r->exit_wait);
+		pthread_mutex_lock(&r->mu);
+		uint64_t dropped = drop_queued(r) + (r->busy && r->busy_write);
+		pthread_mutex_unlock(&r->mu);
+		said_dropped(r, dropped, "at exec", r->exit_wait);
 	}
+	pthread_mutex_unlock(&opened_mu);
 }
 
 static void forget(struct jc_remote *r)

@@ -18,8 +18,8 @@
  * is dropped and counted.  At exit (an atexit handler, registered again
  * after the web client loads TLS, so that it runs before TLS's own) the
  * writes still queued get up to exit_wait seconds; those left are dropped,
- * counted, and nothing is left running.  Each dropped write is in the local
- * store.  A fork()ed child starts with an empty queue: the parent writes
+ * counted, and nothing is left running; so before an exec.  Each dropped
+ * write is in the local store.  A fork()ed child starts with an empty queue: the parent writes
  * what it queued.
  *
  * Compile-once across machines is Redis's: jc_remote_wait() takes a lease
@@ -114,6 +114,11 @@ int jc_remote_tiers(const struct jc_remote *r);
 int jc_remote_slot(const struct jc_remote *r, int i);
 /* Wait up to seconds for the queued writes to be done; 0 if none is left. */
 int jc_remote_flush(struct jc_remote *r, double seconds);
+/* Just before execve() (and every exec function, shim/exec.c): the writes
+ * this process queued get each remote's exit_wait, as at exit; those left
+ * are dropped, counted and said.  At once, taking no lock, in a process
+ * that never wrote (or a vfork()ed child). */
+void jc_remote_before_exec(void);
 
 /* A value as read: its first 64 bytes (zero-filled if shorter), the rest in
  * payload (malloc'd; the caller frees it), and the value's full size.  A
