@@ -91,6 +91,11 @@ struct jc_remote_spec {
 int jc_remote_list_parse(const char *text, struct jc_remote_spec out[JC_REMOTES_MAX], int *n,
 			 const char **why);
 
+/* Whether the n bytes of a URL's path hold a "." or ".." segment (also
+ * written %2e): libcurl and servers remove them, so that a path or an S3
+ * prefix with one leads outside the one given (another bucket). */
+int jc_url_dot_segment(const char *path, size_t n);
+
 /* The list with each URL's user info replaced by "***", cut to size bytes. */
 void jc_remote_list_redact(const char *text, char *out, size_t size);
 

@@ -6,6 +6,7 @@
 #include "tiers/sigv4.h"
 #include "store/fsutil.h"
 #include "config/readfile.h"
+#include "config/remote_url.h"
 #include "config/log.h"
 
 #include <ctype.h>
@@ -644,6 +645,8 @@ static int parse_http(const char *url, struct jc_http *h, const char **why)
 		if (!path_char((unsigned char)p[i]))
 			return *why = "a path with characters a URL path cannot hold (no query, "
 				      "no fragment)", -1;
+	if (jc_url_dot_segment(p, plen))
+		return *why = "a path with a '.' or '..' segment", -1;
 	memcpy(h->path, p, plen);
 	h->path[plen] = '\0';
 	return 0;
@@ -673,6 +676,8 @@ static int parse_s3(const char *url, struct jc_http *h, const char **why)
 	for (size_t i = 0; i < plen; i++)
 		if (!isalnum((unsigned char)prefix[i]) && !strchr("-._~/", prefix[i]))
 			return *why = "a prefix of letters, digits and -._~/ only", -1;
+	if (jc_url_dot_segment(prefix, plen)) /* libcurl would take it out of the bucket */
+		return *why = "a prefix with a '.' or '..' segment (it would leave the bucket)", -1;
 	if (jc_sigv4_load(&h->creds, why) != 0)
 		return -1;
 	const char *endpoint = env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")

@@ -157,6 +157,17 @@ static void lists(void)
 	CHECK(list_refused("http://u:p@h/c", "auth-file"), "credentials in an http URL refused");
 	CHECK(list_refused("http://h/c|auth-file=token", "absolute"), "a relative auth file refused");
 	CHECK(list_refused("s3://AB", "bucket"), "a bad bucket name refused");
+	CHECK(list_refused("s3://team-bucket/../other", "leave the bucket"),
+	      "an S3 prefix with '..' refused (it would leave the bucket)");
+	CHECK(list_refused("s3://team-bucket/a/../../other/x", "leave the bucket") &&
+	      list_refused("s3://team-bucket/./x", "leave the bucket") &&
+	      list_refused("s3://team-bucket/%2e%2E/x", "leave the bucket") &&
+	      list_refused("s3://team-bucket/..", "leave the bucket"),
+	      "... anywhere in it, '.' too, and written %%2e");
+	CHECK(list_refused("http://h/c/../x", "'..'") && list_refused("https://h/./c", "'..'"),
+	      "an http path with a dot segment refused");
+	CHECK(list_ok("s3://team-bucket/v1..2/a.b/.x/..y") && list_ok("http://h/v1.2/..c/c.."),
+	      "dots inside a segment are fine");
 	CHECK(list_refused("ftp://h/c", "expected"), "an unknown scheme refused");
 	CHECK(list_refused("redis://h|layout=flat", "http and s3"), "layout on Redis refused");
 	CHECK(list_refused("http://h/c|compress", "unknown remote attribute"),
