@@ -158,7 +158,8 @@ struct jc_http {
 	double timeout;
 	uint64_t limit;
 	struct jc_backoff down; /* skipped after a failure (client.h) */
-	struct handle *idle;   /* atomic */
+	struct handle *idle[JC_REMOTE_WRITERS + 1]; /* atomic: one per writer thread
+						       and the program's */
 	int told[P_COUNT];
 };
 
@@ -248,12 +249,15 @@ static void handle_free(struct handle *hd)
 
 static struct handle *checkout(struct jc_http *h)
 {
-	struct handle *hd = __atomic_exchange_n(&h->idle, NULL, __ATOMIC_ACQ_REL);
-	if (hd && handle_sound(hd)) {
-		curl.easy_reset(hd->curl);
-		return hd;
+	struct handle *hd;
+	for (size_t i = 0; i < sizeof h->idle / sizeof *h->idle; i++) {
+		hd = __atomic_exchange_n(&h->idle[i], NULL, __ATOMIC_ACQ_REL);
+		if (hd && handle_sound(hd)) {
+			curl.easy_reset(hd->curl);
+			return hd;
+		}
+		handle_free(hd);
 	}
-	handle_free(hd);
 	hd = calloc(1, sizeof *hd);
 	if (!hd)
 		return NULL;
@@ -270,10 +274,13 @@ static struct handle *checkout(struct jc_http *h)
 
 static void checkin(struct jc_http *h, struct handle *hd)
 {
-	struct handle *none = NULL;
-	if (!__atomic_compare_exchange_n(&h->idle, &none, hd, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		handle_free(hd);
+	for (size_t i = 0; i < sizeof h->idle / sizeof *h->idle; i++) {
+		struct handle *none = NULL;
+		if (__atomic_compare_exchange_n(&h->idle[i], &none, hd, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
+	handle_free(hd);
 }
 
 /* ---- one request ------------------------------------------------------------ */
@@ -812,7 +819,8 @@ void jc_http_close(struct jc_http *h)
 {
 	if (!h)
 		return;
-	handle_free(__atomic_exchange_n(&h->idle, NULL, __ATOMIC_ACQ_REL));
+	for (size_t i = 0; i < sizeof h->idle / sizeof *h->idle; i++)
+		handle_free(__atomic_exchange_n(&h->idle[i], NULL, __ATOMIC_ACQ_REL));
 	explicit_bzero(h, sizeof *h);
 	free(h);
 }

@@ -49,8 +49,9 @@
  *
  * Counting: get and put add remote errors, bad values (too large), bytes
  * in and out, and stores to delta; hits and misses are the caller's.
- * Thread-safe: each call takes a kept libcurl handle (one is kept for
- * reuse, with its connection) or makes one; none is used across fork().
+ * Thread-safe: each call takes a kept libcurl handle (up to one per writer
+ * thread and one more are kept for reuse, with their connections) or makes
+ * one; none is used across fork().
  */
 #ifndef JITCACHE_HTTP_H
 #define JITCACHE_HTTP_H

@@ -42,14 +42,15 @@ struct jc_remote {
 	jc_remote_count_fn *count;
 	void *ctx;
 
-	/* the queue, and its thread (one per process: pid) */
+	/* the queue, and its threads (this process's: pid) */
 	pthread_mutex_t mu;
 	pthread_cond_t work, idle;
 	struct job *head, *tail;
 	size_t queued_bytes;
-	int queued, busy, busy_write, stop, has_thread;
+	int queued, busy, busy_write, stop; /* busy: jobs being run */
+	int threads;                        /* how many are running */
 	pid_t pid;
-	pthread_t thread;
+	pthread_t thread[JC_REMOTE_WRITERS];
 };
 
 /* ---- opening ------------------------------------------------------------ */
@@ -327,54 +328,68 @@ static void run_job(struct jc_remote *r, struct job *j)
 	count(r, delta);
 }
 
+/* Under r->mu: the job at the head may be run now.  A lease's release
+ * waits until the writes queued before it (all those being run, the queue
+ * being in order) are done: a machine waiting for the lease then finds the
+ * value. */
+static int runnable(const struct jc_remote *r)
+{
+	return r->head && (!r->head->lease || r->busy == 0);
+}
+
 static void *writer(void *arg)
 {
 	struct jc_remote *r = arg;
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		while (!r->head && !r->stop)
+		while (!runnable(r) && !r->stop)
 			pthread_cond_wait(&r->work, &r->mu);
-		if (!r->head)
+		if (!runnable(r))
 			break;
 		struct job *j = r->head;
 		r->head = j->next;
 		if (!r->head)
 			r->tail = NULL;
-		r->busy = 1;
-		r->busy_write = !j->lease;
+		r->busy++;
+		r->busy_write += !j->lease;
 		pthread_mutex_unlock(&r->mu);
 		run_job(r, j);
 		pthread_mutex_lock(&r->mu);
-		r->busy = r->busy_write = 0;
+		r->busy--;
+		r->busy_write -= !j->lease;
 		r->queued--;
 		r->queued_bytes -= j->size;
 		free(j);
-		if (!r->head)
+		if (r->head && r->head->lease && r->busy == 0)
+			pthread_cond_broadcast(&r->work); /* a release waits for us */
+		if (!r->head && r->busy == 0)
 			pthread_cond_broadcast(&r->idle);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
 
-/* Under r->mu: the thread of this process, started if not yet.  0 if
- * there is one. */
+/* Under r->mu: a thread to run the job just queued: another one (up to
+ * JC_REMOTE_WRITERS) if every running one is busy.  0 if there is one. */
 static int have_thread(struct jc_remote *r)
 {
-	if (r->has_thread)
+	if (r->threads > 0 && (r->busy < r->threads || r->threads == JC_REMOTE_WRITERS))
 		return 0;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r->has_thread = pthread_create(&r->thread, NULL, writer, r) == 0;
+	int made = pthread_create(&r->thread[r->threads], NULL, writer, r) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r->has_thread)
+	if (made) {
+		r->threads++;
 		__atomic_store_n(&writer_pid, getpid(), __ATOMIC_RELEASE);
-	if (!r->has_thread) {
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot start the thread that writes to the remote "
-			    "tiers; writing in the program instead");
-		return -1;
+		return 0;
 	}
-	return 0;
+	if (r->threads > 0)
+		return 0; /* those running will do */
+	JC_LOG_ONCE(JC_LOG_INFO, "cannot start the thread that writes to the remote "
+		    "tiers; writing in the program instead");
+	return -1;
 }
 
 /* Queue j, or run it here if no thread can be had.  Dropped (counted) if
@@ -482,7 +497,7 @@ int jc_remote_flush(struct jc_remote *r, double seconds)
 		return 0;
 	int64_t end = mono_ns() + (int64_t)(seconds * 1e9);
 	pthread_mutex_lock(&r->mu);
-	while ((r->head || r->busy) && r->has_thread && r->pid == getpid()) {
+	while ((r->head || r->busy) && r->threads && r->pid == getpid()) {
 		int64_t now = mono_ns();
 		if (now >= end)
 			break;
@@ -537,15 +552,16 @@ static void finish(struct jc_remote *r, double seconds, int wait_busy)
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
 	uint64_t dropped = drop_queued(r);
-	int busy = r->busy, has = r->has_thread && r->pid == getpid();
-	dropped += busy && !wait_busy && r->busy_write; /* may not be done */
+	int busy = r->busy, threads = r->pid == getpid() ? r->threads : 0;
+	dropped += wait_busy ? 0 : (uint64_t)r->busy_write; /* may not be done */
 	pthread_cond_broadcast(&r->work);
 	pthread_mutex_unlock(&r->mu);
-	if (has && (wait_busy || !busy))
-		pthread_join(r->thread, NULL);
-	else if (has)
-		pthread_detach(r->thread);
-	r->has_thread = 0;
+	for (int i = 0; i < threads; i++)
+		if (wait_busy || !busy)
+			pthread_join(r->thread[i], NULL);
+		else
+			pthread_detach(r->thread[i]);
+	r->threads = 0;
 	said_dropped(r, dropped, "at exit", seconds);
 }
 
@@ -566,7 +582,7 @@ void jc_remote_before_exec(void)
 			continue;
 		jc_remote_flush(r, r->exit_wait);
 		pthread_mutex_lock(&r->mu);
-		uint64_t dropped = drop_queued(r) + (r->busy && r->busy_write);
+		uint64_t dropped = drop_queued(r) + (uint64_t)r->busy_write;
 		pthread_mutex_unlock(&r->mu);
 		said_dropped(r, dropped, "at exec", r->exit_wait);
 	}
@@ -649,7 +665,7 @@ static void after_fork_child(void)
 		r->queued_bytes = 0;
 		r->busy = r->busy_write = 0;
 		r->stop = 0;
-		r->has_thread = 0;
+		r->threads = 0;
 		r->pid = getpid();
 	}
 	pthread_mutex_init(&opened_mu, NULL);

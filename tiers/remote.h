@@ -12,8 +12,9 @@
  * (backfill), as the caller keeps it in the local store.
  *
  * Writes never hold the program up: jc_remote_put() copies the value into
- * a queue and returns; one thread of this process (started on the first
- * write, taking no signal of the host's) writes it to each writable remote.
+ * a queue and returns; a thread of this process (the first started on the
+ * first write, up to JC_REMOTE_WRITERS while all are busy; they take no
+ * signal of the host's) writes it to each writable remote.
  * The queue is bounded (JC_REMOTE_QUEUE_BYTES): a write that does not fit
  * is dropped and counted.  At exit (an atexit handler, registered again
  * after the web client loads TLS, so that it runs before TLS's own) the
@@ -89,9 +90,11 @@ struct jc_remote_lease;
 #define JC_WEB_CONNECT_TIMEOUT 2.0
 #define JC_WEB_TIMEOUT 10.0
 
-/* Bounds of the write queue, in bytes and in writes. */
+/* Bounds of the write queue, in bytes and in writes, and the most threads
+ * (each with its connection to each remote) that write it at once. */
 #define JC_REMOTE_QUEUE_BYTES (256u << 20)
 #define JC_REMOTE_QUEUE_WRITES 4096
+#define JC_REMOTE_WRITERS 4
 
 /* Counts what the writer thread did (stores, errors, bytes out, drops). */
 typedef void jc_remote_count_fn(void *ctx, const uint64_t delta[JC_NCOUNTERS]);
