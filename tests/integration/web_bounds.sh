@@ -75,7 +75,7 @@ done
 fault overlong "$R"
 tool overlong -m 200000000 -t 20 "http://127.0.0.1:$port/c" get a 30000000
 check "a sound entry followed by zeros without end: refused at the size its header says ($(took overlong))" \
-	eval 'has overlong "^get 1 corrupt .*size does not match" && small overlong 2 $((BASE_KB + 40000))'
+	eval 'has overlong "^get 1 corrupt .*size does not match" && small overlong 2 $((BASE_KB + 100000))'
 stop_server fault
 
 # ---- a miss asks each web remote once -----------------------------------------------------
