@@ -13,7 +13,9 @@
 #    Then the stores as the program waits for them (the local store and
 #    the queueing for a remote) and, per value, the wait at the program's
 #    end for the remote writes still queued: "web_put TIER p50_ms p99_ms
-#    end_ms_per_value".
+#    end_ms_per_value".  Then a burst of WEB_BURST (500) stores of 64 KB and
+#    the time the remote writes take to drain after it: "web_burst TIER
+#    drain_ms=X" (within exit_wait, 2 s, none is dropped).
 # 2. First run from a signed pack on a static server against cold: the
 #    module m of bench/make_spirv.sh on the simulated Arc (Debian 12
 #    driver), zeModuleCreate of a fresh process (bench/ze_bench):
@@ -100,6 +102,21 @@ put none || status=1
 put redis JITCACHE_REMOTE="redis://127.0.0.1:$RPORT" || status=1
 put http JITCACHE_REMOTE="$NGINX_URL/put" || status=1
 [ "$have_s3" = 1 ] && { put s3 JITCACHE_REMOTE="s3://jitcache-bench/put" || status=1; }
+# a burst: WEB_BURST (500) stores of 64 KB in a program's last moment, and the
+# time its remote writes then take to drain (up to JC_REMOTE_WRITERS threads;
+# what exit_wait, 2 s by default, does not cover is dropped)
+burst() { # TIER [ENV...]
+	local tier=$1 line
+	shift
+	rm -rf "$W/tl-w"
+	line=$(env "$@" "$TL" put "$W/tl-w" - "${WEB_BURST:-500}" 65536 2>>"$OUT/logs/web-latency.err") || return 1
+	echo "$line" | awk -v t="$tier" '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "web_burst %s drain_ms=%s\n", t, v["flush_ms"] }'
+}
+burst redis JITCACHE_REMOTE="redis://127.0.0.1:$RPORT" || status=1
+burst http JITCACHE_REMOTE="$NGINX_URL/burst" || status=1
+[ "$have_s3" = 1 ] && { burst s3 JITCACHE_REMOTE="s3://jitcache-bench/burst" || status=1; }
 
 # ---- 2. first run from a signed pack ----------------------------------------------
 zb() { # LOG ENV...: one ze_bench process; prints its create_s

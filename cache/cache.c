@@ -270,6 +270,14 @@ struct miss_seen {
 	int corrupt, untrusted, unreachable;
 };
 
+/* The remotes are used only with the cache directory: a process that has
+ * decided it cannot use its directory (said why) neither asks nor writes
+ * them, nor keeps their back-off and statistics anywhere else. */
+static int remote_usable(struct jc_cache *c)
+{
+	return c->remote && c->local && jc_dir_usable(c) == 0;
+}
+
 /* Ask the i-th remote tier: 0 and *out filled on a valid value, which is
  * then also kept in the directory (and in the writable remotes before it);
  * -1 otherwise.  Counts into delta (a miss in one remote is counted by the
@@ -349,10 +357,7 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
 			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
-	/* A process whose cache directory is lost (layout.c: "caching disabled
-	 * for this process") asks no remote either, as one that could not open
-	 * it never opened them. */
-	if (c->remote && jc_dir_usable(c) != 0)
+	if (!remote_usable(c))
 		return -1;
 	for (int i = 0; i < jc_remote_tiers(c->remote); i++)
 		if (remote_lookup_one(c, i, key, out, count_miss, delta, seen) == 0)
@@ -653,7 +658,7 @@ static void remote_put(struct jc_cache *c, const struct jc_key *key, const void 
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct jc_encoded other = { .owned = NULL };
 	const struct jc_encoded *e = local;
-	if (!c->remote || jc_remote_read_only(c->remote) || jc_dir_usable(c) != 0)
+	if (!remote_usable(c) || jc_remote_read_only(c->remote))
 		return;
 	if (!jc_remote_compress(c->remote) != !c->compress) {
 		jc_entry_encode(key, data, size, compile_ns, jc_remote_compress(c->remote), &other);

@@ -163,11 +163,10 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 		timeout = 1e6;
 	int64_t deadline = jc_wall_ns() + (int64_t)(timeout * 1e9);
 	struct jc_cache_lock *lock = lock_local(cache, key, deadline);
-	/* No local lock: still coordinate, unless the cache directory is lost
-	 * (EBADF: this process then asks no remote, cache.c). */
+	/* (EBADF: the directory cannot be used, nor then the remotes, cache.c) */
 	if (!lock && errno != ETIMEDOUT && errno != EBADF && cache->remote &&
 	    (lock = malloc(sizeof *lock)))
-		*lock = (struct jc_cache_lock){ .fd = -1 };
+		*lock = (struct jc_cache_lock){ .fd = -1 }; /* no local lock: still coordinate */
 	if (lock && cache->remote)
 		wait_remote(cache, key, deadline, lock);
 	return lock;

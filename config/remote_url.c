@@ -165,19 +165,18 @@ void jc_remote_url_redact(const char *text, char *out, size_t size)
 {
 	if (!size)
 		return;
+	/* The user info is all of it: a token is often the user name alone
+	 * (https://TOKEN@host/, GitHub's TOKEN:x-oauth-basic@), so nothing
+	 * before the '@' is shown.  The last '@' of the text: the user info of
+	 * a Redis URL ends there, and cutting more of a text that is not a
+	 * URL (an '@' in a path or an attribute) only hides more. */
 	const char *scheme_end = text ? strstr(text, "://") : NULL;
 	const char *at = text ? strrchr(text, '@') : NULL;
 	if (!scheme_end || !at || at < scheme_end) {
 		snprintf(out, size, "%s", text ? text : "");
 		return;
 	}
-	const char *info = scheme_end + 3;
-	const char *colon = memchr(info, ':', (size_t)(at - info));
-	if (!colon) {
-		snprintf(out, size, "%s", text);
-		return;
-	}
-	snprintf(out, size, "%.*s:***%s", (int)(colon - text), text, at);
+	snprintf(out, size, "%.*s***%s", (int)(scheme_end + 3 - text), text, at);
 }
 
 /* ---- the list of remotes ------------------------------------------------- */
@@ -185,6 +184,29 @@ void jc_remote_url_redact(const char *text, char *out, size_t size)
 static int is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n';
+}
+
+int jc_url_dot_segment(const char *path, size_t n)
+{
+	const char *p = path, *end = path + n;
+	while (p < end) {
+		const char *seg_end = memchr(p, '/', (size_t)(end - p));
+		if (!seg_end)
+			seg_end = end;
+		int dots = 0, other = 0;
+		for (const char *q = p; q < seg_end; q++) {
+			if (*q == '.')
+				dots++;
+			else if (*q == '%' && seg_end - q >= 3 && q[1] == '2' && (q[2] == 'e' || q[2] == 'E'))
+				dots++, q += 2;
+			else
+				other = 1;
+		}
+		if (!other && (dots == 1 || dots == 2))
+			return 1;
+		p = seg_end + 1;
+	}
+	return 0;
 }
 
 /* http(s)://HOST[:PORT][/PATH]: checked, not split (the tier does that). */
@@ -206,6 +228,8 @@ static int http_url(const char *s, size_t n, const char **why)
 	for (const char *p = host_end; p < end; p++)
 		if (*p == '?' || *p == '#' || (unsigned char)*p <= ' ')
 			return fail(why, "an http URL takes no query, fragment or spaces");
+	if (jc_url_dot_segment(host_end, (size_t)(end - host_end)))
+		return fail(why, "an http URL's path has no '.' or '..' segment");
 	return 0;
 }
 
@@ -224,6 +248,10 @@ static int s3_url(const char *s, size_t n, const char **why)
 	for (const char *p = bucket + len; p < end; p++)
 		if (*p == '?' || *p == '#' || (unsigned char)*p <= ' ')
 			return fail(why, "an S3 URL takes no query, fragment or spaces");
+	/* libcurl removes dot segments: s3://team/../other would be another
+	 * bucket's objects */
+	if (jc_url_dot_segment(bucket + len, (size_t)(end - bucket - len)))
+		return fail(why, "an S3 prefix has no '.' or '..' segment (it would leave the bucket)");
 	return 0;
 }
 

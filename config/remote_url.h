@@ -40,7 +40,7 @@
  *   if (jc_remote_url_parse(text, &u, &why) != 0) log("bad url: %s", why);
  *
  *   char shown[512];
- *   jc_remote_url_redact(text, shown, sizeof shown);  // password -> "***"
+ *   jc_remote_url_redact(text, shown, sizeof shown);  // user info -> "***"
  *
  * Error convention: jc_remote_url_parse() returns 0, or -1 with *why a
  * short static reason; *out is then unspecified.
@@ -67,8 +67,9 @@ struct jc_remote_url {
 
 int jc_remote_url_parse(const char *text, struct jc_remote_url *out, const char **why);
 
-/* text with its password (if any) replaced by "***", for messages and for
- * `jitcache config`; cut to size bytes.  Works on any text, valid or not. */
+/* text with its user info (user name and password, whatever is before the
+ * last '@') replaced by "***", for messages and for `jitcache config`; cut
+ * to size bytes.  Works on any text, valid or not, of any scheme. */
 void jc_remote_url_redact(const char *text, char *out, size_t size);
 
 enum jc_remote_kind { JC_REMOTE_REDIS, JC_REMOTE_HTTP, JC_REMOTE_S3 };
@@ -90,7 +91,12 @@ struct jc_remote_spec {
 int jc_remote_list_parse(const char *text, struct jc_remote_spec out[JC_REMOTES_MAX], int *n,
 			 const char **why);
 
-/* The list with each Redis password replaced by "***", cut to size bytes. */
+/* Whether the n bytes of a URL's path hold a "." or ".." segment (also
+ * written %2e): libcurl and servers remove them, so that a path or an S3
+ * prefix with one leads outside the one given (another bucket). */
+int jc_url_dot_segment(const char *path, size_t n);
+
+/* The list with each URL's user info replaced by "***", cut to size bytes. */
 void jc_remote_list_redact(const char *text, char *out, size_t size);
 
 #endif

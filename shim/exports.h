@@ -8,7 +8,8 @@
  * (shim/cl_real.c).  tests/integration/exports.sh checks the built library
  * and the JC_EXPORT definitions against it.
  *
- *   X(api, name)    api: dl (dlsym itself), ze (Level Zero), cl (OpenCL)
+ *   X(api, name)    api: dl (dlsym itself), ze (Level Zero), cl (OpenCL),
+ *                   exec (the exec functions, shim/exec.c)
  */
 #ifndef JITCACHE_EXPORTS_H
 #define JITCACHE_EXPORTS_H
@@ -34,6 +35,15 @@
 	X(cl, clRetainKernel)                                                     \
 	X(cl, clReleaseKernel)                                                    \
 	X(cl, clCloneKernel)                                                      \
-	X(cl, clSetProgramSpecializationConstant)
+	X(cl, clSetProgramSpecializationConstant)                                 \
+	X(exec, execve)                                                           \
+	X(exec, execv)                                                            \
+	X(exec, execvp)                                                           \
+	X(exec, execvpe)                                                          \
+	X(exec, execl)                                                            \
+	X(exec, execlp)                                                           \
+	X(exec, execle)                                                           \
+	X(exec, fexecve)                                                          \
+	X(exec, execveat)
 
 #endif

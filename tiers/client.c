@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,25 +20,54 @@
 void jc_backoff_init(struct jc_backoff *b, const char *state_dir, const char *where,
 		     double seconds)
 {
+	struct stat st;
 	memset(b, 0, sizeof *b);
 	b->seconds = seconds > 0 ? seconds : 0; /* also NaN */
-	if (state_dir)
-		snprintf(b->path, sizeof b->path, "%s/remote-%016llx.down", state_dir,
-			 (unsigned long long)XXH3_64bits(where, strlen(where)));
+	if (!state_dir || stat(state_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    snprintf(b->dir, sizeof b->dir, "%s", state_dir) >= (int)sizeof b->dir) {
+		b->dir[0] = '\0';
+		return;
+	}
+	b->dev = (uint64_t)st.st_dev;
+	b->ino = (uint64_t)st.st_ino;
+	snprintf(b->name, sizeof b->name, "remote-%016llx.down",
+		 (unsigned long long)XXH3_64bits(where, strlen(where)));
+}
+
+/* The back-off file, opened with flags in the directory state_dir named
+ * when b was made, and only there: -1 if the path now leads elsewhere (a
+ * descriptor of /proc/self/fd/N the program reused, a directory renamed and
+ * another made in its place), or to anything but a regular file (a FIFO is
+ * opened without blocking and refused). */
+static int open_file(const struct jc_backoff *b, int flags)
+{
+	struct stat st;
+	if (!b->dir[0])
+		return -1;
+	int dfd = open(b->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	int fd = -1;
+	if (fstat(dfd, &st) == 0 && (uint64_t)st.st_dev == b->dev && (uint64_t)st.st_ino == b->ino)
+		fd = openat(dfd, b->name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	close(dfd);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 void jc_backoff_start(struct jc_backoff *b)
 {
 	int64_t until = jc_wall_ns() + (int64_t)(b->seconds * 1e9);
 	__atomic_store_n(&b->until, until, __ATOMIC_RELAXED);
-	if (!b->path[0])
-		return;
-	int fd = jc_fs_open_file(AT_FDCWD, b->path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int fd = open_file(b, O_WRONLY | O_CREAT);
 	if (fd < 0)
 		return;
 	char text[32];
 	int n = snprintf(text, sizeof text, "%lld\n", (long long)until);
-	if (write(fd, text, (size_t)n) != n) {
+	if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)n) != n) {
 		/* a short file is ignored by its readers */
 	}
 	close(fd);
@@ -48,9 +78,7 @@ int jc_backoff_active(struct jc_backoff *b)
 	int64_t now = jc_wall_ns();
 	if (now < __atomic_load_n(&b->until, __ATOMIC_RELAXED))
 		return 1;
-	if (!b->path[0])
-		return 0;
-	int fd = jc_fs_open_file(AT_FDCWD, b->path, O_RDONLY, 0);
+	int fd = open_file(b, O_RDONLY);
 	if (fd < 0)
 		return 0;
 	char text[32] = "";

@@ -15,7 +15,11 @@
  * (ns) until which the remote is skipped.  Best effort: a directory that
  * cannot be written only means other processes find out for themselves; a
  * time further off than one back-off period is not one we wrote, and is
- * ignored.  Thread-safe.
+ * ignored.  The file is only ever in the directory cache_dir named at init
+ * (its device and inode checked before each use): never in another one the
+ * same path leads to later (/proc/self/fd/N of a descriptor the program
+ * reused, a directory renamed and made again), and only a regular file
+ * (opened without blocking: a FIFO is refused).  Thread-safe.
  */
 #ifndef JITCACHE_CLIENT_H
 #define JITCACHE_CLIENT_H
@@ -25,7 +29,9 @@
 #include <stdint.h>
 
 struct jc_backoff {
-	char path[PATH_MAX]; /* the shared back-off file, or "" */
+	char dir[PATH_MAX];  /* the cache directory, or "": no shared file */
+	uint64_t dev, ino;   /* what dir was at init */
+	char name[32];       /* the back-off file's name in it */
 	double seconds;      /* how long a failure skips the remote */
 	int64_t until;       /* wall ns; read and written atomically */
 };

@@ -6,6 +6,7 @@
 #include "tiers/sigv4.h"
 #include "store/fsutil.h"
 #include "config/readfile.h"
+#include "config/remote_url.h"
 #include "config/log.h"
 
 #include <ctype.h>
@@ -157,7 +158,8 @@ struct jc_http {
 	double timeout;
 	uint64_t limit;
 	struct jc_backoff down; /* skipped after a failure (client.h) */
-	struct handle *idle;   /* atomic */
+	struct handle *idle[JC_REMOTE_WRITERS + 1]; /* atomic: one per writer thread
+						       and the program's */
 	int told[P_COUNT];
 };
 
@@ -247,12 +249,15 @@ static void handle_free(struct handle *hd)
 
 static struct handle *checkout(struct jc_http *h)
 {
-	struct handle *hd = __atomic_exchange_n(&h->idle, NULL, __ATOMIC_ACQ_REL);
-	if (hd && handle_sound(hd)) {
-		curl.easy_reset(hd->curl);
-		return hd;
+	struct handle *hd;
+	for (size_t i = 0; i < sizeof h->idle / sizeof *h->idle; i++) {
+		hd = __atomic_exchange_n(&h->idle[i], NULL, __ATOMIC_ACQ_REL);
+		if (hd && handle_sound(hd)) {
+			curl.easy_reset(hd->curl);
+			return hd;
+		}
+		handle_free(hd);
 	}
-	handle_free(hd);
 	hd = calloc(1, sizeof *hd);
 	if (!hd)
 		return NULL;
@@ -269,10 +274,13 @@ static struct handle *checkout(struct jc_http *h)
 
 static void checkin(struct jc_http *h, struct handle *hd)
 {
-	struct handle *none = NULL;
-	if (!__atomic_compare_exchange_n(&h->idle, &none, hd, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		handle_free(hd);
+	for (size_t i = 0; i < sizeof h->idle / sizeof *h->idle; i++) {
+		struct handle *none = NULL;
+		if (__atomic_compare_exchange_n(&h->idle[i], &none, hd, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
+	handle_free(hd);
 }
 
 /* ---- one request ------------------------------------------------------------ */
@@ -286,8 +294,9 @@ struct xfer {
 	struct handle *hd;
 	const struct jc_key *key;
 	long code;
-	int64_t expect;          /* Content-Length, or -1 */
-	int started, too_large, bad_start, checked_start;
+	int64_t expect;          /* Content-Length, or the size the header gives
+				    (a body of no stated length), or -1 */
+	int started, too_large, bad_start, checked_start, overlong;
 	uint8_t *buf;
 	size_t len, cap, dropped;
 	const uint8_t *up;       /* PUT: the body */
@@ -296,9 +305,19 @@ struct xfer {
 };
 
 /* Could an object of size bytes starting with these be a sound entry for
- * key?  One that cannot is not read further. */
-static int sound_start(const struct xfer *x)
+ * key?  One that cannot is not read further.  A body of no stated length
+ * (chunked, or ended by closing) is held to the size its header gives,
+ * checked against the limit before any more of it is taken. */
+static int sound_start(struct xfer *x)
 {
+	if (x->expect < 0) {
+		uint32_t flags = (uint32_t)(jc_get_le64(x->buf + 8) >> 32);
+		uint64_t stored = jc_get_le64(x->buf + 32);
+		uint64_t trailer = flags & JC_ENTRY_SIGNED ? JC_SIG_TRAILER_SIZE : 0;
+		if (stored > (uint64_t)INT64_MAX / 2)
+			stored = (uint64_t)INT64_MAX / 2; /* refused by the limit below */
+		x->expect = (int64_t)(JC_ENTRY_HEADER_SIZE + trailer + stored);
+	}
 	struct jc_entry_header eh;
 	const char *why;
 	return jc_entry_check_header(x->buf, (uint64_t)x->expect, x->key, &eh, &why) ==
@@ -333,10 +352,16 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	}
 	if (x->len + n > x->h->limit)
 		return x->too_large = 1, 0;
+	/* more than its header (or Content-Length) said: not this entry, and
+	 * not read further (jc_remote_value_check refuses its size) */
+	if (x->checked_start && x->len + n > (uint64_t)x->expect)
+		return x->overlong = 1, 0;
 	if (x->len + n > x->cap) {
 		size_t cap = x->cap ? x->cap : 64 * 1024;
 		while (cap < x->len + n)
 			cap *= 2;
+		if (x->checked_start && cap > (uint64_t)x->expect)
+			cap = (size_t)x->expect; /* no more than the header said */
 		uint8_t *more = realloc(x->buf, cap);
 		if (!more)
 			return 0;
@@ -345,10 +370,12 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	}
 	memcpy(x->buf + x->len, data, n);
 	x->len += n;
-	if (!x->checked_start && x->expect >= 0 && x->len >= JC_ENTRY_HEADER_SIZE) {
+	if (!x->checked_start && x->len >= JC_ENTRY_HEADER_SIZE) {
 		x->checked_start = 1;
 		if (!sound_start(x))
 			return x->bad_start = 1, 0;
+		if (x->len > (uint64_t)x->expect)
+			return x->overlong = 1, 0;
 	}
 	return n;
 }
@@ -525,10 +552,11 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 			"compiling here", size, (unsigned long long)h->limit);
 		delta[JC_REMOTE_CORRUPT]++;
 		found = 0;
-	} else if (x.bad_start) {
-		/* Its header already says it is bad: the rest is not read. */
+	} else if (x.bad_start || x.overlong) {
+		/* Its header already says it is bad, or it is longer than its
+		 * header says: the rest is not read. */
 		memcpy(v->header, x.buf, JC_ENTRY_HEADER_SIZE);
-		v->size = (uint64_t)x.expect;
+		v->size = (uint64_t)x.expect + (uint64_t)x.overlong;
 		delta[JC_REMOTE_BYTES_IN] += x.len;
 		found = 1;
 	} else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
@@ -624,6 +652,8 @@ static int parse_http(const char *url, struct jc_http *h, const char **why)
 		if (!path_char((unsigned char)p[i]))
 			return *why = "a path with characters a URL path cannot hold (no query, "
 				      "no fragment)", -1;
+	if (jc_url_dot_segment(p, plen))
+		return *why = "a path with a '.' or '..' segment", -1;
 	memcpy(h->path, p, plen);
 	h->path[plen] = '\0';
 	return 0;
@@ -653,6 +683,8 @@ static int parse_s3(const char *url, struct jc_http *h, const char **why)
 	for (size_t i = 0; i < plen; i++)
 		if (!isalnum((unsigned char)prefix[i]) && !strchr("-._~/", prefix[i]))
 			return *why = "a prefix of letters, digits and -._~/ only", -1;
+	if (jc_url_dot_segment(prefix, plen)) /* libcurl would take it out of the bucket */
+		return *why = "a prefix with a '.' or '..' segment (it would leave the bucket)", -1;
 	if (jc_sigv4_load(&h->creds, why) != 0)
 		return -1;
 	const char *endpoint = env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")
@@ -787,7 +819,8 @@ void jc_http_close(struct jc_http *h)
 {
 	if (!h)
 		return;
-	handle_free(__atomic_exchange_n(&h->idle, NULL, __ATOMIC_ACQ_REL));
+	for (size_t i = 0; i < sizeof h->idle / sizeof *h->idle; i++)
+		handle_free(__atomic_exchange_n(&h->idle[i], NULL, __ATOMIC_ACQ_REL));
 	explicit_bzero(h, sizeof *h);
 	free(h);
 }

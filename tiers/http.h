@@ -37,8 +37,10 @@
  * Failure is never fatal and never slow, as for Redis: connecting, and each
  * whole answer however slowly its bytes come, are bounded (connect_timeout,
  * timeout); an object larger than limit is never read (its Content-Length
- * is checked before any byte of it is taken, and a transfer is stopped once
- * past the limit); no redirect is followed; after a failure (no connection,
+ * is checked before any byte of it is taken; a body of no stated length,
+ * chunked or ended by closing, is held to the size its first 64 bytes give,
+ * checked the same way); one whose first 64 bytes show it is not the key's
+ * entry is not read further, however it is framed; no redirect is followed; after a failure (no connection,
  * a timeout, a 5xx, an answer that is not HTTP, refused credentials, a
  * certificate that does not verify) the remote is skipped for `backoff`
  * seconds by this process and every process of the same cache directory (a
@@ -47,8 +49,9 @@
  *
  * Counting: get and put add remote errors, bad values (too large), bytes
  * in and out, and stores to delta; hits and misses are the caller's.
- * Thread-safe: each call takes a kept libcurl handle (one is kept for
- * reuse, with its connection) or makes one; none is used across fork().
+ * Thread-safe: each call takes a kept libcurl handle (up to one per writer
+ * thread and one more are kept for reuse, with their connections) or makes
+ * one; none is used across fork().
  */
 #ifndef JITCACHE_HTTP_H
 #define JITCACHE_HTTP_H

@@ -51,7 +51,8 @@ struct jc_redis {
 	double op_timeout, lease, lease_wait;
 	uint64_t limit;                /* largest value read (jc_entry_limit) */
 	struct jc_backoff down;        /* skipped after a failure (client.h) */
-	struct conn *idle;             /* a connection ready for reuse (atomic) */
+	struct conn *idle[JC_REMOTE_WRITERS + 1]; /* connections ready for reuse (atomic):
+						     one per writer thread and the program's */
 	const struct jc_signer *signer; /* signs this node's leases; or NULL */
 	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
 	int trust_required;
@@ -179,25 +180,30 @@ static struct conn *connect_now(struct jc_redis *r)
 	return cn;
 }
 
-/* Take the idle connection, or make one. */
+/* Take an idle connection, or make one. */
 static struct conn *checkout(struct jc_redis *r)
 {
-	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
-	if (cn && cn->pid == getpid() && conn_owned(cn)) {
-		cn->reused = 1;
-		return cn;
+	for (size_t i = 0; i < sizeof r->idle / sizeof *r->idle; i++) {
+		struct conn *cn = __atomic_exchange_n(&r->idle[i], NULL, __ATOMIC_ACQ_REL);
+		if (cn && cn->pid == getpid() && conn_owned(cn)) {
+			cn->reused = 1;
+			return cn;
+		}
+		conn_free(cn); /* inherited through fork() (the parent's, not ours), or
+				  closed by the program */
 	}
-	conn_free(cn); /* inherited through fork() (the parent's, not ours), or
-			  closed by the program */
 	return connect_now(r);
 }
 
 static void checkin(struct jc_redis *r, struct conn *cn)
 {
-	struct conn *none = NULL;
-	if (!__atomic_compare_exchange_n(&r->idle, &none, cn, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		conn_free(cn); /* another thread's is kept instead */
+	for (size_t i = 0; i < sizeof r->idle / sizeof *r->idle; i++) {
+		struct conn *none = NULL;
+		if (__atomic_compare_exchange_n(&r->idle[i], &none, cn, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
+	conn_free(cn); /* others' are kept instead */
 }
 
 /* ---- one exchange with the server ----------------------------------------- */
@@ -478,8 +484,8 @@ void jc_redis_close(struct jc_redis *r)
 {
 	if (!r)
 		return;
-	struct conn *cn = __atomic_exchange_n(&r->idle, NULL, __ATOMIC_ACQ_REL);
-	conn_free(cn);
+	for (size_t i = 0; i < sizeof r->idle / sizeof *r->idle; i++)
+		conn_free(__atomic_exchange_n(&r->idle[i], NULL, __ATOMIC_ACQ_REL));
 	free(r);
 }
 

@@ -42,20 +42,24 @@ struct jc_remote {
 	jc_remote_count_fn *count;
 	void *ctx;
 
-	/* the queue, and its thread (one per process: pid) */
+	/* the queue, and its threads (this process's: pid) */
 	pthread_mutex_t mu;
 	pthread_cond_t work, idle;
 	struct job *head, *tail;
 	size_t queued_bytes;
-	int queued, busy, busy_write, stop, has_thread;
+	int queued, busy, busy_write, stop; /* busy: jobs being run */
+	int threads;                        /* how many are running */
 	pid_t pid;
-	pthread_t thread;
+	pthread_t thread[JC_REMOTE_WRITERS];
 };
 
 /* ---- opening ------------------------------------------------------------ */
 
 static struct jc_remote *opened[16]; /* for the exit handler and fork */
 static pthread_mutex_t opened_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The process that last started a writer thread: only it has writes to
+ * save before execve() (jc_remote_before_exec).  Read without a lock. */
+static pid_t writer_pid;
 
 static void at_exit(void);
 static void before_fork(void);
@@ -108,6 +112,21 @@ static void open_tier(struct jc_remote *r, struct tier *t, const struct jc_remot
 		.limit = limit,
 	};
 	t->http = jc_http_open(&ho, state_dir);
+}
+
+/* The queue's mutex and condition variables, new: at open, and in a fork()ed
+ * child, where the parent's copies may record waiters (its writer thread)
+ * that do not exist there, and a signal or wait on them would block for
+ * ever. */
+static void init_sync(struct jc_remote *r)
+{
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->work, &attr);
+	pthread_cond_init(&r->idle, &attr);
+	pthread_condattr_destroy(&attr);
 }
 
 /* The web and S3 remotes' client library is loaded by the first exchange
@@ -170,13 +189,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 		r->exit_wait = 3600;
 	r->count = count;
 	r->ctx = ctx;
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->work, &attr);
-	pthread_cond_init(&r->idle, &attr);
-	pthread_condattr_destroy(&attr);
+	init_sync(r);
 	r->pid = getpid();
 	pthread_once(&once, register_handlers);
 	pthread_mutex_lock(&opened_mu);
@@ -218,17 +231,41 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* The web and S3 remotes that answered "absent" to this thread's last
+ * lookup, and for which key: the look after the compile-once lock does not
+ * ask them again, so that a miss costs one answer of each, not two (a web
+ * server or bucket holds no lease: nothing tells that another machine
+ * stored the value meanwhile).  A remote is skipped so once; all are
+ * forgotten by a lookup of another key, or when a lease wait finds the
+ * value stored (JC_REMOTE_READY).  Redis is asked again: its answers are
+ * quick, and its leases make the second look worth it. */
+static __thread struct {
+	const struct jc_remote *r;
+	struct jc_key key;
+	unsigned absent; /* bit i: the i-th remote */
+} last_absent;
+
 int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
 		return -1;
-	if (r->t[i].http) {
-		web_ready();
-		return jc_http_get(r->t[i].http, key, v, delta);
+	if (!r->t[i].http)
+		return jc_redis_get(r->t[i].redis, key, v, delta);
+	if (last_absent.r != r || memcmp(&last_absent.key, key, sizeof *key) != 0) {
+		last_absent.r = r;
+		last_absent.key = *key;
+		last_absent.absent = 0;
+	} else if (last_absent.absent & 1u << i) {
+		last_absent.absent &= ~(1u << i);
+		return 0;
 	}
-	return jc_redis_get(r->t[i].redis, key, v, delta);
+	web_ready();
+	int found = jc_http_get(r->t[i].http, key, v, delta);
+	if (found == 0)
+		last_absent.absent |= 1u << i;
+	return found;
 }
 
 enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
@@ -256,7 +293,10 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	*lease = NULL;
 	if (!r || !r->leases)
 		return JC_REMOTE_FREE;
-	return jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
+	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
+	if (w == JC_REMOTE_READY)
+		last_absent.absent = 0; /* stored by another machine: ask every remote */
+	return w;
 }
 
 /* ---- the writer thread -------------------------------------------------- */
@@ -288,52 +328,68 @@ static void run_job(struct jc_remote *r, struct job *j)
 	count(r, delta);
 }
 
+/* Under r->mu: the job at the head may be run now.  A lease's release
+ * waits until the writes queued before it (all those being run, the queue
+ * being in order) are done: a machine waiting for the lease then finds the
+ * value. */
+static int runnable(const struct jc_remote *r)
+{
+	return r->head && (!r->head->lease || r->busy == 0);
+}
+
 static void *writer(void *arg)
 {
 	struct jc_remote *r = arg;
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		while (!r->head && !r->stop)
+		while (!runnable(r) && !r->stop)
 			pthread_cond_wait(&r->work, &r->mu);
-		if (!r->head)
+		if (!runnable(r))
 			break;
 		struct job *j = r->head;
 		r->head = j->next;
 		if (!r->head)
 			r->tail = NULL;
-		r->busy = 1;
-		r->busy_write = !j->lease;
+		r->busy++;
+		r->busy_write += !j->lease;
 		pthread_mutex_unlock(&r->mu);
 		run_job(r, j);
 		pthread_mutex_lock(&r->mu);
-		r->busy = r->busy_write = 0;
+		r->busy--;
+		r->busy_write -= !j->lease;
 		r->queued--;
 		r->queued_bytes -= j->size;
 		free(j);
-		if (!r->head)
+		if (r->head && r->head->lease && r->busy == 0)
+			pthread_cond_broadcast(&r->work); /* a release waits for us */
+		if (!r->head && r->busy == 0)
 			pthread_cond_broadcast(&r->idle);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
 
-/* Under r->mu: the thread of this process, started if not yet.  0 if
- * there is one. */
+/* Under r->mu: a thread to run the job just queued: another one (up to
+ * JC_REMOTE_WRITERS) if every running one is busy.  0 if there is one. */
 static int have_thread(struct jc_remote *r)
 {
-	if (r->has_thread)
+	if (r->threads > 0 && (r->busy < r->threads || r->threads == JC_REMOTE_WRITERS))
 		return 0;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r->has_thread = pthread_create(&r->thread, NULL, writer, r) == 0;
+	int made = pthread_create(&r->thread[r->threads], NULL, writer, r) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!r->has_thread) {
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot start the thread that writes to the remote "
-			    "tiers; writing in the program instead");
-		return -1;
+	if (made) {
+		r->threads++;
+		__atomic_store_n(&writer_pid, getpid(), __ATOMIC_RELEASE);
+		return 0;
 	}
-	return 0;
+	if (r->threads > 0)
+		return 0; /* those running will do */
+	JC_LOG_ONCE(JC_LOG_INFO, "cannot start the thread that writes to the remote "
+		    "tiers; writing in the program instead");
+	return -1;
 }
 
 /* Queue j, or run it here if no thread can be had.  Dropped (counted) if
@@ -441,7 +497,7 @@ int jc_remote_flush(struct jc_remote *r, double seconds)
 		return 0;
 	int64_t end = mono_ns() + (int64_t)(seconds * 1e9);
 	pthread_mutex_lock(&r->mu);
-	while ((r->head || r->busy) && r->has_thread && r->pid == getpid()) {
+	while ((r->head || r->busy) && r->threads && r->pid == getpid()) {
 		int64_t now = mono_ns();
 		if (now >= end)
 			break;
@@ -451,6 +507,34 @@ int jc_remote_flush(struct jc_remote *r, double seconds)
 	int left = r->queued;
 	pthread_mutex_unlock(&r->mu);
 	return left ? -1 : 0;
+}
+
+/* Under r->mu: take the queued jobs off the queue (writes dropped, leases
+ * released); how many writes were dropped. */
+static uint64_t drop_queued(struct jc_remote *r)
+{
+	uint64_t dropped = 0;
+	while (r->head) {
+		struct job *j = r->head;
+		r->head = j->next;
+		dropped += !j->lease;
+		r->queued--;
+		r->queued_bytes -= j->size;
+		if (j->lease) /* no write of ours is left before it */
+			jc_redis_release(j->lease);
+		free(j);
+	}
+	r->tail = NULL;
+	return dropped;
+}
+
+static void said_dropped(struct jc_remote *r, uint64_t dropped, const char *when, double seconds)
+{
+	if (!dropped)
+		return;
+	jc_log(JC_LOG_INFO, "%llu remote writes dropped %s after %.1f s (each is in the local "
+	       "store)", (unsigned long long)dropped, when, seconds);
+	count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = dropped });
 }
 
 /* Stop the thread after at most `seconds`: what is still queued then is
@@ -467,32 +551,42 @@ static void finish(struct jc_remote *r, double seconds, int wait_busy)
 	jc_remote_flush(r, seconds);
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
-	uint64_t dropped = 0;
-	while (r->head) {
-		struct job *j = r->head;
-		r->head = j->next;
-		dropped += !j->lease;
-		r->queued--;
-		r->queued_bytes -= j->size;
-		if (j->lease) /* no write of ours is left before it */
-			jc_redis_release(j->lease);
-		free(j);
-	}
-	r->tail = NULL;
-	int busy = r->busy, has = r->has_thread && r->pid == getpid();
-	dropped += busy && !wait_busy && r->busy_write; /* may not be done */
+	uint64_t dropped = drop_queued(r);
+	int busy = r->busy, threads = r->pid == getpid() ? r->threads : 0;
+	dropped += wait_busy ? 0 : (uint64_t)r->busy_write; /* may not be done */
 	pthread_cond_broadcast(&r->work);
 	pthread_mutex_unlock(&r->mu);
-	if (has && (wait_busy || !busy))
-		pthread_join(r->thread, NULL);
-	else if (has)
-		pthread_detach(r->thread);
-	r->has_thread = 0;
-	if (dropped) {
-		jc_log(JC_LOG_INFO, "%llu remote writes dropped at exit after %.1f s (each is in "
-		       "the local store)", (unsigned long long)dropped, seconds);
-		count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = dropped });
+	for (int i = 0; i < threads; i++)
+		if (wait_busy || !busy)
+			pthread_join(r->thread[i], NULL);
+		else
+			pthread_detach(r->thread[i]);
+	r->threads = 0;
+	said_dropped(r, dropped, "at exit", seconds);
+}
+
+/* Before execve() replaces the program (and its writer thread) with
+ * another: as at exit, the queued writes get exit_wait and those left are
+ * dropped, counted and said, as profilers' runtimes (gcov's __gcov_execve)
+ * save their counters before an exec.  The thread is left running: should
+ * the exec fail, the program goes on with a working queue (a write cut short
+ * by the exec, counted dropped, is then done after all). */
+void jc_remote_before_exec(void)
+{
+	if (__atomic_load_n(&writer_pid, __ATOMIC_ACQUIRE) != getpid())
+		return; /* nothing written by this process (or a vfork()ed child) */
+	pthread_mutex_lock(&opened_mu);
+	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++) {
+		struct jc_remote *r = opened[i];
+		if (!r || r->pid != getpid())
+			continue;
+		jc_remote_flush(r, r->exit_wait);
+		pthread_mutex_lock(&r->mu);
+		uint64_t dropped = drop_queued(r) + (uint64_t)r->busy_write;
+		pthread_mutex_unlock(&r->mu);
+		said_dropped(r, dropped, "at exec", r->exit_wait);
 	}
+	pthread_mutex_unlock(&opened_mu);
 }
 
 static void forget(struct jc_remote *r)
@@ -548,14 +642,16 @@ static void after_fork_parent(void)
 }
 
 /* The child has no writer thread and writes nothing its parent queued:
- * the parent does.  Its own writes start a thread of its own. */
+ * the parent does.  Its own writes start a thread of its own, on a queue
+ * whose mutex and condition variables are new (init_sync): the ones copied
+ * from the parent may count the parent's writer thread as a waiter. */
 static void after_fork_child(void)
 {
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++) {
 		struct jc_remote *r = opened[i];
 		if (!r)
 			continue;
-		pthread_mutex_unlock(&r->mu);
+		init_sync(r); /* the copy of mu held by before_fork() included */
 		struct job *j = r->head;
 		while (j) {
 			struct job *next = j->next;
@@ -567,10 +663,10 @@ static void after_fork_child(void)
 		r->head = r->tail = NULL;
 		r->queued = 0;
 		r->queued_bytes = 0;
-		r->busy = 0;
+		r->busy = r->busy_write = 0;
 		r->stop = 0;
-		r->has_thread = 0;
+		r->threads = 0;
 		r->pid = getpid();
 	}
-	pthread_mutex_unlock(&opened_mu);
+	pthread_mutex_init(&opened_mu, NULL);
 }

@@ -12,14 +12,15 @@
  * (backfill), as the caller keeps it in the local store.
  *
  * Writes never hold the program up: jc_remote_put() copies the value into
- * a queue and returns; one thread of this process (started on the first
- * write, taking no signal of the host's) writes it to each writable remote.
+ * a queue and returns; a thread of this process (the first started on the
+ * first write, up to JC_REMOTE_WRITERS while all are busy; they take no
+ * signal of the host's) writes it to each writable remote.
  * The queue is bounded (JC_REMOTE_QUEUE_BYTES): a write that does not fit
  * is dropped and counted.  At exit (an atexit handler, registered again
  * after the web client loads TLS, so that it runs before TLS's own) the
  * writes still queued get up to exit_wait seconds; those left are dropped,
- * counted, and nothing is left running.  Each dropped write is in the local
- * store.  A fork()ed child starts with an empty queue: the parent writes
+ * counted, and nothing is left running; so before an exec.  Each dropped
+ * write is in the local store.  A fork()ed child starts with an empty queue: the parent writes
  * what it queued.
  *
  * Compile-once across machines is Redis's: jc_remote_wait() takes a lease
@@ -89,9 +90,11 @@ struct jc_remote_lease;
 #define JC_WEB_CONNECT_TIMEOUT 2.0
 #define JC_WEB_TIMEOUT 10.0
 
-/* Bounds of the write queue, in bytes and in writes. */
+/* Bounds of the write queue, in bytes and in writes, and the most threads
+ * (each with its connection to each remote) that write it at once. */
 #define JC_REMOTE_QUEUE_BYTES (256u << 20)
 #define JC_REMOTE_QUEUE_WRITES 4096
+#define JC_REMOTE_WRITERS 4
 
 /* Counts what the writer thread did (stores, errors, bytes out, drops). */
 typedef void jc_remote_count_fn(void *ctx, const uint64_t delta[JC_NCOUNTERS]);
@@ -114,6 +117,11 @@ int jc_remote_tiers(const struct jc_remote *r);
 int jc_remote_slot(const struct jc_remote *r, int i);
 /* Wait up to seconds for the queued writes to be done; 0 if none is left. */
 int jc_remote_flush(struct jc_remote *r, double seconds);
+/* Just before execve() (and every exec function, shim/exec.c): the writes
+ * this process queued get each remote's exit_wait, as at exit; those left
+ * are dropped, counted and said.  At once, taking no lock, in a process
+ * that never wrote (or a vfork()ed child). */
+void jc_remote_before_exec(void);
 
 /* A value as read: its first 64 bytes (zero-filled if shorter), the rest in
  * payload (malloc'd; the caller frees it), and the value's full size.  A

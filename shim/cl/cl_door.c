@@ -18,6 +18,7 @@ static const struct {
 } wrapped[] = {
 #define W_dl(name)
 #define W_ze(name)
+#define W_exec(name)
 #define W_cl(name) { #name, (void *)name },
 #define X(api, name) W_##api(name)
 	JC_EXPORTS(X)
@@ -25,6 +26,7 @@ static const struct {
 #undef W_cl
 #undef W_ze
 #undef W_dl
+#undef W_exec
 };
 
 /* Only the ICD loader's functions are wrapped, whatever a wheel renamed it

@@ -11,6 +11,11 @@ killed.  Modes, for every request:
   redirect  HTTP 302 to another host
   endless   a 200 answer without a length (chunked), zero bytes without end
   slowput   GET and HEAD: 404 at once; PUT: the body read, never answered
+  slow404   GET and HEAD: 404 after 2 s; PUT: 201 at once (body read)
+With a fourth argument ROOT (a directory of files, as nginx's root):
+  chunked   GET: the file at the request's path, chunked (no length); 404 if none
+  unframed  GET: the same without a length or chunks, ended by closing
+  overlong  GET: the same chunked, then zeros without end
 """
 import os
 import socket
@@ -19,6 +24,7 @@ import threading
 import time
 
 mode, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+root = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 def read_request(c):
@@ -30,6 +36,8 @@ def read_request(c):
             return None
         data += more
     method = data.split(b" ", 1)[0]
+    global path
+    path = data.split(b" ", 2)[1].decode()
     head, _, body = data.partition(b"\r\n\r\n")
     for line in head.split(b"\r\n"):
         if line.lower().startswith(b"content-length:"):
@@ -62,6 +70,32 @@ def serve(c):
                 if method == b"PUT":
                     time.sleep(3600)
                 answer(c, b"404 Not Found")
+            elif mode == "slow404":
+                if method == b"PUT":
+                    answer(c, b"201 Created")
+                else:
+                    time.sleep(2)
+                    answer(c, b"404 Not Found")
+            elif mode in ("chunked", "unframed", "overlong"):
+                try:
+                    with open(os.path.join(root, path.lstrip("/")), "rb") as f:
+                        body = f.read()
+                except OSError:
+                    answer(c, b"404 Not Found")
+                    continue
+                if mode == "unframed":
+                    c.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body)
+                    return
+                c.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                for i in range(0, len(body), 1000):
+                    piece = body[i:i + 1000]
+                    c.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                if mode == "chunked":
+                    c.sendall(b"0\r\n\r\n")
+                    continue
+                chunk = b"10000\r\n" + b"\0" * 0x10000 + b"\r\n"
+                while True:
+                    c.sendall(chunk)
             elif mode == "garbage":
                 c.sendall(os.urandom(4096))
                 return

@@ -11,7 +11,8 @@
  * most) for FILE to exist before it looks: a program that runs on while
  * someone changes the file system around its cache.  With
  * JC_LOOKUP_HOLD=SECONDS it holds the compile-once lock (and remote lease)
- * of a miss that long, as a compile would.
+ * of a miss that long, as a compile would.  With JC_LOOKUP_STORE=SIZE a miss
+ * then stores SIZE bytes under the key, as a compile would.
  *
  * Exit status 0 (a miss is an answer, not an error); 2 on bad usage.
  */
@@ -77,8 +78,16 @@ int main(int argc, char **argv)
 			struct jc_cache_lock *l = jc_cache_lock_key(c, &k);
 			hit = jc_cache_recheck(c, &k, &e) == 0;
 			const char *hold = getenv("JC_LOOKUP_HOLD");
+			const char *store = getenv("JC_LOOKUP_STORE");
 			if (!hit && hold && *hold)
 				usleep((useconds_t)(atof(hold) * 1e6));
+			if (!hit && store && *store) {
+				size_t size = strtoul(store, NULL, 0);
+				void *data = calloc(1, size ? size : 1);
+				if (data)
+					jc_cache_put(c, &k, data, size, 1000000);
+				free(data);
+			}
 			jc_cache_unlock(l);
 		}
 		if (hit)

@@ -87,6 +87,21 @@ tool badbucket s3://Bad_Bucket/x get a
 check "a bucket name S3 would refuse: not opened, one line" \
 	eval 'has badbucket "^open failed$" && said badbucket 1'
 
+# A prefix with '..' would leave the bucket: libcurl removes dot segments
+# (issue 35, item 11), so s3://jitcache/../other wrote to bucket "other".
+check "another bucket made" s3_make_bucket other
+n=0
+for prefix in .. ../other team/../../other ./x; do
+	n=$((n + 1))
+	tool "dots-$n" s3://jitcache/$prefix put a 100
+	check "prefix $prefix: refused, one line, nothing written" \
+		eval 'has "dots-$n" "^open failed$" && said "dots-$n" 1'
+done
+tool other-get s3://other get a
+check "... bucket other holds no object of ours" has other-get '^get 0$'
+tool dotted s3://jitcache/v1..2/a.b put a 100
+check "dots inside a name are no segment: s3://jitcache/v1..2/a.b stores" has dotted '^put 0$'
+
 # ---- faults -------------------------------------------------------------------------------
 tool nobucket s3://no-such-bucket/x put a 10
 check "a bucket that does not exist: put -1, one line" \

@@ -479,7 +479,7 @@ static void test_remote(void)
 	FILE *f = fmemopen(out, sizeof out - 1, "w");
 	jc_config_show(&cfg, f);
 	fclose(f);
-	CHECK(strstr(out, "remote.url             = redis://ci:***@cache:7000/3") != NULL,
+	CHECK(strstr(out, "remote.url             = redis://***@cache:7000/3") != NULL,
 	      "config shows the URL with the password as ***");
 	CHECK(strstr(out, "Hunter2pw") == NULL, "... and nowhere else");
 	setenv("JITCACHE_REMOTE", "", 1);
@@ -494,7 +494,7 @@ static void test_remote(void)
 	CHECK(strcmp(cfg.remote_url, "redis+unix:///run/r.sock?db=2") == 0, "a unix socket URL");
 	setenv("JITCACHE_REMOTE", "redis://:Hunter2pw@", 1);
 	load(&cfg);
-	CHECK(strstr(messages, "JITCACHE_REMOTE='redis://:***@' is not valid: no host") &&
+	CHECK(strstr(messages, "JITCACHE_REMOTE='redis://***@' is not valid: no host") &&
 	      strcmp(cfg.remote_url, "redis://ci:Hunter2pw@cache:7000/3") == 0,
 	      "a bad JITCACHE_REMOTE: one line, the file's value kept (%s)", messages);
 }

@@ -92,12 +92,22 @@ static void refusals(void)
 
 static void redaction(void)
 {
-	CHECK(redacts("redis://u:secret@h:1/2", "redis://u:***@h:1/2"), "user's password hidden");
-	CHECK(redacts("redis://:secret@h", "redis://:***@h"), "default user's password hidden");
-	CHECK(redacts("redis://u:se@cret@h", "redis://u:***@h"), "a password with '@' hidden whole");
-	CHECK(redacts("redis+unix://:pw@/tmp/s", "redis+unix://:***@/tmp/s"), "unix form");
-	CHECK(redacts("redis://h:1/2", "redis://h:1/2"), "no password: unchanged");
-	CHECK(redacts("redis://bob@h", "redis://bob@h"), "user alone: unchanged");
+	/* the user info whole, never a part of it (issue 35: a token is often
+	 * the user name alone) */
+	CHECK(redacts("redis://u:secret@h:1/2", "redis://***@h:1/2"), "user and password hidden");
+	CHECK(redacts("redis://:secret@h", "redis://***@h"), "default user's password hidden");
+	CHECK(redacts("redis://u:se@cret@h", "redis://***@h"), "a password with '@' hidden whole");
+	CHECK(redacts("redis+unix://:pw@/tmp/s", "redis+unix://***@/tmp/s"), "unix form");
+	CHECK(redacts("redis://h:1/2", "redis://h:1/2"), "no user info: unchanged");
+	CHECK(redacts("redis://PASSWORD@h", "redis://***@h"), "a password without ':' hidden");
+	CHECK(redacts("https://TOKEN@host/c", "https://***@host/c"), "an https token hidden");
+	CHECK(redacts("https://TOKEN:x-oauth-basic@host/", "https://***@host/"),
+	      "a token as the user name hidden");
+	CHECK(redacts("http://u:p@host:8080/c", "http://***@host:8080/c"), "http user info hidden");
+	CHECK(redacts("s3://X@bucket/p", "s3://***@bucket/p"), "s3 user info hidden");
+	CHECK(redacts("HTTPS://T@h", "HTTPS://***@h"), "any case of scheme");
+	CHECK(redacts("https://TOK/EN@h/", "https://***@h/"), "a '/' in it hides more, never less");
+	CHECK(redacts("not a url@all", "not a url@all"), "text without a scheme: unchanged");
 	CHECK(redacts("512M", "512M"), "not a URL: unchanged");
 	char small[12];
 	jc_remote_url_redact("redis://u:secret@host", small, sizeof small);
@@ -147,6 +157,17 @@ static void lists(void)
 	CHECK(list_refused("http://u:p@h/c", "auth-file"), "credentials in an http URL refused");
 	CHECK(list_refused("http://h/c|auth-file=token", "absolute"), "a relative auth file refused");
 	CHECK(list_refused("s3://AB", "bucket"), "a bad bucket name refused");
+	CHECK(list_refused("s3://team-bucket/../other", "leave the bucket"),
+	      "an S3 prefix with '..' refused (it would leave the bucket)");
+	CHECK(list_refused("s3://team-bucket/a/../../other/x", "leave the bucket") &&
+	      list_refused("s3://team-bucket/./x", "leave the bucket") &&
+	      list_refused("s3://team-bucket/%2e%2E/x", "leave the bucket") &&
+	      list_refused("s3://team-bucket/..", "leave the bucket"),
+	      "... anywhere in it, '.' too, and written %%2e");
+	CHECK(list_refused("http://h/c/../x", "'..'") && list_refused("https://h/./c", "'..'"),
+	      "an http path with a dot segment refused");
+	CHECK(list_ok("s3://team-bucket/v1..2/a.b/.x/..y") && list_ok("http://h/v1.2/..c/c.."),
+	      "dots inside a segment are fine");
 	CHECK(list_refused("ftp://h/c", "expected"), "an unknown scheme refused");
 	CHECK(list_refused("redis://h|layout=flat", "http and s3"), "layout on Redis refused");
 	CHECK(list_refused("http://h/c|compress", "unknown remote attribute"),
@@ -157,8 +178,12 @@ static void lists(void)
 			   "redis://h redis://i", "more than 8"), "a ninth remote refused");
 	char shown[256];
 	jc_remote_list_redact("redis://:pw@a  https://h/x|read-only", shown, sizeof shown);
-	CHECK(strcmp(shown, "redis://:***@a  https://h/x|read-only") == 0,
+	CHECK(strcmp(shown, "redis://***@a  https://h/x|read-only") == 0,
 	      "the list shown with each password hidden (%s)", shown);
+	jc_remote_list_redact("https://TOKEN@h/c redis://PW@r s3://KEY@bucket", shown, sizeof shown);
+	CHECK(strcmp(shown, "https://***@h/c redis://***@r s3://***@bucket") == 0 &&
+	      !strstr(shown, "TOKEN") && !strstr(shown, "PW") && !strstr(shown, "KEY"),
+	      "every URL's user info hidden in a list, whatever its scheme (%s)", shown);
 }
 
 int main(void)
