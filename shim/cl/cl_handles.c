@@ -8,6 +8,7 @@
  * own handle, and the build log and reference count come from the map.
  */
 #include "shim/cl/cl_api.h"
+#include "shim/cl/cl_build.h"
 #include "shim/cl/cl_program_map.h"
 #include "shim/shim.h"
 
@@ -68,6 +69,8 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 		target = program;
 		break;
 	default: /* what the build produced: kernels, binaries, globals */
+		if (jc_clmap_deferred(program))
+			jc_cl_carry_out(program);
 		break;
 	}
 	return cl->clGetProgramInfo(target, param, size, value, size_ret);
@@ -107,6 +110,8 @@ JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 			       : jc_clmap_failed_build_info(program, device, param_name,
 							    param_value_size, param_value,
 							    param_value_size_ret, &err);
+	if (!answered && jc_clmap_deferred(program))
+		jc_cl_carry_out(program);
 	if (!answered)
 		err = cl->clGetProgramBuildInfo(jc_clmap_target(program), device, param_name,
 						param_value_size, param_value,
