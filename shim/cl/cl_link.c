@@ -5,7 +5,9 @@
  *
  * A compile is keyed as a build is, plus its embedded headers
  * (key/cl_request.h).  On a miss the driver compiles, and the compiled
- * object's binaries and logs are stored (a failure record if it failed).
+ * object's binaries and logs are stored.  A compile that fails is not
+ * stored: drivers differ in what a failed compile's program answers (PoCL
+ * calls it a compiled object), which a replay could not match.
  * On a hit nothing is compiled: the compile is deferred, the map answers
  * its status, log, options and binary type (cl_program_map.h), and the
  * program keeps its compile key.  A link whose inputs all have a compile
@@ -85,7 +87,6 @@ struct compile {
 	cl_uint nheaders;
 	const cl_program *headers;
 	const char **names;
-	cl_int failed; /* the compile failed with this: a failure record */
 	cl_int answer; /* what a compile answered from the cache returns */
 };
 
@@ -138,27 +139,22 @@ static enum jc_load load_compile(void *call, const struct jc_entry *e)
 {
 	struct compile *c = call;
 	struct jc_cl_payload p;
-	if (jc_cl_payload_decode(e->data, e->size, &p) != 0 || p.ndev != c->devs.n) {
+	if (jc_cl_payload_decode(e->data, e->size, &p) != 0 || p.ndev != c->devs.n || p.status) {
 		jc_cl_payload_free(&p);
 		jc_cl_say_rejected(c->once.hex, CL_SUCCESS);
 		return JC_LOAD_REJECTED;
 	}
-	cl_int status = p.status;
 	struct jc_cl_shadow *d = jc_cl_shadow_new(c->devs.n, c->devs.v, NULL, &p);
 	jc_cl_payload_free(&p);
 	if (!d || keep_headers(d, c) != 0) {
 		jc_cl_shadow_free(d);
 		return JC_LOAD_FAILED;
 	}
-	d->failed = status;
-	d->deferred = !status;
+	d->deferred = 1;
 	jc_clmap_set_shadow(c->app, d);
-	jc_clmap_set_compiled(c->app, status ? NULL : &c->once.key);
-	c->answer = status;
-	if (status)
-		jc_cache_count_failure_hit(c->once.cache);
-	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: hit%s", c->once.hex,
-	       status ? ", a failed compile replayed" : "");
+	jc_clmap_set_compiled(c->app, &c->once.key);
+	c->answer = CL_SUCCESS;
+	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: hit", c->once.hex);
 	return JC_LOADED;
 }
 
@@ -172,25 +168,21 @@ static int run_compile(void *call, struct jc_cache_lock *lock, enum jc_built *bu
 						    c->names, NULL, NULL);
 	if (err == CL_SUCCESS)
 		jc_clmap_set_compiled(c->app, &c->once.key);
-	if (err == CL_COMPILE_PROGRAM_FAILURE)
-		c->failed = err;
-	*built = err == CL_SUCCESS || err == CL_COMPILE_PROGRAM_FAILURE ? JC_BUILT_NOW
-									: JC_BUILT_FAILED;
+	*built = err == CL_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
 	return err;
 }
 
 static int export_compile(void *call, void **bytes, size_t *size)
 {
 	const struct compile *c = call;
-	return jc_cl_export(c->app, c->devs.n, c->devs.v, c->failed, bytes, size);
+	return jc_cl_export(c->app, c->devs.n, c->devs.v, 0, bytes, size);
 }
 
 static void stored_compile(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
 {
 	const struct compile *c = call;
-	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: %s in %.3f s, stored %zu bytes in %.3f s",
-	       c->once.hex, c->failed ? "failed" : "compiled", (double)compile_ns / 1e9, size,
-	       (double)store_ns / 1e9);
+	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: compiled in %.3f s, stored %zu bytes in %.3f s",
+	       c->once.hex, (double)compile_ns / 1e9, size, (double)store_ns / 1e9);
 }
 
 static const struct jc_once_ops compile_ops = { load_compile, run_compile, export_compile,
