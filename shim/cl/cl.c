@@ -257,6 +257,15 @@ struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
 		if (ok)
 			memcpy(s->logs[i], p->logs[i], p->log_sizes[i]);
 	}
+	if (ok && p->kernels_known && p->nkernels) {
+		s->nkernels = p->nkernels;
+		ok = (s->kernel_names = calloc(p->nkernels, sizeof *s->kernel_names)) &&
+		     (s->attributes = calloc(p->nkernels, sizeof *s->attributes));
+		for (cl_uint i = 0; ok && i < p->nkernels; i++)
+			ok = (s->kernel_names[i] = strdup(p->kernel_names[i])) &&
+			     (s->attributes[i] = strdup(p->attributes[i]));
+	}
+	s->kernels_known = p->kernels_known;
 	if (!ok) {
 		s->program = NULL; /* the caller still owns it */
 		jc_cl_shadow_free(s);
@@ -528,6 +537,58 @@ static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices
 				    binaries, NULL) == CL_SUCCESS ? 0 : -1;
 }
 
+/* A kernel's string answer, NUL-terminated, malloc'd; NULL if none. */
+static char *kernel_string(cl_kernel kernel, cl_kernel_info param, size_t *size)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	size_t n = 0;
+	char *s = NULL;
+	if (cl->clGetKernelInfo(kernel, param, 0, NULL, &n) != CL_SUCCESS ||
+	    !(s = calloc(1, n + 1)) ||
+	    (n && cl->clGetKernelInfo(kernel, param, n, s, NULL) != CL_SUCCESS)) {
+		free(s);
+		return NULL;
+	}
+	*size = strlen(s) + 1;
+	return s;
+}
+
+/* Each kernel's CL_KERNEL_ATTRIBUTES as the driver answers them after the
+ * build (PoCL loses them when it loads a binary): into p, with the strings
+ * in *owned (2 per kernel, for the caller to free).  p->kernels_known stays
+ * 0 when the program has no kernels to ask (a compiled object). */
+static void collect_attributes(cl_program program, struct jc_cl_payload *p, char ***owned)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_uint n = 0;
+	if (cl->clCreateKernelsInProgram(program, 0, NULL, &n) != CL_SUCCESS ||
+	    n > JC_CL_PAYLOAD_MAX_KERNELS)
+		return;
+	cl_kernel *k = calloc(n + 1, sizeof *k);
+	char **strings = *owned = calloc(2 * (size_t)n + 1, sizeof *strings);
+	p->kernel_names = calloc(n + 1, sizeof *p->kernel_names);
+	p->name_sizes = calloc(n + 1, sizeof *p->name_sizes);
+	p->attributes = calloc(n + 1, sizeof *p->attributes);
+	p->attribute_sizes = calloc(n + 1, sizeof *p->attribute_sizes);
+	int ok = k && strings && p->kernel_names && p->name_sizes && p->attributes &&
+		 p->attribute_sizes &&
+		 (n == 0 || cl->clCreateKernelsInProgram(program, n, k, NULL) == CL_SUCCESS);
+	for (cl_uint i = 0; ok && i < n; i++) {
+		strings[2 * i] = kernel_string(k[i], CL_KERNEL_FUNCTION_NAME, &p->name_sizes[i]);
+		strings[2 * i + 1] = kernel_string(k[i], CL_KERNEL_ATTRIBUTES,
+						   &p->attribute_sizes[i]);
+		p->kernel_names[i] = strings[2 * i];
+		p->attributes[i] = strings[2 * i + 1];
+		ok = strings[2 * i] && strings[2 * i + 1];
+	}
+	for (cl_uint i = 0; k && i < n; i++)
+		if (k[i])
+			cl->clReleaseKernel(k[i]);
+	free(k);
+	p->nkernels = n;
+	p->kernels_known = ok;
+}
+
 int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, cl_int failed,
 		 void **bytes, size_t *size)
 {
@@ -537,12 +598,19 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 	p.logs = calloc(ndev, sizeof *p.logs);
 	p.log_sizes = calloc(ndev, sizeof *p.log_sizes);
 	void **owned = calloc(2 * (size_t)ndev, sizeof *owned);
+	char **strings = NULL;
 	int rc = p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
-		 collect(program, ndev, devices, &p, owned) == 0 &&
-		 jc_cl_payload_encode(&p, bytes, size) == 0 ? 0 : -1;
+		 collect(program, ndev, devices, &p, owned) == 0 ? 0 : -1;
+	if (rc == 0 && !failed)
+		collect_attributes(program, &p, &strings);
+	if (rc == 0)
+		rc = jc_cl_payload_encode(&p, bytes, size);
 	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
 		free(owned[i]);
 	free(owned);
+	for (size_t i = 0; strings && i < 2 * (size_t)p.nkernels; i++)
+		free(strings[i]);
+	free(strings);
 	jc_cl_payload_free(&p);
 	return rc;
 }

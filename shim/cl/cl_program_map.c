@@ -140,6 +140,14 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 	}
 	free(shadow->headers);
 	free(shadow->header_names);
+	for (cl_uint i = 0; i < shadow->nkernels; i++) {
+		if (shadow->kernel_names)
+			free(shadow->kernel_names[i]);
+		if (shadow->attributes)
+			free(shadow->attributes[i]);
+	}
+	free(shadow->kernel_names);
+	free(shadow->attributes);
 	free(shadow->devices);
 	free(shadow->options);
 	free(shadow);
@@ -408,6 +416,26 @@ int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
 		else
 			answered = 0;
 	}
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
+int jc_clmap_kernel_attributes(cl_kernel kernel, const char *name, size_t value_size,
+			       void *value, size_t *size_ret, cl_int *err)
+{
+	if (none())
+		return 0;
+	int answered = 0;
+	pthread_mutex_lock(&lock);
+	struct kernel_ref *k = *kernel_at(kernel);
+	const struct jc_cl_shadow *s = k && k->rec->shadow && k->rec->shadow->kernels_known
+					       ? k->rec->shadow : NULL;
+	for (cl_uint i = 0; s && i < s->nkernels && !answered; i++)
+		if (strcmp(s->kernel_names[i], name) == 0) {
+			*err = jc_cl_answer(s->attributes[i], strlen(s->attributes[i]) + 1,
+					    value_size, value, size_ret);
+			answered = 1;
+		}
 	pthread_mutex_unlock(&lock);
 	return answered;
 }

@@ -65,6 +65,12 @@ struct jc_cl_shadow {
 	 * NULL.  Until then the map answers the build status, log, options
 	 * and binary type. */
 	int deferred;
+	/* Each kernel's attributes as the driver answered on the miss
+	 * (cl_payload.h version 3), when kernels_known. */
+	int kernels_known;
+	cl_uint nkernels;
+	char **kernel_names;
+	char **attributes;
 	cl_uint nheaders;
 	cl_program *headers; /* retained by the map */
 	char **header_names;
@@ -128,6 +134,11 @@ struct jc_cl_shadow *jc_clmap_take_deferred(cl_program app);
 int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
 		       void *value, size_t *size_ret, cl_int *err);
 int jc_clmap_ref_count(cl_program app, cl_uint *count);
+/* CL_KERNEL_ATTRIBUTES of a kernel named `name` made through an
+ * application's handle answered from the cache, as recorded on the miss
+ * (a driver may lose them when it loads a binary); same convention. */
+int jc_clmap_kernel_attributes(cl_kernel kernel, const char *name, size_t value_size,
+			       void *value, size_t *size_ret, cl_int *err);
 /* A replayed failed build's or a deferred compile's status and options
  * (CL_PROGRAM_BUILD_STATUS, CL_PROGRAM_BUILD_OPTIONS; a deferred compile's
  * CL_PROGRAM_BINARY_TYPE too); same convention.  Any other question of a
