@@ -283,12 +283,26 @@ struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
  * 8 threads hitting the same entry, and two processes would do the same.
  * Each hit therefore gets a directory name of its own, as a build from
  * source would: the six characters after each "_UNCACHED_" are replaced in
- * a copy of the binary.  NULL: the binary is used as stored. */
+ * a copy of the binary.  NULL: the binary is used as stored.
+ * With PoCL's cache on in this process (POCL_KERNEL_CACHE unset or 1: an
+ * entry made with it off, by a CI job or `jitcache warm`), PoCL unpacks
+ * the binary into POCL_CACHE_DIR/_UNCACHED_XXXXXX and keeps it there, with
+ * the work-group functions it compiles for it: a name of its own for each
+ * hit grew that directory by one on every hit and compiled them again
+ * every time.  The stored name is kept then, so every hit finds its
+ * directory as the last one left it. */
+static int pocl_cache_on(void)
+{
+	const char *v = getenv("POCL_KERNEL_CACHE");
+	return !v || strcmp(v, "1") == 0;
+}
+
 static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
 {
 	static const char tag[] = "_UNCACHED_";
 	const size_t tag_len = sizeof tag - 1, name_len = 6;
-	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len))
+	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len) ||
+	    pocl_cache_on())
 		return NULL;
 	unsigned char *copy = malloc(size);
 	if (!copy)
