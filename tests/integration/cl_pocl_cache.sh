@@ -22,14 +22,14 @@ build() { "$@" "$CLB" --platform Portable --source k.cl --options "-DSCALE=1.25f
 kept() { find "$POCL_CACHE_DIR" ! -name 'tempfile_*' 2>/dev/null | sort; }
 
 POCL_KERNEL_CACHE=0 build env >plain.out 2>&1
-POCL_KERNEL_CACHE=0 build $JITCACHE run -- >made.out 2>made.err
+POCL_KERNEL_CACHE=0 build "$JITCACHE" run -- >made.out 2>made.err
 check "an entry made with PoCL's cache off" grep -q 'jitcache: 0 hits, 1 misses, 1 stores' made.err
 check "... whose binary names a _UNCACHED_ directory" grep -rqa _UNCACHED_ "$JITCACHE_DIR"
 
 unset POCL_KERNEL_CACHE # PoCL's default: its cache on
-build $JITCACHE run -- >hit1.out 2>hit1.err
+build "$JITCACHE" run -- >hit1.out 2>hit1.err
 kept >after1
-for i in 2 3 4; do build $JITCACHE run -- >"hit$i.out" 2>"hit$i.err"; done
+for i in 2 3 4; do build "$JITCACHE" run -- >"hit$i.out" 2>"hit$i.err"; done
 kept >after4
 check "PoCL's cache on: every run hits" grep -q 'jitcache: 1 hits, 0 misses' hit4.err
 check "PoCL's cache on: its directory does not grow with hits" diff after1 after4
@@ -41,7 +41,7 @@ check "results bit-identical to a run without jitcache" \
 # PoCL's cache off again: each hit unpacks into a directory of its own,
 # which PoCL removes when the program is released.
 export POCL_KERNEL_CACHE=0
-build $JITCACHE run -- >off.out 2>off.err
+build "$JITCACHE" run -- >off.out 2>off.err
 check "PoCL's cache off: a hit, the same results" \
 	test "$(grep '^run=' off.out)" = "$(grep '^run=' plain.out)"
 check "... answered from the cache" grep -q 'jitcache: 1 hits, 0 misses' off.err
