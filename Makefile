@@ -95,7 +95,7 @@ ONEDNN_SYCL ?= /opt/jitcache-sycl
 
 .PHONY: all lib admin examples tests help deps check unit unit-build fuzz-build demo bench bench-web install wheel man deb debroot bench-idle \
         uninstall clean asan tsan fuzz sycl-env pyopencl-env sycl-check sycl-bench testbed modern-build \
-        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl \
+        check-modern bench-modern testbed-sycl bench-sycl openvino-env testbed-openvino bench-openvino testbed-jax bench-pyopencl bench-apps \
         bench-pocl testbed-llama bench-llama testbed-s3
 
 all: lib admin man ## build the library, the admin tool and the man page (needs only the library's own dependencies)
@@ -306,6 +306,11 @@ bench-pocl: deps pyopencl-env ## only PoCL's rows: pyopencl's six test files of 
 	$(MAKE) lib admin
 	rm -rf $(BUILD)/bench/pocl && mkdir -p $(BUILD)/bench/pocl
 	BUILD=$(BUILD) PYOPENCL_BENCH_FILES="$(PYOPENCL_BENCH_FILES)" bash bench/pocl.sh $(BUILD)/bench/pocl
+
+bench-apps: deps ## only hashcat's and ffmpeg's rows on PoCL: none / jitcache / their own cache / both (bench/apps.sh)
+	$(MAKE) lib admin
+	rm -rf $(BUILD)/bench/apps && mkdir -p $(BUILD)/bench/apps
+	BUILD=$(BUILD) bash bench/apps.sh $(BUILD)/bench/apps
 
 bench-pyopencl: pyopencl-env ## only pyopencl's six test files on PoCL, every way, idle and busy (bench/pocl.sh)
 	$(MAKE) lib admin

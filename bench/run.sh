@@ -109,7 +109,7 @@
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
 # skips sections (ze layers cl onednn concurrency remote web micro modern modern_sycl warm openvino jax
-# pocl llama soundness); BENCH_REPS_HIT (15) sets
+# pocl apps llama soundness); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
 # adds its clpeak workload.
@@ -595,6 +595,21 @@ if ! skipped pocl && ! skipped pyopencl; then
 	section_done "pocl"
 fi
 
+# ---- 12b. hashcat and ffmpeg's OpenCL filters on PoCL (bench/apps.sh) ------------
+# none / jitcache cold and warm / their own cache cold and warm / both, with
+# identical outputs checked.  Alone: make bench-apps.  Not timed as make
+# bench runs it: one cold hashcat run took ~4.5-6 min of wall (~85 s of
+# CPU) on the shared 2-core machine, and this section makes three.
+if ! skipped apps && [ "$QUICK" != 1 ]; then
+	say "hashcat and ffmpeg on PoCL: bench/apps.sh"
+	if ! env BUILD="$B" bash "$ROOT/bench/apps.sh" "$OUT" >"$OUT/apps.out" 2>"$OUT/apps.err"; then
+		echo "bench: bench/apps.sh failed (see $OUT/apps.err)" >&2
+		tail -n 5 "$OUT/apps.err" >&2
+		failed="$failed apps"
+	fi
+	section_done "apps"
+fi
+
 # ---- 13. ipex-llm's llama.cpp, and the eight-target pack (the test bed) -------------
 # bench/llama.sh: llama-server's time to first and last token and its wall
 # time, cold / driver cache / jitcache / both; then `jitcache warm --for` the
@@ -694,6 +709,12 @@ if [ -s "$OUT/idle.md" ]; then
 		echo "preloaded library, alternating run by run; then the loader's own figures for /bin/true."
 		echo
 		cat "$OUT/idle.md"
+	} >>"$RESULTS"
+fi
+if [ -s "$OUT/apps.md" ]; then
+	{
+		printf '\n## hashcat and ffmpeg on PoCL (bench/apps.sh)\n\n'
+		cat "$OUT/apps.md"
 	} >>"$RESULTS"
 fi
 if [ -s "$OUT/pocl.md" ]; then

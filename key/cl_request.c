@@ -182,12 +182,17 @@ void jc_cl_input_free(struct jc_cl_input *in)
 
 /* ---- the key ------------------------------------------------------------ */
 
-int jc_cl_key(const struct jc_cl_input *in, const char *options,
-	      jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key)
+/* What a build and a compile key alike: the input, its options and
+ * specialization constants, the devices, the files it includes, the
+ * compiler.  A compile adds its embedded headers (`more`, may be NULL). */
+static int program_key(const char *tag, const struct jc_cl_input *in, const char *options,
+		       jc_cl_hash_devices_fn hash_devices, void *ctx,
+		       int (*more)(struct jc_fp *, const void *), const void *more_ctx,
+		       struct jc_key *key)
 {
 	if (in->incomplete)
 		return -1;
-	struct jc_fp *fp = jc_fp_begin(in->from_il ? "cl.program.il" : "cl.program.source");
+	struct jc_fp *fp = jc_fp_begin(tag);
 	if (!fp)
 		return -1;
 	jc_fp_bytes(fp, "input", in->digest.bytes, sizeof in->digest.bytes);
@@ -201,6 +206,66 @@ int jc_cl_key(const struct jc_cl_input *in, const char *options,
 	int rc = hash_devices(ctx, fp);
 	if (rc == 0)
 		rc = jc_include_hash(fp, in->n_includes, in->includes, options);
+	if (rc == 0 && more)
+		rc = more(fp, more_ctx);
+	jc_fp_libraries(fp, compiler_libs);
+	jc_fp_environment(fp);
+	jc_fp_end(fp, key);
+	return rc;
+}
+
+int jc_cl_key(const struct jc_cl_input *in, const char *options,
+	      jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key)
+{
+	return program_key(in->from_il ? "cl.program.il" : "cl.program.source", in, options,
+			   hash_devices, ctx, NULL, NULL, key);
+}
+
+struct headers {
+	size_t n;
+	const struct jc_cl_input *const *inputs;
+	const char *const *names;
+	const char *options;
+};
+
+/* Each embedded header by the name the source includes it by, its text,
+ * and the files it includes in turn. */
+static int hash_headers(struct jc_fp *fp, const void *ctx)
+{
+	const struct headers *h = ctx;
+	jc_fp_u64(fp, "headers.count", h->n);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct jc_cl_input *in = h->inputs[i];
+		if (in->incomplete || in->from_il || !h->names[i])
+			return -1;
+		jc_fp_str(fp, "header.name", h->names[i]);
+		jc_fp_bytes(fp, "header.input", in->digest.bytes, sizeof in->digest.bytes);
+		if (jc_include_hash(fp, in->n_includes, in->includes, h->options) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int jc_cl_compile_key(const struct jc_cl_input *in, const char *options, size_t n_headers,
+		      const struct jc_cl_input *const *headers, const char *const *names,
+		      jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key)
+{
+	struct headers h = { n_headers, headers, names, options };
+	return program_key(in->from_il ? "cl.compile.il" : "cl.compile.source", in, options,
+			   hash_devices, ctx, hash_headers, &h, key);
+}
+
+int jc_cl_link_key(const char *options, size_t n_inputs, const struct jc_key *inputs,
+		   jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key)
+{
+	struct jc_fp *fp = jc_fp_begin("cl.link");
+	if (!fp)
+		return -1;
+	jc_fp_str(fp, "options", options);
+	jc_fp_u64(fp, "inputs.count", n_inputs);
+	for (size_t i = 0; i < n_inputs; i++)
+		jc_fp_bytes(fp, "input.compile", inputs[i].bytes, sizeof inputs[i].bytes);
+	int rc = hash_devices(ctx, fp);
 	jc_fp_libraries(fp, compiler_libs);
 	jc_fp_environment(fp);
 	jc_fp_end(fp, key);

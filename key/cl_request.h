@@ -13,6 +13,8 @@
  *   if (jc_cl_input_source(&in, count, strings, lengths) == 0) ...keep in...
  *   jc_cl_input_spec(&in, id, size, value);       // clSetProgramSpecializationConstant
  *   if (jc_cl_key(&in, options, hash_devices, ctx, &key) == 0) ...cacheable...
+ *   jc_cl_compile_key(&in, options, n, header_inputs, header_names, hash_devices, ctx, &key);
+ *   jc_cl_link_key(options, n, compile_keys, hash_devices, ctx, &key);
  *   jc_cl_input_free(&in);
  *
  * The input keeps the program's text (or IL) in in->text for its recipe;
@@ -64,5 +66,18 @@ void jc_cl_input_free(struct jc_cl_input *in);
 typedef int (*jc_cl_hash_devices_fn)(void *ctx, struct jc_fp *fp);
 int jc_cl_key(const struct jc_cl_input *in, const char *options,
 	      jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key);
+
+/* Separate compile and link (clCompileProgram, clLinkProgram).  A
+ * compile's key is a build's with another tag (a compiled object is not an
+ * executable), plus its embedded headers: each one's name as the source
+ * includes it, its text, and the files it includes.  A link's key is its
+ * options, its inputs' compile keys in the order given, the devices and
+ * the compiler.  Same return convention as jc_cl_key(); a header from IL,
+ * or without a name, makes the compile uncacheable. */
+int jc_cl_compile_key(const struct jc_cl_input *in, const char *options, size_t n_headers,
+		      const struct jc_cl_input *const *headers, const char *const *names,
+		      jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key);
+int jc_cl_link_key(const char *options, size_t n_inputs, const struct jc_key *inputs,
+		   jc_cl_hash_devices_fn hash_devices, void *ctx, struct jc_key *key);
 
 #endif

@@ -20,21 +20,53 @@ static const char *skip_blanks(const char *p, const char *end)
 	return p;
 }
 
-/* One line: add() for an #include directive, 0 for anything else. */
+static int ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Whether the directive at p is `word`, then the text after it. */
+static const char *directive(const char *p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(end - p) < n || memcmp(p, word, n) != 0 || (p + n < end && ident_char(p[n])))
+		return NULL;
+	return skip_blanks(p + n, end);
+}
+
+/* One line: add() for an #include, #define or #undef directive, 0 for
+ * anything else. */
 static int scan_line(const char *p, const char *end, jc_include_fn add, void *ctx)
 {
 	p = skip_blanks(p, end);
 	if (p == end || *p != '#')
 		return 0;
 	p = skip_blanks(p + 1, end);
-	if (end - p <= 7 || memcmp(p, "include", 7) != 0 || isalnum((unsigned char)p[7]) ||
-	    p[7] == '_')
+	const char *name = directive(p, end, "define");
+	if (!name)
+		name = directive(p, end, "undef");
+	if (name) {
+		const char *e = name;
+		while (e < end && ident_char(*e))
+			e++;
+		return e > name ? add(ctx, 'd', name, (size_t)(e - name)) : 0;
+	}
+	if (!(p = directive(p, end, "include")))
 		return 0;
-	p = skip_blanks(p + 7, end);
 	char close = p < end && *p == '"' ? '"' : p < end && *p == '<' ? '>' : 0;
-	const char *name = p + 1;
+	name = p + 1;
 	const char *stop = close ? memchr(name, close, (size_t)(end - name)) : NULL;
-	return stop ? add(ctx, *p, name, (size_t)(stop - name)) : add(ctx, '?', "", 0);
+	if (stop)
+		return add(ctx, *p, name, (size_t)(stop - name));
+	const char *e = end; /* the macro's tokens, without trailing blanks or a comment */
+	for (const char *c = p; c + 1 < end; c++)
+		if (c[0] == '/' && c[1] == '/') {
+			e = c;
+			break;
+		}
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	return add(ctx, '?', p, (size_t)(e - p));
 }
 
 int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
@@ -61,9 +93,271 @@ struct includes {
 	const char *from_dir; /* directory of the file being scanned; NULL: top level */
 	int depth;
 	int other_paths;      /* options add include paths other than -I */
+	struct macro *macros; /* from -D and -U options, for #include MACRO */
+	size_t n_macros;
+	char **defined;       /* names the sources #define or #undef (seen so far) */
+	size_t n_defined;
 	jc_include_file_fn file_fn; /* jc_include_collect(): each file read */
 	void *file_ctx;
 };
+
+/* ---- #include through a macro ----------------------------------------- */
+
+/* A macro the options define: -D NAME, -D NAME=BODY, -D NAME(A,B)=BODY. */
+struct macro {
+	char *name;
+	char *params; /* NULL: object-like; else the parameter names, comma-separated */
+	char *body;
+};
+
+static void free_macro(struct macro *m)
+{
+	free(m->name);
+	free(m->params);
+	free(m->body);
+}
+
+static struct macro *find_macro(const struct includes *inc, const char *name, size_t len)
+{
+	for (size_t i = 0; i < inc->n_macros; i++)
+		if (strlen(inc->macros[i].name) == len && !memcmp(inc->macros[i].name, name, len))
+			return &inc->macros[i];
+	return NULL;
+}
+
+/* -U NAME (undef), or -D's text; a later option wins, as in the compiler. */
+static int macro_option(struct includes *inc, const char *text, int undef)
+{
+	size_t len = 0;
+	while (ident_char(text[len]))
+		len++;
+	if (!len)
+		return 0;
+	struct macro *m = find_macro(inc, text, len);
+	if (m) {
+		free_macro(m);
+		*m = inc->macros[--inc->n_macros];
+	}
+	if (undef)
+		return 0;
+	struct macro add = { strndup(text, len), NULL, NULL };
+	const char *rest = text + len, *close;
+	if (*rest == '(' && (close = strchr(rest, ')'))) {
+		add.params = strndup(rest + 1, (size_t)(close - rest - 1));
+		rest = close + 1;
+	}
+	add.body = strdup(*rest == '=' ? rest + 1 : "1");
+	struct macro *grown = realloc(inc->macros, (inc->n_macros + 1) * sizeof *grown);
+	if (!grown || !add.name || !add.body || (rest > text + len && !add.params)) {
+		free_macro(&add);
+		return -1;
+	}
+	inc->macros = grown;
+	inc->macros[inc->n_macros++] = add;
+	return 0;
+}
+
+struct buf {
+	char *s;
+	size_t n, cap;
+	int failed;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = 2 * (b->n + n + 1);
+		char *grown = realloc(b->s, cap);
+		if (!grown) {
+			b->failed = 1;
+			return;
+		}
+		b->s = grown;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+/* A name left as it is that the compiler itself may define as a macro
+ * (__OPENCL_VERSION__, cl_khr_fp64, FLT_MAX...): jitcache cannot know what
+ * it stands for, so an include that names it is not cached. */
+static int maybe_compiler_macro(const char *s, size_t n)
+{
+	int upper = n >= 2;
+	for (size_t i = 0; i < n && upper; i++)
+		upper = isupper((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '_';
+	return upper || (n >= 2 && s[0] == '_' && s[1] == '_') || (n >= 3 && !memcmp(s, "cl_", 3)) ||
+	       (n == 5 && !memcmp(s, "linux", 5)) || (n == 4 && !memcmp(s, "unix", 4));
+}
+
+static char *expand(const struct includes *inc, const char *s, size_t n, int depth);
+
+/* The `i`th of a macro's comma-separated parameters or arguments. */
+static int nth(const char *list, size_t n, size_t i, const char **at, size_t *len)
+{
+	size_t k = 0, start = 0;
+	int level = 0;
+	for (size_t j = 0; j <= n; j++) {
+		if (j < n && (list[j] == '(' || list[j] == ')'))
+			level += list[j] == '(' ? 1 : -1;
+		if (j == n || (list[j] == ',' && level == 0)) {
+			if (k++ == i) {
+				while (start < j && isspace((unsigned char)list[start]))
+					start++;
+				size_t e = j;
+				while (e > start && isspace((unsigned char)list[e - 1]))
+					e--;
+				*at = list + start;
+				*len = e - start;
+				return 1;
+			}
+			start = j + 1;
+		}
+	}
+	return 0;
+}
+
+/* The parameter `name` of m: its index, or -1. */
+static int param_index(const struct macro *m, const char *name, size_t len)
+{
+	const char *p;
+	size_t plen;
+	for (int i = 0; nth(m->params, strlen(m->params), (size_t)i, &p, &plen); i++)
+		if (plen == len && !memcmp(p, name, len))
+			return i;
+	return -1;
+}
+
+/* m's body with the arguments in args (n bytes) put in: # and a parameter
+ * stringizes the argument as written, a parameter alone is the argument
+ * expanded. */
+static void substitute(const struct includes *inc, const struct macro *m, const char *args,
+		       size_t n, int depth, struct buf *out)
+{
+	const char *b = m->body;
+	while (*b && !out->failed) {
+		const char *id = b + (*b == '#' ? 1 : 0);
+		while (*b == '#' && (*id == ' ' || *id == '\t'))
+			id++;
+		size_t len = 0;
+		while (ident_char(id[len]))
+			len++;
+		int i = len && (isalpha((unsigned char)*id) || *id == '_') ? param_index(m, id, len) : -1;
+		const char *arg;
+		size_t alen;
+		if (i >= 0 && !nth(args, n, (size_t)i, &arg, &alen)) {
+			out->failed = 1;
+		} else if (i >= 0 && *b == '#') {
+			if (memchr(arg, '"', alen) || memchr(arg, '\\', alen))
+				out->failed = 1;
+			put(out, "\"", 1);
+			put(out, arg, alen);
+			put(out, "\"", 1);
+		} else if (i >= 0) {
+			char *x = expand(inc, arg, alen, depth + 1);
+			x ? put(out, x, strlen(x)) : (void)(out->failed = 1);
+			free(x);
+		} else {
+			put(out, b, len && b == id ? len : 1);
+			b += len && b == id ? len : 1;
+			continue;
+		}
+		b = id + len;
+	}
+}
+
+/* s (n bytes) with the options' macros expanded, as the preprocessor would
+ * for an #include line; NULL when jitcache cannot be sure of the result:
+ * a name the sources #define or #undef, one the compiler may define, a
+ * call it cannot take apart, or nesting deeper than 16. */
+static char *expand(const struct includes *inc, const char *s, size_t n, int depth)
+{
+	struct buf out = { 0 };
+	put(&out, "", 0);
+	for (size_t i = 0; i < n && depth <= 16 && !out.failed;) {
+		if (s[i] == '"') { /* a string literal, as it is */
+			const char *q = memchr(s + i + 1, '"', n - i - 1);
+			size_t end = q ? (size_t)(q - s) + 1 : n;
+			put(&out, s + i, end - i);
+			out.failed |= !q;
+			i = end;
+			continue;
+		}
+		if (!(isalpha((unsigned char)s[i]) || s[i] == '_')) {
+			put(&out, s + i, 1);
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && ident_char(s[j]))
+			j++;
+		const struct macro *m = find_macro(inc, s + i, j - i);
+		for (size_t d = 0; d < inc->n_defined && !out.failed; d++)
+			out.failed = strlen(inc->defined[d]) == j - i &&
+				     !memcmp(inc->defined[d], s + i, j - i);
+		size_t k = j;
+		while (k < n && isspace((unsigned char)s[k]))
+			k++;
+		if (!m || (m->params && (k == n || s[k] != '('))) {
+			out.failed |= !m && maybe_compiler_macro(s + i, j - i);
+			put(&out, s + i, j - i);
+			i = j;
+			continue;
+		}
+		struct buf body = { 0 };
+		put(&body, "", 0);
+		if (!m->params) {
+			put(&body, m->body, strlen(m->body));
+			i = j;
+		} else {
+			int level = 0;
+			size_t close = k;
+			for (; close < n; close++)
+				if ((s[close] == '(' && level++ < 0) ||
+				    (s[close] == ')' && --level == 0))
+					break;
+			if (close == n) {
+				out.failed = 1;
+				break;
+			}
+			substitute(inc, m, s + k + 1, close - k - 1, depth, &body);
+			i = close + 1;
+		}
+		char *x = body.failed ? NULL : expand(inc, body.s, body.n, depth + 1);
+		x ? put(&out, x, strlen(x)) : (void)(out.failed = 1);
+		free(x);
+		free(body.s);
+	}
+	if (out.failed || depth > 16) {
+		free(out.s);
+		return NULL;
+	}
+	return out.s;
+}
+
+/* An #include's tokens (n bytes) as a file name: *kind '"' or '<' and the
+ * name (malloc'd), or NULL. */
+static char *macro_include(const struct includes *inc, const char *tokens, size_t n, char *kind)
+{
+	char *x = expand(inc, tokens, n, 0), *name = NULL;
+	size_t len = x ? strlen(x) : 0, start = 0;
+	while (len && isspace((unsigned char)x[len - 1]))
+		len--;
+	while (start < len && isspace((unsigned char)x[start]))
+		start++;
+	if (len - start >= 3 && ((x[start] == '"' && x[len - 1] == '"') ||
+				 (x[start] == '<' && x[len - 1] == '>')) &&
+	    !memchr(x + start + 1, '"', len - start - 2)) {
+		*kind = x[start];
+		name = strndup(x + start + 1, len - start - 2);
+	}
+	free(x);
+	return name;
+}
 
 static int add_dir(struct includes *inc, const char *dir)
 {
@@ -84,7 +378,7 @@ static int parse_include_dirs(const char *options, struct includes *inc)
 {
 	const char *p = options ? options : "";
 	char *token = malloc(strlen(p) + 1);
-	int want_dir = 0, rc = token ? 0 : -1;
+	int want_dir = 0, want_macro = 0, rc = token ? 0 : -1;
 	while (rc == 0 && *p) {
 		while (isspace((unsigned char)*p))
 			p++;
@@ -101,6 +395,11 @@ static int parse_include_dirs(const char *options, struct includes *inc)
 		token[n] = '\0';
 		const char *dir = want_dir ? token
 			: strncmp(token, "-I", 2) == 0 && token[2] ? token + 2 : NULL;
+		if (want_macro)
+			rc = macro_option(inc, token, want_macro == 'U');
+		else if ((token[0] == '-' && (token[1] == 'D' || token[1] == 'U')) && token[2])
+			rc = macro_option(inc, token + 2, token[1] == 'U');
+		want_macro = !strcmp(token, "-D") ? 'D' : !strcmp(token, "-U") ? 'U' : 0;
 		if (!want_dir && (strncmp(token, "-isystem", 8) == 0 ||
 				  strncmp(token, "-idirafter", 10) == 0 ||
 				  strncmp(token, "-iquote", 7) == 0 ||
@@ -232,6 +531,7 @@ static char *read_file(const char *path, size_t *size)
 }
 
 static int hash_include(void *ctx, char kind, const char *name, size_t len);
+static int hash_named(struct includes *inc, char kind, const char *name_in, size_t len);
 
 /* Hash one included file and, recursively, what it includes. */
 static int hash_file(struct includes *inc, const char *path)
@@ -273,11 +573,34 @@ static int hash_file(struct includes *inc, const char *path)
 static int hash_include(void *ctx, char kind, const char *name_in, size_t len)
 {
 	struct includes *inc = ctx;
-	if (kind == '?') {
-		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: an #include names its file "
-				     "through a macro");
-		return -1;
+	char *expanded = NULL;
+	if (kind == 'd') { /* a macro the sources define: no longer the options' */
+		char **grown = realloc(inc->defined, (inc->n_defined + 1) * sizeof *grown);
+		if (!grown)
+			return -1;
+		inc->defined = grown;
+		return (inc->defined[inc->n_defined] = strndup(name_in, len)) ? (inc->n_defined++, 0)
+									    : -1;
 	}
+	if (kind == '?') {
+		if (!(expanded = macro_include(inc, name_in, len, &kind))) {
+			jc_log(JC_LOG_DEBUG, "OpenCL build not cached: an #include names its "
+					     "file through a macro jitcache cannot expand (%.*s)",
+			       (int)(len < 200 ? len : 200), name_in);
+			return -1;
+		}
+		jc_fp_str(inc->fp, "include.macro", expanded);
+		name_in = expanded;
+		len = strlen(expanded);
+	}
+	int rc = hash_named(inc, kind, name_in, len);
+	free(expanded);
+	return rc;
+}
+
+/* An #include of `name` (len bytes), kind '"' or '<'. */
+static int hash_named(struct includes *inc, char kind, const char *name_in, size_t len)
+{
 	char close = kind == '<' ? '>' : '"', *path = NULL;
 	if (memchr(name_in, '\0', len) || len >= PATH_MAX) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: an #include names a file "
@@ -325,6 +648,12 @@ int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, cons
 		free(inc.dirs[i]);
 	for (size_t i = 0; i < inc.n_seen; i++)
 		free(inc.seen[i]);
+	for (size_t i = 0; i < inc.n_macros; i++)
+		free_macro(&inc.macros[i]);
+	for (size_t i = 0; i < inc.n_defined; i++)
+		free(inc.defined[i]);
+	free(inc.macros);
+	free(inc.defined);
 	free(inc.dirs);
 	return rc;
 }

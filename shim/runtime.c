@@ -117,27 +117,35 @@ __attribute__((destructor)) static void runtime_at_exit(void)
 	struct jc_cache *c = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
 	if (!c)
 		return;
-	jc_cache_flush(cache); /* counts a busy lock kept back (count.c) */
+	jc_cache_flush(c); /* counts a busy lock kept back (count.c) */
 	struct jc_cache_stats s;
 	jc_cache_process_stats(c, &s);
 	if (config.stats_log[0] && s.hits + s.misses + s.stores)
 		jc_cache_stats_log(c, config.stats_log);
-	if (!jc_log_enabled(JC_LOG_INFO) || s.hits + s.misses + s.stores == 0)
+	uint64_t passed = s.passed_native + s.passed_compile_link + s.passed_not_keyable;
+	if (!jc_log_enabled(JC_LOG_INFO) || s.hits + s.misses + s.stores + passed == 0)
 		return;
 	/* Every store is made before the call that compiled returns: none is
 	 * pending when the program ends.  Where they went, and those that
 	 * failed, are said too.  JIT avoided: the compiler's CPU time, then
 	 * what the program would have waited for it (wall). */
-	char remote[64] = "", failed[64] = "";
+	char remote[64] = "", failed[64] = "", through[160] = "";
 	if (s.remote_stores)
 		snprintf(remote, sizeof remote, ", %llu also to the remote tier",
 			 (unsigned long long)s.remote_stores);
 	if (s.store_failures)
 		snprintf(failed, sizeof failed, ", %llu failed", (unsigned long long)s.store_failures);
+	if (passed) /* builds jitcache saw but did not cache, by why */
+		snprintf(through, sizeof through,
+			 "; %llu passed through: %llu native or from binaries, %llu compile/link, "
+			 "%llu not keyable", (unsigned long long)passed,
+			 (unsigned long long)s.passed_native,
+			 (unsigned long long)s.passed_compile_link,
+			 (unsigned long long)s.passed_not_keyable);
 	jc_log(JC_LOG_INFO,
 	       "%llu hits, %llu misses, %llu stores%s%s; %.2f s of JIT avoided (%.2f s waited, "
-	       "wall) (cache %s)",
+	       "wall)%s (cache %s)",
 	       (unsigned long long)s.hits, (unsigned long long)s.misses,
 	       (unsigned long long)s.stores, remote, failed, (double)s.saved_ns / 1e9,
-	       (double)s.saved_wall_ns / 1e9, jc_cache_dir(c));
+	       (double)s.saved_wall_ns / 1e9, through, jc_cache_dir(c));
 }

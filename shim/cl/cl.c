@@ -14,6 +14,7 @@
 #include "key/include.h"
 #include "key/recipe.h"
 #include "shim/cl/cl_api.h"
+#include "shim/cl/cl_build.h"
 #include "shim/cl/cl_device.h"
 #include "shim/cl/cl_payload.h"
 #include "shim/cl/cl_program_map.h"
@@ -179,20 +180,36 @@ struct build {
 
 /* The devices the build is for must be all the program's devices: a
  * multi-device program is cached whole or not at all. */
-static int covers_program(const struct build *b)
+int jc_cl_covers(cl_uint n, const cl_device_id *list, cl_uint ndev, const cl_device_id *devices)
 {
-	if (b->req_ndev == 0)
-		return b->req_devices == NULL;
-	if (!b->req_devices || b->req_ndev != b->ndev)
+	if (n == 0)
+		return list == NULL;
+	if (!list || n != ndev)
 		return 0;
-	for (cl_uint i = 0; i < b->ndev; i++) {
+	for (cl_uint i = 0; i < ndev; i++) {
 		cl_uint j = 0;
-		while (j < b->req_ndev && b->req_devices[j] != b->devices[i])
+		while (j < n && list[j] != devices[i])
 			j++;
-		if (j == b->req_ndev)
+		if (j == n)
 			return 0;
 	}
 	return 1;
+}
+
+int jc_cl_program_devices(cl_program program, cl_context *context, cl_uint *ndev,
+			  cl_device_id **devices)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	size_t size = 0;
+	*devices = NULL;
+	if (cl->clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof *context, context, NULL) !=
+		    CL_SUCCESS ||
+	    cl->clGetProgramInfo(program, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+	    size == 0 || !(*devices = malloc(size)) ||
+	    cl->clGetProgramInfo(program, CL_PROGRAM_DEVICES, size, *devices, NULL) != CL_SUCCESS)
+		return -1;
+	*ndev = (cl_uint)(size / sizeof **devices);
+	return 0;
 }
 
 static int hash_devices(void *ctx, struct jc_fp *fp)
@@ -205,20 +222,13 @@ static int hash_devices(void *ctx, struct jc_fp *fp)
  * be cached. */
 static int prepare(struct build *b)
 {
-	const struct jc_cl_real *cl = jc_cl_real();
-	size_t size = 0;
 	if ((!b->notify && b->user_data) ||
-	    cl->clGetProgramInfo(b->app, CL_PROGRAM_CONTEXT, sizeof b->context, &b->context,
-				 NULL) != CL_SUCCESS ||
-	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
-	    size == 0 || !(b->devices = malloc(size)) ||
-	    cl->clGetProgramInfo(b->app, CL_PROGRAM_DEVICES, size, b->devices, NULL) != CL_SUCCESS)
+	    jc_cl_program_devices(b->app, &b->context, &b->ndev, &b->devices) != 0)
 		return -1;
-	b->ndev = (cl_uint)(size / sizeof *b->devices);
 	b->out = (struct built){ .program = b->app, .ndev = b->ndev, .devices = b->devices,
 				 .hex = b->once.hex, .input = &b->rec->input,
 				 .options = b->options };
-	if (!covers_program(b)) {
+	if (!jc_cl_covers(b->req_ndev, b->req_devices, b->ndev, b->devices)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: it is for a subset of the "
 				     "program's devices");
 		return -1;
@@ -228,25 +238,34 @@ static int prepare(struct build *b)
 
 /* ---- hit: a shadow program from the stored binaries --------------------- */
 
-static struct jc_cl_shadow *shadow_new(const struct build *b, cl_program program,
-				       const struct jc_cl_payload *p)
+struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
+				      cl_program program, const struct jc_cl_payload *p)
 {
 	struct jc_cl_shadow *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->program = program;
-	s->ndev = b->ndev;
-	s->devices = malloc(b->ndev * sizeof *s->devices);
-	s->logs = calloc(b->ndev, sizeof *s->logs);
-	s->log_sizes = calloc(b->ndev, sizeof *s->log_sizes);
+	s->ndev = ndev;
+	s->devices = malloc(ndev * sizeof *s->devices);
+	s->logs = calloc(ndev, sizeof *s->logs);
+	s->log_sizes = calloc(ndev, sizeof *s->log_sizes);
 	int ok = s->devices && s->logs && s->log_sizes;
-	for (cl_uint i = 0; ok && i < b->ndev; i++) {
-		s->devices[i] = b->devices[i];
+	for (cl_uint i = 0; ok && i < ndev; i++) {
+		s->devices[i] = devices[i];
 		s->log_sizes[i] = p->log_sizes[i];
 		ok = (s->logs[i] = malloc(p->log_sizes[i] + 1)) != NULL;
 		if (ok)
 			memcpy(s->logs[i], p->logs[i], p->log_sizes[i]);
 	}
+	if (ok && p->kernels_known && p->nkernels) {
+		s->nkernels = p->nkernels;
+		ok = (s->kernel_names = calloc(p->nkernels, sizeof *s->kernel_names)) &&
+		     (s->attributes = calloc(p->nkernels, sizeof *s->attributes));
+		for (cl_uint i = 0; ok && i < p->nkernels; i++)
+			ok = (s->kernel_names[i] = strdup(p->kernel_names[i])) &&
+			     (s->attributes[i] = strdup(p->attributes[i]));
+	}
+	s->kernels_known = p->kernels_known;
 	if (!ok) {
 		s->program = NULL; /* the caller still owns it */
 		jc_cl_shadow_free(s);
@@ -264,12 +283,26 @@ static struct jc_cl_shadow *shadow_new(const struct build *b, cl_program program
  * 8 threads hitting the same entry, and two processes would do the same.
  * Each hit therefore gets a directory name of its own, as a build from
  * source would: the six characters after each "_UNCACHED_" are replaced in
- * a copy of the binary.  NULL: the binary is used as stored. */
+ * a copy of the binary.  NULL: the binary is used as stored.
+ * With PoCL's cache on in this process (POCL_KERNEL_CACHE unset or 1: an
+ * entry made with it off, by a CI job or `jitcache warm`), PoCL unpacks
+ * the binary into POCL_CACHE_DIR/_UNCACHED_XXXXXX and keeps it there, with
+ * the work-group functions it compiles for it: a name of its own for each
+ * hit grew that directory by one on every hit and compiled them again
+ * every time.  The stored name is kept then, so every hit finds its
+ * directory as the last one left it. */
+static int pocl_cache_on(void)
+{
+	const char *v = getenv("POCL_KERNEL_CACHE");
+	return !v || strcmp(v, "1") == 0;
+}
+
 static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
 {
 	static const char tag[] = "_UNCACHED_";
 	const size_t tag_len = sizeof tag - 1, name_len = 6;
-	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len))
+	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len) ||
+	    pocl_cache_on())
 		return NULL;
 	unsigned char *copy = malloc(size);
 	if (!copy)
@@ -293,34 +326,28 @@ static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
 static char *build_log(cl_program program, cl_device_id device, size_t *size);
 
 /* Did the driver rebuild the program from its IR on some device? (compile_once.h) */
-static int recompiled_from_ir(const struct build *b, cl_program program)
+static int recompiled_from_ir(cl_uint ndev, const cl_device_id *devices, cl_program program)
 {
 	int found = 0;
-	for (cl_uint i = 0; i < b->ndev && !found; i++) {
+	for (cl_uint i = 0; i < ndev && !found; i++) {
 		size_t size;
-		char *log = build_log(program, b->devices[i], &size);
+		char *log = build_log(program, devices[i], &size);
 		found = jc_recompiled_from_ir(log, log ? size : 0);
 		free(log);
 	}
 	return found;
 }
 
-/* An entry whose binaries the driver recompiled from their IR. */
-#define JC_CL_RECOMPILED 1
-
-/* clCreateProgramWithBinary + clBuildProgram, as the API requires even for
- * binaries.  Returns the driver's error, JC_CL_RECOMPILED, or CL_SUCCESS
- * with *out set. */
-static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
-			   struct jc_cl_shadow **out)
+cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id *devices,
+			   const struct jc_cl_payload *p, const char *given, cl_program *out)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_int err = CL_SUCCESS;
 	int failed;
-	char *options = jc_keep_recompiled_warning(b->options, &failed);
-	cl_int *status = calloc(b->ndev, sizeof *status);
-	const unsigned char **binaries = calloc(b->ndev, sizeof *binaries);
-	unsigned char **copies = calloc(b->ndev, sizeof *copies);
+	char *options = jc_keep_recompiled_warning(given, &failed);
+	cl_int *status = calloc(ndev, sizeof *status);
+	const unsigned char **binaries = calloc(ndev, sizeof *binaries);
+	unsigned char **copies = calloc(ndev, sizeof *copies);
 	if (!status || !binaries || !copies || failed) {
 		free(status);
 		free(binaries);
@@ -328,28 +355,43 @@ static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
 		free(options);
 		return CL_OUT_OF_HOST_MEMORY;
 	}
-	for (cl_uint i = 0; i < b->ndev; i++) {
+	for (cl_uint i = 0; i < ndev; i++) {
 		copies[i] = pocl_private_dir(p->binaries[i], p->binary_sizes[i]);
 		binaries[i] = copies[i] ? copies[i] : p->binaries[i];
 	}
-	cl_program program = cl->clCreateProgramWithBinary(b->context, b->ndev, b->devices,
+	cl_program program = cl->clCreateProgramWithBinary(context, ndev, devices,
 							   p->binary_sizes, binaries, status,
 							   &err);
-	for (cl_uint i = 0; i < b->ndev; i++)
+	for (cl_uint i = 0; i < ndev; i++)
 		free(copies[i]);
 	free(copies);
 	free(binaries);
 	free(status);
 	if (program)
-		err = cl->clBuildProgram(program, b->ndev, b->devices,
-					 options ? options : b->options, NULL, NULL);
+		err = cl->clBuildProgram(program, ndev, devices, options ? options : given, NULL,
+					 NULL);
 	free(options);
-	if (err == CL_SUCCESS && recompiled_from_ir(b, program))
+	if (err == CL_SUCCESS && recompiled_from_ir(ndev, devices, program))
 		err = JC_CL_RECOMPILED;
-	if (err == CL_SUCCESS && !(*out = shadow_new(b, program, p)))
-		err = CL_OUT_OF_HOST_MEMORY;
 	if (err != CL_SUCCESS && program)
 		cl->clReleaseProgram(program);
+	else
+		*out = program;
+	return err;
+}
+
+/* A shadow program from the stored binaries: CL_SUCCESS with *out set, or
+ * as jc_cl_from_binaries(). */
+static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
+			   struct jc_cl_shadow **out)
+{
+	cl_program program = NULL;
+	cl_int err = jc_cl_from_binaries(b->context, b->ndev, b->devices, p, b->options,
+					 &program);
+	if (err == CL_SUCCESS && !(*out = jc_cl_shadow_new(b->ndev, b->devices, program, p))) {
+		jc_cl_real()->clReleaseProgram(program);
+		err = CL_OUT_OF_HOST_MEMORY;
+	}
 	return err;
 }
 
@@ -367,7 +409,7 @@ static const char *cl_error_name(cl_int err)
 
 /* Why a stored entry cannot be used: the driver refused it, or it is not a
  * payload this version reads.  Either way it is dropped and replaced. */
-static void say_rejected(const struct build *b, cl_int err)
+void jc_cl_say_rejected(const char *hex, cl_int err)
 {
 	if (err == CL_SUCCESS) {
 		JC_LOG_ONCE(JC_LOG_WARN, "an OpenCL cache entry is not in a format this "
@@ -377,13 +419,13 @@ static void say_rejected(const struct build *b, cl_int err)
 	if (err == JC_CL_RECOMPILED) {
 		jc_log(JC_LOG_WARN, "the OpenCL driver recompiled cached binary %s from its IR "
 		       "(a binary for another GPU or driver); entry dropped, compiling from "
-		       "source", b->once.hex);
+		       "source", hex);
 		return;
 	}
 	JC_LOG_ONCE(JC_LOG_WARN, "the OpenCL driver rejected a cached binary (%s); entry "
 				 "dropped, compiling from source", cl_error_name(err));
-	jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped",
-	       b->once.hex, (int)err);
+	jc_log(JC_LOG_DEBUG, "OpenCL entry %s rejected by the driver (%d); dropped", hex,
+	       (int)err);
 }
 
 /* A failure record: the build failed with p->status the first time, and
@@ -391,7 +433,8 @@ static void say_rejected(const struct build *b, cl_int err)
  * compiled instead (drivers differ in what such a call returns). */
 static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
 {
-	struct jc_cl_shadow *failure = b->notify ? NULL : shadow_new(b, NULL, p);
+	struct jc_cl_shadow *failure = b->notify ? NULL : jc_cl_shadow_new(b->ndev, b->devices,
+									     NULL, p);
 	if (failure) {
 		failure->failed = p->status;
 		failure->options = strdup(b->options ? b->options : "");
@@ -424,7 +467,7 @@ static enum jc_load load_shadow(void *call, const struct jc_entry *e)
 	if (!shadow) {
 		if (err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES)
 			return JC_LOAD_FAILED;
-		say_rejected(b, err);
+		jc_cl_say_rejected(b->once.hex, err);
 		return JC_LOAD_REJECTED;
 	}
 	jc_clmap_set_shadow(b->app, shadow);
@@ -508,24 +551,88 @@ static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices
 				    binaries, NULL) == CL_SUCCESS ? 0 : -1;
 }
 
-static int export_payload(void *call, void **bytes, size_t *size)
+/* A kernel's string answer, NUL-terminated, malloc'd; NULL if none. */
+static char *kernel_string(cl_kernel kernel, cl_kernel_info param, size_t *size)
 {
-	const struct built *w = call;
-	cl_uint ndev = w->ndev;
-	struct jc_cl_payload p = { .status = w->failed, .ndev = ndev };
+	const struct jc_cl_real *cl = jc_cl_real();
+	size_t n = 0;
+	char *s = NULL;
+	if (cl->clGetKernelInfo(kernel, param, 0, NULL, &n) != CL_SUCCESS ||
+	    !(s = calloc(1, n + 1)) ||
+	    (n && cl->clGetKernelInfo(kernel, param, n, s, NULL) != CL_SUCCESS)) {
+		free(s);
+		return NULL;
+	}
+	*size = strlen(s) + 1;
+	return s;
+}
+
+/* Each kernel's CL_KERNEL_ATTRIBUTES as the driver answers them after the
+ * build (PoCL loses them when it loads a binary): into p, with the strings
+ * in *owned (2 per kernel, for the caller to free).  p->kernels_known stays
+ * 0 when the program has no kernels to ask (a compiled object). */
+static void collect_attributes(cl_program program, struct jc_cl_payload *p, char ***owned)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_uint n = 0;
+	if (cl->clCreateKernelsInProgram(program, 0, NULL, &n) != CL_SUCCESS ||
+	    n > JC_CL_PAYLOAD_MAX_KERNELS)
+		return;
+	cl_kernel *k = calloc(n + 1, sizeof *k);
+	char **strings = *owned = calloc(2 * (size_t)n + 1, sizeof *strings);
+	p->kernel_names = calloc(n + 1, sizeof *p->kernel_names);
+	p->name_sizes = calloc(n + 1, sizeof *p->name_sizes);
+	p->attributes = calloc(n + 1, sizeof *p->attributes);
+	p->attribute_sizes = calloc(n + 1, sizeof *p->attribute_sizes);
+	int ok = k && strings && p->kernel_names && p->name_sizes && p->attributes &&
+		 p->attribute_sizes &&
+		 (n == 0 || cl->clCreateKernelsInProgram(program, n, k, NULL) == CL_SUCCESS);
+	for (cl_uint i = 0; ok && i < n; i++) {
+		strings[2 * i] = kernel_string(k[i], CL_KERNEL_FUNCTION_NAME, &p->name_sizes[i]);
+		strings[2 * i + 1] = kernel_string(k[i], CL_KERNEL_ATTRIBUTES,
+						   &p->attribute_sizes[i]);
+		p->kernel_names[i] = strings[2 * i];
+		p->attributes[i] = strings[2 * i + 1];
+		ok = strings[2 * i] && strings[2 * i + 1];
+	}
+	for (cl_uint i = 0; k && i < n; i++)
+		if (k[i])
+			cl->clReleaseKernel(k[i]);
+	free(k);
+	p->nkernels = n;
+	p->kernels_known = ok;
+}
+
+int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, cl_int failed,
+		 void **bytes, size_t *size)
+{
+	struct jc_cl_payload p = { .status = failed, .ndev = ndev };
 	p.binaries = calloc(ndev, sizeof *p.binaries);
 	p.binary_sizes = calloc(ndev, sizeof *p.binary_sizes);
 	p.logs = calloc(ndev, sizeof *p.logs);
 	p.log_sizes = calloc(ndev, sizeof *p.log_sizes);
 	void **owned = calloc(2 * (size_t)ndev, sizeof *owned);
+	char **strings = NULL;
 	int rc = p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
-		 collect(w->program, ndev, w->devices, &p, owned) == 0 &&
-		 jc_cl_payload_encode(&p, bytes, size) == 0 ? 0 : -1;
+		 collect(program, ndev, devices, &p, owned) == 0 ? 0 : -1;
+	if (rc == 0 && !failed)
+		collect_attributes(program, &p, &strings);
+	if (rc == 0)
+		rc = jc_cl_payload_encode(&p, bytes, size);
 	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
 		free(owned[i]);
 	free(owned);
+	for (size_t i = 0; strings && i < 2 * (size_t)p.nkernels; i++)
+		free(strings[i]);
+	free(strings);
 	jc_cl_payload_free(&p);
 	return rc;
+}
+
+static int export_payload(void *call, void **bytes, size_t *size)
+{
+	const struct built *w = call;
+	return jc_cl_export(w->program, w->ndev, w->devices, w->failed, bytes, size);
 }
 
 static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
@@ -806,6 +913,8 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 			   .once = { .cache = cache, .what = "OpenCL build", .ops = &build_ops } };
 	b.once.call = &b;
 	b.rec = cache ? jc_clmap_find(program) : NULL;
+	if (b.rec) /* an executable now, or a failed build: no compiled object to link */
+		jc_clmap_set_compiled(program, NULL);
 	if (cache && !b.rec) {
 		/* One line per build, so that a log accounts for every one. */
 		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (a program created from "
@@ -820,73 +929,4 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 	if (b.notify_now)
 		jc_cl_call_notify(pfn_notify, program, user_data);
 	return err;
-}
-
-/* ---- other ways a program gets built -------------------------------------- */
-
-static void pass_compile_link(const char *what)
-{
-	struct jc_cache *cache = jc_runtime_cache();
-	if (!cache)
-		return;
-	jc_log(JC_LOG_DEBUG, "%s: passed through (separate compile and link steps are not "
-	       "cached)", what);
-	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
-	jc_strict_passed(what, "separate compile and link steps are not cached");
-}
-
-JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
-				  const cl_device_id *device_list, const char *options,
-				  cl_uint num_input_headers, const cl_program *input_headers,
-				  const char **header_include_names, jc_cl_notify_fn pfn_notify,
-				  void *user_data)
-{
-	const struct jc_cl_real *cl = jc_cl_entry();
-	if (!cl)
-		return CL_INVALID_OPERATION;
-	if (jc_enter()) {
-		pass_compile_link("clCompileProgram");
-		int busy = jc_clmap_find(program) && jc_clmap_has_kernels(program);
-		if (!busy)
-			jc_clmap_set_shadow(program, NULL);
-		jc_leave();
-		if (busy)
-			return CL_INVALID_OPERATION;
-	}
-	return cl->clCompileProgram(program, num_devices, device_list, options,
-				    num_input_headers, input_headers, header_include_names,
-				    pfn_notify, user_data);
-}
-
-/* Programs built from the cache take part in a link as their shadow, the
- * program the driver built. */
-JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
-				   const cl_device_id *device_list, const char *options,
-				   cl_uint num_input_programs, const cl_program *input_programs,
-				   jc_cl_notify_fn pfn_notify, void *user_data,
-				   cl_int *errcode_ret)
-{
-	const struct jc_cl_real *cl = jc_cl_entry();
-	if (!cl) {
-		if (errcode_ret)
-			*errcode_ret = CL_INVALID_OPERATION;
-		return NULL;
-	}
-	cl_program *inputs = NULL;
-	if (jc_enter()) {
-		pass_compile_link("clLinkProgram");
-		jc_leave();
-	}
-	if (input_programs && num_input_programs && jc_enter()) {
-		inputs = malloc(num_input_programs * sizeof *inputs);
-		for (cl_uint i = 0; inputs && i < num_input_programs; i++)
-			inputs[i] = jc_clmap_target(input_programs[i]);
-		jc_leave();
-	}
-	cl_program linked = cl->clLinkProgram(context, num_devices, device_list, options,
-					      num_input_programs,
-					      inputs ? inputs : input_programs, pfn_notify,
-					      user_data, errcode_ret);
-	free(inputs);
-	return linked;
 }

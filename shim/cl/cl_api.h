@@ -19,6 +19,8 @@
  * The files:
  *   cl_real.c         this table, the dlsym door for cl* names, helpers
  *   cl.c              program creation and builds: the cache question
+ *   cl_link.c         separate compile and link, cached as a pair
+ *   cl_build.h        what cl.c and cl_link.c share
  *   cl_handles.c      entry points that take a program: the handle map's users
  *   cl_program_map.c  application handle -> what jitcache knows of it
  *   cl_device.c       a device as the key sees it, asked of the driver

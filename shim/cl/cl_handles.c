@@ -8,9 +8,11 @@
  * own handle, and the build log and reference count come from the map.
  */
 #include "shim/cl/cl_api.h"
+#include "shim/cl/cl_build.h"
 #include "shim/cl/cl_program_map.h"
 #include "shim/shim.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
@@ -68,6 +70,8 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 		target = program;
 		break;
 	default: /* what the build produced: kernels, binaries, globals */
+		if (jc_clmap_deferred(program))
+			jc_cl_carry_out(program);
 		break;
 	}
 	return cl->clGetProgramInfo(target, param, size, value, size_ret);
@@ -107,6 +111,8 @@ JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 			       : jc_clmap_failed_build_info(program, device, param_name,
 							    param_value_size, param_value,
 							    param_value_size_ret, &err);
+	if (!answered && jc_clmap_deferred(program))
+		jc_cl_carry_out(program);
 	if (!answered)
 		err = cl->clGetProgramBuildInfo(jc_clmap_target(program), device, param_name,
 						param_value_size, param_value,
@@ -139,6 +145,24 @@ JC_EXPORT cl_int clReleaseProgram(cl_program program)
 	return err;
 }
 
+/* A kernel of a program answered from the cache: its attributes as the
+ * driver answered them on the miss (PoCL answers none for a program it
+ * loaded from binaries). */
+static int kernel_attributes(cl_kernel kernel, size_t size, void *value, size_t *size_ret,
+			     cl_int *err)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	size_t n = 0;
+	char *name = NULL;
+	int answered = cl->clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, NULL, &n) ==
+			       CL_SUCCESS && (name = calloc(1, n + 1)) &&
+		       cl->clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, n, name, NULL) ==
+			       CL_SUCCESS &&
+		       jc_clmap_kernel_attributes(kernel, name, size, value, size_ret, err);
+	free(name);
+	return answered;
+}
+
 JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
 				 size_t param_value_size, void *param_value,
 				 size_t *param_value_size_ret)
@@ -146,6 +170,14 @@ JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
 	const struct jc_cl_real *cl = jc_cl_entry();
 	if (!cl)
 		return CL_INVALID_OPERATION;
+	if (param_name == CL_KERNEL_ATTRIBUTES && !jc_clmap_empty() && jc_enter()) {
+		cl_int err;
+		int answered = kernel_attributes(kernel, param_value_size, param_value,
+						 param_value_size_ret, &err);
+		jc_leave();
+		if (answered)
+			return err;
+	}
 	cl_int err = cl->clGetKernelInfo(kernel, param_name, param_value_size, param_value,
 					 param_value_size_ret);
 	if (err != CL_SUCCESS || param_name != CL_KERNEL_PROGRAM || !param_value ||

@@ -11,6 +11,13 @@
  * build that failed (a failure record) is version 2: status is the error
  * clBuildProgram returned (CL_BUILD_PROGRAM_FAILURE), every binary empty,
  * the logs the driver's.  A jitcache that reads only version 1 drops it.
+ * A build that succeeded with its kernels' attributes recorded is version
+ * 3: version 1, then
+ *   u32 kernel count K, K x { u64 name size, u64 attributes size },
+ *   the K names, then the K attribute strings (each with its NUL),
+ * each kernel's CL_KERNEL_ATTRIBUTES as the driver answered after the
+ * build: a driver that loses them when it loads a binary (PoCL) is answered
+ * from here on a hit.
  *
  *   struct jc_cl_payload p = { .ndev = n, .binaries = b, .binary_sizes = bs,
  *                              .logs = l, .log_sizes = ls };
@@ -33,6 +40,8 @@
 #define JC_CL_PAYLOAD_MAGIC 0x4c43434au /* "JCCL" */
 #define JC_CL_PAYLOAD_VERSION 1u
 #define JC_CL_PAYLOAD_VERSION_FAILED 2u
+#define JC_CL_PAYLOAD_VERSION_KERNELS 3u
+#define JC_CL_PAYLOAD_MAX_KERNELS 65536u
 #define JC_CL_PAYLOAD_MAX_DEVICES 256u
 
 struct jc_cl_payload {
@@ -42,8 +51,16 @@ struct jc_cl_payload {
 	const char **logs;
 	size_t *log_sizes;
 	cl_int status; /* 0: built; else the failed build's error (no binaries) */
+	int kernels_known; /* version 3: the kernels below were recorded */
+	cl_uint nkernels;
+	const char **kernel_names;
+	size_t *name_sizes;
+	const char **attributes;
+	size_t *attribute_sizes;
 };
 
+/* Decode allocates the kernels' arrays too; encode reads them when
+ * kernels_known (a payload built without them is version 1). */
 int jc_cl_payload_encode(const struct jc_cl_payload *p, void **out, size_t *size);
 int jc_cl_payload_decode(const void *bytes, size_t size, struct jc_cl_payload *p);
 void jc_cl_payload_free(struct jc_cl_payload *p);

@@ -132,6 +132,22 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 		free(shadow->logs[i]);
 	free(shadow->logs);
 	free(shadow->log_sizes);
+	for (cl_uint i = 0; i < shadow->nheaders; i++) {
+		if (shadow->headers && shadow->headers[i])
+			jc_cl_real()->clReleaseProgram(shadow->headers[i]);
+		if (shadow->header_names)
+			free(shadow->header_names[i]);
+	}
+	free(shadow->headers);
+	free(shadow->header_names);
+	for (cl_uint i = 0; i < shadow->nkernels; i++) {
+		if (shadow->kernel_names)
+			free(shadow->kernel_names[i]);
+		if (shadow->attributes)
+			free(shadow->attributes[i]);
+	}
+	free(shadow->kernel_names);
+	free(shadow->attributes);
 	free(shadow->devices);
 	free(shadow->options);
 	free(shadow);
@@ -322,26 +338,104 @@ int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
 	return answered;
 }
 
+void jc_clmap_set_compiled(cl_program app, const struct jc_key *key)
+{
+	if (none())
+		return;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	if (rec) {
+		rec->compiled = key != NULL;
+		if (key)
+			rec->compile_key = *key;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+int jc_clmap_compiled(cl_program app, struct jc_key *key)
+{
+	if (none())
+		return 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	int compiled = rec && rec->compiled;
+	if (compiled)
+		*key = rec->compile_key;
+	pthread_mutex_unlock(&lock);
+	return compiled;
+}
+
+int jc_clmap_deferred(cl_program app)
+{
+	if (none())
+		return 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	int deferred = rec && rec->shadow && rec->shadow->deferred;
+	pthread_mutex_unlock(&lock);
+	return deferred;
+}
+
+struct jc_cl_shadow *jc_clmap_take_deferred(cl_program app)
+{
+	if (none())
+		return NULL;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	struct jc_cl_shadow *d = rec && rec->shadow && rec->shadow->deferred ? rec->shadow : NULL;
+	if (d)
+		rec->shadow = NULL; /* a shadow without a program is not in by_shadow */
+	pthread_mutex_unlock(&lock);
+	return d;
+}
+
 int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
 			       cl_program_build_info param, size_t value_size, void *value,
 			       size_t *size_ret, cl_int *err)
 {
-	if (none() || (param != CL_PROGRAM_BUILD_STATUS && param != CL_PROGRAM_BUILD_OPTIONS))
+	if (none())
 		return 0;
 	int answered = 0;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	struct jc_cl_shadow *f = rec && rec->shadow && rec->shadow->failed ? rec->shadow : NULL;
+	struct jc_cl_shadow *f = rec && rec->shadow && (rec->shadow->failed || rec->shadow->deferred)
+					 ? rec->shadow : NULL;
 	for (cl_uint i = 0; f && i < f->ndev && !answered; i++) {
 		if (f->devices[i] != device)
 			continue;
-		cl_build_status status = CL_BUILD_ERROR;
-		*err = param == CL_PROGRAM_BUILD_STATUS
-			       ? jc_cl_answer(&status, sizeof status, value_size, value, size_ret)
-			       : jc_cl_answer(f->options, strlen(f->options) + 1, value_size, value,
-					      size_ret);
+		cl_build_status status = f->deferred ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+		cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
 		answered = 1;
+		if (param == CL_PROGRAM_BUILD_STATUS)
+			*err = jc_cl_answer(&status, sizeof status, value_size, value, size_ret);
+		else if (param == CL_PROGRAM_BUILD_OPTIONS)
+			*err = jc_cl_answer(f->options, strlen(f->options) + 1, value_size, value,
+					    size_ret);
+		else if (param == CL_PROGRAM_BINARY_TYPE && f->deferred)
+			*err = jc_cl_answer(&type, sizeof type, value_size, value, size_ret);
+		else
+			answered = 0;
 	}
+	pthread_mutex_unlock(&lock);
+	return answered;
+}
+
+int jc_clmap_kernel_attributes(cl_kernel kernel, const char *name, size_t value_size,
+			       void *value, size_t *size_ret, cl_int *err)
+{
+	if (none())
+		return 0;
+	int answered = 0;
+	pthread_mutex_lock(&lock);
+	struct kernel_ref *k = *kernel_at(kernel);
+	const struct jc_cl_shadow *s = k && k->rec->shadow && k->rec->shadow->kernels_known
+					       ? k->rec->shadow : NULL;
+	for (cl_uint i = 0; s && i < s->nkernels && !answered; i++)
+		if (strcmp(s->kernel_names[i], name) == 0) {
+			*err = jc_cl_answer(s->attributes[i], strlen(s->attributes[i]) + 1,
+					    value_size, value, size_ret);
+			answered = 1;
+		}
 	pthread_mutex_unlock(&lock);
 	return answered;
 }

@@ -57,7 +57,23 @@ struct jc_cl_shadow {
 	char **logs;        /* each device's original build log, replayed */
 	size_t *log_sizes;
 	cl_int failed;      /* 0, or the failed build's error (program is NULL) */
-	char *options;      /* a failed build's options, as given ("" for NULL) */
+	char *options;      /* a failed build's or a deferred compile's options,
+			       as given ("" for NULL) */
+	/* A compile answered from the cache (clCompileProgram) is deferred: the
+	 * driver compiles only when something needs its result (a link that
+	 * misses, a query of the compiled object), with these; program is
+	 * NULL.  Until then the map answers the build status, log, options
+	 * and binary type. */
+	int deferred;
+	/* Each kernel's attributes as the driver answered on the miss
+	 * (cl_payload.h version 3), when kernels_known. */
+	int kernels_known;
+	cl_uint nkernels;
+	char **kernel_names;
+	char **attributes;
+	cl_uint nheaders;
+	cl_program *headers; /* retained by the map */
+	char **header_names;
 };
 
 struct jc_cl_program {
@@ -67,6 +83,8 @@ struct jc_cl_program {
 	struct jc_cl_shadow *shadow;
 	cl_uint app_refs;
 	cl_uint kernels;    /* kernels made through the application's handle that it holds */
+	int compiled;       /* compiled (clCompileProgram) under compile_key */
+	struct jc_key compile_key;
 	struct jc_cl_program *next_app, *next_shadow;
 };
 
@@ -102,13 +120,29 @@ cl_int jc_clmap_kernel_release(cl_kernel kernel);
 void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow);
 void jc_cl_shadow_free(struct jc_cl_shadow *shadow);
 
+/* A program's compile key (NULL: it is not, or no longer, a keyed compiled
+ * object), and the key of its last compile: 1 and *key, or 0. */
+void jc_clmap_set_compiled(cl_program app, const struct jc_key *key);
+int jc_clmap_compiled(cl_program app, struct jc_key *key);
+/* Whether `app` has a deferred compile; take it out of the map (NULL:
+ * none), for the caller to carry out and free. */
+int jc_clmap_deferred(cl_program app);
+struct jc_cl_shadow *jc_clmap_take_deferred(cl_program app);
+
 /* The answers the map gives for a program with a shadow: 1 and *err set
  * when answered, 0 when the driver should be asked. */
 int jc_clmap_build_log(cl_program app, cl_device_id device, size_t value_size,
 		       void *value, size_t *size_ret, cl_int *err);
 int jc_clmap_ref_count(cl_program app, cl_uint *count);
-/* A replayed failed build's status and options (CL_PROGRAM_BUILD_STATUS,
- * CL_PROGRAM_BUILD_OPTIONS); same convention. */
+/* CL_KERNEL_ATTRIBUTES of a kernel named `name` made through an
+ * application's handle answered from the cache, as recorded on the miss
+ * (a driver may lose them when it loads a binary); same convention. */
+int jc_clmap_kernel_attributes(cl_kernel kernel, const char *name, size_t value_size,
+			       void *value, size_t *size_ret, cl_int *err);
+/* A replayed failed build's or a deferred compile's status and options
+ * (CL_PROGRAM_BUILD_STATUS, CL_PROGRAM_BUILD_OPTIONS; a deferred compile's
+ * CL_PROGRAM_BINARY_TYPE too); same convention.  Any other question of a
+ * deferred compile needs the driver's compile first (jc_cl_carry_out). */
 int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
 			       cl_program_build_info param, size_t value_size, void *value,
 			       size_t *size_ret, cl_int *err);

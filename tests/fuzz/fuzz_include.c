@@ -55,7 +55,7 @@ static int keep(void *ctx, char kind, const char *name, size_t len)
 	struct text *t = ctx;
 	if (len && (name < t->start || name + len > t->end))
 		abort(); /* a name outside the text */
-	if (kind != '"' && kind != '<' && kind != '?')
+	if (kind != '"' && kind != '<' && kind != '?' && kind != 'd')
 		abort();
 	if (t->n == 64)
 		return 1; /* enough: stop the scan */

@@ -21,7 +21,8 @@ int main(void)
 	size_t binary_sizes[] = { sizeof bin0, sizeof bin1 };
 	const char *logs[] = { "warning: x\n", "" };
 	size_t log_sizes[] = { 12, 0 };
-	struct jc_cl_payload in = { 2, binaries, binary_sizes, logs, log_sizes, 0 }, out;
+	struct jc_cl_payload in = { .ndev = 2, .binaries = binaries, .binary_sizes = binary_sizes,
+				    .logs = logs, .log_sizes = log_sizes }, out;
 	void *bytes, *copy;
 	size_t size;
 	CHECK(jc_cl_payload_encode(&in, &bytes, &size) == 0, "two devices encode");
@@ -60,7 +61,9 @@ int main(void)
 	/* A failure record: version 2, the error, logs only. */
 	const unsigned char *none[] = { NULL, NULL };
 	size_t no_sizes[] = { 0, 0 };
-	struct jc_cl_payload fail = { 2, none, no_sizes, logs, log_sizes, CL_BUILD_PROGRAM_FAILURE };
+	struct jc_cl_payload fail = { .ndev = 2, .binaries = none, .binary_sizes = no_sizes,
+				      .logs = logs, .log_sizes = log_sizes,
+				      .status = CL_BUILD_PROGRAM_FAILURE };
 	CHECK(jc_cl_payload_encode(&fail, &bytes, &size) == 0, "a failure record encodes");
 	CHECK(decode_copy(bytes, size, &out, &copy) == 0 && out.status == CL_BUILD_PROGRAM_FAILURE &&
 	      out.ndev == 2 && out.binary_sizes[0] == 0 && out.log_sizes[0] == 12 &&
@@ -83,6 +86,35 @@ int main(void)
 	CHECK(jc_cl_payload_encode(&fail, &bytes, &size) == 0 &&
 	      decode_copy(bytes, size, &out, &copy) == -1, "refused: a failure record with binaries");
 	free(copy);
+	free(bytes);
+
+	/* Version 3: the kernels' attributes after the logs. */
+	const char *names[] = { "fixed", "plain" };
+	const char *attrs[] = { "__attribute__((reqd_work_group_size(8, 1, 1 )))", "" };
+	size_t name_sizes[] = { 6, 6 }, attr_sizes[] = { strlen(attrs[0]) + 1, 1 };
+	in.kernels_known = 1;
+	in.nkernels = 2;
+	in.kernel_names = names;
+	in.name_sizes = name_sizes;
+	in.attributes = attrs;
+	in.attribute_sizes = attr_sizes;
+	CHECK(jc_cl_payload_encode(&in, &bytes, &size) == 0 && ((uint32_t *)bytes)[1] == 3,
+	      "with kernels' attributes: version 3");
+	CHECK(decode_copy(bytes, size, &out, &copy) == 0 && out.kernels_known &&
+	      out.nkernels == 2 && !strcmp(out.kernel_names[1], "plain") &&
+	      !strcmp(out.attributes[0], attrs[0]) && out.attributes[1][0] == '\0' &&
+	      out.binary_sizes[0] == sizeof bin0 && out.log_sizes[0] == 12,
+	      "and decodes with binaries, logs and attributes");
+	jc_cl_payload_free(&out);
+	free(copy);
+	bad = malloc(size);
+	memcpy(bad, bytes, size);
+	bad[size - 1] = 'x'; /* the last string not terminated */
+	CHECK(decode_copy(bad, size, &out, &copy) == -1, "refused: an unterminated attribute");
+	free(copy);
+	CHECK(decode_copy(bytes, size - 1, &out, &copy) == -1, "refused: a short kernels section");
+	free(copy);
+	free(bad);
 	free(bytes);
 	return check_summary();
 }

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cl_build.h — what the OpenCL paths that build share (cl.c: clBuildProgram;
+ * cl_link.c: clCompileProgram and clLinkProgram): a cache entry's bytes
+ * from a built program, a program from an entry's binaries, and the
+ * record of an answer from the cache beside the application's handle.
+ *
+ *   jc_cl_export(program, n, devices, failed, &bytes, &size);   // miss: store
+ *   err = jc_cl_from_binaries(context, n, devices, &payload, options, &program);
+ *   if (err != CL_SUCCESS) jc_cl_say_rejected(hex, err);        // hit refused
+ *   shadow = jc_cl_shadow_new(n, devices, program, &payload);   // NULL: no memory
+ *
+ * Everything here is called inside jitcache (jc_enter) with the loader's
+ * table found.  Errors are the driver's, or those named below.
+ */
+#ifndef JITCACHE_CL_BUILD_H
+#define JITCACHE_CL_BUILD_H
+
+#include "shim/cl/cl_api.h"
+#include "shim/cl/cl_payload.h"
+#include "shim/cl/cl_program_map.h"
+
+/* jc_cl_from_binaries(): the driver recompiled the binaries from their IR
+ * (a binary for another GPU or driver): no hit. */
+#define JC_CL_RECOMPILED 1
+
+/* The program's binaries and build logs for every device as a payload (a
+ * failure record when failed is nonzero): 0 and *bytes (malloc'd), or -1. */
+int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, cl_int failed,
+		 void **bytes, size_t *size);
+
+/* clCreateProgramWithBinary + clBuildProgram with options, as the API
+ * requires even for binaries.  CL_SUCCESS with *out set, the driver's
+ * error, or JC_CL_RECOMPILED. */
+cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id *devices,
+			   const struct jc_cl_payload *p, const char *options, cl_program *out);
+/* One line on why a stored entry was not used (err CL_SUCCESS: the entry
+ * is not a payload this version reads). */
+void jc_cl_say_rejected(const char *hex, cl_int err);
+
+/* A record of program (may be NULL) with the payload's logs, to be given
+ * to the map (jc_clmap_set_shadow); NULL when out of memory. */
+struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
+				      cl_program program, const struct jc_cl_payload *p);
+
+/* The program's context and devices (CL_PROGRAM_DEVICES order; *devices
+ * malloc'd): 0, or -1. */
+int jc_cl_program_devices(cl_program program, cl_context *context, cl_uint *ndev,
+			  cl_device_id **devices);
+
+/* Whether the devices a call names (n, list: as the application gave
+ * them) are all `ndev` devices of the program, as a cached build must be. */
+int jc_cl_covers(cl_uint n, const cl_device_id *list, cl_uint ndev, const cl_device_id *devices);
+
+/* A deferred compile (cl_program_map.h) of `app`, carried out now by the
+ * driver: its status (CL_SUCCESS when none was deferred). */
+cl_int jc_cl_carry_out(cl_program app);
+
+#endif
