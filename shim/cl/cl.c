@@ -857,7 +857,7 @@ static int refuse(void *call, const char *why)
 		logs[i] = text, sizes[i] = strlen(text) + 1;
 	struct jc_cl_payload p = { .ndev = b->ndev, .logs = logs, .log_sizes = sizes };
 	if (logs && sizes)
-		failure = shadow_new(b, NULL, &p);
+		failure = jc_cl_shadow_new(b->ndev, b->devices, NULL, &p);
 	if (failure) {
 		failure->failed = CL_BUILD_PROGRAM_FAILURE;
 		failure->options = strdup(b->options ? b->options : "");
