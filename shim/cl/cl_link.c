@@ -51,6 +51,7 @@ static void passed(struct jc_cache *cache, const char *what, const char *why)
 		return;
 	jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", what, why);
 	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
+	jc_strict_passed(what, why);
 }
 
 cl_int jc_cl_carry_out(cl_program app)
@@ -185,8 +186,17 @@ static void stored_compile(void *call, size_t size, uint64_t compile_ns, uint64_
 	       c->once.hex, (double)compile_ns / 1e9, size, (double)store_ns / 1e9);
 }
 
+/* JITCACHE_STRICT=error: the compile fails as a compile error does; why is
+ * said on stderr (compile_once.c): the program's own log stays the
+ * driver's, empty. */
+static int refuse_compile(void *call, const char *why)
+{
+	(void)call, (void)why;
+	return CL_COMPILE_PROGRAM_FAILURE;
+}
+
 static const struct jc_once_ops compile_ops = { load_compile, run_compile, export_compile,
-						 stored_compile, NULL };
+						 stored_compile, NULL, refuse_compile };
 
 JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 				  const cl_device_id *device_list, const char *options,
@@ -375,8 +385,18 @@ static void stored_link(void *call, size_t size, uint64_t compile_ns, uint64_t s
 	       l->once.hex, (double)compile_ns / 1e9, size, (double)store_ns / 1e9);
 }
 
+/* JITCACHE_STRICT=error: no program, CL_LINK_PROGRAM_FAILURE (why is said
+ * on stderr, compile_once.c). */
+static int refuse_link(void *call, const char *why)
+{
+	struct link *l = call;
+	(void)why;
+	l->linked = NULL;
+	return CL_LINK_PROGRAM_FAILURE;
+}
+
 static const struct jc_once_ops link_ops = { load_link, run_link, export_link, stored_link,
-					      NULL };
+					      NULL, refuse_link };
 
 /* An uncached link: the driver's, with the deferred compiles of its inputs
  * carried out, and programs built from the cache taking part as their
