@@ -85,8 +85,10 @@ check "OpenCL (PoCL): warm hits" grep -q '^jitcache: 1 hits, 0 misses' "$T/cl-wa
 check "jitcache stats through the wheel's admin tool" \
 	sh -c "JITCACHE_DIR='$T/c-ze' '$T/venv/bin/jitcache' stats | grep -Eq '^hits +1'"
 "$T/venv/bin/pip" uninstall -q -y "$DIST" >>"$T/pip.log" 2>&1
-listing "$T/venv" >"$T/after.txt"
-check "pip uninstall leaves the venv as it was" diff "$T/before.txt" "$T/after.txt"
+# pip removes the files it installed, but not the empty directories above
+# the man page (share/, share/man/): left out of the comparison.
+listing "$T/venv" | grep -vx -e "$T/venv/share" -e "$T/venv/share/man" >"$T/after.txt"
+check "pip uninstall leaves the venv as it was (but empty directories)" diff "$T/before.txt" "$T/after.txt"
 
 # ---- from a clean clone: pip wheel . and pip install . ----------------------------------
 git clone -q "$ROOT" "$T/clone" 2>"$T/clone.log"
