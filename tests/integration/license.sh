@@ -57,6 +57,20 @@ else
 	check "the library and jitcache-admin are built ($B)" false
 fi
 
+# The package `make deb` built, if there is one: its copyright file is this
+# one, and lintian found nothing in it.
+DEB=$(ls "$ROOT"/dist/jitcache_*_amd64.deb 2>/dev/null | tail -n 1)
+if [ -n "$DEB" ] && [ "$DEB" -nt "$C" ]; then
+	check "the package's /usr/share/doc/jitcache/copyright is packaging/debian/copyright" \
+		sh -c "dpkg-deb --fsys-tarfile '$DEB' | tar -xOf - ./usr/share/doc/jitcache/copyright | cmp -s - '$C'"
+	if [ -s "$ROOT/build/lintian.txt" ]; then
+		check "lintian: no tag about the copyright file or a licence (build/lintian.txt)" \
+			sh -c "! grep -E '^[EWI]: .*(copyright|licen[cs]e|dep5)' '$ROOT/build/lintian.txt'"
+	fi
+else
+	skip "no package newer than packaging/debian/copyright in dist/ (make deb)"
+fi
+
 # The wheel's licence files: the upstream copyright files, as Debian ships them.
 check "pyproject.toml's license-files: LICENSE and packaging/licenses/*.copyright" \
 	grep -qF 'license-files = ["LICENSE", "packaging/licenses/*.copyright"]' "$ROOT/pyproject.toml"
