@@ -181,8 +181,9 @@ for s in "$T"/blocks/*.section; do
 		ran=$((ran + 1))
 		;;
 	sh)
-		if grep -q -e 'nginx' -e 'chown www-data' "$block" && [ $ROOTED = 0 ]; then
-			skip "block $n (sh, $section): needs root (nginx's worker user)"
+		if [ $ROOTED = 0 ] && case $section in *nginx*) true ;; *) false ;; esac; then
+			skip "block $n (sh, $section): needs root (nginx's worker user www-data)"
+			skipped=$((skipped + 1))
 			continue
 		fi
 		(cd "$T/work" && JITCACHE_CONFIG=${config:-/dev/null} bash -e -c ". '$T/prelude.sh'; $(cat "$block")") \
