@@ -708,6 +708,9 @@ static int warm_targets(struct jc_cache *cache, const struct recipes *rs,
 	if (n_chosen && driver_names_ip_versions(chosen[0], o, workdir) != 0) {
 		say_driver_too_old(chosen, n_chosen, o->export_file);
 		rc = too_old = 1;
+	} else if (interrupted) {
+		fprintf(stderr, "jitcache warm: interrupted before any target was warmed\n");
+		rc = 130;
 	}
 	for (size_t i = 0; !too_old && i < (n_chosen ? n_chosen : 1) && !interrupted; i++) {
 		int one = warm_one(cache, rs, n_chosen ? chosen[i] : NULL, o, workdir);
