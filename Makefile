@@ -278,8 +278,9 @@ fuzz: $(FUZZ_BIN) ## run each fuzz target for FUZZ_SECONDS (default 30)
 	    2>$(BUILD)/fuzz/$$n.log || { tail -n 40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
 	  grep -E '^#[0-9]+.*DONE' $(BUILD)/fuzz/$$n.log | tail -n 1; done
 
-demo: deps ## the main job: a real program JIT-compiles cold, then loads warm from the cache
-	$(MAKE) examples
+demo: ## the main job: a real program JIT-compiles cold, then loads warm from the cache
+	@./tests/install-deps.sh demo
+	$(MAKE) all $(BUILD)/examples/ze_module
 	BUILD=$(BUILD) ./examples/demo.sh
 
 bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 ## run the benchmarks and write bench/results.md

@@ -223,6 +223,7 @@ struct run {
 	int n_devices;
 	const struct worker *reporter; /* that worker */
 	const char *refused;  /* why the target cannot be warmed here */
+	int no_ip;            /* refused: the driver reports no IP version at all */
 	char why[512];
 	double start;
 	int progress;         /* 1: a bar redrawn on stderr (a terminal); 2: a line at
@@ -365,6 +366,7 @@ static void check_device(struct run *r, const char *line)
 		snprintf(r->why, sizeof r->why, "the installed driver reports no IP version for it "
 			 "(it is too old to simulate it as the real GPU)");
 		r->refused = r->why;
+		r->no_ip = 1;
 	} else if (r->target && (id != r->target->id || ip != r->target->ip)) {
 		snprintf(r->why, sizeof r->why, "the installed driver simulates it as 0x%04x with "
 			 "IP version %s", id, ip_text(ip, ipbuf));
@@ -493,7 +495,9 @@ static void say_result(const struct run *r, const struct jc_cache_stats *before,
 	printf("\n");
 }
 
-/* 0: warmed; 1: refused or some failed; 130: interrupted. */
+/* 0: warmed; 1: some failed; 130: interrupted; REFUSED: nothing was
+ * warmed (the target cannot be simulated, or the workers did not start). */
+#define REFUSED 3
 static int warm_one(struct jc_cache *cache, const struct recipes *rs,
 		    const struct target *target, const struct options *o, const char *workdir)
 {
@@ -525,7 +529,7 @@ static int warm_one(struct jc_cache *cache, const struct recipes *rs,
 		else
 			fprintf(stderr, "jitcache warm: no GPU to warm for: %s\n",
 				r.refused ? r.refused : "the replayer did not start");
-		return 1;
+		return REFUSED;
 	}
 	say_result(&r, &before, &after);
 	if (interrupted) {
@@ -663,6 +667,40 @@ static int find_programs(struct options *o, char lib[PATH_MAX], char replay[PATH
 	return -1;
 }
 
+/* The driver the first --for target is simulated on, asked before anything
+ * is warmed: one that reports no IP version for its devices (Debian 12's
+ * NEO 22.43) cannot simulate any target as the real GPU, and every target
+ * would be refused one by one.  A worker is started with no recipe: it
+ * names its devices and ends.  0: it reports an IP version (or the worker
+ * did not start, which warm_one says itself); -1: it reports none. */
+static int driver_names_ip_versions(const struct target *t, const struct options *o,
+				    const char *workdir)
+{
+	const struct recipes none = { 0 };
+	struct worker w;
+	struct run r = { .target = t, .lib = o->lib, .replay = o->replay, .workdir = workdir,
+			 .rs = &none, .w = &w, .n_workers = 1 };
+	if (start_worker(&r, &w) != 0)
+		return 0;
+	r.alive = 1;
+	drive(&r);
+	return r.no_ip ? -1 : 0;
+}
+
+static void say_driver_too_old(const struct target *const *chosen, size_t n_chosen,
+			       const char *export_file)
+{
+	char names[256] = "";
+	for (size_t i = 0, used = 0; i < n_chosen && used < sizeof names; i++)
+		used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+					 i ? (i + 1 == n_chosen ? " or " : ", ") : "",
+					 chosen[i]->name);
+	fprintf(stderr, "jitcache warm: --for needs Intel's compute runtime 26.27 or newer (the "
+		"installed driver reports no IP version, so it cannot compile for %s as the real "
+		"GPU); nothing warmed%s%s%s\n", names, export_file ? ", " : "",
+		export_file ? export_file : "", export_file ? " not written" : "");
+}
+
 /* Each target in turn (none: this machine), then the export.  Ctrl-C and
  * SIGTERM stop the run between recipes (the workers, in the same process
  * group, get Ctrl-C themselves). */
@@ -683,15 +721,28 @@ static int warm_targets(struct jc_cache *cache, const struct recipes *rs,
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	int64_t start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
-	int rc = 0;
-	for (size_t i = 0; i < (n_chosen ? n_chosen : 1) && !interrupted; i++) {
+	int rc = 0, warmed = 0, too_old = 0;
+	if (n_chosen && driver_names_ip_versions(chosen[0], o, workdir) != 0) {
+		say_driver_too_old(chosen, n_chosen, o->export_file);
+		rc = too_old = 1;
+	} else if (interrupted) {
+		fprintf(stderr, "jitcache warm: interrupted before any target was warmed\n");
+		rc = 130;
+	}
+	for (size_t i = 0; !too_old && i < (n_chosen ? n_chosen : 1) && !interrupted; i++) {
 		int one = warm_one(cache, rs, n_chosen ? chosen[i] : NULL, o, workdir);
+		warmed += one != REFUSED;
+		one = one == REFUSED ? 1 : one;
 		rc = one > rc ? one : rc;
 	}
 	remove_workdir(workdir);
-	if (o->export_file && !interrupted) {
+	/* A pack of nothing would only look like a warm cache. */
+	if (o->export_file && !interrupted && warmed) {
 		int e = export_warmed(cache, o->export_file, start_ns);
 		rc = rc ? rc : e;
+	} else if (o->export_file && !interrupted && !too_old) {
+		fprintf(stderr, "jitcache warm: no target was warmed; %s not written\n",
+			o->export_file);
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -11,7 +11,8 @@
  * workers with the right environment, hands out the recipes, and reports.
  *
  * jc_warm_main() returns the exit status: 0 when everything was warmed,
- * 1 when a target was refused or some recipes failed, 2 on bad usage,
+ * 1 when a target was refused or some recipes failed (--export then writes
+ * its file only if some target was warmed), 2 on bad usage,
  * 130 when interrupted (what was stored stays; a second run resumes).
  */
 #ifndef JITCACHE_BIN_WARM_H

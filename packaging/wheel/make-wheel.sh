@@ -1,17 +1,17 @@
 #!/bin/sh
 # packaging/wheel/make-wheel.sh BUILD VERSION OUTDIR NAME — `make wheel`:
 # compiles the library, the command's tools and the man page into BUILD
-# (-O2, one job per core), writes the wheel of distribution NAME
-# (packaging/wheel/build.py), then auditwheel (pinned, installed into
-# .venv-wheel/ from PyPI the first time) vendors the library's own
-# dependencies (libinih, libzstd; hiredis and libsodium are linked in) and
-# gives it the manylinux tag its glibc symbols allow.  One line per step;
-# make's, pip's and auditwheel's output: build/wheel.log, shown if a step
-# fails.  Ends with the wheel's path.
+# (-O2, one job per core), then builds the wheel of distribution NAME as
+# `pip wheel .` does, from pyproject.toml (setuptools with setup.py's make
+# step, then auditwheel through packaging/wheel/backend.py: libinih and
+# libzstd vendored, hiredis and libsodium linked in, the manylinux tag its
+# glibc symbols allow).  pip runs from the venv .venv-wheel/ (made the first
+# time) and fetches the build requirements from PyPI into its isolated build
+# environment.  One line per step; make's and pip's output: build/wheel.log,
+# shown if a step fails.  Ends with the wheel's path.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$1 VERSION=$2 OUT=$3 NAME=$4
-AUDITWHEEL=auditwheel==6.1.0
 VENV=$ROOT/.venv-wheel
 # The file name's spelling of the name (PEP 427): jitcache-gpu -> jitcache_gpu.
 STEM=$(echo "$NAME" | sed 's/[-_.][-_.]*/_/g' | tr 'A-Z' 'a-z')-$VERSION
@@ -20,27 +20,18 @@ STEP_LABEL=wheel STEP_LOG=$ROOT/build/wheel.log
 : >"$STEP_LOG"
 . "$ROOT/packaging/step.sh"
 
-command -v patchelf >/dev/null || fail "patchelf is missing (make deps)"
+[ "$BUILD" = build-wheel ] || fail "pyproject.toml's build (setup.py) compiles into build-wheel/, not $BUILD"
+grep -qx "name = \"$NAME\"" "$ROOT/pyproject.toml" || fail "pyproject.toml does not name the distribution $NAME"
 jobs=$(nproc 2>/dev/null || echo 1)
 step "compiling the library, jitcache-admin, jitcache-replay and the man page into $BUILD/ (-O2, $jobs jobs)" \
 	${MAKE:-make} -C "$ROOT" -j"$jobs" BUILD="$BUILD" CFLAGS=-O2 lib admin man
-if [ ! -x "$VENV/bin/auditwheel" ]; then
-	step "making the venv .venv-wheel/ for auditwheel" python3 -m venv "$VENV"
-	step "installing $AUDITWHEEL from PyPI into .venv-wheel/ (first time only)" \
-		"$VENV/bin/pip" install "$AUDITWHEEL"
+if [ ! -x "$VENV/bin/pip" ]; then
+	step "making the venv .venv-wheel/ for pip (first time only)" python3 -m venv "$VENV"
 fi
 raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
-step "writing $STEM (packaging/wheel/build.py: the package jitcache, from packaging/files.list)" \
-	python3 "$ROOT/packaging/wheel/build.py" "$BUILD" "$VERSION" "$raw" "$NAME"
-step "reading the glibc symbols the library needs (auditwheel show)" \
-	sh -c '"$1" show "$2"/*.whl >"$2/show.txt"' sh "$VENV/bin/auditwheel" "$raw"
-cat "$raw/show.txt" >>"$STEP_LOG"
-# The oldest manylinux tag the library's glibc symbols allow, as auditwheel says.
-plat=$(tr '\n' ' ' <"$raw/show.txt" | sed -n 's/.*constrains the platform tag to "\(manylinux_[0-9_]*x86_64\)".*/\1/p')
-[ -n "$plat" ] || fail "auditwheel show named no manylinux tag"
-step "vendoring libzstd and libinih, tagging it $plat (auditwheel repair)" \
-	"$VENV/bin/auditwheel" repair --plat "$plat" -w "$raw/repaired" "$raw/$STEM"-*.whl
+step "building $STEM with pip wheel (pyproject.toml: setuptools, then auditwheel repair)" \
+	"$VENV/bin/pip" wheel --no-deps --disable-pip-version-check -w "$raw/repaired" "$ROOT"
 # The old wheel goes only once the new one is made.
 rm -f "$OUT/$STEM"-*.whl
 mv "$raw/repaired/$STEM"-*.whl "$OUT/"

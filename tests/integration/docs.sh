@@ -84,21 +84,39 @@ for page in pages:
                 continue
             print(f"{page}:{n}: pip install {what}: neither dist/{stem}-*.whl nor {name}")
             bad += 1
-for page in ("README.md", "docs/install.md"):
+wants = {"README.md": ("pip install .", f"pip install {name}`"),
+         "docs/install.md": ("pip install .", "make wheel", f"pip install dist/{stem}-*.whl",
+                             f"pip install {name}`")}
+for page, want_all in wants.items():
     text = open(os.path.join(root, page), encoding="utf-8").read()
-    for want in (f"make wheel", f"pip install dist/{stem}-*.whl", f"pip install {name}`"):
+    for want in want_all:
         if want not in text:
             print(f"{page}: does not say `{want}`")
             bad += 1
 print(f"{bad} wrong")
 PY
-check "README and docs: pip installs $name, built by make wheel into dist/ ($(tail -n 1 "$T/pipnames"))" \
+check "README and docs: pip installs . or $name, built by make wheel into dist/ ($(tail -n 1 "$T/pipnames"))" \
 	grep -q '^0 wrong$' "$T/pipnames"
 grep -v '^0 wrong$' "$T/pipnames" | head -n 10
 
 # The README is the front door, the rest is in docs/: every page linked from
 # it, every relative link and #anchor in any of them leads somewhere.
-check "README: at most about 250 lines ($(wc -l <"$ROOT/README.md"))" test "$(wc -l <"$ROOT/README.md")" -le 260
+# A front door (issue 36): what it is first, then install, run, check,
+# what it adds, the stacks, how to try and test it, the docs; no lab notes.
+check "README: the sections in a newcomer's order" \
+	test "$(grep '^## ' "$ROOT/README.md" | tr '\n' '|')" = \
+	"## Install|## Run|## See that it works|## What it adds over the driver's own cache|## Supported stacks|## Try it, test it|## Documentation|"
+check "README: no comment or marker ahead of the first sentence" \
+	sh -c "! sed -n '1,/^## /p' '$ROOT/README.md' | grep -q '<!--'"
+check "README: what it is, in at most 3 lines after the title and tagline" \
+	test "$(sed -n '1,/^## /p' "$ROOT/README.md" | sed '1,3d;/^## /d;/^$/d' | wc -l)" -le 3
+check "README: no lab-notebook text (stop N, commit ids)" \
+	sh -c "! grep -nE '\\bstop [0-9]+|\\b[0-9a-f]{7}:' '$ROOT/README.md'"
+for want in 'jitcache run -- ' 'jitcache stats' 'jitcache explain' 'make demo' 'make check ' 'make check-all' \
+	'pip install .' 'docs/benchmarks.md' 'LICENSE'; do
+	check "README: says $want" grep -qF -- "$want" "$ROOT/README.md"
+done
+check "README: at most 100 lines ($(wc -l <"$ROOT/README.md"))" test "$(wc -l <"$ROOT/README.md")" -le 100
 for page in "$ROOT"/docs/*.md; do
 	check "README links docs/${page##*/}" grep -qF "](docs/${page##*/}" "$ROOT/README.md"
 done

@@ -46,7 +46,7 @@ $JITCACHE warm --for b580 >"$T/old-b580.out" 2>&1
 rc=$?
 check "old driver: warm --for b580 is refused in one line, or warms a true B580" \
 	sh -c "{ test $rc -eq 1 && test \$(wc -l <'$T/old-b580.out') -eq 1 &&
-		grep -q '^jitcache warm: cannot prewarm for b580' '$T/old-b580.out'; } ||
+		grep -q '^jitcache warm: --for needs .* runtime 26.27 or newer .*b580' '$T/old-b580.out'; } ||
 	       { test $rc -eq 0 && grep -q '(0xe20b, IP 20.1.0)' '$T/old-b580.out'; }"
 
 # ---- the upgrade: warm on the 2026 driver, then the program's first run ------------

@@ -1,0 +1,295 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The docs' recipes as written (issue 36: docs/fleets.md's nginx recipe
+# failed with HTTP 500, then 413).  Every fenced block of docs/fleets.md is
+# taken from the page and run in page order against real servers on the
+# loopback (nginx, Redis) and a real Level Zero program (simulated Arc):
+# sh blocks as shell commands; nginx blocks saved as the file the page names;
+# ini blocks checked by `jitcache config` and used by the sh blocks after them
+# in their section; Dockerfile blocks as the commands a build runs (COPY,
+# RUN, ENV; FROM ignored).  A block the page marks
+# `<!-- docs_fleets.sh: not run: WHY -->` is only counted, with its WHY.
+# Only hosts, ports, paths and the user's program are rewritten, by the
+# table REWRITES below, which is printed.  Then the README's install lines:
+# its apt-get packages are real and the ones `make demo` installs, and
+# `make && sudo make install` gives a working command with its man page
+# (`pip install .` is wheel.sh's).
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash"
+. "$ROOT/tests/integration/remote_common.bash"
+# remote_common.bash's EXIT trap stops only Redis: stop nginx and remove $U too.
+trap 'stop_all_redis; [ "${KEEP:-0}" = 1 ] || cleanup_dirs' EXIT
+need_ze
+need_redis
+command -v nginx >/dev/null || { check "nginx installed (make deps)" false; finish; exit; }
+command -v curl >/dev/null || { check "curl installed (make deps)" false; finish; exit; }
+
+# nginx's worker runs as www-data, as Debian's nginx.conf says; what it serves
+# and writes lies under $U, which it can reach ($T is 0700).
+U=$(mktemp -d /tmp/jitcache-docs-fleets.XXXXXX)
+chmod 755 "$U"
+CLEANUP_DIRS="$CLEANUP_DIRS $U"
+ROOTED=0
+[ "$(id -u)" -eq 0 ] && id www-data >/dev/null 2>&1 && ROOTED=1
+
+check "SPIR-V built with ocloc" spirv reduce "$KERNELS/reduce.cl"
+# The user's program, wherever the page runs one.
+cat >"$T/app" <<EOF
+#!/bin/sh
+exec "$EXAMPLE" "$T/reduce.spv"
+EOF
+chmod +x "$T/app"
+start_redis docs
+PORT=$(free_port)
+
+# ---- the rewrites: hosts, ports, paths, the user's program --------------------
+cat >"$T/rewrites" <<EOF
+cache.lan:8080|127.0.0.1:$PORT
+listen 8080;|listen 127.0.0.1:$PORT;
+redis://cache.internal:6379|redis://127.0.0.1:$REDIS_PORT_docs
+https://packs.example.com/packs/2026.11|http://127.0.0.1:$PORT/packs/2026.11
+https://packs.example.com/a770|http://127.0.0.1:$PORT/packs/a770
+/srv/jitcache|$U/srv/jitcache
+/etc/nginx/|$U/etc/nginx/
+/etc/jitcache/ci.key.pub|$T/work/ci.key.pub
+/tmp/another-machine|$T/another-machine
+/opt/jitcache-layer|$U/opt/jitcache-layer
+/var/cache/jitcache|$T/image-cache
+/tmp/jitcache.tar.zst|$T/image-tmp/jitcache.tar.zst
+COPY jitcache.tar.zst /tmp/|COPY jitcache.tar.zst $T/image-tmp/
+python train.py|$T/app
+python warmup.py|$T/app
+./my-workload --smoke-test|$T/app
+./app|$T/app
+EOF
+echo "docs_fleets: rewrites (page -> test):"
+sed 's/^/  /; s/|/  ->  /' "$T/rewrites"
+
+# ---- the blocks, in page order -------------------------------------------------
+python3 - "$ROOT/docs/fleets.md" "$T/rewrites" "$T/blocks" <<'PY'
+import os, re, sys
+page, rewrites, out = sys.argv[1:4]
+pairs = [l.rstrip("\n").split("|", 1) for l in open(rewrites) if "|" in l]
+os.makedirs(out)
+lines = open(page, encoding="utf-8").read().split("\n")
+section, note, n, i = "", None, 0, 0
+while i < len(lines):
+    line = lines[i]
+    if line.startswith("## "):
+        section = line[3:]
+    m = re.match(r"^\s*<!-- docs_fleets\.sh: not run: (.+) -->$", line)
+    if m:
+        note = m.group(1)
+    f = re.match(r"^(\s*)```(\S*)\s*$", line)
+    if f:
+        indent, lang = f.group(1), f.group(2)
+        body = []
+        i += 1
+        while not re.match(r"^\s*```\s*$", lines[i]):
+            body.append(lines[i][len(indent):])
+            i += 1
+        n += 1
+        text = "\n".join(body) + "\n"
+        for a, b in pairs:
+            text = text.replace(a, b)
+        base = os.path.join(out, "%02d" % n)
+        open(base + "." + (lang or "none"), "w").write(text)
+        open(base + ".section", "w").write(section + "\n")
+        if note:
+            open(base + ".skip", "w").write(note + "\n")
+        note = None
+    i += 1
+
+PY
+nblocks=$(ls "$T"/blocks/*.section 2>/dev/null | wc -l)
+check "docs/fleets.md: its fenced blocks read ($nblocks)" test "$nblocks" -ge 12
+for f in "$T"/blocks/*.none; do
+	[ -e "$f" ] && check "docs/fleets.md: block ${f##*/} names its language" false
+done
+
+# The environment the page's commands run in: `jitcache` on PATH, `sudo`
+# (the test runs as root, or not at all for what needs root), and `nginx`
+# meaning the test's nginx, which includes sites-enabled/* as Debian's does.
+mkdir -p "$T/bin" "$T/work" "$U/etc/nginx/sites-available" "$U/etc/nginx/sites-enabled" "$U/nginx/tmp"
+ln -s "$ROOT/bin/jitcache" "$T/bin/jitcache"
+cat >"$U/nginx/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+user www-data www-data;
+pid $U/nginx/nginx.pid;
+error_log $U/nginx/error.log;
+events { worker_connections 64; }
+http {
+	access_log $U/nginx/access.log;
+	client_body_temp_path $U/nginx/tmp/body;
+	proxy_temp_path $U/nginx/tmp/proxy;
+	fastcgi_temp_path $U/nginx/tmp/fastcgi;
+	uwsgi_temp_path $U/nginx/tmp/uwsgi;
+	scgi_temp_path $U/nginx/tmp/scgi;
+	include $U/etc/nginx/sites-enabled/*;
+}
+EOF
+cat >"$T/prelude.sh" <<EOF
+sudo() { "\$@"; }
+nginx() { command nginx -p "$U/nginx" -e "$U/nginx/error.log" -c "$U/nginx/nginx.conf" "\$@"; }
+export PATH="$T/bin:\$PATH" JITCACHE_LOG=info
+EOF
+if [ $ROOTED = 1 ]; then
+	nginx -p "$U/nginx" -e "$U/nginx/error.log" -c "$U/nginx/nginx.conf" 2>>"$U/nginx/error.log" &
+	SERVER_PIDS[nginx]=$!
+	sleep 0.5
+	check "nginx started (no site yet), workers as www-data" kill -0 "${SERVER_PIDS[nginx]}"
+fi
+
+# What the blocks the page does not run would have left: a warm cache
+# ($T/work/warm, the Docker step's) and a signed pack (pack.tar.zst, the
+# warm --for step's, made here on this machine's own driver).
+(cd "$T/work" && JITCACHE_DIR=$T/work/warm "$JITCACHE" run -- "$T/app" >/dev/null 2>&1)
+
+config="" section=""
+ran=0 skipped=0
+for s in "$T"/blocks/*.section; do
+	base=${s%.section}
+	n=${base##*/}
+	# Each section starts on a machine of its own: an empty cache directory.
+	if [ "$(cat "$s")" != "$section" ]; then
+		section=$(cat "$s") config=""
+		export JITCACHE_DIR=$T/machine-$n
+	fi
+	block=$(ls "$base".* | grep -v -e '\.section$' -e '\.skip$' | head -n 1)
+	lang=${block##*.}
+	if [ -e "$base.skip" ]; then
+		skipped=$((skipped + 1))
+		echo "docs_fleets: block $n ($lang, $section): not run: $(cat "$base.skip")"
+		check "block $n: the page says why it is not run" test -s "$base.skip"
+		continue
+	fi
+	case $lang in
+	nginx)
+		cp "$block" "$T/work/jitcache.conf"
+		check "block $n (nginx, $section): saved as jitcache.conf" test -s "$T/work/jitcache.conf"
+		ran=$((ran + 1))
+		;;
+	ini)
+		cp "$block" "$T/work/$n.ini"
+		(cd "$T/work" && JITCACHE_CONFIG=$T/work/$n.ini "$JITCACHE" config) >"$T/work/$n.out" 2>&1
+		check "block $n (ini, $section): jitcache config takes it (exit 0, no complaint)" \
+			sh -c "test $? -eq 0 && ! grep -qi -e unknown -e invalid -e ignored -e error '$T/work/$n.out'"
+		check "block $n (ini, $section): its url is the effective remote" \
+			grep -qF "$(sed -n 's/^url = //p' "$block" | cut -d' ' -f1 | cut -d'|' -f1)" "$T/work/$n.out"
+		config=$T/work/$n.ini
+		ran=$((ran + 1))
+		;;
+	sh)
+		if [ $ROOTED = 0 ] && case $section in *nginx*) true ;; *) false ;; esac; then
+			skip "block $n (sh, $section): needs root (nginx's worker user www-data)"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		(cd "$T/work" && JITCACHE_CONFIG=${config:-/dev/null} bash -e -c ". '$T/prelude.sh'; $(cat "$block")") \
+			>"$T/work/$n.out" 2>&1
+		check "block $n (sh, $section): runs as written (exit $?; output: $n.out)" test $? -eq 0
+		ran=$((ran + 1))
+		;;
+	dockerfile)
+		# The commands a build runs: COPY and RUN in the build's directory, ENV kept.
+		sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$block" | awk '
+			/^FROM / { next }
+			/^COPY / { print "mkdir -p \"$(dirname " $3 ")\" && cp " $2 " " $3; next }
+			/^RUN / { sub(/^RUN /, ""); print; next }
+			/^ENV / { sub(/^ENV /, "export "); print; next }' >"$block.sh"
+		# Each starts from the image with the archive copied in (the first's COPY).
+		mkdir -p "$T/image-tmp" && cp "$T/work/jitcache.tar.zst" "$T/image-tmp/"
+		(cd "$T/work" && bash -e -c ". '$T/prelude.sh'; . '$block.sh'") >"$T/work/$n.out" 2>&1
+		check "block $n (Dockerfile, $section): its COPY, RUN and ENV run as written" test $? -eq 0
+		sed -n 's/^export //p' "$block.sh" >"$T/work/$n.env"
+		ran=$((ran + 1))
+		;;
+	*)
+		check "block $n: a language this test knows ($lang)" false
+		;;
+	esac
+	# What each runnable block is for, checked after it.
+	case "$section|$(cat "$block")" in
+	*"Read-only layers"*) ;;
+	"The remote tier"*"|"*)
+		check "block $n: the program ran and stored through Redis (a miss, a store)" \
+			grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/work/$n.out" ;;
+	"A web server for the team: nginx|"*"nginx -s reload"*)
+		base_url=http://127.0.0.1:$PORT
+		wait_http "$base_url/cache/" || true
+		head -c 2000000 /dev/urandom >"$T/big"
+		code=$(curl -s -o /dev/null -w '%{http_code}' -T "$T/big" "$base_url/cache/ab/00000000000000000000000000000000")
+		check "nginx: a 2 MB PUT into /cache/ is stored (HTTP $code; nginx's 1 MB default says 413)" \
+			sh -c "test '$code' = 201 || test '$code' = 204"
+		check "nginx: ... as www-data, in a directory nginx made" \
+			sh -c "test \"\$(stat -c %U '$U/srv/jitcache/cache/ab')\" = www-data"
+		check "nginx: GET gives it back" sh -c "curl -sf '$base_url/cache/ab/00000000000000000000000000000000' | cmp -s - '$T/big'"
+		echo small >"$T/small"
+		code=$(curl -s -o /dev/null -w '%{http_code}' -T "$T/small" "$base_url/packs/x")
+		check "nginx: /packs/ is read-only (PUT: HTTP $code)" test "$code" = 403 ;;
+	"A web server for the team: nginx|"*"another-machine"*)
+		check "the first run stored (a miss, a store)" \
+			sh -c "grep '^jitcache: [0-9]* hits' '$T/work/$n.out' | head -n 1 | grep -q '0 hits, 1 misses, 1 stores'"
+		check "another machine's first run hit through nginx (its own cache was empty)" \
+			sh -c "grep '^jitcache: [0-9]* hits' '$T/work/$n.out' | sed -n 2p | grep -q '^jitcache: 1 hits, 0 misses'"
+		check "... the entry is a file on the server" \
+			test "$(find "$U/srv/jitcache/cache" -mindepth 2 -type f -name '????????????????????????????????' | wc -l)" -ge 2 ;;
+	"A signed pack"*"|"*"keygen"*)
+		check "block $n: the key pair made" test -s "$T/work/ci.key.pub"
+		# The pack the warm --for step makes, on this machine's driver: signed.
+		(cd "$T/work" && JITCACHE_DIR=$T/work/pack-cache JITCACHE_SIGNING_KEY=$T/work/ci.key JITCACHE_RECIPES=1 \
+			"$JITCACHE" run -- "$T/app" >/dev/null 2>&1 &&
+		 JITCACHE_DIR=$T/work/pack-cache "$JITCACHE" export pack.tar.zst >/dev/null 2>&1)
+		check "(the pack the page's warm --export makes, made here on this driver)" test -s "$T/work/pack.tar.zst" ;;
+	"A signed pack"*"|"*"tar --zstd"*)
+		check "block $n: the pack is published under /packs/" \
+			sh -c "ls '$U/srv/jitcache/packs/2026.11'/??/* >/dev/null" ;;
+	"A signed pack"*"|"*"trusted_keys"*)
+		if [ $ROOTED = 1 ]; then
+			(cd "$T/work" && JITCACHE_CONFIG=$config JITCACHE_DIR=$T/fresh JITCACHE_LOG=info "$JITCACHE" run -- "$T/app") >"$T/work/$n.run" 2>&1
+			check "with it, a fresh machine's first run is all hits from the pack, signature checked" \
+				grep -q '^jitcache: 1 hits, 0 misses' "$T/work/$n.run"
+			"$JITCACHE" keygen "$T/other.key" other >/dev/null 2>&1
+			sed "s|$T/work/ci.key.pub|$T/other.key.pub|" "$config" >"$T/other.ini"
+			(cd "$T/work" && JITCACHE_CONFIG=$T/other.ini JITCACHE_DIR=$T/fresh2 JITCACHE_LOG=info "$JITCACHE" run -- "$T/app") >"$T/work/$n.run2" 2>&1
+			check "... and one trusting another key compiles instead" \
+				grep -q '^jitcache: 0 hits, 1 misses' "$T/work/$n.run2"
+		fi ;;
+	"Containers"*"|"*"jitcache export"*)
+		check "block $n: the export is written" test -s "$T/work/jitcache.tar.zst" ;;
+	"Containers"*"|"*"JITCACHE_LAYERS"*)
+		(cd "$T/work" && export $(cat "$T/work/$n.env") && JITCACHE_DIR=$T/container JITCACHE_LOG=info "$JITCACHE" run -- "$T/app") >"$T/work/$n.run" 2>&1
+		check "a container from that image: its first run hits from the layer" \
+			grep -q '^jitcache: 1 hits, 0 misses' "$T/work/$n.run" ;;
+	"Containers"*"|"*"jitcache import"*)
+		(cd "$T/work" && export $(cat "$T/work/$n.env") && JITCACHE_LOG=info "$JITCACHE" run -- "$T/app") >"$T/work/$n.run" 2>&1
+		check "a container from that image: its first run hits in the imported cache" \
+			grep -q '^jitcache: 1 hits, 0 misses' "$T/work/$n.run" ;;
+	esac
+done
+echo "docs_fleets: $ran blocks run, $skipped not run (the page says why)"
+check "every block the page does not exempt ran ($ran of $nblocks; $skipped exempt)" test "$ran" -eq $((nblocks - skipped))
+
+# ---- the README's install lines --------------------------------------------------
+sed -n '/^## Install$/,/^## /p' "$ROOT/README.md" | grep '^    ' | sed 's/^    //; s/  *#.*//' >"$T/install"
+apt=$(grep 'apt-get install' "$T/install" | sed 's/.*apt-get install *//')
+check "README: an apt-get install line" test -n "$apt"
+sh "$ROOT/tests/install-deps.sh" --list demo >"$T/demo.pkgs"
+for p in $apt; do
+	check "README's apt-get: $p is a package this machine has installed, and make demo's" \
+		sh -c "dpkg-query -W -f='\${Status}' '$p' 2>/dev/null | grep -q 'ok installed' && grep -qx '$p' '$T/demo.pkgs'"
+done
+check "README: pip install . (wheel.sh runs it from a clean clone)" grep -qx 'pip install .' "$T/install"
+check "README: make && sudo make install" grep -qx 'make && sudo make install' "$T/install"
+# PREFIX rewritten to a directory of the test's; the build is the one under test.
+(cd "$ROOT" && make -s BUILD="$B" all && make -s BUILD="$B" PREFIX="$U/prefix" install) >"$T/install.log" 2>&1
+check "make && make install (PREFIX=$U/prefix): exit 0" test $? -eq 0
+check "the installed jitcache --version" \
+	sh -c "env -u JITCACHE_LIB -u JITCACHE_ADMIN '$U/prefix/bin/jitcache' --version | grep -q '^jitcache '"
+check "man finds jitcache(1) through the prefix's bin/ on PATH" \
+	sh -c "env -u MANPATH PATH='$U/prefix/bin:/usr/bin:/bin' man -w jitcache | grep -qx '$U/prefix/share/man/man1/jitcache.1'"
+(cd "$T/work" && env -u JITCACHE_LIB -u JITCACHE_ADMIN JITCACHE_DIR=$T/installed JITCACHE_LOG=info "$U/prefix/bin/jitcache" run -- "$T/app") \
+	>"$T/installed.out" 2>&1
+check "the installed jitcache run: a real compile, stored" grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/installed.out"
+finish
