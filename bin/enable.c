@@ -22,8 +22,13 @@ void jc_enable_usage(FILE *out)
 	      "                                      a drop-in preloading it into a service,\n"
 	      "                                      with a cache directory its user can write\n"
 	      "       jitcache enable jupyter [--name NAME] [--python PATH] [--prefix DIR]\n"
-	      "                                      a Jupyter kernel that runs with it\n"
-	      "       jitcache disable shell|systemd UNIT|jupyter ...\n"
+	      "                                      a Jupyter kernel that runs with it\n",
+	      out);
+}
+
+void jc_disable_usage(FILE *out)
+{
+	fputs("       jitcache disable shell|systemd UNIT|jupyter ...\n"
 	      "                                      undo what enable did\n",
 	      out);
 }

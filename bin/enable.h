@@ -33,7 +33,8 @@
 
 int jc_enable_main(int argc, char **argv);
 
-/* The "enable" lines of `jitcache --help`. */
+/* The "enable" and the "disable" lines of `jitcache --help`. */
 void jc_enable_usage(FILE *out);
+void jc_disable_usage(FILE *out);
 
 #endif

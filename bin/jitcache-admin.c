@@ -683,7 +683,7 @@ static const struct command {
 	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage },
 	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage },
 	{ "enable",   NEEDS_NOTHING,  cmd_enable,    jc_enable_usage },
-	{ "disable",  NEEDS_NOTHING,  cmd_enable,    jc_enable_usage },
+	{ "disable",  NEEDS_NOTHING,  cmd_enable,    jc_disable_usage },
 	{ "config",   NEEDS_SETTINGS, cmd_config,    config_usage },
 	{ "set",      NEEDS_NOTHING,  cmd_set,       set_usage },
 	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage },
@@ -695,8 +695,7 @@ static const struct command {
 static void usage(FILE *out)
 {
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (!i || commands[i].usage != commands[i - 1].usage) /* enable, disable */
-			commands[i].usage(out);
+		commands[i].usage(out);
 	fputs("       jitcache help [COMMAND]        this, or one command's usage\n"
 	      "       jitcache --version             the version, what this build can do and\n"
 	      "                                      the ini files read\n"
