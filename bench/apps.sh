@@ -4,7 +4,8 @@
 # on PoCL (the CPU), side by side in one run:
 #   hashcat  `hashcat -m 0 -a 3 HASH ?d?d?d` (Debian's hashcat: every program
 #            built with clCompileProgram + clLinkProgram); its own kernel
-#            cache is $HOME/.cache/hashcat/kernels, "off" = emptied first;
+#            cache is XDG_CACHE_HOME/hashcat/kernels, "off" = its directories
+#            (that one and ~/.local/share/hashcat) emptied first;
 #   ffmpeg   an OpenCL filter chain (avgblur_opencl, unsharp_opencl,
 #            sobel_opencl) over 20 test frames, `-f framemd5`; it has no cache
 #            of its own, PoCL's kernel cache stands for it.
@@ -26,6 +27,7 @@ APPS=${APPS_BENCH:-hashcat ffmpeg}
 WAYS=${APPS_BENCH_WAYS:-none jc_cold jc_warm own_cold own_warm both}
 bench_need "make" "$B/libjitcache.so" "$ROOT/bin/jitcache"
 bench_isolate
+export XDG_CACHE_HOME=$HOME/.cache
 clinfo -l 2>/dev/null | grep -q "Portable Computing Language" ||
 	{ echo "apps bench: PoCL is not installed (pocl-opencl-icd)" >&2; exit 1; }
 cd "$W" || exit 1
@@ -33,7 +35,7 @@ echo -n 123 | md5sum | cut -d' ' -f1 >hash.txt
 : >"$OUT/apps.txt"
 
 hashcat_run() { # OWN(0/1) -> stdout: the cracked line
-	[ "$1" = 1 ] || rm -rf "$HOME/.cache/hashcat"
+	[ "$1" = 1 ] || rm -rf "$XDG_CACHE_HOME/hashcat" "$HOME/.local/share/hashcat"
 	hashcat -m 0 -a 3 hash.txt '?d?d?d' --potfile-disable -D 1 --quiet
 }
 
@@ -49,7 +51,7 @@ one() { # APP WAY
 	local app=$1 way=$2 own=0 jc=0
 	case $way in jc_*) jc=1 ;; own_*) own=1 ;; both) jc=1 own=1 ;; esac
 	[ "$way" = jc_cold ] && rm -rf "$W/jc"
-	[ "$way" = own_cold ] && rm -rf "$HOME/.cache/hashcat" "$W/pocl"
+	[ "$way" = own_cold ] && rm -rf "$XDG_CACHE_HOME/hashcat" "$HOME/.local/share/hashcat" "$W/pocl"
 	local t0 t1 log=$OUT/logs/$app-$way
 	t0=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
 	local start end
@@ -80,7 +82,8 @@ done
 	echo "| program | way | wall s | CPU s | CPU / none | output | hits | misses | stores |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	awk '$3 == "none" { base[$2] = $5 }
-	     { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5,
-	       base[$2] > 0 ? sprintf("%.3fx", $5 / base[$2]) : "-", $6, $7, $8, $9 }' "$OUT/apps.txt"
+	     { ratio = base[$2] > 0 ? sprintf("%.3fx", $5 / base[$2]) : "-"
+	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, ratio,
+		      $6, $7, $8, $9 }' "$OUT/apps.txt"
 } >"$OUT/apps.md"
 cat "$OUT/apps.md"
