@@ -890,7 +890,7 @@ static void sleep_ns(int64_t ns)
  * more than a token's length) and PTTL, and when it was last seen renewed
  * (or first seen).  stale: not seen renewed for lease_wait seconds. */
 struct watch {
-	char value[LEASE_TOKEN_MAX];
+	char value[LEASE_TOKEN_MAX + 1]; /* GETRANGE 0 LEASE_TOKEN_MAX-1, and a NUL */
 	long long pttl;
 	int64_t alive_ns;
 	int seen, stale;
@@ -923,7 +923,7 @@ static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *
 	struct command cmd[3];
 	redisReply *rep[3];
 	char ms[32];
-	int n = 3;
+	const int n = 3;
 	char token_end[16], stale_pttl[32];
 	snprintf(token_end, sizeof token_end, "%d", LEASE_TOKEN_MAX - 1);
 	if (s->r->signer)
