@@ -10,7 +10,9 @@
 #     on every node);
 #   - the holder killed (SIGKILL) in the middle of its compile: another node
 #     takes the lease over within about one lease time (3 s here), and every
-#     node still creates its module, the killed one's work done once more.
+#     node still creates its module, the killed one's work done once more;
+#   - a lease a squatter keeps renewing (and never stores behind) costs a
+#     node lock_timeout, no more.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 . "$ROOT/tests/integration/remote_common.bash"
@@ -40,7 +42,7 @@ rollout() {
 	local i
 	PIDS=()
 	for i in $(seq 1 $N); do
-		node "$1$i" "$CLIENT" link "$T/fleet.spv" &
+		node "$1$i" "$CLIENT" link "$T/fleet.spv" 2>/dev/null & # (bash's note of a killed node)
 		PIDS+=($!)
 	done
 }
@@ -50,7 +52,7 @@ compiled() { cat "$@" | grep -c "^jitcache: 0 hits, 1 misses, 1 stores" || true;
 
 # ---- a rollout: one compile fleet-wide --------------------------------------------------
 rollout cold
-wait "${PIDS[@]}" 2>/dev/null # (a killed node is reported by bash)
+wait "${PIDS[@]}"
 check "$N nodes: all created the module" test "$(created "$T"/cold*.out)" -eq $N
 c=$(compiled "$T"/cold*.out)
 check "$N nodes, a compile longer than lease_wait: one compile fleet-wide ($c)" test "$c" -eq 1
@@ -88,10 +90,32 @@ for i in $(seq 1 400); do
 done
 check "the holder killed: another node took the lease over within about a lease time (${took:-never} s of 3)" \
 	ge 4.5 "${took:-99}"
-wait "${PIDS[@]}" 2>/dev/null # (a killed node is reported by bash)
+wait "${PIDS[@]}"
 alive=()
 for i in "${!PIDS[@]}"; do [ "$i" = "$victim" ] || alive+=("$T/dead$((i + 1)).out"); done
 check "... every other node created its module" test "$(created "${alive[@]}")" -eq $((N - 1))
 c=$(compiled "${alive[@]}")
 check "... compiled once more, by one node ($c)" test "$c" -eq 1
+
+# ---- a squatter who keeps renewing a lease and never stores ----------------------------------
+rcli main FLUSHALL >/dev/null
+# $lease: the module's, from the rollout above
+rcli main SET "$lease" squatter PX 3000 >/dev/null
+(for i in $(seq 1 40); do rcli main PEXPIRE "$lease" 3000 >/dev/null; sleep 0.5; done) &
+squatter=$!
+t0=$(date +%s.%N)
+JITCACHE_LOCK_TIMEOUT=4 node squat "$CLIENT" link "$T/fleet.spv" &
+node=$!
+took=""
+for i in $(seq 1 800); do
+	grep -q "gave up waiting for another machine" "$T/squat.out" 2>/dev/null &&
+		took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') && break
+	sleep 0.025
+done
+wait "$node"
+kill "$squatter" 2>/dev/null
+wait "$squatter" 2>/dev/null
+check "a lease renewed by a squatter: waited for lock_timeout (4 s), no longer (${took:-never} s)" \
+	sh -c "awk -v t=${took:-99} 'BEGIN { exit !(t >= 3.9 && t < 6) }'"
+check "... then the node compiled and created its module" test "$(created "$T/squat.out")" -eq 1
 finish
