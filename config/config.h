@@ -74,8 +74,8 @@
 	  "seconds a machine's claim to compile a kernel lasts unless renewed")         \
 	X(remote, lease_wait,  SECS,  remote_lease_wait, "10", "JITCACHE_REMOTE_LEASE_WAIT", \
 	  "seconds a node without trusted_keys waits for another machine's compile "   \
-	  "lease, which it cannot tell from a squatter's (with trusted_keys: a trusted " \
-	  "node's lease is waited for up to lock_timeout)")                             \
+	  "lease without seeing it renewed before taking it over (a renewed lease is " \
+	  "waited for up to lock_timeout; keep it above a third of lease)")            \
 	X(remote, compress,    BOOL,  remote_compress, "1",  "JITCACHE_REMOTE_COMPRESS",   \
 	  "1 sends values zstd-compressed: ~7x less traffic and Redis memory; 0 sends " \
 	  "them as the entry files")                                                     \

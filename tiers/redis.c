@@ -319,8 +319,8 @@ static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const
  * 0, or -1 with the session broken and nothing to free. */
 struct command {
 	int argc;
-	const char *argv[7];
-	size_t lens[7];
+	const char *argv[9];
+	size_t lens[9];
 };
 
 static int send_and_read(const struct jc_redis *r, redisContext *c, int n, struct command *cmd,
@@ -669,11 +669,18 @@ static const char resign_script[] =
  * more than ten lease times left, is not a compile in progress but a
  * squatter's (or a leftover of something else): it is removed and the
  * lease taken, instead of making every miss wait lock_timeout for it. */
+/* A lease the waiter saw go unrenewed for lease_wait seconds (ARGV[3], its
+ * value's first ARGV[5] + 1 bytes then, and ARGV[4], its PTTL then) is
+ * removed too, unless it was
+ * renewed since: a renewal raises its PTTL or, signed, changes its value.
+ * The answer: 1 if taken, else -(its PTTL + 2), so -1 never means taken. */
 static const char take_script[] =
 	"local t = redis.call('pttl', KEYS[1]) "
-	"if t == -1 or t > 10 * tonumber(ARGV[2]) then redis.call('del', KEYS[1]) end "
+	"if t == -1 or t > 10 * tonumber(ARGV[2]) or (ARGV[3] ~= '' and t >= 0 and "
+	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, ARGV[5]) == ARGV[3]) then "
+	"redis.call('del', KEYS[1]) end "
 	"if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
-	"return 0";
+	"return -(redis.call('pttl', KEYS[1]) + 2)";
 static const char release_script[] =
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('del', KEYS[1]) else return 0 end";
@@ -885,21 +892,53 @@ static void sleep_ns(int64_t ns)
 	}
 }
 
-/* One round trip: try to take the lease and see whether the value exists. */
+/* What a waiter saw of another's lease at its last look: its value (no
+ * more than a token's length) and PTTL, and when it was last seen renewed
+ * (or first seen).  stale: not seen renewed for lease_wait seconds. */
+struct watch {
+	char value[LEASE_TOKEN_MAX + 1]; /* GETRANGE 0 LEASE_TOKEN_MAX-1, and a NUL */
+	long long pttl;
+	int64_t alive_ns;
+	int seen, stale;
+};
+
+/* Note what one look saw of the lease: a higher PTTL than the last look's,
+ * or another value, is a renewal (or a new holder). */
+static void watch_saw(struct watch *wt, const struct jc_redis *r, const char *value,
+		      size_t len, long long pttl)
+{
+	int64_t now = jc_wall_ns();
+	if (len >= sizeof wt->value)
+		len = sizeof wt->value - 1;
+	if (!wt->seen || pttl > wt->pttl || strlen(wt->value) != len ||
+	    memcmp(wt->value, value, len) != 0)
+		wt->alive_ns = now;
+	memcpy(wt->value, value, len);
+	wt->value[len] = '\0';
+	wt->pttl = pttl;
+	wt->seen = 1;
+	/* With trusted keys a lease is judged by its signed date instead. */
+	wt->stale = !r->trust_required && now - wt->alive_ns >= (int64_t)(r->lease_wait * 1e9);
+}
+
+/* One round trip: try to take the lease (or take over a stale one) and see
+ * whether the value exists. */
 static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *l,
-				     const char *value)
+				     const char *value, struct watch *wt)
 {
 	struct command cmd[3];
 	redisReply *rep[3];
 	char ms[32];
-	int n = s->r->trust_required ? 3 : 2;
-	char token_end[16];
+	const int n = 3;
+	char token_end[16], stale_pttl[32];
 	snprintf(token_end, sizeof token_end, "%d", LEASE_TOKEN_MAX - 1);
 	if (s->r->signer)
 		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
-	command_set(&cmd[0], 6, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
-		    ARG(l->token), ARG(ms));
+	snprintf(stale_pttl, sizeof stale_pttl, "%lld", wt->pttl);
+	const char *stale = wt->stale ? wt->value : "";
+	command_set(&cmd[0], 9, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
+		    ARG(l->token), ARG(ms), ARG(stale), ARG(stale_pttl), ARG(token_end));
 	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
 	/* Of a lease's value, no more than a token's length is read. */
 	command_set(&cmd[2], 4, ARG("GETRANGE"), ARG(l->name), ARG("0"), ARG(token_end));
@@ -915,13 +954,15 @@ static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *
 		w = JC_REMOTE_LEASED;
 	} else if (rep[1]->integer > 0) {
 		w = JC_REMOTE_READY;
-	} else if (n == 3 && rep[2]->type == REDIS_REPLY_STRING && rep[2]->len > 0 &&
-		   !lease_trusted(s->r, l->name, rep[2]->str, &why)) {
+	} else if (s->r->trust_required && rep[2]->type == REDIS_REPLY_STRING &&
+		   rep[2]->len > 0 && !lease_trusted(s->r, l->name, rep[2]->str, &why)) {
 		/* With trusted keys, only a trusted node's compile is waited
 		 * for: whoever else can write Redis cannot make misses wait. */
 		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a compile lease is not waited for (%s; "
 			    "trusted_keys): compiling here", s->r->shown, why);
 		w = JC_REMOTE_FREE;
+	} else if (rep[2]->type == REDIS_REPLY_STRING) {
+		watch_saw(wt, s->r, rep[2]->str, rep[2]->len, -rep[0]->integer - 2);
 	}
 	for (int i = 0; i < n; i++)
 		freeReplyObject(rep[i]);
@@ -953,13 +994,12 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 	struct jc_remote_lease *l = new_lease(r, name);
 	if (!l)
 		return JC_REMOTE_FAILED;
-	/* Without trusted keys anyone who can write Redis can hold a lease
-	 * (and renew it): it is waited for only a short while. */
-	int64_t bound = deadline_ns;
-	if (!r->trust_required) {
-		int64_t mine = jc_wall_ns() + (int64_t)(r->lease_wait * 1e9);
-		bound = mine < deadline_ns ? mine : deadline_ns;
-	}
+	/* A lease is waited for while its holder renews it (every third of a
+	 * lease time), until the deadline (lock_timeout): a compile of any
+	 * length is done once.  Without trusted keys one not seen renewed for
+	 * lease_wait seconds is a dead holder's (or a squatter's) and taken
+	 * over; one a squatter keeps renewing costs the deadline at most. */
+	struct watch wt = { .seen = 0 };
 	int64_t pause = 5000000; /* 5 ms, doubling to 200 ms */
 	enum jc_remote_wait w;
 	for (;;) {
@@ -968,19 +1008,18 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 			w = JC_REMOTE_FAILED;
 			break;
 		}
-		w = poll_once(&s, l, value);
+		int took_over = wt.stale;
+		w = poll_once(&s, l, value, &wt);
 		end(&s);
+		if (w == JC_REMOTE_LEASED && took_over)
+			JC_LOG_ONCE(JC_LOG_INFO, "remote %s: another machine's compile lease "
+				    "was waited for %g s (lease_wait) without being renewed: "
+				    "taken over, compiling here", r->shown, r->lease_wait);
 		if (w != JC_REMOTE_TIMEOUT)
 			break;
-		int64_t left = bound - jc_wall_ns();
-		if (left <= 0) {
-			if (bound < deadline_ns)
-				JC_LOG_ONCE(JC_LOG_INFO, "remote %s: another machine's compile "
-					    "lease was waited for %g s (lease_wait; without "
-					    "trusted_keys it cannot be told from a squatter's): "
-					    "compiling here", r->shown, r->lease_wait);
+		int64_t left = deadline_ns - jc_wall_ns();
+		if (left <= 0)
 			break;
-		}
 		sleep_ns(pause < left ? pause : left);
 		pause = pause * 2 < 200000000 ? pause * 2 : 200000000;
 	}

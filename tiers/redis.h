@@ -14,7 +14,9 @@
  * with a new date, and a node with trusted keys waits only for a lease
  * signed by one of them within a lease time: whoever else can write Redis
  * cannot make its misses wait.  Without trusted keys a lease cannot be told
- * from a squatter's, so another's is waited for only lease_wait seconds.
+ * from a squatter's: another's is waited for while it is seen renewed (its
+ * PTTL rises, or its value changes), up to the deadline, and one not seen
+ * renewed for lease_wait seconds is taken over.
  *
  * Calling sequence (remote.c):
  *
@@ -69,8 +71,9 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
  * value exists or nobody else holds its lease (enum jc_remote_wait,
  * remote.h).  A lease without an expiry is not one jitcache set (a
  * squatter's): it is removed and taken.  Without trust_required another's
- * lease is waited for at most lease_wait seconds (anyone who can write
- * Redis could hold one); with it, only a trusted lease, until the deadline.
+ * lease is waited for while its holder renews it, and taken over once not
+ * seen renewed for lease_wait seconds (a squatter who keeps renewing costs
+ * the deadline at most); with it, only a trusted lease, until the deadline.
  * A read-only server is never asked: JC_REMOTE_FREE. */
 enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 				  int64_t deadline_ns, struct jc_remote_lease **lease,

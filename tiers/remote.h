@@ -26,7 +26,8 @@
  * Compile-once across machines is Redis's: jc_remote_wait() takes a lease
  * in the first writable Redis remote; a lease is released only after the
  * writes queued before the release (the value) are done, so a machine
- * waiting for it finds the value.  Web servers and S3 offer no lease:
+ * waiting for it finds the value; a lease its holder renews is waited
+ * for up to lock_timeout.  Web servers and S3 offer no lease yet:
  * machines that share only those may compile the same kernel at once
  * (each process still compiles each kernel once; see docs/fleets.md).
  *
@@ -76,8 +77,9 @@ struct jc_remote_options {
 	double timeout;            /* seconds, for each whole answer */
 	double backoff;            /* seconds the remote is skipped after a failure */
 	double lease;              /* seconds a compile lease lives, renewed meanwhile */
-	double lease_wait;         /* seconds another's lease is waited for, unless
-				      trusted keys verify it (then: the deadline) */
+	double lease_wait;         /* seconds another's lease is waited for without
+				      being seen renewed (renewed: until the
+				      deadline), unless trusted keys verify it */
 	int compress;              /* values zstd-compressed on the wire */
 };
 

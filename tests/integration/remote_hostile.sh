@@ -121,6 +121,8 @@ measure renewed JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 JITCACHE_REMOTE_
 check "a squatter's lease with an expiry: without keys a writer waits lease_wait (2 s) for it, not lock_timeout (20 s) ($(took renewed))" \
 	between renewed 1.5 4
 check "... and says so (log level info)" grep -q "^jitcache: remote .*: another machine's compile lease was waited for 2 s (lease_wait" "$T/renewed.out"
+check "... then took it over (its lease released, the squatter's gone)" test "$(rcli main EXISTS "$lease")" -eq 0
+rcli main SET "$lease" squatter PX 30000 >/dev/null
 measure renewed-keys JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 "${KEYS[@]}" -- $K1
 check "... with trusted keys it does not wait ($(took renewed-keys))" small renewed-keys 2 65536
 check "... and says why in one line" \
