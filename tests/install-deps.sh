@@ -1,16 +1,31 @@
 #!/bin/sh
-# Installs the Debian 12 packages jitcache needs to build, test and demo
-# (`make deps`, and so `make check` and `make demo`).  Silent when everything
-# is already there; otherwise one line per step, with apt's output kept in a
-# log file (DEPS_LOG, default build/deps.log) that is shown when a step fails.
+# Installs the Debian 12 packages jitcache needs, by what they are for
+# (`make deps`, and so `make check`; `make deps-all`, and so `make check-all`).
+#   tests/install-deps.sh [GROUP...]   (default: check)
+#     build  the library and the admin tool (`make`)
+#     check  build, plus the drivers, clients, servers and tools of the test
+#            programs, the examples and the quick tier of tests (`make check`)
+#     all    check, plus the full tier's and the benchmarks': the chroots
+#            (debootstrap), the Python venvs, the Debian package, the plots
+# Silent when everything is already there; otherwise one line per step, with
+# apt's output kept in a log file (DEPS_LOG, default build/deps.log) that is
+# shown when a step fails.
 set -eu
-# The library and admin tool (`make`) need only the first line; the rest are
-# the drivers, clients and tools of the tests, examples and benchmarks.
-PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredis-dev libsodium-dev
-      clang ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
-      intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
-      python3-venv clblast-utils clfft-client gnuplot-nox debootstrap zstd patchelf
-      redis-server man-db debhelper lintian fakeroot libcurl4 curl nginx-light openssl"
+BUILD_PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredis-dev libsodium-dev"
+CHECK_PKGS="$BUILD_PKGS clang ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
+      intel-opencl-icd libze1 pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl zstd patchelf
+      redis-server man-db libcurl4 curl nginx-light openssl"
+ALL_PKGS="$CHECK_PKGS python3-venv unzip clblast-utils clfft-client gnuplot-nox debootstrap
+      debhelper lintian fakeroot"
+PKGS=""
+for g in ${*:-check}; do
+	case $g in
+	build) PKGS="$PKGS $BUILD_PKGS" ;;
+	check) PKGS="$PKGS $CHECK_PKGS" ;;
+	all) PKGS="$PKGS $ALL_PKGS" ;;
+	*) echo "install-deps.sh: no group '$g' (build, check, all)" >&2; exit 2 ;;
+	esac
+done
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Files named by settings are read before the host's main(), so none may
 # block it, flood its stderr or take its memory: the ini file
 # (JITCACHE_CONFIG) and the Redis password file may be a FIFO nobody
