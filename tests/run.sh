@@ -114,47 +114,51 @@ for t in "$ROOT"/tests/integration/*.sh; do
 	add "integration: $(basename "$t")" "BUILD=$(printf '%q' "$B") bash $(printf '%q' "$t")"
 done
 
-# run_one I: test I, its output in $W/I.out, then its status and seconds in $W/I.done.
-# Run in the background, a test ignores SIGINT: a TERM to this subshell is
-# passed on to it (and its EXIT trap cleans up), so Ctrl-C stops everything.
+# run_one I: test I, its output in $W/I.out, then its status, seconds and
+# CPU seconds (user + system, of the processes it waited for) in $W/I.done.
 run_one() {
-	local i=$1 start rc pid
+	local i=$1 start rc cpu
 	start=$(date +%s)
 	bash -c "$(declare -f fuzz); W=$(printf '%q' "$W") ROOT=$(printf '%q' "$ROOT") \
-		FUZZ_SECONDS=${FUZZ_SECONDS:-0}; ${cmds[$i]}" >"$W/$i.out" 2>&1 &
-	pid=$!
-	trap 'kill -TERM $pid 2>/dev/null' TERM
-	wait $pid; rc=$?
-	echo "$rc $(( $(date +%s) - start ))" >"$W/$i.tmp" && mv "$W/$i.tmp" "$W/$i.done"
+		FUZZ_SECONDS=${FUZZ_SECONDS:-0}; ${cmds[$i]}; rc=\$?; times >&3; exit \$rc" \
+		>"$W/$i.out" 2>&1 3>"$W/$i.times"
+	rc=$?
+	cpu=$(tail -n 1 "$W/$i.times" | sed 's/[ms]/ /g' | awk '{ printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }')
+	echo "$rc $(( $(date +%s) - start )) ${cpu:-0}" >"$W/$i.tmp" && mv "$W/$i.tmp" "$W/$i.done"
 }
-printed=0 secs=()
+printed=0 secs=() cpus=0
 flush() { # print, in order, the tests that have ended since the last call
-	local rc s
+	local rc s c
 	while [ "$printed" -lt "${#names[@]}" ] && [ -e "$W/$printed.done" ]; do
-		read -r rc s <"$W/$printed.done"
+		read -r rc s c <"$W/$printed.done"
 		echo "== ${names[$printed]}"
 		cat "$W/$printed.out"
 		tally "${names[$printed]#*: }" "$W/$printed.out" "$rc"
-		echo "   ($s s)"
-		secs+=("$s ${names[$printed]}")
+		echo "   ($s s, $c s of CPU)"
+		secs+=("$s ${names[$printed]} ($c s of CPU)")
+		cpus=$((cpus + c))
 		rm -f "$W/$printed.out"
 		printed=$((printed + 1))
 	done
 }
+# Each test runs as a job of its own process group (set -m), so that Ctrl-C
+# (which reaches this shell alone) or a TERM stops every process of every
+# test running, and each test's EXIT trap cleans up after it.
 stop_all() {
 	local p
-	for p in $(jobs -p); do kill -TERM "$p" 2>/dev/null; done
+	for p in $(jobs -p); do kill -TERM -- "-$p" 2>/dev/null; done
 	wait
 	exit 130
 }
 trap stop_all INT TERM
+set -m
 
 wall=$(date +%s)
 for i in "${!names[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
 		wait -n; flush
 	done
-	run_one "$i" &
+	run_one "$i" </dev/null &
 	flush
 done
 while [ "$printed" -lt "${#names[@]}" ]; do
@@ -162,6 +166,7 @@ while [ "$printed" -lt "${#names[@]}" ]; do
 	flush
 done
 wall=$(( $(date +%s) - wall ))
+set +m
 
 if { [ -z "$pattern" ] || [ "${MODERN_ONLY:-0}" = 1 ]; } && [ -n "${MODERN_BUILD:-}" ]; then
 	echo "== modern driver: Intel's 2026 stack in the test bed (tests/testbed/run), $MODERN_TESTS"
@@ -177,7 +182,7 @@ fi
 if [ "${#secs[@]}" -gt 1 ]; then
 	sum=0
 	for l in "${secs[@]}"; do sum=$((sum + ${l%% *})); done
-	echo "== the slowest ten of ${#secs[@]} (their sum $sum s, $wall s of wall time, $JOBS at a time; load average$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | sed 's/^/ /'))"
+	echo "== the slowest ten of ${#secs[@]} tests: their sum $sum s ($cpus s of CPU), $wall s of wall time, $JOBS at a time; load average$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | sed 's/^/ /')"
 	printf '%s\n' "${secs[@]}" | sort -rn | head -n 10 | awk '{ s = $1; $1 = ""; printf "  %5d s %s\n", s, $0 }'
 fi
 [ -n "$broken" ] && echo "tests that failed outside their checks:$broken"
