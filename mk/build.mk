@@ -63,7 +63,8 @@ $(BUILD)/obj/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# The admin tool was always built as a position-independent executable.
+# The admin tool's objects are compiled for an executable (-fPIE after the
+# library's -fPIC), as the replayer is.
 $(ADMIN_OBJ): ALL_CFLAGS += -fPIE
 
 # What shows the version is rebuilt when it changes.

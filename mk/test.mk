@@ -31,11 +31,11 @@ unit-build: $(UNIT_BIN)
 fuzz-build: $(FUZZ_BIN)
 
 check: deps ## the quick tier: install deps, build, run the unit tests, fuzz corpora and quick scripts (ends with "N passed, N failed")
-	$(MAKE) tests examples $(FUZZ_BIN)
+	$(MAKE) tests examples fuzz-build
 	BUILD=$(BUILD) TIER=quick FUZZ_SECONDS=0 ./tests/run.sh
 
 check-all: deps-all sycl-env pyopencl-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 wheel deb debroot ## set up and run every test, both tiers, both drivers (what CI runs)
-	$(MAKE) tests examples $(FUZZ_BIN)
+	$(MAKE) tests examples fuzz-build
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build

@@ -164,6 +164,10 @@ done
 while [ "$printed" -lt "${#names[@]}" ]; do
 	wait -n 2>/dev/null || sleep 0.2
 	flush
+	# A test whose job was killed from outside left no status: a failure.
+	if [ -z "$(jobs -rp)" ] && [ "$printed" -lt "${#names[@]}" ] && [ ! -e "$W/$printed.done" ]; then
+		echo "1 0 0" >"$W/$printed.done"
+	fi
 done
 wall=$(( $(date +%s) - wall ))
 set +m
