@@ -82,7 +82,7 @@ demo: deps ## the main job: a real program JIT-compiles cold, then loads warm fr
 	BUILD=$(BUILD) ./examples/demo.sh
 
 help: ## list the targets
-	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## /  make \1\t/' | expand -t 24
+	@grep -hE '^[a-z0-9-]+:.*## ' $(filter Makefile mk/%.mk,$(MAKEFILE_LIST)) | sed -E 's/^([a-z0-9-]+):.*## /  make \1\t/' | expand -t 24
 	@echo "  variables: PREFIX=$(PREFIX) DESTDIR= SANITIZE=address,undefined WERROR= CC=$(CC) V=1 FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 clean: ## remove build outputs
