@@ -60,7 +60,7 @@ bench_need "make" "$B/libjitcache.so" "$ROOT/bin/jitcache"
 case " $WORKLOADS " in *" pyopencl "*)
 	bench_need "make pyopencl-env" "$VENV/bin/python" "$VENV/pyopencl-tests" ;;
 esac
-case " $WORKLOADS " in *" clfft "*) bench_need "make deps: clfft-client" "$CLFFT" ;; esac
+case " $WORKLOADS " in *" clfft "*) bench_need "make deps-all: clfft-client" "$CLFFT" ;; esac
 bench_isolate
 export PYOPENCL_TEST=portable PYOPENCL_CTX=portable PYOPENCL_NO_CACHE=1 TMPDIR=$W/tmp
 unset POCL_KERNEL_CACHE POCL_CACHE_DIR CLFFT_CACHE_PATH

@@ -1,31 +1,40 @@
 #!/bin/sh
-# Installs the Debian 12 packages jitcache needs (`make deps`, and so `make
-# check`; `make demo` asks for the demo's alone).  Silent when everything
-# is already there; otherwise one line per step, with apt's output kept in a
-# log file (DEPS_LOG, default build/deps.log) that is shown when a step fails.
-#   tests/install-deps.sh          everything: the tests, examples, benchmarks
-#   tests/install-deps.sh demo     what `make demo` needs: the library's own
-#                                  build dependencies, Intel's driver (with
-#                                  ocloc), the Level Zero and OpenCL loaders
-#   tests/install-deps.sh --list [demo]   print the packages, one a line
+# Installs the Debian 12 packages jitcache needs, by what they are for
+# (`make deps`, and so `make check`; `make deps-all`, and so `make check-all`;
+# `make demo` asks for the demo's alone).
+#   tests/install-deps.sh [--list] [GROUP...]   (default: check)
+#     build  the library and the admin tool (`make`)
+#     demo   build, plus what `make demo` needs: Intel's driver (with ocloc),
+#            the Level Zero and OpenCL loaders
+#     check  demo, plus the drivers, clients, servers and tools of the test
+#            programs, the examples and the quick tier of tests (`make check`)
+#     all    check, plus the full tier's and the benchmarks': the chroots
+#            (debootstrap), the Python venvs, the Debian package, the plots
+#   --list   print the packages, one a line, instead of installing them
+# Silent when everything is already there; otherwise one line per step, with
+# apt's output kept in a log file (DEPS_LOG, default build/deps.log) that is
+# shown when a step fails.
 set -eu
-# The library and admin tool (`make`) need only these.
 BUILD_PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev libhiredis-dev libsodium-dev
       opencl-c-headers"
-# `make demo`: a Level Zero program on Intel's driver, simulating an Arc GPU.
 DEMO_PKGS="$BUILD_PKGS intel-opencl-icd libze1 ocl-icd-libopencl1 ocl-icd-opencl-dev man-db"
-# The drivers, clients and tools of the tests, examples and benchmarks.
-ALL_PKGS="$DEMO_PKGS clang clinfo pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl
-      python3-venv clblast-utils clfft-client gnuplot-nox debootstrap zstd patchelf
-      redis-server debhelper lintian fakeroot libcurl4 curl nginx-light openssl git systemd strace"
+CHECK_PKGS="$DEMO_PKGS clang clinfo pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl zstd patchelf
+      redis-server libcurl4 curl nginx-light openssl git systemd strace"
+ALL_PKGS="$CHECK_PKGS python3-venv unzip clblast-utils clfft-client gnuplot-nox debootstrap
+      debhelper lintian fakeroot"
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
-case ${1:-all} in
-demo) PKGS=$DEMO_PKGS ;;
-all) PKGS=$ALL_PKGS ;;
-*) echo "usage: tests/install-deps.sh [--list] [demo]" >&2; exit 2 ;;
-esac
-[ $list = 1 ] && { echo $PKGS | tr ' ' '\n'; exit 0; }
+PKGS=""
+for g in ${*:-check}; do
+	case $g in
+	build) PKGS="$PKGS $BUILD_PKGS" ;;
+	demo) PKGS="$PKGS $DEMO_PKGS" ;;
+	check) PKGS="$PKGS $CHECK_PKGS" ;;
+	all) PKGS="$PKGS $ALL_PKGS" ;;
+	*) echo "install-deps.sh: no group '$g' (build, demo, check, all)" >&2; exit 2 ;;
+	esac
+done
+[ $list = 1 ] && { echo $PKGS | tr ' ' '\n' | sort -u; exit 0; }
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

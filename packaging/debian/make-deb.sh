@@ -16,7 +16,7 @@ STEP_LABEL=deb STEP_LOG=$ROOT/build/deb.log
 : >"$STEP_LOG"
 . "$ROOT/packaging/step.sh"
 for tool in dpkg-buildpackage dh lintian fakeroot; do
-	command -v "$tool" >/dev/null || fail "$tool is missing (make deps)"
+	command -v "$tool" >/dev/null || fail "$tool is missing (make deps-all)"
 done
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Entries come from places others may write (a shared cache, a layer, an
 # archive), so what one costs a reader is bounded by max_size, whatever its
 # header claims: an entry file, a layer entry or an archive member larger

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Concurrent cold starts compile once, against the real drivers.
 #
 # Eight processes (the ranks of a distributed job) start cold at the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # The cache directory and each layer are checked once and then held open:
 # every later access goes through the directory that was checked, never
 # through its path again.  Here a member of the group that may write a

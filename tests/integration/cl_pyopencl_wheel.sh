@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full: needs pyopencl's wheel in .venv-pyopencl (make pyopencl-env)
 # pyopencl from PyPI (.venv-pyopencl, `make pyopencl-env`), unmodified, on
 # PoCL: its wheel links its own OpenCL loader under a renamed file
 # (libOpenCL-5519dec5.so.1.0.0), which jitcache once failed to find (every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # jitcache interposes dlsym: lookups must behave exactly as without it, above
 # all dlsym(RTLD_NEXT, ...), which glibc resolves relative to its caller.
 . "$(dirname "$0")/../lib.sh"

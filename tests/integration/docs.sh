@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # What users read agrees with the code: `jitcache --help`, `jitcache config`,
 # `jitcache stats` and the settings table (docs/configuration.md) show every setting of
 # config/config.h's JC_SETTINGS with the default written there, and
@@ -201,7 +202,8 @@ grep -v '^0 unsourced$' "$T/figures" | head -n 10
 python3 - "$ROOT" >"$T/sourced" 2>&1 <<'PY'
 import os, re, sys
 root = sys.argv[1]
-targets = set(re.findall(r"^([a-z][a-z0-9-]*):", open(os.path.join(root, "Makefile")).read(), re.M))
+makefiles = ["Makefile"] + ["mk/" + f for f in sorted(os.listdir(os.path.join(root, "mk"))) if f.endswith(".mk")]
+targets = set(re.findall(r"^([a-z][a-z0-9-]*):", "".join(open(os.path.join(root, f)).read() for f in makefiles), re.M))
 FIG = re.compile(r"(?<![\w.-])[~+-]?\d+(?:[.,]\d+)?(?:-\d+(?:\.\d+)?)? ?"
                  r"(?:s|ms|µs|us|ns|min|minutes|seconds|hours|x|%|/s)(?!\w)")
 DECIMAL = re.compile(r"\|\s*[~+-]?\d+\.\d+\s*(?=\|)")  # a table cell that is a number alone

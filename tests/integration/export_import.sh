@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # `jitcache export` and `jitcache import` after real Level Zero runs on the
 # simulated Arc: a round trip (the imported cache serves hits), importing
 # again (nothing added), the archive read by GNU tar and unpacked as a layer,

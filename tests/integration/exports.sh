@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # The library exports exactly the API names it interposes: the list in
 # shim/exports.h (from which the build makes its version script), which must
 # be the functions shim/ defines with JC_EXPORT.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # The key soundness benchmark as a test (issue 31 item 2): each invalidation
 # case of bench/soundness.sh (an IGC-only or a NEO-only upgrade with the
 # version strings unchanged, IGC_* and NEO debug keys, FP64 emulation,

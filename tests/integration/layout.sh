@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # The rooms of the source tree (docs/design.md) and the one direction of
 # calls between them, top to bottom:
 #
@@ -95,20 +96,19 @@ for from in $ROOMS; do
 done
 
 # No cycle between the files of a room (the shim's three as one): edges
-# "caller callee" into tsort, which fails on a loop.
+# "caller callee" into tsort, which fails on a loop.  The edges come from
+# one join of "symbol user" and "symbol definer" lists (nm once per object).
 for room in shim key cache tiers store trust config; do
 	objs=$(objects "$room")
 	[ "$room" = shim ] && objs="$objs $(objects shim/ze) $(objects shim/cl)"
-	: >"$T/edges"
+	: >"$T/edges" && : >"$T/uses" && : >"$T/defs"
 	for a in $objs; do
-		undefined "$a" >"$T/u"
-		for b in $objs; do
-			[ "$a" = "$b" ] && continue
-			defined "$b" >"$T/d"
-			[ -n "$(comm -12 "$T/u" "$T/d")" ] && echo "${a#"$O"/} ${b#"$O"/}" >>"$T/edges"
-		done
+		undefined "$a" | sed "s|\$| ${a#"$O"/}|" >>"$T/uses"
+		defined "$a" | sed "s|\$| ${a#"$O"/}|" >>"$T/defs"
 		echo "${a#"$O"/} ${a#"$O"/}" >>"$T/edges" # every file, as a node
 	done
+	sort -o "$T/uses" "$T/uses" && sort -o "$T/defs" "$T/defs"
+	join "$T/uses" "$T/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u >>"$T/edges"
 	check "no cycle of calls between the files of $room/" tsort "$T/edges"
 done
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full: needs Intel's 2026 driver in the test bed (make testbed)
 # Intel's 2026 driver (the test bed: tests/testbed/run): the key holds what
 # decides the driver's code, and a hit is what the driver would have done.
 #   - NEO_FP64_EMULATION: a kernel using double builds only with it on DG2;

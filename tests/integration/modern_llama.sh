@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full: needs llama.cpp and ollama in the test bed (make testbed-llama)
 # ipex-llm's llama.cpp (bigdl-core-cpp 2.6.0 from PyPI: llama-cli,
 # llama-server, libggml-sycl.so on the oneAPI 2025.3 runtime wheels),
 # unmodified, on Intel's 2026 driver simulating an Arc A770 (the test bed,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full: needs Intel's 2026 driver in the test bed (make testbed)
 # Intel's 2026 driver keeps its own persistent compiler cache, on by
 # default: what it caches, where, how it is switched off, and that jitcache
 # works beside it (both on: the program's results are the driver's, each

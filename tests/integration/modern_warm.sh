@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full: needs Intel's 2026 driver in the test bed (make testbed)
 # Recipes and `jitcache warm` on Intel's 2026 driver (the test bed), with
 # GPUs simulated under their real identities (TESTBED.md section 4):
 #   - each miss keeps its recipe (on by default), compressed, inside the cap;

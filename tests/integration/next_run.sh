@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Never worse than running without jitcache (issue 26): the run started the
 # moment the previous one ended is warm, also on a machine loaded at twice
 # its cores; concurrent cold processes compile each build once; the exit

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # OpenCL programs through the remote tier: on PoCL (kernels really run, so
 # results are compared with a run without jitcache) and on Intel's driver
 # simulating an Arc GPU.  Node A builds from source and stores locally and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # The remote tier never costs a result and never much time.  A node (a
 # process creating two Level Zero modules cold, one after the other, on the
 # simulated Arc) runs against a Redis that is stopped, unreachable, paused

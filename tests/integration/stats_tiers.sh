@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Statistics per tier (issue 31 item 3) and the wall time waited (issue 27
 # item 8), with real OpenCL builds on PoCL:
 # - counts reach `jitcache stats` while the process runs, and stay after it

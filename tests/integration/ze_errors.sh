@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Level Zero: failures and calls jitcache must leave alone.
 #  - a build the driver fails returns the driver's own error and build log,
 #    and a compile error is stored as a failure record (ze_failures.sh:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Failed Level Zero builds remembered (issue 21, item 5), on Intel's real
 # driver (simulated Arc): a SPIR-V module using double, which DG2 cannot
 # build (0x70000004, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE).  The first

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Level Zero: what goes into the key.  Equal requests share an entry; a
 # different SPIR-V, build flags, specialization constant value, simulated
 # GPU or compiler environment gets its own, while a debug key that only

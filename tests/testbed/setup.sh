@@ -79,7 +79,7 @@ bootstrap() {
 	rm -rf "$TESTBED" && mv "$TESTBED.partial" "$TESTBED"
 }
 if [ ! -x "$TESTBED/usr/bin/apt-get" ]; then
-	command -v debootstrap >/dev/null || fail "debootstrap is not installed (make deps)"
+	command -v debootstrap >/dev/null || fail "debootstrap is not installed (make deps-all)"
 	step "making a minimal Debian $SUITE in $TESTBED (debootstrap from $MIRROR)" bootstrap
 fi
 echo "deb $MIRROR $SUITE main" > "$TESTBED/etc/apt/sources.list"
