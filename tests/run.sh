@@ -30,7 +30,7 @@ JOBS=${JOBS:-2}
 # The scripts that run on the 2026 driver too: Level Zero, Intel OpenCL,
 # the dlsym door and the exports, the modern-driver scripts, OpenVINO, and the
 # JIT monitor (strict).
-MODERN_TESTS=${MODERN_TESTS:-ze_ cl_intel_sim cl_consistency dlsym exports modern_ openvino next_run key_soundness strict}
+MODERN_TESTS=${MODERN_TESTS:-ze_ cl_intel_sim cl_consistency cl_answers cl_compile_link dlsym exports modern_ openvino next_run key_soundness strict}
 matches() { # NAME: does it contain one of the patterns?
 	local p
 	for p in $pattern; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # The Debian package's apt hook (issue 37 item 5): packaging/debian/apt/apt-warm,
 # run directly as apt's DPkg::Post-Invoke runs it, with a dpkg-query of the
 # test's own that reports the versions of Intel's driver and compiler

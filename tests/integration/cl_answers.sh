@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # A hit indistinguishable from a miss: tests/helpers/cl_answers builds
 # programs exercising what programs ask after a build (kernel attributes,
 # argument names and types, program-scope globals, a warning in the log, a

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # Separate compile and link (clCompileProgram + clLinkProgram, as hashcat
 # builds every program), cached as a pair: cold stores each compile and the
 # link, warm answers all three from the cache with every answer the program

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # PoCL's own kernel cache beside jitcache, with entries made while PoCL's
 # was off (a CI job, `jitcache warm` in a clean environment, an imported
 # pack): such an entry's binary names a _UNCACHED_XXXXXX directory.  Hits

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # The `jitcache` command's conventions (issue 36), as ccache's users know
 # them: every command's --help, --version with the build's features and the
 # ini files read, one error prefix and "did you mean", `config`'s exit

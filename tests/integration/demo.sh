@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # `make demo` installs only what the demo needs (issue 36: it installed the
 # 24 packages of every test tier to run one Level Zero program): the
 # library's own build dependencies, Intel's driver (with ocloc), the Level

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # The docs' recipes as written (issue 36: docs/fleets.md's nginx recipe
 # failed with HTTP 500, then 413).  Every fenced block of docs/fleets.md is
 # taken from the page and run in page order against real servers on the

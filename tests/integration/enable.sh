@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # `jitcache enable` / `jitcache disable` for a shell and a systemd service
 # (issue 37 item 4; Jupyter: enable_jupyter.sh).
 #  - shell: the line it prints, eval'd in a real shell (and written into a

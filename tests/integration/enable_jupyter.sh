@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: full: needs .venv-jupyter (make jupyter-env: ipykernel and jupyter_client from PyPI)
 # `jitcache enable jupyter` (issue 37 item 4) with a real kernel: the kernel
 # spec it writes where Jupyter looks ($JUPYTER_DATA_DIR/kernels/NAME, else
 # $XDG_DATA_HOME/jupyter/..., or --prefix DIR/share/jupyter/...),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # A driver rollout across a fleet sharing one Redis: 8 nodes (each a process
 # with its own empty cache directory) start the same module at the same
 # moment on Intel's real driver (simulated Arc), the compile taking longer

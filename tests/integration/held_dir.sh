@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # The cache directory's descriptor never collides with the program's (issue
 # 35, items 1, 7 and 8): jitcache holds no descriptor until the first
 # compile, then the directory at whatever number the kernel gives, checked

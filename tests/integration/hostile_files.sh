@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # What others can put into a cache directory they may write, or hold on the
 # files in it (issue 35, items 3, 4 and 11).  A FIFO (or socket, or any file
 # that is not a regular one) in place of an entry, DIR/stats, DIR/misses,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # Idle is free (issue 37, item 1): a process that calls no intercepted API
 # creates, opens, holds and reads nothing of jitcache's: no cache directory,
 # no descriptor, no file, no thread, no settings file.  What must be fixed

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: full: needs the Debian package built (make deb)
 # The licence (issue 36): LICENSE is MIT; packaging/debian/copyright is in
 # Debian's machine-readable format, says MIT for jitcache's files, and names,
 # with each licence's text, the libraries the built library and commands

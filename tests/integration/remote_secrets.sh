@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # No user info of a remote's URL is ever printed (issue 35, item 6): a
 # token or password written in a URL, with or without ':' (https://TOKEN@host/,
 # redis://PASSWORD@host, s3://X@bucket, GitHub's TOKEN:x-oauth-basic@), is

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # Once jitcache has decided it cannot use its cache directory, it does not
 # use the remotes either (issue 35, item 8): no lookup, no store, no lease,
 # and no back-off file anywhere.  A program opens its cache with a Redis

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # The JIT monitor (issue 37 item 6), on both APIs with real compilers:
 # OpenCL on PoCL, Level Zero on Intel's driver simulating an Arc GPU.
 #  - JITCACHE_STRICT=warn: one line for each compile that missed, naming the

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # `jitcache warm --for ... --export FILE` on a driver that cannot simulate a
 # GPU as itself (Debian 12's NEO 22.43 reports no IP version): refused up
 # front in one line naming the driver version needed, exit status 1, and no

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# tier: quick
 # The web remote's bounds however an answer is framed, and what a miss
 # costs (issue 35, items 5 and 11), against nginx (WebDAV) and the fault
 # server (tests/helpers/fault_http.py) serving nginx's files chunked, or
