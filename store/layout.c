@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,7 @@ static int revive(struct jc_cache *c)
 			    "closed or reused by the program, or the directory removed); caching "
 			    "disabled for this process", c->shown, c->reopened);
 		/* A name that leads nowhere, for a path made from dir meanwhile. */
-		__atomic_store_n(&c->dir, "/proc/self/fd/-1", __ATOMIC_RELEASE);
+		atomic_store_explicit(&c->dir, "/proc/self/fd/-1", memory_order_release);
 		__atomic_store_n(&c->dfd, -1, __ATOMIC_RELEASE);
 	} else {
 		static int told;
@@ -157,7 +158,7 @@ static int revive(struct jc_cache *c)
 			c->reopened++;
 			__atomic_store_n(&c->held_dev, (uint64_t)st.st_dev, __ATOMIC_RELEASE);
 			__atomic_store_n(&c->held_ino, (uint64_t)st.st_ino, __ATOMIC_RELEASE);
-			__atomic_store_n(&c->dir, name, __ATOMIC_RELEASE);
+			atomic_store_explicit(&c->dir, name, memory_order_release);
 			__atomic_store_n(&c->dfd, fd, __ATOMIC_RELEASE);
 			rc = 0;
 		}
