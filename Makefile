@@ -290,6 +290,8 @@ bench: deps openvino-env pyopencl-env testbed testbed-sycl testbed-openvino test
 
 bench-idle: all ## only what jitcache costs a process that never compiles (bench/idle.sh, ~1 min)
 	BUILD=$(BUILD) bash bench/idle.sh $(BUILD)/bench/idle
+bench-hit: all $(BUILD)/bench/ze_bench $(BUILD)/bench/tier_latency ## only a hit's own cost by tier against the driver's native load (bench/hit.sh, ~0.5 min)
+	BUILD=$(BUILD) bash bench/hit.sh $(BUILD)/bench/hit | tee $(BUILD)/bench/hit.txt
 
 bench-modern: testbed testbed-sycl ## only the 2026 driver's rows (cold / NEO's cache / jitcache / both / floor)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build

@@ -20,12 +20,16 @@
  * loads its client library), what a process pays once.
  * For local and layer, what a hit costs beyond reading the entry's bytes
  * (issue 37) follows on the same line.  Right after each timed lookup, the
- * entry's file is read whole twice, the floor for any store of files: with
- * read() into a buffer (open, fstat, read, close), and mapped with every
- * byte summed (open, fstat, mmap, a pass, munmap, close: the lookup maps
- * large entries and its checksum passes over every byte).  Then the shared
+ * entry is looked up OWN_TRIES more times, and its file read whole as the
+ * floor for any store of files, in two ways, as many times: with
+ * read() into a buffer (open, fstat, read, close), and mapped with each
+ * page faulted in (open, fstat, mmap, a read per page, munmap, close: the
+ * lookup maps large entries).  What is left is the lookup's own: the path,
+ * the header, the checksum over every byte, the counters.  Then the shared
  * counters are added to once, as a hit does (jc_stats_add).  Per key,
- * own = lookup - the faster floor.  Each as p50/p99 in ms:
+ * own = the fastest lookup - the fastest floor (the best of each, so that
+ * a page fault or a preemption on a busy machine falls on neither side).
+ * Each as p50/p99 over the keys, in ms:
  *   read_p50_ms read_p99_ms map_p50_ms map_p99_ms own_p50_ms own_p99_ms
  *   count_p50_ms count_p99_ms
  * (own includes the hit's count; the count's time is one more add beside it).
@@ -54,6 +58,8 @@ static double quantile(const double *sorted, int n, double q)
 	int i = (int)(q * (n - 1) + 0.5);
 	return sorted[i < n ? i : n - 1];
 }
+
+#define OWN_TRIES 3
 
 /* Read the entry file of key under dir whole, as a store of files must at
  * least: its seconds, or -1. */
@@ -84,8 +90,8 @@ static double read_entry_file(const char *dir, const struct jc_key *key, unsigne
 	return got == (size_t)st.st_size ? now() - t0 : -1;
 }
 
-/* Map the entry file of key under dir and pass over its bytes: its
- * seconds, or -1.  *sink keeps the pass from being optimised away. */
+/* Map the entry file of key under dir and fault in its pages: its
+ * seconds, or -1.  *sink keeps the reads from being optimised away. */
 static double map_entry_file(const char *dir, const struct jc_key *key, uint64_t *sink)
 {
 	char hex[2 * JC_KEY_BYTES + 1], path[4096];
@@ -104,9 +110,9 @@ static double map_entry_file(const char *dir, const struct jc_key *key, uint64_t
 	close(fd);
 	if (map == MAP_FAILED)
 		return -1;
-	const uint64_t *p = map;
+	const volatile uint8_t *p = map;
 	uint64_t sum = 0;
-	for (size_t i = 0; i < len / 8; i++)
+	for (size_t i = 0; i < len; i += 4096) /* each page faulted in, nothing more */
 		sum += p[i];
 	munmap(map, len);
 	*sink += sum;
@@ -213,11 +219,24 @@ int main(int argc, char **argv)
 		}
 		if (!own_ok || !rd || !mp || !own || !cnt)
 			continue;
-		rd[i] = read_entry_file(argv[2], &keys[i], &buf, &cap) * 1e3;
-		mp[i] = map_entry_file(argv[2], &keys[i], &sink) * 1e3;
-		own[i] = t[i] - (mp[i] < rd[i] ? mp[i] : rd[i]);
+		double best = t[i];
+		rd[i] = mp[i] = 1e9;
+		for (int k = 0; k < OWN_TRIES; k++) {
+			double g0 = now();
+			own_ok &= jc_cache_get(r, &keys[i], &e) == 0;
+			double g = (now() - g0) * 1e3;
+			best = g < best ? g : best;
+			if (own_ok)
+				jc_entry_free(&e);
+			double rr = read_entry_file(argv[2], &keys[i], &buf, &cap) * 1e3;
+			double mm = map_entry_file(argv[2], &keys[i], &sink) * 1e3;
+			own_ok &= rr >= 0 && mm >= 0;
+			rd[i] = rr < rd[i] ? rr : rd[i];
+			mp[i] = mm < mp[i] ? mm : mp[i];
+		}
+		own[i] = best - (mp[i] < rd[i] ? mp[i] : rd[i]);
 		double c0 = now();
-		own_ok = rd[i] >= 0 && mp[i] >= 0 && jc_stats_add(argv[2], one_hit, NULL, 1) == 0;
+		own_ok &= jc_stats_add(argv[2], one_hit, NULL, 1) == 0;
 		cnt[i] = (now() - c0) * 1e3;
 	}
 	sort_times(t, n);
