@@ -13,11 +13,14 @@
 #   layer   size, each looked up once, from the local store / a read-only
 #           layer, and beside each lookup the floors of reading the entry's
 #           bytes and one add to the shared counters (see tier_latency.c).
+# Each tier_latency is its own process, as a program's hits are.
 # Prints, times in ms:
 #   hit_native REP CREATE_MS
 #   hit_tier TIER REP get_p50 get_p99 floor_p50 own_p50 own_p99 count_p50 count_p99
-# (floor: the faster of read() and mmap plus a pass over the bytes; own: the
-# lookup less the floor, per key, its count included), then the medians over
+# (get: the first lookup of each key; floor: the faster of read() and mmap
+# with each page faulted in; own: per key, the best of 4 lookups less the
+# best floor, its count included: the path, the header, the checksum over
+# every byte, the recency mark, the counters), then the medians over
 # the repetitions, the counters' share of own and own against the native load:
 #   hit_cost TIER get_p50 own_p50 own_p99 count_p50 count_p99 count_share native_ms own_over_native
 #   hit_load LOADAVG (at the end, from /proc/loadavg)

@@ -759,8 +759,9 @@ if cost:
     mod = [l for l in hit.splitlines() if l.startswith("hit_module ")]
     load = [l.split(" ", 1)[1] for l in hit.splitlines() if l.startswith("hit_load ")]
     w("bench/hit.sh: module m's native binary (%s) stored as entries of its size; per tier, "
-      "one lookup of each entry less the floor of reading its bytes (the faster of read() and "
-      "mmap with a pass over every byte), per key; the shared counters' one add per hit; beside "
+      "per key, the best of 4 lookups less the best floor of reading its bytes (read(), or mmap "
+      "with each page faulted in): the path, header, checksum and counters; the shared "
+      "counters' one add per hit; beside "
       "the driver's zeModuleCreate(NATIVE) of the same binary in a fresh process, interleaved. "
       "Medians over the repetitions; load average at the end: %s. The remote tiers' hit times "
       "are the web section's." % (mod[0].split(" ", 2)[2] if mod else "?", load[0] if load else "?"))
