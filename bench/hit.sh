@@ -46,10 +46,13 @@ SIZE=$(stat -c %s "$W/m.native")
 echo "hit_module m native_bytes=$SIZE"
 status=0
 for rep in $(seq 1 "$REPS"); do
-	line=$("$ZB" native "$W/m.native" 2>>"$OUT/logs/hit-native.log") &&
+	if line=$("$ZB" native "$W/m.native" 2>>"$OUT/logs/hit-native.log"); then
 		echo "$line" | sed -n "s/.*create_s=\([0-9.]*\).*/\1/p" |
-		awk -v r="$rep" '{ printf "hit_native %d %.3f\n", r, $1 * 1e3 }' ||
-		{ echo "hit bench: ze_bench native failed" >&2; status=1; }
+			awk -v r="$rep" '{ printf "hit_native %d %.3f\n", r, $1 * 1e3 }'
+	else
+		echo "hit bench: ze_bench native failed" >&2
+		status=1
+	fi
 	for tier in local layer; do
 		rm -rf "$W/tl-w" "$W/tl-r"
 		line=$("$TL" "$tier" "$W/tl-w" "$W/tl-r" "$N" "$SIZE" 2>>"$OUT/logs/hit-tier.err") || {
@@ -63,7 +66,8 @@ for rep in $(seq 1 "$REPS"); do
 			print "hit_tier", t, r, v["p50_ms"], v["p99_ms"], f, v["own_p50_ms"], v["own_p99_ms"],
 			      v["count_p50_ms"], v["count_p99_ms"] }'
 	done
-done | tee "$W/hit.raw"
+done >"$W/hit.raw"
+cat "$W/hit.raw"
 awk 'function med(s,   n, a, i, j, x) { n = split(s, a, " ")
 		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
