@@ -61,8 +61,9 @@ static double quantile(const double *sorted, int n, double q)
 
 #define OWN_TRIES 3
 
-/* Read the entry file of key under dir whole, as a store of files must at
- * least: its seconds, or -1. */
+/* Read the entry file of key under dir (the store's layout: DIR/XX/KEYHEX,
+ * store/layout.c) whole, as a store of files must at least: its seconds,
+ * or -1. */
 static double read_entry_file(const char *dir, const struct jc_key *key, unsigned char **buf,
 			      size_t *cap)
 {
@@ -223,11 +224,12 @@ int main(int argc, char **argv)
 		rd[i] = mp[i] = 1e9;
 		for (int k = 0; k < OWN_TRIES; k++) {
 			double g0 = now();
-			own_ok &= jc_cache_get(r, &keys[i], &e) == 0;
+			int got = jc_cache_get(r, &keys[i], &e) == 0;
 			double g = (now() - g0) * 1e3;
 			best = g < best ? g : best;
-			if (own_ok)
+			if (got)
 				jc_entry_free(&e);
+			own_ok &= got;
 			double rr = read_entry_file(argv[2], &keys[i], &buf, &cap) * 1e3;
 			double mm = map_entry_file(argv[2], &keys[i], &sink) * 1e3;
 			own_ok &= rr >= 0 && mm >= 0;
