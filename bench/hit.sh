@@ -12,7 +12,8 @@
 #   local   bench/tier_latency local: HIT_N (300) entries of the binary's
 #   layer   size, each looked up once, from the local store / a read-only
 #           layer, and beside each lookup the floors of reading the entry's
-#           bytes and one add to the shared counters (see tier_latency.c).
+#           bytes and one add to the shared counters (see tier_latency.c);
+#   local_4k, layer_4k   the same with entries of 4 KiB (a small kernel).
 # Each tier_latency is its own process, as a program's hits are.
 # Prints, times in ms:
 #   hit_native REP CREATE_MS
@@ -53,9 +54,10 @@ for rep in $(seq 1 "$REPS"); do
 		echo "hit bench: ze_bench native failed" >&2
 		status=1
 	fi
-	for tier in local layer; do
+	for row in "local $SIZE" "layer $SIZE" "local_4k 4096" "layer_4k 4096"; do
+		read -r tier size <<<"$row"
 		rm -rf "$W/tl-w" "$W/tl-r"
-		line=$("$TL" "$tier" "$W/tl-w" "$W/tl-r" "$N" "$SIZE" 2>>"$OUT/logs/hit-tier.err") || {
+		line=$("$TL" "${tier%_4k}" "$W/tl-w" "$W/tl-r" "$N" "$size" 2>>"$OUT/logs/hit-tier.err") || {
 			echo "hit bench: tier_latency $tier failed: $line" >&2
 			status=1
 			continue

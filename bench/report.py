@@ -758,7 +758,7 @@ cost = [l.split() for l in hit.splitlines() if l.startswith("hit_cost ")]
 if cost:
     mod = [l for l in hit.splitlines() if l.startswith("hit_module ")]
     load = [l.split(" ", 1)[1] for l in hit.splitlines() if l.startswith("hit_load ")]
-    w("bench/hit.sh: module m's native binary (%s) stored as entries of its size; per tier, "
+    w("bench/hit.sh: module m's native binary (%s) stored as entries of its size (rows _4k: entries of 4 KiB); per tier, "
       "per key, the best of 4 lookups less the best floor of reading its bytes (read(), or mmap "
       "with each page faulted in): the path, header, checksum and counters; the shared "
       "counters' one add per hit; beside "
