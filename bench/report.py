@@ -750,5 +750,31 @@ else:
     w("Not run.")
     w("")
 
+# ---- a hit's own cost (bench/hit.sh) ---------------------------------------------
+w("## A hit's own cost")
+w("")
+hit = read("hit.txt") or ""
+cost = [l.split() for l in hit.splitlines() if l.startswith("hit_cost ")]
+if cost:
+    mod = [l for l in hit.splitlines() if l.startswith("hit_module ")]
+    load = [l.split(" ", 1)[1] for l in hit.splitlines() if l.startswith("hit_load ")]
+    w("bench/hit.sh: module m's native binary (%s) stored as entries of its size (rows _4k: entries of 4 KiB); per tier, "
+      "per key, the best of 4 lookups less the best floor of reading its bytes (read(), or mmap "
+      "with each page faulted in): the path, header, checksum and counters; the shared "
+      "counters' one add per hit; beside "
+      "the driver's zeModuleCreate(NATIVE) of the same binary in a fresh process, interleaved. "
+      "Medians over the repetitions; load average at the end: %s. The remote tiers' hit times "
+      "are the web section's." % (mod[0].split(" ", 2)[2] if mod else "?", load[0] if load else "?"))
+    w("")
+    w("| a hit from | lookup p50 | own p50 | own p99 | counters p50 | p99 | counters' share | native load | own / native |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for f in sorted(cost):
+        w("| %s | %s ms | %s ms | %s ms | %s ms | %s ms | %.0f%% | %s ms | %s |" %
+          (f[1], f[2], f[3], f[4], f[5], f[6], float(f[7]) * 100, f[8], f[9]))
+    w("")
+else:
+    w("Not run.")
+    w("")
+
 with open(RESULTS, "w") as f:
     f.write("\n".join(o) + "\n")

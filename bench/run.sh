@@ -59,6 +59,10 @@
 #  5d. Idle cost: bench/idle.sh, CPU time of /bin/true, python3 -c pass and a
 #     200-process shell loop under libjitcache.so against an empty preloaded
 #     library, alternating, and the loader's figures (~1 min).
+#  5e. A hit's own cost: bench/hit.sh, per tier (local, layer) the lookup
+#     less the floor of reading the entry's bytes, and the shared counters'
+#     share of it, beside the driver's zeModuleCreate(NATIVE) of the same
+#     module, interleaved (~0.5 min; the remote tiers are 5c's rows).
 #  6. Micro-figures: build/bench/micro (key hashing GB/s, store/load time by
 #     entry size), with --compress too when the store is built with zstd.
 #  7. Intel's 2026 driver (NEO 26.x, in the Debian sid test bed of
@@ -108,7 +112,7 @@
 # Knobs (environment): BENCH_QUICK=1 runs a few small repetitions only (a
 # smoke test, not for results, written under $BUILD/bench/run-quick/; it
 # skips the OpenCL sections unless BENCH_SKIP is set); BENCH_SKIP="cl onednn"
-# skips sections (ze layers cl onednn concurrency remote web micro modern modern_sycl warm openvino jax
+# skips sections (ze layers cl onednn concurrency remote web hit micro modern modern_sycl warm openvino jax
 # pocl apps llama soundness); BENCH_REPS_HIT (15) sets
 # the hit/floor repetitions; CONC_REPS (2) the concurrency repetitions;
 # BENCH_CL_RUNS (3) the warm runs of bench/cl_driver_caches.sh; BENCH_CLPEAK=1
@@ -441,6 +445,20 @@ if ! skipped idle; then
 		failed="$failed idle"
 	fi
 	section_done idle
+fi
+
+# ---- 5e. a hit's own cost --------------------------------------------------------
+if ! skipped hit; then
+	say "a hit's own cost: bench/hit.sh (local and layer against the native load)"
+	hit_env=()
+	[ "$QUICK" = 1 ] && hit_env=(HIT_N=50 HIT_REPS=1)
+	if ! env "${hit_env[@]}" BUILD=$B bash "$ROOT/bench/hit.sh" "$OUT" \
+		>"$OUT/hit.txt" 2>"$OUT/hit.err"; then
+		echo "bench: bench/hit.sh failed (see $OUT/hit.err)" >&2
+		tail -n 5 "$OUT/hit.err" >&2
+		failed="$failed hit"
+	fi
+	section_done hit
 fi
 
 # ---- 6. micro-figures ----------------------------------------------------------

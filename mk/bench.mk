@@ -67,3 +67,6 @@ bench-apps: deps-all ## only hashcat's and ffmpeg's rows on PoCL: none / jitcach
 	$(MAKE) lib admin
 	rm -rf $(BUILD)/bench/apps && mkdir -p $(BUILD)/bench/apps
 	BUILD=$(BUILD) bash bench/apps.sh $(BUILD)/bench/apps
+
+bench-hit: all $(BUILD)/bench/ze_bench $(BUILD)/bench/tier_latency ## only a hit's own cost by tier against the driver's native load (bench/hit.sh, ~0.5 min)
+	BUILD=$(BUILD) bash bench/hit.sh $(BUILD)/bench/hit | tee $(BUILD)/bench/hit.txt
