@@ -21,7 +21,9 @@
 #   alone      one node alone against the same remote, cold (empty remote)
 #   server_cpu_s  the server's user+system CPU over the rollout (/proc/PID/stat,
 #              the process and its children)
-# and "fleet none 1 ... warm_max=S": one node, no remote, cold.
+# and "fleet none 1 ... warm_max=S": one node, no remote, cold.  After each
+# rollout, N fresh nodes against the place it filled: "fleet_warm REMOTE N
+# hits=H created=K req_per_node=R warm_max=S reqs=..." (a hit's requests).
 # Then the killed server (FLEET_KILL=0 skips it): FLEET_KILL_N nodes (4)
 # start, the server is SIGKILLed 1 s in (at=compile) or as the first node
 # exits (at=stores), restarted on the same data, and a fresh node runs:
@@ -111,7 +113,8 @@ url() {
 	s3) echo "s3://jitcache-fleet/$2" ;;
 	esac
 }
-# requests REMOTE TAG: "TOTAL METHOD:COUNT,..." the server saw for TAG
+# requests REMOTE TAG [LINE]: "TOTAL METHOD:COUNT,..." the server saw for TAG
+# (in its log from LINE on, for nginx and radosgw)
 requests() {
 	case $1 in
 	redis)
@@ -120,27 +123,30 @@ requests() {
 				n += $4; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $4) } END { print n + 0, s }'
 		;;
 	http)
-		awk -v tag="/$2/" 'index($7, tag) == 1 { n++; m[substr($6, 2)]++ } END {
-			for (k in m) s = s sprintf("%s%s:%d", s == "" ? "" : ",", k, m[k]); print n + 0, s }' "$W/ng/access.log"
+		tail -n "+${3:-1}" "$W/ng/access.log" | awk -v tag="/$2/" 'index($7, tag) == 1 { n++; m[substr($6, 2)]++ } END {
+			for (k in m) s = s sprintf("%s%s:%d", s == "" ? "" : ",", k, m[k]); print n + 0, s }'
 		;;
 	s3)
-		grep -aE 'beast: .*"(GET|PUT|HEAD|POST|DELETE) /jitcache-fleet/'"$2"'/' "$W/rgw/radosgw.log" |
+		tail -n "+${3:-1}" "$W/rgw/radosgw.log" |
+			grep -aE 'beast: .*"(GET|PUT|HEAD|POST|DELETE) /jitcache-fleet/'"$2"'/' |
 			sed -E 's/.*"(GET|PUT|HEAD|POST|DELETE) .*/\1/' | sort | uniq -c |
 			awk '{ n += $1; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $1) } END { print n + 0, s }'
 		;;
 	esac
 }
-reset_counts() {
-	[ "$1" = redis ] && redis-cli -p "$RPORT" FLUSHALL >/dev/null && redis-cli -p "$RPORT" CONFIG RESETSTAT >/dev/null
-	return 0
+reset_counts() { # REMOTE [keep]: Redis emptied (unless keep), its counts zeroed
+	[ "$1" = redis ] || return 0
+	[ "${2:-}" = keep ] || redis-cli -p "$RPORT" FLUSHALL >/dev/null
+	redis-cli -p "$RPORT" CONFIG RESETSTAT >/dev/null
 }
 
-# rollout REMOTE TAG N: N nodes at once; each writes its seconds-to-module in
+# rollout REMOTE TAG N [PLACE]: N nodes at once, against the remote's place
+# PLACE (TAG's by default); each writes its seconds-to-module in
 # $W/TAG/NODE.t and its output in $W/TAG/NODE.out
 rollout() {
 	local remote=$1 tag=$2 n=$3 i t0 u pids=()
 	mkdir -p "$W/$tag"
-	u=$([ "$remote" = none ] || url "$remote" "$tag")
+	u=$([ "$remote" = none ] || url "$remote" "${4:-$tag}")
 	t0=$(date +%s.%N)
 	for i in $(seq 1 "$n"); do
 		(
@@ -190,6 +196,21 @@ for remote in $remotes; do
 			"warm_p50=$p50 warm_p99=$p99 warm_max=$max alone=$alone server_cpu_s=$cpu reqs=${methods:-none}"
 		echo "$remote $n $p50 $p99 $max $alone $(compiled "$tag") $rpn $cpu" >>"$OUT/fleet.dat"
 		[ "$(created "$tag")" = "$n" ] || status=1
+		# then N fresh nodes against the place the rollout filled: hits
+		reset_counts "$remote" keep
+		from=1
+		case $remote in
+		http) from=$(($(wc -l <"$W/ng/access.log") + 1)) ;;
+		s3) from=$(($(wc -l <"$W/rgw/radosgw.log") + 1)) ;;
+		esac
+		rollout "$remote" "w$tag" "$n" "$tag"
+		wait "${ROLL_PIDS[@]}"
+		sleep 0.2
+		read -r total methods < <(requests "$remote" "$tag" "$from")
+		hits=$(cat "$W/w$tag"/*.out | grep -c "^jitcache: 1 hits, 0 misses" || true)
+		echo "fleet_warm $remote $n hits=$hits created=$(created "w$tag")" \
+			"req_per_node=$(awk -v t="$total" -v n="$n" 'BEGIN { printf "%.2f", t / n }')" \
+			"warm_max=$(pct 100 "$W/w$tag"/*.t) reqs=${methods:-none}"
 	done
 done
 
