@@ -292,7 +292,7 @@ bench-idle: all ## only what jitcache costs a process that never compiles (bench
 	BUILD=$(BUILD) bash bench/idle.sh $(BUILD)/bench/idle
 
 .PHONY: bench-fleet
-bench-fleet: deps testbed-s3 tests ## a driver rollout on N simulated nodes (FLEET_NODES, "4 16") against Redis, nginx and radosgw; plot in $(BUILD)/bench/fleet/fleet.png (bench/fleet.sh, ~5 min)
+bench-fleet: deps testbed-s3 tests ## a driver rollout on N simulated nodes (FLEET_NODES, "4 16") against Redis, nginx and radosgw, plotted in fleet.png (bench/fleet.sh, ~5 min)
 	rm -rf $(BUILD)/bench/fleet && mkdir -p $(BUILD)/bench/fleet && BUILD=$(BUILD) bash bench/fleet.sh $(BUILD)/bench/fleet | tee $(BUILD)/bench/fleet/fleet.txt
 
 bench-modern: testbed testbed-sycl ## only the 2026 driver's rows (cold / NEO's cache / jitcache / both / floor)
