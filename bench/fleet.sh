@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench/fleet.sh OUTDIR — a driver rollout across a simulated fleet (issue 39,
+# item 4): N nodes (FLEET_NODES, "4 16"; each its own process and empty cache
+# directory) start the same module at the same moment against one remote
+# with default settings: Redis, nginx (WebDAV) and radosgw (S3, from the test
+# bed: make testbed-s3), all started here on 127.0.0.1.  The module is
+# conv.cl's 22 kernels twice over (tests/integration/fleet_redis.sh's), a few
+# seconds of JIT on the simulated Arc (Debian 12 driver).
+#
+# Per remote and N it prints one line
+#   fleet REMOTE N compiles=C created=K req_per_node=R warm_p50=S warm_p99=S
+#         warm_max=S alone=S server_cpu_s=S reqs=METHOD:COUNT,...
+#   compiles   nodes whose exit line (JITCACHE_LOG=info) counts a miss
+#   created    nodes whose module the driver created (44 kernels)
+#   req_per_node  the server's requests for the rollout / N (Redis: commands, from INFO
+#              commandstats, several to a pipelined round trip; nginx's access
+#              log; radosgw's log at its default debug_rgw 1)
+#   warm_*     seconds from the common start until a node exits with its
+#              module (p50, p99 by nearest rank, max)
+#   alone      one node alone against the same remote, cold (empty remote)
+#   server_cpu_s  the server's user+system CPU over the rollout (/proc/PID/stat,
+#              the process and its children)
+# and "fleet none 1 ... warm_max=S": one node, no remote, cold.  After each
+# rollout, N fresh nodes against the place it filled: "fleet_warm REMOTE N
+# hits=H created=K req_per_node=R warm_max=S reqs=..." (a hit's requests).
+# Then the killed server (FLEET_KILL=0 skips it): FLEET_KILL_N nodes (4)
+# start, the server is SIGKILLed 1 s in (at=compile) or as the first node
+# exits (at=stores), restarted on the same data, and a fresh node runs:
+# "fleet_kill REMOTE at=WHEN created=K/N compiles=C warm_max=S later=RESULT"
+# (every node must still create its module; later: the fresh node's module
+# created from whatever the restarted server holds, a hit or a miss).
+# The plot: OUT/fleet.png (time until every node is warm against N, per remote).
+set -u
+. "$(dirname "$0")/lib.sh"
+bench_init fleet build "${1:-}"
+bench_isolate
+CLIENT=$B/tests/ze_client
+bench_need "make tests" "$CLIENT" "$B/libjitcache.so" "$B/tests/jc_http_tool"
+command -v nginx >/dev/null || { echo "fleet bench: nginx missing (make deps)" >&2; exit 1; }
+command -v redis-server >/dev/null || { echo "fleet bench: redis-server missing (make deps)" >&2; exit 1; }
+command -v ocloc >/dev/null || { echo "fleet bench: ocloc missing (make deps)" >&2; exit 1; }
+NODES=${FLEET_NODES:-4 16}
+T=$W # the servers' helpers keep their files under $T
+. "$ROOT/tests/servers.bash"
+bench_at_exit stop_servers
+cd "$W" || exit 1 # the simulation's .aub files land here
+export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=dg2
+export OverrideMaxWorkgroupSize=256
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export NEO_CACHE_PERSISTENT=0 JITCACHE_RECIPES=0
+unset JITCACHE_REMOTE JITCACHE_LAYERS JITCACHE_TRUSTED_KEYS JITCACHE_SIGNING_KEY
+status=0
+
+# ---- the module -------------------------------------------------------------------
+KERNELS=$ROOT/examples/kernels
+{
+	grep -v '^[A-Z0-9_]*([a-z0-9_]*,' "$KERNELS/conv.cl"
+	for i in 1 2; do
+		sed -n "s/^\([A-Z0-9_]*\)(\([a-z0-9_]*\),/\1(\2_$i,/p" "$KERNELS/conv.cl"
+	done
+} >"$W/fleet.cl"
+ocloc compile -q -spv_only -file "$W/fleet.cl" -device dg2 -output "$W/fleet" -output_no_suffix \
+	>"$OUT/logs/fleet-ocloc.log" 2>&1 && [ -s "$W/fleet.spv" ] || { echo "fleet bench: ocloc failed" >&2; exit 1; }
+MOD=$W/fleet.spv
+
+# ---- the servers ------------------------------------------------------------------------
+RPORT=$(free_port)
+start_redis() {
+	redis-server --bind 127.0.0.1 --port "$RPORT" --save '' --appendonly no --dir "$W" \
+		--logfile "$W/redis.log" &
+	RPID=$!
+	for _ in $(seq 1 200); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && return 0; sleep 0.025; done
+	return 1
+}
+start_redis || { echo "fleet bench: redis did not start" >&2; exit 1; }
+bench_at_exit 'kill $RPID 2>/dev/null; wait $RPID 2>/dev/null'
+start_nginx_dav "$W/ng" >"$OUT/logs/fleet-nginx.log" 2>&1 || { echo "fleet bench: nginx did not start" >&2; exit 1; }
+have_s3=0
+# debug_rgw 1 logs each request's method, path and status ("beast: ... "GET /...").
+if start_radosgw "$W/rgw" >"$OUT/logs/fleet-radosgw.log" 2>&1 && s3_make_bucket jitcache-fleet; then
+	have_s3=1
+else
+	echo "fleet bench: radosgw did not start (make testbed-s3): no S3 row" >&2
+	status=1
+fi
+
+# descendants PID: PID and every process below it
+descendants() {
+	local p
+	echo "$1"
+	for p in $(pgrep -P "$1"); do descendants "$p"; done
+}
+# cpu_ticks NAME: user+system clock ticks of the server NAME and its children
+cpu_ticks() {
+	local pid p sum=0 f
+	case $1 in redis) pid=$RPID ;; http) pid=${SERVER_PIDS[nginx]} ;; s3) pid=${SERVER_PIDS[radosgw]} ;; esac
+	for p in $(descendants "$pid"); do
+		f=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
+		# after "(comm) ": field 3 is state, so utime and stime are the 12th and 13th
+		set -- $f
+		sum=$((sum + ${12} + ${13}))
+	done
+	echo "$sum"
+}
+HZ=$(getconf CLK_TCK)
+
+# url REMOTE TAG: the remote's place for one rollout (a fresh, empty one)
+url() {
+	case $1 in
+	redis) echo "redis://127.0.0.1:$RPORT" ;;
+	http) echo "$NGINX_URL/$2" ;;
+	s3) echo "s3://jitcache-fleet/$2" ;;
+	esac
+}
+# requests REMOTE TAG [LINE]: "TOTAL METHOD:COUNT,..." the server saw for TAG
+# (in its log from LINE on, for nginx and radosgw)
+requests() {
+	case $1 in
+	redis)
+		redis-cli -p "$RPORT" INFO commandstats | tr -d '\r' |
+			awk -F'[_:=,]' '/^cmdstat_/ && $2 !~ /^(info|config|flushall|ping)/ {
+				n += $4; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $4) } END { print n + 0, s }'
+		;;
+	http)
+		tail -n "+${3:-1}" "$W/ng/access.log" | awk -v tag="/$2/" 'index($7, tag) == 1 { n++; m[substr($6, 2)]++ } END {
+			for (k in m) s = s sprintf("%s%s:%d", s == "" ? "" : ",", k, m[k]); print n + 0, s }'
+		;;
+	s3)
+		tail -n "+${3:-1}" "$W/rgw/radosgw.log" |
+			grep -aE 'beast: .*"(GET|PUT|HEAD|POST|DELETE) /jitcache-fleet/'"$2"'/' |
+			sed -E 's/.*"(GET|PUT|HEAD|POST|DELETE) .*/\1/' | sort | uniq -c |
+			awk '{ n += $1; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $1) } END { print n + 0, s }'
+		;;
+	esac
+}
+reset_counts() { # REMOTE [keep]: Redis emptied (unless keep), its counts zeroed
+	[ "$1" = redis ] || return 0
+	[ "${2:-}" = keep ] || redis-cli -p "$RPORT" FLUSHALL >/dev/null
+	redis-cli -p "$RPORT" CONFIG RESETSTAT >/dev/null
+}
+
+# rollout REMOTE TAG N [PLACE]: N nodes at once, against the remote's place
+# PLACE (TAG's by default); each writes its seconds-to-module in
+# $W/TAG/NODE.t and its output in $W/TAG/NODE.out
+rollout() {
+	local remote=$1 tag=$2 n=$3 i t0 u pids=()
+	mkdir -p "$W/$tag"
+	u=$([ "$remote" = none ] || url "$remote" "${4:-$tag}")
+	t0=$(date +%s.%N)
+	for i in $(seq 1 "$n"); do
+		(
+			env JITCACHE_DIR="$W/$tag/cache-$i" JITCACHE_LOG=info ${u:+JITCACHE_REMOTE="$u"} \
+				LD_PRELOAD="$B/libjitcache.so" "$CLIENT" link "$MOD" >"$W/$tag/$i.out" 2>&1
+			echo "$(date +%s.%N) $t0" | awk '{ printf "%.3f\n", $1 - $2 }' >"$W/$tag/$i.t"
+		) &
+		pids+=($!)
+	done
+	ROLL_PIDS=("${pids[@]}")
+}
+created() { cat "$W/$1"/*.out | grep -c "result 0x0 kernels 44" || true; }
+compiled() { cat "$W/$1"/*.out | grep -cE "^jitcache: [0-9]+ hits, [1-9][0-9]* misses" || true; }
+# pct P FILE...: the P-th percentile (nearest rank) of the numbers in FILEs
+pct() {
+	local p=$1
+	shift
+	cat "$@" | sort -g | awk -v p="$p" '{ v[NR] = $1 } END { r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'
+}
+
+# ---- one node, no remote, cold ------------------------------------------------------------
+rollout none alone-none 1
+wait "${ROLL_PIDS[@]}"
+echo "fleet none 1 compiles=$(compiled alone-none) created=$(created alone-none) warm_max=$(cat "$W/alone-none/1.t")"
+echo "remote n warm_p50 warm_p99 warm_max alone compiles req_per_node server_cpu_s" >"$OUT/fleet.dat"
+
+remotes="redis http"
+[ "$have_s3" = 1 ] && remotes="$remotes s3"
+for remote in $remotes; do
+	reset_counts "$remote"
+	rollout "$remote" "alone-$remote" 1
+	wait "${ROLL_PIDS[@]}"
+	alone=$(cat "$W/alone-$remote/1.t")
+	for n in $NODES; do
+		tag=n$n-$remote
+		reset_counts "$remote"
+		c0=$(cpu_ticks "$remote")
+		rollout "$remote" "$tag" "$n"
+		wait "${ROLL_PIDS[@]}"
+		sleep 0.2 # the server's last log lines
+		c1=$(cpu_ticks "$remote")
+		read -r total methods < <(requests "$remote" "$tag")
+		p50=$(pct 50 "$W/$tag"/*.t) p99=$(pct 99 "$W/$tag"/*.t) max=$(pct 100 "$W/$tag"/*.t)
+		cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" 'BEGIN { printf "%.2f", (b - a) / hz }')
+		rpn=$(awk -v t="$total" -v n="$n" 'BEGIN { printf "%.2f", t / n }')
+		echo "fleet $remote $n compiles=$(compiled "$tag") created=$(created "$tag") req_per_node=$rpn" \
+			"warm_p50=$p50 warm_p99=$p99 warm_max=$max alone=$alone server_cpu_s=$cpu reqs=${methods:-none}"
+		echo "$remote $n $p50 $p99 $max $alone $(compiled "$tag") $rpn $cpu" >>"$OUT/fleet.dat"
+		[ "$(created "$tag")" = "$n" ] || status=1
+		# then N fresh nodes against the place the rollout filled: hits
+		reset_counts "$remote" keep
+		from=1
+		case $remote in
+		http) from=$(($(wc -l <"$W/ng/access.log") + 1)) ;;
+		s3) from=$(($(wc -l <"$W/rgw/radosgw.log") + 1)) ;;
+		esac
+		rollout "$remote" "w$tag" "$n" "$tag"
+		wait "${ROLL_PIDS[@]}"
+		sleep 0.2
+		read -r total methods < <(requests "$remote" "$tag" "$from")
+		hits=$(cat "$W/w$tag"/*.out | grep -c "^jitcache: 1 hits, 0 misses" || true)
+		echo "fleet_warm $remote $n hits=$hits created=$(created "w$tag")" \
+			"req_per_node=$(awk -v t="$total" -v n="$n" 'BEGIN { printf "%.2f", t / n }')" \
+			"warm_max=$(pct 100 "$W/w$tag"/*.t) reqs=${methods:-none}"
+	done
+done
+
+# ---- the plot -------------------------------------------------------------------------------
+if command -v gnuplot >/dev/null; then
+	{
+		echo "set terminal pngcairo size 800,500 noenhanced"
+		echo "set output '$OUT/fleet.png'"
+		echo "set title 'Driver rollout: time until every node has its module (simulated Arc, 2 cores)'"
+		echo "set xlabel 'nodes'; set ylabel 'seconds (max over nodes)'; set key left top"
+		echo "set xtics ($(echo "$NODES" | sed 's/ /, /g')); set yrange [0:*]"
+		printf "plot "
+		sep=""
+		for remote in $remotes; do
+			printf "%s'%s' using 2:(strcol(1) eq '%s' ? \$5 : 1/0) with linespoints title '%s'" \
+				"$sep" "$OUT/fleet.dat" "$remote" "$remote"
+			sep=", "
+		done
+		echo
+	} >"$W/fleet.gp"
+	gnuplot "$W/fleet.gp" 2>"$OUT/logs/fleet-gnuplot.log" || { echo "fleet bench: gnuplot failed" >&2; status=1; }
+fi
+
+# ---- the server killed in the middle of a rollout ------------------------------------------------
+kill_server() {
+	local p
+	case $1 in
+	redis) kill -KILL "$RPID"; wait "$RPID" 2>/dev/null ;;
+	http) kill -KILL $(descendants "${SERVER_PIDS[nginx]}" | tac); wait "${SERVER_PIDS[nginx]}" 2>/dev/null ;;
+	s3) # radosgw runs as root in the test bed (tests/testbed/run, through sudo)
+		for p in $(descendants "${SERVER_PIDS[radosgw]}" | tac); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = radosgw ] && { kill -KILL "$p" 2>/dev/null || sudo kill -KILL "$p"; }
+		done
+		wait "${SERVER_PIDS[radosgw]}" 2>/dev/null ;;
+	esac
+}
+restart_server() {
+	case $1 in
+	redis) start_redis ;;
+	http) nginx -p "$W/ng" -e "$W/ng/error.log" -c "$W/ng/nginx.conf" 2>>"$W/ng/error.log" &
+		SERVER_PIDS[nginx]=$!
+		wait_http "$NGINX_URL/" ;;
+	s3) "$ROOT/tests/testbed/run" radosgw -c "$W/rgw/ceph.conf" --no-mon-config -f >>"$W/rgw/radosgw.out" 2>&1 &
+		SERVER_PIDS[radosgw]=$!
+		wait_http "$AWS_ENDPOINT_URL/" ;;
+	esac
+}
+# when: "compile" (1 s in: the nodes, or Redis's lease holder, compiling) or
+# "stores" (as the first node exits: the others storing or loading)
+if [ "${FLEET_KILL:-1}" = 1 ]; then
+	kn=${FLEET_KILL_N:-4}
+	for remote in $remotes; do
+		for when in compile stores; do
+			tag=kill-$when-$remote
+			reset_counts "$remote"
+			rollout "$remote" "$tag" "$kn"
+			if [ "$when" = compile ]; then
+				sleep 1
+			else
+				for _ in $(seq 1 2400); do
+					ls "$W/$tag"/*.t >/dev/null 2>&1 && break
+					sleep 0.025
+				done
+			fi
+			kill_server "$remote"
+			wait "${ROLL_PIDS[@]}"
+			k=$(created "$tag")
+			restart_server "$remote" >>"$OUT/logs/fleet-restart.log" 2>&1 ||
+				{ echo "fleet bench: $remote did not restart" >&2; status=1; continue 2; }
+			# a fresh node from the same place: what the server kept must load or miss, never fail
+			mkdir -p "$W/$tag-later"
+			JITCACHE_DIR=$W/$tag-later/cache JITCACHE_LOG=info JITCACHE_REMOTE=$(url "$remote" "$tag") \
+				LD_PRELOAD=$B/libjitcache.so "$CLIENT" link "$MOD" >"$W/$tag-later/1.out" 2>&1
+			later=$(grep -q "result 0x0 kernels 44" "$W/$tag-later/1.out" && echo created || echo FAILED)
+			how=$(sed -n 's/^jitcache: \([0-9]*\) hits, \([0-9]*\) misses.*/\1 hit \2 miss/p' "$W/$tag-later/1.out" | head -n 1)
+			echo "fleet_kill $remote at=$when created=$k/$kn compiles=$(compiled "$tag")" \
+				"warm_max=$(pct 100 "$W/$tag"/*.t) later=$later (${how:-no exit line})"
+			[ "$k" = "$kn" ] && [ "$later" = created ] || status=1
+		done
+	done
+fi
+for d in "$W"/n*-* "$W"/kill-*; do [ -d "$d" ] && mkdir -p "$OUT/logs/${d##*/}" && cp "$d"/*.out "$OUT/logs/${d##*/}/"; done
+exit $status
