@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # jitcache — build, test, demo and install.   `make help` lists the targets.
 #
 # Layout (docs/design.md): the rooms, each calling only those below it:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/cl_driver_caches.sh — jitcache against the OpenCL drivers' own caches.
 #
 #   BUILD=build bench/cl_driver_caches.sh [RUNS]      (RUNS warm runs each, default 3)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/compare_libs.sh LIB_A LIB_B [SPV] [RUNS] — two builds of
 # libjitcache.so side by side, for a change meant to leave behaviour and
 # speed as they were (issue 28's restructure): the FIRST zeModuleCreate of

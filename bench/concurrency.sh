@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/concurrency.sh MODULE.spv — N processes (default 4) starting cold at
 # once on the same Level Zero module under jitcache, against one process
 # alone.  jitcache takes a per-key lock on a miss, so one process compiles

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/jax.sh OUTDIR — JAX on Intel's OpenXLA plugin (examples/jax: jitted
 # MLP forward, loss+grad and attention steps at two shapes, on the plugin's
 # `sycl` device) side by side with the driver's own cache and JAX's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/layers.sh [OUTDIR] — what a hit from a read-only layer costs against
 # a hit from the local cache directory, side by side in one run.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/lib.sh — the preamble the bench scripts share (sourced after `set -u`).
 # shellcheck shell=bash
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/llama.sh OUTDIR — ipex-llm's llama.cpp (bigdl-core-cpp 2.6.0:
 # llama-server, libggml-sycl) as its users run it, on Intel's 2026 driver
 # simulating an Arc A770, beside the driver's own cache; then a cache made

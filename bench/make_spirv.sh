@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make_spirv.sh OUTDIR — the Level Zero benchmark's SPIR-V modules, made with
 # Intel's offline compiler (ocloc, SPIR-V only: no device needed) from the
 # realistic OpenCL C kernels in examples/kernels/ (tiled and register-blocked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Micro-figures: key computation throughput and store/load time by entry
  * size.  Prints one line per measurement:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/modern.sh OUTDIR — Level Zero on Intel's 2026 driver (NEO 26.x, IGC
 # 2.x, loader 1.32), side by side with the driver's own persistent cache.
 # Runs INSIDE the test bed (tests/testbed/run; bench/run.sh does that), on

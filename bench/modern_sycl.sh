@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/modern_sycl.sh OUTDIR — Intel's SYCL runtime and oneDNN's SYCL build
 # on Level Zero, on Intel's 2026 driver (NEO 26.x, IGC 2.x, loader 1.32,
 # simulating an Arc DG2), side by side with the driver's own persistent

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/modern_sycl_report.py OUTDIR — turns OUTDIR/modern_sycl.txt (written by
 bench/modern_sycl.sh) into
   OUTDIR/modern_sycl_table.md  the summary table's SYCL / oneDNN rows on Intel's

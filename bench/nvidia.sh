@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/nvidia.sh — jitcache on NVIDIA's OpenCL driver (the lent GPU machine).
 #
 # Here (Debian, where jitcache is built), make a self-contained bundle:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/openvino.sh OUTDIR — OpenVINO's GPU plugin (examples/openvino: a CNN
 # and a transformer block, compile_model(model, "GPU")) side by side with the
 # driver's own cache and OpenVINO's (CACHE_DIR).  Runs on the host (Debian

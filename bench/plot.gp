@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/plot.gp — zeModuleCreate time by SPIR-V module size, log-log:
 # cold JIT, jitcache miss, jitcache warm hit, and the floor (native binary in
 # memory).  Median with min-max bars.  Run by bench/run.sh:

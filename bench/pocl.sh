@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2030,SC2031 # each run exports its settings in a subshell
 # bench/pocl.sh OUTDIR — programs that compile many OpenCL kernels on PoCL
 # (the CPU), jitcache against no cache and against PoCL's own kernel cache,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/remote.sh SPIRV_DIR — the remote tier's figures, side by side in one
 # run, against a redis-server this script starts on a random port of
 # 127.0.0.1 (loopback: the network costs next to nothing, so these are the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/report.py OUTDIR RESULTS.md — turns bench/run.sh's raw figures
 (OUTDIR/machine.txt, spirv.txt, ze.txt, layers.txt, cl.txt, concurrency.txt,
 micro-*.txt, nvidia-results.md) into results.md, and writes OUTDIR/ze.dat

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh — jitcache's benchmarks, run by `make bench` (after `make all`
 # and the bench programs are built).  Writes bench/results.md and
 # bench/chart.svg, prints the summary table, and keeps every raw figure in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/soundness.sh — the key soundness benchmark (issue 31 item 2): does a
 # cache's key change exactly when the driver's code would?  Each case changes
 # one thing from a base request and says the verdict it must get: "miss"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tier_latency — the time of one hit, by tier: what jc_cache_get() costs a
  * program when the entry is in the local store, a read-only layer, or only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* timing.h — what the bench programs (micro.c, tier_latency.c) share: a
  * monotonic clock in seconds, and sorting times to take their quantiles. */
 #ifndef JITCACHE_BENCH_TIMING_H

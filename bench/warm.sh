@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/warm.sh OUTDIR — first runs, and `jitcache warm`, on Intel's 2026
 # driver.  Runs INSIDE the test bed (tests/testbed/run; bench/run.sh does
 # that) on the build made there (BUILD, e.g. build-sid).

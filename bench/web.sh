@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/web.sh OUTDIR — the remote tiers side by side in one run (issue 29),
 # against servers this script starts on 127.0.0.1 (loopback: the network
 # costs next to nothing, so these are the tiers' own costs): Redis, nginx's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_bench — the Level Zero client of the benchmarks (bench/run.sh).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jitcache-admin — every command of `jitcache` but `run` (bin/jitcache
  * hands them on): one table below, each command's usage beside it, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jitcache-replay — the worker of `jitcache warm` (bin/warm.c): an ordinary
  * Level Zero program, run with libjitcache preloaded, that makes again the

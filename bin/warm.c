@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* `jitcache warm` (see warm.h). */
 #include "bin/warm.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * warm.h — `jitcache warm`: compile every recorded request (recipe) that
  * has no entry yet for this machine's GPUs and driver, or, with --for, for

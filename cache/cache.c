@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cache.c — opening a cache, reading and storing entries. */
 #include "cache/cache.h"
 #include "store/internal.h"

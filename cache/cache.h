@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cache.h — the cache as the shim sees it: keys in, bytes out, across the
  * tiers (the local store, read-only layers, Redis), once per key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* lock.c — compile-once locks: a byte-range lock per key in one file,
  * DIR/locks, and with a remote tier, a lease in Redis while the key is
  * compiled (remote.h).

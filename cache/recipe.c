@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* recipe.c — where an entry's recipe lives, and walking every recipe
  * (see "Recipes" in cache.h). */
 #include "cache/cache.h"

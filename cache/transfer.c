@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* transfer.c — jc_cache_export() and jc_cache_import() (cache/archive.h):
  * whole caches into one archive and back, every entry checked on the way. */
 #include "tiers/archive.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "config/config.h"
 #include "config/inifile.h"
 #include "config/log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * config.h — jitcache's settings, from one table.
  *

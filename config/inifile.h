@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * inifile.h — reads an ini file with inih, line by line, each line whole or
  * not at all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "config/log.h"
 
 #include <errno.h>

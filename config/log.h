@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * log.h — one-line messages from jitcache to stderr.
  *

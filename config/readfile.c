@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* readfile.c — reading a small settings or secrets file whole (readfile.h). */
 #include "config/readfile.h"
 

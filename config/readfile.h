@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * readfile.h — reading a small settings or secrets file whole, safely.
  *

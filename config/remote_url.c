@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* remote_url.c — parsing and redacting the remote tier's Redis URL. */
 #include "config/remote_url.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * remote_url.h — the addresses of the remote tiers: parsing and redacting
  * the list of remotes ([remote] url, JITCACHE_REMOTE) and each Redis URL.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # jitcache's main job, shown: a Level Zero program builds a realistic SPIR-V
 # module (GEMM, convolution, attention, normalization, reduction and scan
 # kernels) on a simulated Intel Arc GPU, twice, under `jitcache run`.  The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * onednn_conv — creates the convolution primitives of ResNet-50 (batch 1,
  * f32, inference) on oneDNN's GPU engine and prints how long that took.

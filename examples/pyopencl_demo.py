@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """pyopencl_demo — a small pyopencl program: builds an OpenCL program from
 source, runs its kernel and checks the result against numpy.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/venv.sh — sourced by examples/*/setup.sh: the one way this
 # project makes a virtual environment from pinned PyPI wheels (project-local
 # by default, never system-wide; the test bed's under /opt, through

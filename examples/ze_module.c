@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_module — a small Level Zero program: load a SPIR-V file, build it into a
  * module on the first GPU, and create every kernel it holds.

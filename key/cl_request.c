@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* An OpenCL program's input and the key of its builds (see cl_request.h). */
 #include "key/cl_request.h"
 #include "key/compiler.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_request.h — what an OpenCL program is made of, and the key of one of
  * its builds.

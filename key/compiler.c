@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Compiler identity and environment (see compiler.h). */
 #include "key/compiler.h"
 #include "key/elfnote.h"

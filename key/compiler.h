@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * compiler.h — what identifies the compiler of a request, beyond its input:
  * the builds of the driver and compiler libraries, and the environment

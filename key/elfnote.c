@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* GNU build-id notes, from memory or from a file (see elfnote.h). */
 #include "key/elfnote.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * elfnote.h — the GNU build-id of an ELF object: the one fact jitcache reads
  * from a driver's or compiler's library to tell its builds apart.

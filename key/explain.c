@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* explain.c — naming what changed between two requests (explain.h). */
 #include "key/explain.h"
 

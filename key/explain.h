@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * explain.h — why a request missed, in one line (`jitcache explain`,
  * JITCACHE_LOG=info): the cause the tiers saw (store/misses.h), and for a

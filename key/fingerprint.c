@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Labelled, length-prefixed XXH3-128 (see fingerprint.h). */
 #include "key/fingerprint.h"
 

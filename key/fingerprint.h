@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fingerprint.h — a cache key built field by field: everything that decides
  * a compiler's output, hashed with XXH3-128.

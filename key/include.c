@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* #include directives, resolved and hashed (see include.h). */
 #include "key/include.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * include.h — the files an OpenCL C program #includes: found in its text,
  * resolved as the compiler resolves them, and their contents hashed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A fixed table of handle -> key under one mutex (see memo.h). */
 #include "key/memo.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memo.h — a small table of keys computed once per process: the identity of
  * a device handle, of a list of compiler libraries, ... keyed by any

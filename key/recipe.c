@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Writing and reading recipes (see recipe.h).
  *
  * Layout, integers little-endian:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * recipe.h — a request that missed, written down so that it can be made
  * again: `jitcache warm` replays it on another driver or another GPU, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A bounded scan of a SPIR-V module's declarations (see spirv.h). */
 #include "key/spirv.h"
 

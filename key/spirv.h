@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * spirv.h — the one fact jitcache needs from a SPIR-V module: how many bytes
  * each specialization constant's value has.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The key of a Level Zero module request (see ze_request.h). */
 #include "key/ze_request.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_request.h — a Level Zero module request as the key sees it, and its key.
  *

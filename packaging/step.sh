@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # packaging/step.sh — sourced by the set-up scripts of `make wheel`, `make
 # deb`, `make testbed` and `make debroot`: one line per step, as `make deps`
 # prints them (tests/install-deps.sh), with the step's output in a log file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The shared miss path (see compile_once.h). */
 #include "shim/compile_once.h"
 

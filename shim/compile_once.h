@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * compile_once.h — the miss path that Level Zero and OpenCL share:
  *

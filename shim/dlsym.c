@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The dlsym door.  Programs that dlopen() a GPU API library and look its
  * functions up on the handle (Unified Runtime's Level Zero adapter, oneDNN,

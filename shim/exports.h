@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * exports.h — the one list of what libjitcache.so exports: the API entry
  * points it interposes, each defined in shim/ with JC_EXPORT (shim.h).

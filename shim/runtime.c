@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The per-process state behind shim.h: settings, the cache, the recursion
  * guard and the exit summary. */
 #include "shim/shim.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shim.h — what every interposed entry point shares.
  *

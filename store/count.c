@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* count.c — this process's counters and the shared ones (see internal.h). */
 #include "store/internal.h"
 

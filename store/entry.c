@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/entry.h"
 
 #include "store/fsutil.h"

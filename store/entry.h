@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * entry.h — the format of one cache entry file, and its validation.
  *

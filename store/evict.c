@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * evict.c — keeping the cache under its cap, and the management commands.
  *

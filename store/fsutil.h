@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fsutil.h — the operating-system details under cache/: directories,
  * temporary files, whole reads and writes, timestamps and bounded waits for

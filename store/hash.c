@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* XXH3 with the vector code the CPU runs best (see hash.h). */
 #include "store/hash.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * hash.h — XXH3 at the speed of the CPU it runs on.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* XXH3 compiled for AVX2 (see hash.h): only called when the CPU has it. */
 #include "store/hash.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * internal.h — what the files of the store share, and what the rooms above
  * it (cache/: cache.c, lock.c, recipe.c, transfer.c; tiers/layers.c) use

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* layout.c — where a cache's files are, and reading or removing one entry
  * file: what every other file of cache/ builds on (see internal.h). */
 #include "store/internal.h"

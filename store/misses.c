@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* misses.c — the ring of recent misses (misses.h). */
 #include "store/misses.h"
 

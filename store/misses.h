@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * misses.h — the record of recent misses (`jitcache explain`): one file,
  * DIR/misses, a ring of the last JC_MISS_RING misses of every process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * scan.c — listing one subdirectory, and cleaning it: every scan recounts
  * its usage record (reading each entry file's flags, to count recipes apart) (under the record's lock, so that stores into it wait)

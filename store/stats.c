@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/stats.h"
 
 #include "store/fsutil.h"

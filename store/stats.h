@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * stats.h — the counters that processes share through the cache directory.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * store.h — the room of the local on-disk store (store/): what an entry is
  * and how it is named, the entry files, their layout in the cache

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages jitcache needs, by what they are for
 # (`make deps`, and so `make check`; `make deps-all`, and so `make check-all`;
 # `make demo` asks for the demo's alone).

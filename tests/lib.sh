@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/lib.sh — sourced by every tests/integration/*.sh script.
 #
 #   . "$(dirname "$0")/../lib.sh"

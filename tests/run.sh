@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the tests, JOBS at a time (default 2), each one's output kept and
 # printed whole, in order: the C unit tests (of each build in UNIT_BUILDS,
 # e.g. the plain, ASan and TSan ones), each fuzz target (if built: its

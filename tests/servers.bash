@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/servers.bash — the servers of the remote tiers' tests and benchmarks,
 # sourced by tests/lib.sh and bench/web.sh.  Needs ROOT, B (the build) and T
 # (a directory of the caller's, removed by it).

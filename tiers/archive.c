@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* archive.c — tar (ustar) members in zstd frames: the writer and the reader
  * behind jc_cache_export() and jc_cache_import() (cache/transfer.c). */
 #include "tiers/archive.h"

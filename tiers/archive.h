@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * archive.h — one file that carries cache entries between machines and into
  * container images: a POSIX tar archive (ustar), zstd-compressed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* client.c — the back-off and SIGPIPE guard the remotes' clients share
  * (client.h). */
 #include "tiers/client.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * client.h — what every remote's client shares (redis.c, http.c): the
  * back-off after a failure, shared by the processes of a cache directory,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* http.c — the HTTP(S) and S3 tiers through libcurl, loaded at run time
  * (dlopen) only when such a tier is configured.  See http.h. */
 #include "tiers/http.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * http.h — the HTTP(S) and S3 tiers: entries shared through a web server
  * (WebDAV, bazel-remote, any server that answers GET and takes PUT) or an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* layers.c — read-only cache directories searched after the cache. */
 #include "tiers/layers.h"
 

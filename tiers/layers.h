@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * layers.h — read-only cache directories searched after the cache itself.
  *

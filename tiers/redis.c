@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* redis.c — the Redis remote through hiredis: connections, values and
  * compile leases.  See redis.h. */
 #include "tiers/redis.h"

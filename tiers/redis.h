@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * redis.h — the Redis remote tier: entries shared by many machines through
  * a Redis server, and compile-once across machines.  Used by remote.c only

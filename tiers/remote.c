@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* remote.c — the remote tiers in order, and the queue that writes to them
  * off the program's path (remote.h). */
 #include "tiers/remote.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * remote.h — the remote tiers: entries shared by many machines, through
  * Redis (redis.h), web servers and S3 buckets (http.h).  Used by cache.c

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* sigv4.c — AWS Signature Version 4 and where S3 credentials come from.
  * See sigv4.h. */
 #include "tiers/sigv4.h"

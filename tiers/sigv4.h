@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sigv4.h — AWS Signature Version 4 for S3 requests (the S3 tier, http.h),
  * computed here with libsodium's SHA-256 and HMAC-SHA-256, so that nothing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "trust/sign.h"
 
 #include "config/log.h"

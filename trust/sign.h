@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sign.h — signed entries: who may choose the code a reader runs.
  *

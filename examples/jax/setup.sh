@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs JAX's PyPI wheel (requirements.txt) into a project-local
 # virtual environment (default .venv-jax/ at the repository root; never
 # system-wide).  What `make jax-env` runs on the host, and (with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """JAX on Intel's OpenXLA plugin, as its users run it: jitted steps of a
 small model on the plugin's `sycl` device, unmodified, for jitcache.
 

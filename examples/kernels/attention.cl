@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Scaled dot-product attention for transformer inference, one kernel per head
  * dimension: a fused "flash" variant (online softmax, K/V tiles in local

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Direct 2D convolution, NCHW layout, one output pixel per work item, one
  * kernel per filter size and stride (the shapes of ResNet-like networks),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Tiled matrix multiply C = alpha * A * B + beta * C (row-major), one kernel
  * per tile shape and element type, as BLAS libraries ship them.  Each work

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Register-blocked GEMM in the style of CLBlast's Xgemm: each work item
  * computes an RM x RN block of C held in registers, with the k-loop over a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Row-wise softmax, log-softmax, layer normalization and RMS normalization,
  * the normalization kernels of transformer inference.  One work group per

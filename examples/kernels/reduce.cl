@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Work-group tree reductions (sum, max, min, sum of squares) and inclusive /
  * exclusive prefix scans over local memory, one kernel per operation, type

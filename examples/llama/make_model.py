@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """examples/llama/make_model.py OUT.gguf — writes a tiny llama made here, with
 the `gguf` package: no download.  A few layers of random weights (a fixed
 seed: the same file every time), Q4_0 matrices as the models Arc users run,

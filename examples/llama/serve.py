@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """examples/llama/serve.py [options] -- SERVER-COMMAND...: runs an LLM server
 as its users do and asks it one completion over HTTP on 127.0.0.1, as a
 client would: starts the command (with --host 127.0.0.1 --port PORT added

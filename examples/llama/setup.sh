@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs ipex-llm's llama.cpp and ollama (bigdl-core-cpp's PyPI wheel),
 # the oneAPI runtime wheels they load and gguf (requirements.txt, every
 # package pinned, installed without their declared dependencies) into a

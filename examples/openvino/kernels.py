@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Lists the GPU kernel binaries (ELF images: the driver's zebins, oneDNN's
 generated ones) embedded in blobs written by compiled_model.export_model(),
 one "FILE INDEX SIZE SHA256" line each, in the order they appear.  The rest

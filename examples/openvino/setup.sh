@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs OpenVINO's PyPI wheel (requirements.txt) into a project-local
 # virtual environment (default .venv-openvino/ at the repository root; never
 # system-wide).  What `make openvino-env` runs on the host, and (with

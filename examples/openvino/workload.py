@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """OpenVINO's GPU plugin, as its users run it: a small CNN and a
 transformer-like block built in code with OpenVINO's Python API, each
 compiled with core.compile_model(model, "GPU").

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs pyopencl's PyPI wheel (requirements.txt) into a project-local
 # virtual environment (default .venv-pyopencl/ at the repository root), and
 # pyopencl's own test files from the sdist of the same version (checked

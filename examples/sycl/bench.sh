@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cold vs warm start of the SYCL workload: no cache, SYCL's own persistent
 # cache, jitcache, and both; prints a Markdown table of medians.
 #   examples/sycl/bench.sh [BACKEND...]     (default: opencl:cpu opencl:gpu)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * examples/sycl/onednn.c — oneDNN's SYCL build (PyPI `onednn`, libdnnl.so.3
  * linked against libsycl) creating, on its GPU engine, the primitives a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command with the SYCL environment (.venv-sycl, see setup.sh) set up
 # for one backend.  The command is the SYCL workload when none is given.
 #

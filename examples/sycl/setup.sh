@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs Intel's SYCL runtime (intel-sycl-rt + Unified Runtime adapters),
 # Intel's CPU OpenCL runtime (intel-opencl-rt) and dpctl/dpnp from PyPI, at the
 # versions pinned in requirements.txt, into a project-local virtual environment

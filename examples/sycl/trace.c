@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* LD_PRELOAD tracer (a diagnostic, not part of jitcache): shows how a process
  * reaches OpenCL / Level Zero program building — ordinary symbol binding
  * ("symbol") or a pointer looked up with dlsym on a dlopen handle ("dlsym") —

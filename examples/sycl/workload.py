@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An unmodified SYCL workload for jitcache: Intel's SYCL runtime (libsycl +
 Unified Runtime) driven through the dpctl and dpnp packages from PyPI.
 

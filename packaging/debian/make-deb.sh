@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # packaging/debian/make-deb.sh VERSION OUTDIR — `make deb`: builds
 # jitcache_VERSION-1_amd64.deb with Debian's own tools (dpkg-buildpackage,
 # debhelper; packaging/debian is the debian/ directory) from a copy of the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # packaging/debian/make-ini.sh ADMIN — /etc/jitcache.ini for the package:
 # every setting of `ADMIN settings` (the code's table), commented out, in
 # its section, with its default and meaning.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # packaging/man/make-man.sh ADMIN VERSION < jitcache.1.in > jitcache.1 — fills
 # the man page's template: @COMMANDS@ with the command lines of `ADMIN
 # --help` (up to its settings), @SETTINGS@ with `ADMIN settings --man`,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # packaging/wheel/make-wheel.sh BUILD VERSION OUTDIR NAME — `make wheel`:
 # compiles the library, the command's tools and the man page into BUILD
 # (-O2, one job per core), then builds the wheel of distribution NAME as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * OpenCL programs: creation and builds, where the cache is asked.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_api.h — the OpenCL functions jitcache calls, and the shared pieces of
  * the OpenCL path (shim/cl*.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* OpenCL device identity, asked of the driver (see cl_device.h). */
 #include "shim/cl/cl_device.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_device.h — an OpenCL device as a build's key sees it: vendor,
  * versions of the device, its driver and platform, and Intel's device id

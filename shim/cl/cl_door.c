@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The dlsym door for the OpenCL entry points (shim.h's JC_DLSYM_HOOK): a
  * lookup of one of the ICD loader's functions on a library handle is
  * answered with jitcache's wrapper, once the loader's own functions are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The entry points that take a program or hand one out.  A program built
  * from the cache is two programs in the driver: the application's handle

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One OpenCL cache entry's bytes (see cl_payload.h). */
 #include "shim/cl/cl_payload.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_payload.h — the bytes jitcache stores for one OpenCL build.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Application program handle -> what jitcache knows of it (see
  * cl_program_map.h): small chained hash tables of programs, by the
  * application's handle and by the shadow's, and of the kernels made through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_program_map.h — what jitcache knows of each application program.
  *

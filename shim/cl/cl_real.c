@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The OpenCL loader's own functions (see cl_api.h), and two small helpers
  * every OpenCL file uses. */
 #include "shim/cl/cl_api.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Level Zero: zeModuleCreate(SPIR-V) answered from the cache.
  *

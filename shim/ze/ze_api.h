@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_api.h — the small part of the Level Zero ABI that jitcache (and its
  * example and test programs) use, written from the published specification

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/device/nvidia_consistency.sh — the OpenCL handle-consistency test
 # (tests/helpers/cl_consistency.c, as in tests/integration/cl_consistency.sh)
 # on NVIDIA's OpenCL driver, where kernels execute on the GPU.  CI has no GPU:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/device/nvidia_next_run.sh — next_run.sh's first two cases on NVIDIA's
 # OpenCL driver (the lent GPU machine; CI has no GPU): on a machine loaded
 # with two spinning processes per core, a cold run and, the moment it ends,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the archive reader (cache/archive.c) must survive any
  * file, plain or zstd-compressed: never crashing, reading out of bounds,
  * looping or allocating more than the data that arrived.  Inputs of odd

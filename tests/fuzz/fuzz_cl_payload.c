@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the OpenCL payload decoder (shim/cl_payload.c, compiled
  * in) must survive any entry, reading only inside it, and accept exactly
  * the payloads its encoder writes: whatever decodes encodes back to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the ini loader must survive any file, reporting
  * problems in one line each and never crashing or reading out of bounds.
  * Lines of any length are fed (the seeds include lines far over inih's 200

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the GNU build-id reader (key/elfnote.c) must survive any
  * note segment and any file, reading only inside them, and hand out an id
  * no longer than asked.  The input is tried both as the contents of a

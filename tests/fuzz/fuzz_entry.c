@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the entry reader must survive any file, never crashing,
  * reading out of bounds or handing out data that was not checked.  Inputs
  * of odd length get their checksum fixed up first, so that the fuzzer gets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the #include scanner and resolver (key/include.c) must
  * survive any source text and any options: no crash, no read outside the
  * text, every directive's name inside it, and resolution that either

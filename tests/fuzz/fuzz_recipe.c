@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: decoding a recipe (key/recipe.c) must survive any
  * bytes (a recipe may come from an imported archive or a layer), read only
  * inside them, and hand out only fields that lie inside them or in memory

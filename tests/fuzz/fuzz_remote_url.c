@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the remote URL parser and redaction must survive any
  * text, never read out of bounds, always give a reason when they refuse,
  * and accept only what they can hand to a connection: a host or absolute

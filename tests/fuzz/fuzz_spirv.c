@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the SPIR-V scan that sizes specialization constants
  * (key/spirv.c) must survive any module and any ids, reading only inside
  * the module, and may only answer sizes a scalar can have.  The first byte

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_build — a plain OpenCL client for the tests: builds one program and
  * optionally runs one of its kernels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_cache_tool — damages an OpenCL cache entry the way a driver update or
  * a bad binary would, through the cache's own API, so that the entry stays

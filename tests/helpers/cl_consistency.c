@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_consistency — everything an application can observe of a program it
  * built, printed as a transcript, so that a run without jitcache, a run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_hostile — an OpenCL program that does what programs may do to the
  * descriptors and directory jitcache lives beside (issue 26):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_threads — builds OpenCL programs from source on many threads at once:
  * thread i builds program i % PROGRAMS (each a different source) on one

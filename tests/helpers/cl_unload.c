@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cl_unload — a program that loads its OpenCL stack itself, builds, and
  * unloads it again, twice (a runtime that reloads its GPU stack): it

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fake_redis.py PORT MODE READY — a TCP server on 127.0.0.1:PORT that is not
 Redis, for the remote tier's fault tests.  MODE:
   junk  answer anything with bytes that are not the Redis protocol

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fault_http.py MODE PORT READY — an HTTP server on 127.0.0.1:PORT that
 misbehaves in one way, for the faults the real servers (nginx, radosgw)
 cannot be made to show.  Creates the file READY once listening; runs until

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jc_forge — what a party that can write Redis, a layer or an archive, but
  * holds no signing key, can do to a signed entry: change it and make its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jc_http_tool — the HTTP(S) and S3 tiers' client (tiers/http.h) called
  * directly, for tests/integration/http_tier.sh and s3_tier.sh.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jc_lookup — asks the cache for keys the way the shim does on a miss, with
  * every setting from the environment and ini file (jc_config_load): the

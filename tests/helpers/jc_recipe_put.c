@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jc_recipe_put — what a party that can write an archive, a layer or a
  * cache could plant: an OpenCL recipe of its own making (key/recipe.h),

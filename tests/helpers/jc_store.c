@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jc_store — fills a cache directory through the store itself, for the
  * scripts that test the store without a GPU.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """keylock.py — a cache key's compile-once lock, seen from outside jitcache.
 
 jitcache locks one byte of DIR/locks per key (cache/lock.c): the offset is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """trickle_proxy.py PORT TARGET_PORT READY — a TCP proxy on 127.0.0.1:PORT
 to 127.0.0.1:TARGET_PORT that passes requests on at once but answers
 slowly: 512 bytes every 0.3 s, the link of a client whose every read(2)

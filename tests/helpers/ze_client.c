@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_client — a Level Zero client linked to libze_loader.so.1 (door 1), or
  * using the module table from zeGetModuleProcAddrTable (door 3).

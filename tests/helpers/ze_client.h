@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_client.h — the body shared by the Level Zero test clients.
  *

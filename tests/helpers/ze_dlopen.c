@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_dlopen — a Level Zero client that, like SYCL's Unified Runtime and
  * oneDNN, dlopen()s libze_loader.so.1 and looks every function up on the

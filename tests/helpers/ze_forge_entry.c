@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_forge_entry — makes cache entries that the store accepts, so that the
  * driver is the one to judge their payload.  Follows the entry format of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_spec_module.h — a hand-assembled SPIR-V kernel with specialization
  * constants, which OpenCL C cannot declare:

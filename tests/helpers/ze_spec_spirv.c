@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_spec_spirv OUT.spv — writes the SPIR-V kernel of ze_spec_module.h, which
  * has specialization constants 7 (uint), 8 (bool) and 9 (ulong).

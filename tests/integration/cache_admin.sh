@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The management commands after real Level Zero runs on the simulated Arc:
 # `jitcache stats` and `stats --json` agree with what the runs did, `verify`

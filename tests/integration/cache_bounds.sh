@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Entries come from places others may write (a shared cache, a layer, an
 # archive), so what one costs a reader is bounded by max_size, whatever its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Entries and recipes are counted apart (issue 30): with recipes on (the
 # default), N programs compiled leave N entries and N recipes, and every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Real file-system faults under Level Zero programs on the simulated Arc:
 # a full disk (a small tmpfs), a read-only file system (a read-only bind

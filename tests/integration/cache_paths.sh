@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The cache directory and each layer are checked once and then held open:
 # every later access goes through the directory that was checked, never

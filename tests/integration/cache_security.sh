@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Who can put GPU code into this user's cache.  A new cache directory is
 # private (0700, files 0600); a directory that others can write, or that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Promises about the cache directory that hold without a GPU (the store is
 # filled by tests/helpers/jc_store, the commands are `jitcache`'s):

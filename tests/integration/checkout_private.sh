@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: re-runs quick scripts from a 0700 copy of the checkout (a property of the suite)
 # The suite must not depend on where it is checked out, nor on the mode of
 # that place.  CI systems and scripts clone into `mktemp -d` (mode 0700),

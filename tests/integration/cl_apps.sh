@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Unmodified OpenCL programs under `jitcache run`, cold then warm:
 #   - examples/onednn_conv: oneDNN (Debian's libdnnl) creating ResNet-50's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The application's program handle behaves the same whether its build was
 # compiled (without jitcache, or a cache miss) or answered from the cache:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # OpenCL builds that go wrong, or whose inputs hide in other files (PoCL):
 #   - a syntax error: the driver's own error and log, remembered as a failure

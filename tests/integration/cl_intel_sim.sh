@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # OpenCL on Intel's driver (NEO + IGC) simulating an Arc GPU: a program built
 # from source and one from SPIR-V (clCreateProgramWithIL, and the KHR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # OpenCL on PoCL (CPU), where kernels really run: with PoCL's own kernel
 # cache off, results are bit-identical without jitcache, cold and warm, and

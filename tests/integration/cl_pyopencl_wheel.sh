@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs pyopencl's wheel in .venv-pyopencl (make pyopencl-env)
 # pyopencl from PyPI (.venv-pyopencl, `make pyopencl-env`), unmodified, on
 # PoCL: its wheel links its own OpenCL loader under a renamed file

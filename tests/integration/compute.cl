@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The OpenCL C kernel of cl_pocl.sh and remote_cl.sh: SCALE comes from the
  * build options (-DSCALE=...), so that options change the key and the result. */
 kernel void compute(global float *out, global const float *in, uint n)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Files named by settings are read on the first intercepted call (never in a
 # process that makes none: idle is free, issue 37), inside the host's own

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs the clean Debian 12 chroot (make debroot)
 # The Debian package (`make deb`: dist/jitcache_VERSION-1_amd64.deb) in a
 # clean Debian 12 chroot (`make debroot`: debootstrap, as the test bed is

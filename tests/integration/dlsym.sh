@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # jitcache interposes dlsym: lookups must behave exactly as without it, above
 # all dlsym(RTLD_NEXT, ...), which glibc resolves relative to its caller.

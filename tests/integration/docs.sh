@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # What users read agrees with the code: `jitcache --help`, `jitcache config`,
 # `jitcache stats` and the settings table (docs/configuration.md) show every setting of

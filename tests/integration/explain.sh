@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # `jitcache explain` (issue 31 item 1), with real OpenCL builds on PoCL:
 # every miss is recorded in the cache directory's ring of recent misses,

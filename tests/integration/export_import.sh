@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # `jitcache export` and `jitcache import` after real Level Zero runs on the
 # simulated Arc: a round trip (the imported cache serves hits), importing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The library exports exactly the API names it interposes: the list in
 # shim/exports.h (from which the build makes its version script), which must

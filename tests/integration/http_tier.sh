@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The HTTP(S) tier's client (tiers/http.h) against a real web server:
 # nginx (Debian's nginx-light, WebDAV PUT) started here on 127.0.0.1, plain

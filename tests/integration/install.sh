@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # `make install` and `make uninstall` (packaging/files.list, the one list the
 # wheel reads too): into a prefix of the test's own, the installed command

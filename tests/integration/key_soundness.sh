@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The key soundness benchmark as a test (issue 31 item 2): each invalidation
 # case of bench/soundness.sh (an IGC-only or a NEO-only upgrade with the

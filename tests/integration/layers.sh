@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Read-only cache layers under real Level Zero programs on the simulated Arc:
 # a copy of a warm cache serves hits from a layer (also on a read-only

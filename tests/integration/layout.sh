@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The rooms of the source tree (docs/design.md) and the one direction of
 # calls between them, top to bottom:

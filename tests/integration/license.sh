@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tier: full: needs the Debian package built (make deb)
+# tier: quick (the built package's part runs where `make deb` made one: make check-all)
 # The licence (issue 36): LICENSE is MIT; packaging/debian/copyright is in
 # Debian's machine-readable format, says MIT for jitcache's files, and names,
 # with each licence's text, the libraries the built library and commands
@@ -11,6 +11,21 @@
 # in wheel.sh, lintian in deb_install.sh (make deb).
 . "$(dirname "$0")/../lib.sh"
 C=$ROOT/packaging/debian/copyright
+
+# Every source file of the project says its licence in its first lines.
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$ROOT" ls-files -- '*.c' '*.h' '*.cl' '*.sh' '*.bash' '*.py' '*.mk' '*.gp' '*.toml' \
+		Makefile bin/jitcache tests/testbed/run .ci/run packaging/debian/rules \
+		packaging/man/jitcache.1.in | grep -v '/corpus-' >"$T/sources"
+	while read -r f; do
+		head -n 3 "$ROOT/$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"
+	done <"$T/sources" >"$T/no-spdx"
+	check "SPDX: every one of the $(wc -l <"$T/sources") source files says MIT in its first lines ($(wc -l <"$T/no-spdx") do not)" \
+		test ! -s "$T/no-spdx"
+	head -n 5 "$T/no-spdx"
+else
+	skip "SPDX: not a git checkout"
+fi
 
 check "LICENSE: the MIT licence" grep -q '^MIT License$' "$ROOT/LICENSE"
 check "LICENSE: Copyright (c) 2026 the jitcache authors" \

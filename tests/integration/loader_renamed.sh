@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Loaders under another name, as manylinux wheels ship them: auditwheel
 # copies libOpenCL.so.1 into the wheel as libOpenCL-<hash>.so.1.0.0 (pyopencl

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs JAX and Intel's OpenXLA plugin in the test bed (make testbed-jax)
 # JAX 0.5.0 on Intel's OpenXLA plugin (intel-extension-for-openxla 0.7.0,
 # the oneAPI 2025.2 runtime wheels), unmodified, on Intel's 2026 driver (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs Intel's 2026 driver in the test bed (make testbed)
 # Intel's 2026 driver (the test bed: tests/testbed/run): the key holds what
 # decides the driver's code, and a hit is what the driver would have done.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs llama.cpp and ollama in the test bed (make testbed-llama)
 # ipex-llm's llama.cpp (bigdl-core-cpp 2.6.0 from PyPI: llama-cli,
 # llama-server, libggml-sycl.so on the oneAPI 2025.3 runtime wheels),

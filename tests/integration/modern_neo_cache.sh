@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs Intel's 2026 driver in the test bed (make testbed)
 # Intel's 2026 driver keeps its own persistent compiler cache, on by
 # default: what it caches, where, how it is switched off, and that jitcache

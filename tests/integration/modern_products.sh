@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs Intel's 2026 driver in the test bed (make testbed)
 # Intel's 2026 driver (the test bed: tests/testbed/run), three simulated
 # GPUs: Arc A-series (dg2), Arc B-series Battlemage (bmg) and Meteor Lake

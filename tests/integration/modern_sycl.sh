@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs SYCL and oneDNN in the test bed (make testbed-sycl)
 # Intel's SYCL runtime and oneDNN's SYCL build, unmodified, on Level Zero,
 # on Intel's 2026 driver (the test bed: run through tests/testbed/run, with

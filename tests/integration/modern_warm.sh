@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs Intel's 2026 driver in the test bed (make testbed)
 # Recipes and `jitcache warm` on Intel's 2026 driver (the test bed), with
 # GPUs simulated under their real identities (TESTBED.md section 4):

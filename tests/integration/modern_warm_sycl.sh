@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs SYCL in the test bed (make testbed-sycl)
 # `jitcache warm --for` with real runtimes on Intel's 2026 driver (the test
 # bed, with the wheels of `make testbed-sycl`): Intel's SYCL runtime (dpctl +

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Never worse than running without jitcache (issue 26): the run started the
 # moment the previous one ended is warm, also on a machine loaded at twice

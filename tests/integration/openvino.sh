@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs OpenVINO's wheel in .venv-openvino (make openvino-env)
 # OpenVINO's GPU plugin, unmodified (PyPI wheel: examples/openvino), under
 # jitcache on Intel's driver simulating an Arc GPU: Debian 12's NEO 22.43 on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # OpenCL programs through the remote tier: on PoCL (kernels really run, so
 # results are compared with a run without jitcache) and on Intel's driver

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # remote_common.bash — sourced by the tests/integration/remote_*.sh scripts,
 # after ../lib.sh.  (Not a test itself: tests/run.sh runs only *.sh.)
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The remote tier never costs a result and never much time.  A node (a
 # process creating two Level Zero modules cold, one after the other, on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The remote tier against a Redis that others can write, or a slow link:
 #   - a value larger than max_size allows is never read (its size is asked

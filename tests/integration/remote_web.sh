@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs Ceph's radosgw in the test bed (make testbed-s3)
 # Real programs through the web and S3 remotes (issue 29): Intel's OpenCL
 # driver simulating an Arc GPU builds a kernel; nginx (WebDAV) and Ceph's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # The remote tier with Level Zero on Intel's real driver (simulated Arc):
 # a fleet of "nodes" (processes with their own cache directories) sharing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs Ceph's radosgw in the test bed (make testbed-s3)
 # The S3 tier's client (tiers/http.h, Signature V4 in tiers/sigv4.c) against
 # a real S3 server: Ceph's radosgw (20.x, its SQLite backend) from the test

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Statistics per tier (issue 31 item 3) and the wall time waited (issue 27
 # item 8), with real OpenCL builds on PoCL:

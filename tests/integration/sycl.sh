@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs Intel's SYCL wheels in .venv-sycl (make sycl-env)
 # Intel's real SYCL runtime, unmodified, under jitcache: dpctl + dpnp from
 # PyPI (.venv-sycl, `make sycl-env`) run examples/sycl/workload.py cold, then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Signed entries (cache/sign.h): with trusted_keys set, a party that can
 # write the Redis database, a layer or an archive, but holds no private key,

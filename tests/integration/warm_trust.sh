@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # `jitcache warm` trusts recipes as entries are trusted, and a replay reads
 # no file of this machine its recipe does not carry (docs/trust.md):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs the test bed and the build made in it (make testbed)
 # A driver upgrade, for real: recipes recorded on this machine's driver
 # (Debian 12's NEO 22.43, a simulated DG2) are replayed by `jitcache warm`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: full: needs dist/'s wheel (make wheel), the test bed and .venv-sycl
 # The Python wheel (`make wheel`: dist/jitcache_gpu-VERSION-py3-none-manylinux_*.whl)
 # installed as pip users install it:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Level Zero under a cache that cannot be used, and under a bad config file:
 # the program always gets its modules, and jitcache says what was wrong in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Level Zero: every way a program reaches zeModuleCreate is cached, and a call
 # that passes two jitcache doors is looked up and stored once.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Level Zero: failures and calls jitcache must leave alone.
 #  - a build the driver fails returns the driver's own error and build log,

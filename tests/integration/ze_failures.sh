@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Failed Level Zero builds remembered (issue 21, item 5), on Intel's real
 # driver (simulated Arc): a SPIR-V module using double, which DG2 cannot

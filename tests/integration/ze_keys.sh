@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Level Zero: what goes into the key.  Equal requests share an entry; a
 # different SPIR-V, build flags, specialization constant value, simulated

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Level Zero through the real loader (Debian 12's libze1): the program calls
 # the loader's zeModuleCreate (door 1), and the loader calls the driver

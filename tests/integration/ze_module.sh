@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Level Zero, the main job: a SPIR-V module that takes over a second to JIT
 # is compiled and stored by the first process and loaded from the cache by

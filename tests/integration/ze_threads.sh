@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tier: quick
 # Level Zero: several threads, and several processes, building modules at
 # once.  Each module is compiled once; the others wait and load it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/testbed/jax-env.sh — installs JAX's PyPI wheel
 # (examples/jax/requirements.txt: JAX 0.5.0, intel-extension-for-openxla
 # 0.7.0, oneAPI 2025.2 runtime wheels) into the test bed, as

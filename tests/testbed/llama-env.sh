@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/testbed/llama-env.sh — installs ipex-llm's llama.cpp and ollama
 # (bigdl-core-cpp's PyPI wheel, the oneAPI 2025.3 runtime wheels and gguf:
 # examples/llama/requirements.txt) into the test bed, as /opt/jitcache-llama

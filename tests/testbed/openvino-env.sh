@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/testbed/openvino-env.sh — installs OpenVINO's PyPI wheel
 # (examples/openvino/requirements.txt) into the test bed, as
 # /opt/jitcache-openvino inside it, with the test bed's Python.  Run by

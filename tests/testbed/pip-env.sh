@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/testbed/pip-env.sh — sourced by the tests/testbed/*-env.sh scripts,
 # which install PyPI wheels into the test bed with examples/*/setup.sh run
 # inside it (tests/testbed/run).  With WHAT set to the make target's name

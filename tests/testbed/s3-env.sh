@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/testbed/s3-env.sh — installs Ceph's radosgw (Debian sid, 20.x) into
 # the test bed, the S3 server of the S3 tier's tests (tests/lib.sh
 # start_radosgw: it runs without a cluster on its SQLite backend).  Run by

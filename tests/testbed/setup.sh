@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/testbed/setup.sh — creates or updates the modern-driver test bed:
 # a Debian sid chroot holding Intel's 2026 GPU stack (NEO 26.x Level Zero
 # and OpenCL drivers, IGC 2.x, ocloc, the Level Zero loader 1.32 and its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/testbed/sycl-env.sh — installs Intel's SYCL runtime, dpctl/dpnp and
 # oneDNN's SYCL build (PyPI wheels pinned in examples/sycl/requirements-testbed.txt)
 # into the test bed, as /opt/jitcache-sycl inside it: one virtual environment

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cache_util.h — helpers shared by the unit tests of cache/: scratch
  * directories, keys and payloads, a walk that measures a cache directory

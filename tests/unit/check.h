@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * check.h — the unit tests' tiny harness.  CHECK(cond, "what") prints one
  * line per check; check_summary() prints "N passed, N failed" and returns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of cache/archive.c and cache/transfer.c: export and import of
  * whole caches, and the member reader on truncated, tampered and foreign
  * archives. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of cache/: entries, validation, LRU under a cap, management
  * commands, permissions and file-system faults.  Concurrency is in
  * test_cache_concurrency.c, timings in test_cache_bench.c. */

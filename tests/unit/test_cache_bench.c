@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Timings of cache/: hit and store latency by entry size, against a plain
  * read of the same file, and what fsync would cost.  Lines starting with
  * '#' are figures; the few checks only catch gross regressions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of cache/ under concurrency: processes writing under a small
  * cap, compile-once locks between processes and threads, processes killed
  * at random points, and a threaded stress test (run it under TSan:

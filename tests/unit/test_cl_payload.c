@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_cl_payload — the bytes of one OpenCL cache entry (shim/cl_payload.c,
  * compiled in): what is encoded decodes the same, and anything that is not

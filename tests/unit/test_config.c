@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of config/: defaults, ini files, environment overrides, and the
  * one-line messages for bad input. */
 #include "config/config.h"

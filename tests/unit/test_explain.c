@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Why a miss missed (key/explain.h): two requests' key traces compared,
  * one case per cause `jitcache explain` names, each with the line it
  * must give. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_hash — cache/hash.c gives xxhash.h's XXH3 values whichever vector
  * code computes them: the dispatched functions and, where the CPU has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_include — #include directives of OpenCL C sources, resolved as the
  * compiler resolves them and hashed into the build's key (key/include.c,

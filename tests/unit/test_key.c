@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_key — the parts of key/ below the requests: the fingerprint, the
  * memo, the compiler environment, GNU build-ids (from memory and from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of cache/layers.c through the cache: read-only cache
  * directories searched after the cache directory. */
 #include "store/entry.h"

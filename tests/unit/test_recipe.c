@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of recipes: their format (key/recipe.c) and where the cache
  * keeps them (cache/recipe.c: beside the entry, flagged, walked by warm). */
 #include "store/entry.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of the remote tier (cache/remote.c through cache.h): values
  * verified exactly like entry files, and, against a real redis-server this
  * test starts on a unix socket in its own directory, lookups falling

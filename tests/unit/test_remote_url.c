@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of config/remote_url.c: the forms of a Redis URL the remote
  * tier accepts, the one-line reasons for those it refuses, and redaction of
  * passwords in what jitcache prints. */

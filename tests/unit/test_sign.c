@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests of signed entries (cache/sign.c, cache/entry.c): keys made by
  * jc_keygen sign an encoded entry; a trust list of the public key accepts
  * it and refuses it unsigned, changed, moved to another key, or signed by

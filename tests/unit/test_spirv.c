@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_spirv — the SPIR-V scan that sizes specialization constants
  * (key/spirv.c).  Every module is copied into a buffer of

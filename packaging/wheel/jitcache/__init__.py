@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """jitcache: GPU kernel JIT compilation done once per machine, not once per process.
 
 This package holds jitcache's library (libjitcache.so, preloaded into the

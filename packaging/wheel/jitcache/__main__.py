@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 from jitcache.cli import main
 
 main()

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The `jitcache` command of the wheel: bin/jitcache, whose defaults in the
 wheel are the library and admin tool installed in this package
 (jitcache/lib, jitcache/libexec), as `make install` sets them to its own

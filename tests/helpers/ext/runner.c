@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * runner — loads a test client built as a shared object, the way Python
  * loads an extension module (dlopen, RTLD_LOCAL), and calls its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_fake_loader.c — a stand-in for the Level Zero loader, built by
  * tests/integration/ze_doors.sh as a shared library and preloaded after

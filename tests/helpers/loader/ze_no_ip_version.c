@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ze_no_ip_version.c — built by tests/integration/ze_keys.sh as a shared
  * library and preloaded after libjitcache.so: a zeDeviceGetProperties that
