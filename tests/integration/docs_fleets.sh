@@ -13,7 +13,7 @@
 # Only hosts, ports, paths and the user's program are rewritten, by the
 # table REWRITES below, which is printed.  Then the README's install lines:
 # its apt-get packages are real and the ones `make demo` installs, and
-# `make && sudo make install` gives a working command with its man page
+# `make`, then `sudo make install`, gives a working command with its man page
 # (`pip install .` is wheel.sh's).
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
@@ -282,7 +282,7 @@ for p in $apt; do
 		sh -c "dpkg-query -W -f='\${Status}' '$p' 2>/dev/null | grep -q 'ok installed' && grep -qx '$p' '$T/demo.pkgs'"
 done
 check "README: pip install . (wheel.sh runs it from a clean clone)" grep -qx 'pip install .' "$T/install"
-check "README: make && sudo make install" grep -qx 'make && sudo make install' "$T/install"
+check "README: make, then sudo make install" grep -qx 'make [&][&] sudo make install' "$T/install"
 # PREFIX rewritten to a directory of the test's; the build is the one under test.
 (cd "$ROOT" && make -s BUILD="$B" all && make -s BUILD="$B" PREFIX="$U/prefix" install) >"$T/install.log" 2>&1
 check "make && make install (PREFIX=$U/prefix): exit 0" test $? -eq 0

@@ -233,7 +233,7 @@ check "counters held by this user: every hit served, none 0.25 s slower than alo
 	ge "$(awk -v q="$QUIET" 'BEGIN { print q + 0.25 }')" "$BUSY"
 check "counters held by this user: those hits are counted once the lock is free" \
 	sh -c "env JITCACHE_DIR='$D' '$LOOKUP' '$K' >/dev/null 2>&1; test \"\$(JITCACHE_DIR='$D' timeout $WAIT '$JITCACHE' stats --json | sed -n 's/.*\"hits\": *\\([0-9]*\\).*/\\1/p')\" -ge 1"
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+if [ "$(id -u)" -eq 0 ] && user_setup; then
 	# An older shared cache: DIR/stats readable by others, and a reader from
 	# outside the group holding a read lock on its counters.
 	D=$P/old-shared
@@ -242,7 +242,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	chmod 664 "$D/stats"; : >"$D/locks"; chmod 664 "$D/locks"
 	SHARED=1
 	check "outsider holds a read lock on an older cache's counters" \
-		busy r setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups --
+		busy r as_user
 	echo "     slowest of 10 hits with an outsider's read lock: ${BUSY} s"
 	check "outsider's read lock: every hit served, none 0.25 s slower than alone" \
 		ge "$(awk -v q="$QUIET" 'BEGIN { print q + 0.25 }')" "$BUSY"
@@ -250,7 +250,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 		test "$(( 0$(stat -c %a "$D/stats") & 7 ))" -eq 0
 	# The outsider holds the compile-once lock of key M (one byte of
 	# DIR/locks, cache/lock.c) on the older, world-readable file.
-	coproc KEYHOLD { setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups -- \
+	coproc KEYHOLD { as_user \
 		"$PY" "$P/hold.py" "$D/locks" r $(( (0x${M:0:16} >> 2) & 0x3fffffffffffffff )) 1; }
 	pid=$KEYHOLD_PID in=${KEYHOLD[1]} ready=""
 	read -r -t 10 ready <&"${KEYHOLD[0]}"
@@ -263,11 +263,11 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	check "older shared cache: locks made private after a miss" \
 		test "$(( 0$(stat -c %a "$D/locks") & 7 ))" -eq 0
 	check_not "an outsider can no longer open stats" \
-		setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups -- cat "$D/stats"
+		as_user cat "$D/stats"
 	check_not "an outsider can no longer open locks" \
-		setpriv --reuid="$OTHER_UID" --regid="$OTHER_GID" --clear-groups -- cat "$D/locks"
+		as_user cat "$D/locks"
 else
-	skip "a reader from outside the cache's group: needs root and setpriv to be another user"
+	skip "a reader from outside the cache's group: needs root (and setpriv) to be another user"
 fi
 
 finish
