@@ -21,8 +21,10 @@ cd "$T" || exit 1
 export JITCACHE_LOG=info JITCACHE_DIR=$T/cache
 run() { "$@" "$T/answers.spv" -g counter -g table; }
 run "$ANSWERS" >plain.txt 2>plain.err
-check "the answers are there: 4 kernels, a required group size" \
-	sh -c "grep -qx 'module.num_kernels=4' plain.txt && grep -qx 'kernel.fixed.required_group_size=16,1,1' plain.txt"
+# (Intel's 2026 driver adds a kernel of its own: Intel_Symbol_Table_Void_Program.)
+check "the answers are there: the 4 kernels, a required group size" \
+	sh -c "test \$(grep -cE '^module.kernel\[[0-9]+\]=(fixed|subgroups|local_mem|private_mem)\$' plain.txt) -eq 4 &&
+	       grep -qx 'kernel.fixed.required_group_size=16,1,1' plain.txt"
 check "... a required sub-group size, local memory" \
 	sh -c "grep -qx 'kernel.subgroups.required_subgroup_size=16' plain.txt &&
 	       grep -q '^kernel.local_mem.local_mem_size=[1-9]' plain.txt"
