@@ -41,6 +41,7 @@ typedef enum _ze_structure_type_t {
 	ZE_STRUCTURE_TYPE_CONTEXT_DESC = 0xd,
 	ZE_STRUCTURE_TYPE_MODULE_DESC = 0x1b,
 	ZE_STRUCTURE_TYPE_KERNEL_DESC = 0x1d,
+	ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES = 0x1e,
 	ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT = 0x1000f,
 	ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC = 0x00020002,
 	ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 = 0x00020006,
@@ -163,6 +164,28 @@ typedef struct _ze_kernel_desc_t {
 	const char *pKernelName;
 } ze_kernel_desc_t;
 
+/* What zeKernelGetProperties answers (test programs compare it on a miss
+ * and on a hit). */
+typedef struct _ze_kernel_uuid_t {
+	uint8_t kid[16];
+	uint8_t mid[16];
+} ze_kernel_uuid_t;
+
+typedef struct _ze_kernel_properties_t {
+	ze_structure_type_t stype;
+	void *pNext;
+	uint32_t numKernelArgs;
+	uint32_t requiredGroupSizeX, requiredGroupSizeY, requiredGroupSizeZ;
+	uint32_t requiredNumSubGroups;
+	uint32_t requiredSubgroupSize;
+	uint32_t maxSubgroupSize;
+	uint32_t maxNumSubgroups;
+	uint32_t localMemSize;
+	uint32_t privateMemSize;
+	uint32_t spillMemSize;
+	ze_kernel_uuid_t uuid;
+} ze_kernel_properties_t;
+
 typedef ze_result_t (*ze_pfnModuleCreate_t)(ze_context_handle_t, ze_device_handle_t,
 					    const ze_module_desc_t *, ze_module_handle_t *,
 					    ze_module_build_log_handle_t *);
@@ -210,6 +233,9 @@ ze_result_t zeModuleBuildLogGetString(ze_module_build_log_handle_t, size_t *pSiz
 ze_result_t zeModuleBuildLogDestroy(ze_module_build_log_handle_t);
 ze_result_t zeKernelCreate(ze_module_handle_t, const ze_kernel_desc_t *, ze_kernel_handle_t *);
 ze_result_t zeKernelDestroy(ze_kernel_handle_t);
+ze_result_t zeKernelGetProperties(ze_kernel_handle_t, ze_kernel_properties_t *);
+ze_result_t zeModuleGetGlobalPointer(ze_module_handle_t, const char *pGlobalName, size_t *pSize,
+				     void **pptr);
 ze_result_t zeGetModuleProcAddrTable(ze_api_version_t version, ze_module_dditable_t *pDdiTable);
 
 /* The layouts jitcache reads and writes (x86-64 figures of the published headers). */
@@ -242,6 +268,10 @@ _Static_assert(offsetof(ze_device_properties_t, name) == 112, "device.name");
 _Static_assert(sizeof(ze_device_ip_version_ext_t) == 24, "ze_device_ip_version_ext_t size");
 _Static_assert(offsetof(ze_device_ip_version_ext_t, ipVersion) == 16, "ip.ipVersion");
 _Static_assert(sizeof(ze_kernel_desc_t) == 32, "ze_kernel_desc_t size");
+_Static_assert(sizeof(ze_kernel_properties_t) == 96, "ze_kernel_properties_t size");
+_Static_assert(offsetof(ze_kernel_properties_t, numKernelArgs) == 16, "kernel.numKernelArgs");
+_Static_assert(offsetof(ze_kernel_properties_t, spillMemSize) == 56, "kernel.spillMemSize");
+_Static_assert(offsetof(ze_kernel_properties_t, uuid) == 60, "kernel.uuid");
 _Static_assert(offsetof(ze_module_dditable_t, pfnGetNativeBinary) == 24, "table.pfnGetNativeBinary");
 _Static_assert(sizeof(ze_result_t) == 4 && sizeof(ze_structure_type_t) == 4, "32-bit enums");
 #endif
