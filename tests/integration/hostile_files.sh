@@ -209,6 +209,7 @@ print("held", flush=True)
 sys.stdin.read()
 EOF
 chmod a+r "$P/hold.py"
+HOLD_PY=$P/hold.py
 D=$T/busy
 K=$(key_of "$("$STORE" "$D" 1 100)")
 keys() { local i; for i in 1 2 3 4 5 6 7 8 9 10; do echo "$K"; done; }
@@ -219,7 +220,7 @@ QUIET=$(slowest "$T/quiet.out")
 # on the counters (page 0 of DIR/stats); the slowest hit in $BUSY.
 busy() {
 	local kind=$1; shift
-	coproc HOLD { "$@" "$PY" "$P/hold.py" "$D/stats" "$kind" 0 4096; }
+	coproc HOLD { "$@" "$PY" "$HOLD_PY" "$D/stats" "$kind" 0 4096; }
 	local ready="" pid=$HOLD_PID in=${HOLD[1]}
 	read -r -t 10 ready <&"${HOLD[0]}"
 	t busy-$kind.out env JITCACHE_DIR="$D" JITCACHE_SHARED="${SHARED:-0}" "$LOOKUP" $(keys)
@@ -233,10 +234,12 @@ check "counters held by this user: every hit served, none 0.25 s slower than alo
 	ge "$(awk -v q="$QUIET" 'BEGIN { print q + 0.25 }')" "$BUSY"
 check "counters held by this user: those hits are counted once the lock is free" \
 	sh -c "env JITCACHE_DIR='$D' '$LOOKUP' '$K' >/dev/null 2>&1; test \"\$(JITCACHE_DIR='$D' timeout $WAIT '$JITCACHE' stats --json | sed -n 's/.*\"hits\": *\\([0-9]*\\).*/\\1/p')\" -ge 1"
-if [ "$(id -u)" -eq 0 ] && user_setup; then
+if [ "$(id -u)" -eq 0 ] && user_setup "$P/hold.py"; then
 	# An older shared cache: DIR/stats readable by others, and a reader from
-	# outside the group holding a read lock on its counters.
-	D=$P/old-shared
+	# outside the group holding a read lock on its counters.  Both in $U,
+	# which that user can reach however private this checkout and TMPDIR.
+	HOLD_PY=$U/hold.py
+	D=$U/old-shared
 	mkdir -m 2775 "$D"
 	K=$(key_of "$(JITCACHE_SHARED=1 "$STORE" "$D" 1 100)")
 	chmod 664 "$D/stats"; : >"$D/locks"; chmod 664 "$D/locks"
@@ -251,7 +254,7 @@ if [ "$(id -u)" -eq 0 ] && user_setup; then
 	# The outsider holds the compile-once lock of key M (one byte of
 	# DIR/locks, cache/lock.c) on the older, world-readable file.
 	coproc KEYHOLD { as_user \
-		"$PY" "$P/hold.py" "$D/locks" r $(( (0x${M:0:16} >> 2) & 0x3fffffffffffffff )) 1; }
+		"$PY" "$HOLD_PY" "$D/locks" r $(( (0x${M:0:16} >> 2) & 0x3fffffffffffffff )) 1; }
 	pid=$KEYHOLD_PID in=${KEYHOLD[1]} ready=""
 	read -r -t 10 ready <&"${KEYHOLD[0]}"
 	check "outsider holds a key's lock in an older cache's locks file" test "$ready" = held
