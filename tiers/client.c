@@ -50,12 +50,8 @@ static int open_file(const struct jc_backoff *b, int flags)
 		return -1;
 	int fd = -1;
 	if (fstat(dfd, &st) == 0 && (uint64_t)st.st_dev == b->dev && (uint64_t)st.st_ino == b->ino)
-		fd = openat(dfd, b->name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+		fd = jc_fs_open_file(dfd, b->name, flags, 0600);
 	close(dfd);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
 	return fd;
 }
 
