@@ -8,6 +8,7 @@
  * bad entries, or config an invalid setting), 2 on bad usage.
  */
 #include "bin/admin.h"
+#include "config/clock.h"
 #include "bin/enable.h"
 #include "bin/warm.h"
 #include "config/escape.h"
@@ -203,13 +204,6 @@ static void trim_usage(FILE *out)
 	      out);
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* AGE: a number and s, m, h, d or w (days if none): nanoseconds, or -1. */
 static int64_t parse_age(const char *text)
 {
@@ -267,7 +261,7 @@ static int cmd_trim(const struct jc_config *cfg, struct jc_cache *c, int argc, c
 	if (read_stats(c, &before) != 0)
 		return JC_EXIT_FAILED;
 	if (age > 0)
-		rc = jc_cache_trim_unused(c, now_ns() - age);
+		rc = jc_cache_trim_unused(c, jc_wall_ns() - age);
 	if (size && jc_cache_trim(c, size) != 0)
 		rc = -1;
 	return report_removal(c, &before, rc);

@@ -177,6 +177,8 @@ static void print_short(const struct jc_config *cfg, const char *dir, const stru
 			snprintf(line, sizeof line, "nothing asked yet");
 		row("remotes", LABEL, "%s; %s in, %s out", line, human(s->remote_bytes_in, a),
 		    human(s->remote_bytes_out, b));
+		if (s->remote_wait_ns)
+			row("remote lookups", LABEL, "%.1f s waited", (double)s->remote_wait_ns / 1e9);
 	}
 	const struct part passed[] = {
 		{ s->passed_native, "load of compiled code", "loads of compiled code" },
@@ -214,7 +216,7 @@ static void print_all(const struct jc_config *cfg, const char *dir, const struct
 	row("recipes", w, "%llu", (unsigned long long)s->recipes);
 	row("size", w, "%s", human(s->size, a));
 #define X(NAME, field, lbl)                                                          \
-	if (!strcmp(#field, "saved_ns") || !strcmp(#field, "saved_wall_ns"))         \
+	if (!strcmp(#field + strlen(#field) - 3, "_ns"))                             \
 		row(lbl, w, "%.1f s", (double)s->field / 1e9);                       \
 	else if (strstr(#field, "bytes"))                                            \
 		row(lbl, w, "%s", human(s->field, b));                               \

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `jitcache warm` (see warm.h). */
 #include "bin/warm.h"
+#include "config/clock.h"
 
 #include "tiers/archive.h"
 #include "key/recipe.h"
@@ -719,9 +720,7 @@ static int warm_targets(struct jc_cache *cache, const struct recipes *rs,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGPIPE, SIG_IGN);
-	struct timespec wall;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	int64_t start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+	int64_t start_ns = jc_wall_ns();
 	int rc = 0, warmed = 0, too_old = 0;
 	if (n_chosen && driver_names_ip_versions(chosen[0], o, workdir) != 0) {
 		say_driver_too_old(chosen, n_chosen, o->export_file);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* cache.c — opening a cache, reading and storing entries. */
 #include "cache/cache.h"
+#include "config/clock.h"
 #include "store/internal.h"
 
 #include "store/fsutil.h"
@@ -290,7 +291,9 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 	struct jc_remote_value v;
 	struct jc_entry_header h;
 	const char *why = "";
+	uint64_t asked = (uint64_t)jc_mono_ns();
 	int got = jc_remote_get(c->remote, i, key, &v, delta);
+	delta[JC_REMOTE_WAIT_NS] += (uint64_t)jc_mono_ns() - asked;
 	if (got <= 0) {
 		seen->unreachable |= got < 0;
 		return -1;

@@ -13,6 +13,7 @@
  * shared (F_RDLCK on a read-only descriptor), which still waits for a
  * writer that compiles the key. */
 #include "cache/cache.h"
+#include "config/clock.h"
 #include "store/internal.h"
 
 #include "store/fsutil.h"

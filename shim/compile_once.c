@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The shared miss path (see compile_once.h). */
 #include "shim/compile_once.h"
+#include "config/clock.h"
 
 #include "shim/shim.h"
 #include "key/explain.h"
@@ -57,10 +58,10 @@ void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
 {
 	void *bytes = NULL;
 	size_t size = 0;
-	uint64_t start = jc_now_ns();
+	uint64_t start = jc_mono_ns();
 	if (o->ops->export(o->call, &bytes, &size) == 0 &&
 	    jc_cache_put(o->cache, &o->key, bytes, size, jc_compile_word(cpu_ns, wall_ns)) == 0) {
-		o->ops->stored(o->call, size, cpu_ns, jc_now_ns() - start);
+		o->ops->stored(o->call, size, cpu_ns, jc_mono_ns() - start);
 		store_recipe(o);
 	}
 	free(bytes);
@@ -136,7 +137,7 @@ int jc_compile_once(struct jc_once *o, int *status)
 		return 0;
 	}
 	enum jc_built built = JC_BUILT_FAILED;
-	uint64_t start = jc_now_ns(), cpu_start = jc_thread_cpu_ns();
+	uint64_t start = jc_mono_ns(), cpu_start = jc_thread_cpu_ns();
 	*status = o->ops->compile(o->call, lock, &built);
 	note_miss(o, built != JC_BUILT_LATER && *status != 0, strict, why, sizeof why);
 	if (built == JC_BUILT_LATER)
@@ -144,7 +145,7 @@ int jc_compile_once(struct jc_once *o, int *status)
 	if (*status != 0) /* 0: ZE_RESULT_SUCCESS, CL_SUCCESS */
 		jc_cache_count_build_failure(o->cache);
 	if (built == JC_BUILT_NOW) {
-		uint64_t wall = jc_now_ns() - start;
+		uint64_t wall = jc_mono_ns() - start;
 		jc_once_store(o, compile_time(wall, jc_thread_cpu_ns() - cpu_start), wall);
 	}
 	jc_cache_unlock(lock);

@@ -93,21 +93,6 @@ void jc_leave(void)
 	inside = 0;
 }
 
-uint64_t jc_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t jc_thread_cpu_ns(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* At exit: with stats_log, this process's counts are appended to it; and
  * one summary line is printed, only when asked for (JITCACHE_LOG=info).
  * Every count reached the shared statistics as it happened (a process

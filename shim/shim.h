@@ -43,10 +43,7 @@ struct jc_cache *jc_runtime_cache(void);
 int jc_enter(void);
 void jc_leave(void);
 
-/* Monotonic clock in nanoseconds, for compile-time measurements. */
-uint64_t jc_now_ns(void);
-/* CPU time of the calling thread (0 if the clock cannot be read). */
-uint64_t jc_thread_cpu_ns(void);
+/* Compile times are measured with config/clock.h's clocks. */
 
 /* glibc's own dlsym, bypassing jitcache's interposed one. */
 void *jc_real_dlsym(void *handle, const char *name);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* count.c — this process's counters and the shared ones (see internal.h). */
 #include "store/internal.h"
+#include "config/clock.h"
 
 #include "config/escape.h"
 #include "config/log.h"
@@ -372,6 +373,9 @@ void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *
 	prom_sample(out, "saved_seconds_total", dir, "clock=\"cpu\"", (double)s->saved_ns / 1e9);
 	prom_sample(out, "saved_seconds_total", dir, "clock=\"wall\"",
 		    (double)s->saved_wall_ns / 1e9);
+	prom_head(out, "remote_wait_seconds_total", "counter",
+		  "Wall time the programs waited for remote lookups, timeouts included.");
+	prom_sample(out, "remote_wait_seconds_total", dir, NULL, (double)s->remote_wait_ns / 1e9);
 	prom_head(out, "evictions_total", "counter", "Entries evicted to stay under max_size.");
 	prom_sample(out, "evictions_total", dir, NULL, (double)s->evictions);
 	prom_head(out, "entries", "gauge", "Entries in the cache directory (recipes apart).");

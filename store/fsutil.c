@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "store/fsutil.h"
+#include "config/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,13 +130,6 @@ int jc_fs_read_all(int fd, void *buf, size_t size)
 {
 	struct iovec iov = { buf, size };
 	return move_all(readv, fd, &iov, 1);
-}
-
-int64_t jc_wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int64_t jc_fs_mtime_ns(const struct stat *st)

@@ -55,8 +55,7 @@ int jc_fs_write_all(int fd, const struct iovec *iov, int count);
 /* Read exactly size bytes; -1 with errno EIO if the file ends first. */
 int jc_fs_read_all(int fd, void *buf, size_t size);
 
-/* Wall-clock time in nanoseconds, and a file's mtime in the same unit. */
-int64_t jc_wall_ns(void);
+/* A file's mtime in nanoseconds (as config/clock.h's jc_wall_ns()). */
 int64_t jc_fs_mtime_ns(const struct stat *st);
 
 /* Set the modification time of an open file to ns (falling back to "now"

@@ -7,6 +7,7 @@
  * allows (see evict.c for how rounds are chosen).
  */
 #include "store/internal.h"
+#include "config/clock.h"
 
 #include "store/fsutil.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "store/stats.h"
+#include "config/clock.h"
 
 #include "store/fsutil.h"
 #include "config/log.h"

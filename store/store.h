@@ -107,7 +107,11 @@ void jc_entry_free(struct jc_entry *entry);
 	X(BUILD_FAILURES, build_failures, "builds failed")                     \
 	/* remote writes dropped: the queue was full, or still held writes at  \
 	 * the end of the process after exit_wait (each is in the local store) */ \
-	X(REMOTE_DROPPED, remote_dropped, "remote writes dropped")
+	X(REMOTE_DROPPED, remote_dropped, "remote writes dropped")          \
+	/* wall time the program waited for remote lookups (answers, misses,   \
+	 * failures and timeouts alike): what the remotes cost, to set against \
+	 * the compile wall time their hits saved */                          \
+	X(REMOTE_WAIT_NS, remote_wait_ns, "remote lookup time")
 
 /* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
  * name is the tier's in `jitcache stats`, its --json and its --prometheus.

@@ -2,6 +2,7 @@
 /* client.c — the back-off and SIGPIPE guard the remotes' clients share
  * (client.h). */
 #include "tiers/client.h"
+#include "config/clock.h"
 
 #include "store/fsutil.h"
 

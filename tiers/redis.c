@@ -2,6 +2,7 @@
 /* redis.c — the Redis remote through hiredis: connections, values and
  * compile leases.  See redis.h. */
 #include "tiers/redis.h"
+#include "config/clock.h"
 
 #include "tiers/client.h"
 #include "store/fsutil.h"
@@ -254,21 +255,13 @@ static void io_failed(struct jc_redis *r, redisContext *c, const char *what)
 			c->errstr[0] ? c->errstr : "closed by the server");
 }
 
-/* Monotonic nanoseconds. */
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* hiredis's socket timeout bounds each read(2), not an answer: a server (or
  * a link) that trickles a byte now and then would keep a reader forever.
  * So every read and write is given only the time left until the deadline
  * of the whole answer, and the answer fails once it has passed. */
 static int by_deadline(redisContext *c, int64_t deadline)
 {
-	int64_t left = deadline - mono_ns();
+	int64_t left = deadline - jc_mono_ns();
 	if (left <= 0) {
 		c->err = REDIS_ERR_IO;
 		snprintf(c->errstr, sizeof c->errstr, "timed out");
@@ -301,7 +294,7 @@ static int reply_by(redisContext *c, void **reply, int64_t deadline)
 
 static int64_t deadline_of(const struct jc_redis *r)
 {
-	return mono_ns() + (int64_t)(r->op_timeout * 1e9);
+	return jc_mono_ns() + (int64_t)(r->op_timeout * 1e9);
 }
 
 static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const char **argv,

@@ -2,6 +2,7 @@
 /* remote.c — the remote tiers in order, and the queue that writes to them
  * off the program's path (remote.h). */
 #include "tiers/remote.h"
+#include "config/clock.h"
 
 #include "tiers/http.h"
 #include "tiers/redis.h"
@@ -485,21 +486,14 @@ void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease)
 	enqueue(r, j);
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int jc_remote_flush(struct jc_remote *r, double seconds)
 {
 	if (!r)
 		return 0;
-	int64_t end = mono_ns() + (int64_t)(seconds * 1e9);
+	int64_t end = jc_mono_ns() + (int64_t)(seconds * 1e9);
 	pthread_mutex_lock(&r->mu);
 	while ((r->head || r->busy) && r->threads && r->pid == getpid()) {
-		int64_t now = mono_ns();
+		int64_t now = jc_mono_ns();
 		if (now >= end)
 			break;
 		struct timespec ts = { end / 1000000000, end % 1000000000 };

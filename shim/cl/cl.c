@@ -12,6 +12,7 @@
  * falls through to the driver, which then answers as it always would.
  */
 #include "key/cl_request.h"
+#include "config/clock.h"
 #include "key/include.h"
 #include "key/recipe.h"
 #include "shim/cl/cl_api.h"
@@ -773,7 +774,7 @@ static void CL_CALLBACK on_built(cl_program program, void *data)
 {
 	struct pending *w = data;
 	if (!__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
-		uint64_t ns = jc_now_ns() - w->start;
+		uint64_t ns = jc_mono_ns() - w->start;
 		int ok = 1;
 		for (cl_uint i = 0; ok && i < w->ndev; i++)
 			ok = built_on(program, w->devices[i]);
@@ -806,7 +807,7 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 			       .refs = 2 };
 	if (jc_runtime_config()->recipes && recipe(&b->out, &w->recipe, &w->recipe_size) != 0)
 		w->recipe = NULL;
-	w->start = jc_now_ns();
+	w->start = jc_mono_ns();
 	cl_int err = cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
 					on_built, w);
 	if (err != CL_SUCCESS && !__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {

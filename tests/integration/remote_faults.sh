@@ -53,9 +53,16 @@ fault() {
 	check "$what: one failed exchange, then skipped ($(stat_of "$name" remote_errors))" \
 		test "$(stat_of "$name" remote_errors)" -eq 1
 	check "$what: both modules compiled and stored locally" test "$(entries "$T/node-$name")" -eq 2
-	# Every remote call paying the timeout would cost 8 of them.
-	check "$what: at most the timeout lost, plus noise (${lost} s)" \
-		ge "$(awk -v t=$TIMEOUT 'BEGIN { print t + 2.5 }')" "$lost"
+	# Every remote call paying the timeout would cost 8 of them.  What the
+	# program waited for the remote, by its own clock (stats), is the
+	# timeout at most; the wall time of the whole run, beside another
+	# test on a busy machine, gets the noise of a loaded 2-core box.
+	local waited
+	waited=$(awk -v n="$(stat_of "$name" remote_wait_ns)" 'BEGIN { printf "%.2f", n / 1e9 }')
+	check "$what: waited at most the timeout for the remote (${waited} s)" \
+		ge "$(awk -v t=$TIMEOUT 'BEGIN { print t + 0.25 }')" "$waited"
+	check "$what: no more lost in all, plus noise (${lost} s)" \
+		ge "$(awk -v t=$TIMEOUT 'BEGIN { print t + 4 }')" "$lost"
 }
 
 # ---- stopped -----------------------------------------------------------------------

@@ -6,6 +6,7 @@
  * put one of its own under N (item 8); a directory renamed and made again;
  * a FIFO planted under the file's name (item 3). */
 #include "tiers/client.h"
+#include "config/clock.h"
 #include "store/fsutil.h"
 #include "tests/unit/cache_util.h"
 

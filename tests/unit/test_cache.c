@@ -3,6 +3,7 @@
  * commands, permissions and file-system faults.  Concurrency is in
  * test_cache_concurrency.c, timings in test_cache_bench.c. */
 #include "tests/unit/cache_util.h"
+#include "config/clock.h"
 
 #include "store/entry.h"
 #include "store/fsutil.h"
