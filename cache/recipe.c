@@ -7,6 +7,7 @@
 #include "store/fsutil.h"
 #include "store/hash.h"
 #include "tiers/layers.h"
+#include "config/hex.h"
 #include "config/log.h"
 
 #include <dirent.h>
@@ -28,13 +29,7 @@ void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe)
 
 static int key_from_hex(const char *s, struct jc_key *key)
 {
-	if (strspn(s, "0123456789abcdef") != 2 * JC_KEY_BYTES || s[2 * JC_KEY_BYTES])
-		return -1;
-	for (int i = 0; i < JC_KEY_BYTES; i++) {
-		char byte[3] = { s[2 * i], s[2 * i + 1], '\0' };
-		key->bytes[i] = (uint8_t)strtoul(byte, NULL, 16);
-	}
-	return 0;
+	return jc_unhex(s, JC_KEY_BYTES, key->bytes) == 0 && s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
 }
 
 /* How one directory's recipes are walked. */

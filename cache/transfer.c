@@ -6,6 +6,7 @@
 #include "store/fsutil.h"
 #include "cache/cache.h"
 #include "store/internal.h"
+#include "config/hex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,14 +18,7 @@
 /* "3f2a..." (32 hex digits, lower case) -> key; -1 if it is not one. */
 static int key_from_hex(const char *s, struct jc_key *key)
 {
-	for (int i = 0; i < 2 * JC_KEY_BYTES; i++) {
-		char c = s[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-		if (v < 0)
-			return -1;
-		key->bytes[i / 2] = (uint8_t)(i % 2 ? key->bytes[i / 2] << 4 | v : v);
-	}
-	return s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
+	return jc_unhex(s, JC_KEY_BYTES, key->bytes) == 0 && s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
 }
 
 /* Check an entry file's bytes as a cache read does (an entry larger than

@@ -2,6 +2,8 @@
 /* escape.c — text and JSON escaping of what came from a program (escape.h). */
 #include "config/escape.h"
 
+#include "config/hex.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -54,9 +56,9 @@ char *jc_escape_text(char *out, size_t size, const char *str, size_t len)
 			esc[1] = cp == '\n' ? 'n' : cp == '\r' ? 'r' : cp == '\t' ? 't' : '\\';
 			plen = 2;
 		} else {
-			static const char hex[] = "0123456789abcdef";
 			n = 1; /* a C1 control's bytes are escaped one at a time too */
-			esc[0] = '\\', esc[1] = 'x', esc[2] = hex[s[i] >> 4], esc[3] = hex[s[i] & 15];
+			esc[0] = '\\', esc[1] = 'x';
+			jc_hex(s + i, 1, esc + 2);
 			plen = 4;
 		}
 		if (o + plen >= size)

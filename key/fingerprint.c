@@ -3,6 +3,7 @@
 #include "key/fingerprint.h"
 
 #include "store/hash.h"
+#include "config/hex.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -73,8 +74,7 @@ static void trace_bytes(struct jc_fp *fp, const char *label, const void *data, s
 {
 	if (!strcmp(label, "lib.build-id") && size <= 64) {
 		char hex[129];
-		for (size_t i = 0; i < size; i++)
-			snprintf(hex + 2 * i, 3, "%02x", ((const uint8_t *)data)[i]);
+		jc_hex(data, size, hex);
 		trace_add(fp, label, JC_FP_TEXT, hex, 2 * size);
 		return;
 	}

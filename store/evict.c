@@ -26,6 +26,7 @@
 #include "store/internal.h"
 
 #include "store/fsutil.h"
+#include "config/hex.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -152,10 +153,7 @@ int jc_cache_trim_unused(struct jc_cache *cache, int64_t used_before_ns)
 
 static void key_of(const char *hex, struct jc_key *key)
 {
-	for (int i = 0; i < JC_KEY_BYTES; i++) {
-		char byte[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
-		key->bytes[i] = (uint8_t)strtoul(byte, NULL, 16);
-	}
+	jc_unhex(hex, JC_KEY_BYTES, key->bytes); /* a name the scan took for a key */
 }
 
 /* What verify found of one entry (a good recipe is GOOD too: cache.h). */

@@ -4,6 +4,7 @@
 #include "store/internal.h"
 
 #include "store/fsutil.h"
+#include "config/hex.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -19,12 +20,7 @@
 
 void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
 {
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < JC_KEY_BYTES; i++) {
-		out[2 * i] = digits[key->bytes[i] >> 4];
-		out[2 * i + 1] = digits[key->bytes[i] & 15];
-	}
-	out[2 * JC_KEY_BYTES] = '\0';
+	jc_hex(key->bytes, JC_KEY_BYTES, out);
 }
 
 /* One line about the directory at path, unless quiet. */
