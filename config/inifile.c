@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "config/inifile.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,11 @@ struct reading {
 	jc_ini_error_fn *on_error;
 	void *user;
 	int failed;           /* errno of a read or allocation failure, or 0 */
+	int long_values;      /* jc_ini_parse_long_values() */
+	size_t given;         /* where the line given to inih starts in buf */
+	char *inih_line;      /* inih's buffer, holding the line or its start */
+	int inih_size;        /* its size */
+	int cut;              /* inih was given only the start of the line */
 };
 
 enum got { GOT_LINE, GOT_NUL, GOT_EOF };
@@ -47,6 +53,16 @@ static enum got read_line(struct reading *r, size_t *len)
 	return nul ? GOT_NUL : GOT_LINE;
 }
 
+/* Whether inih, given the first n bytes of line s, finds its name and the
+ * '=' or ':' after it: a name = value line, not a [section] or comment. */
+static int name_fits(const char *s, size_t n)
+{
+	if (*s == '[' || *s == ';' || *s == '#')
+		return 0;
+	size_t name = strcspn(s, "=:");
+	return name < n && name > 0;
+}
+
 /* inih's reader (fgets-like): the next line, whole, with its leading blanks
  * dropped (so that inih never takes it for a continuation); a line that
  * does not fit into inih's buffer of num bytes is reported (unless it is a
@@ -64,7 +80,15 @@ static char *reader(char *str, int num, void *stream)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	len -= (size_t)(s - r->buf);
-	if (got == GOT_NUL) {
+	r->given = (size_t)(s - r->buf);
+	r->inih_line = str;
+	r->inih_size = num;
+	r->cut = 0;
+	if (got == GOT_LINE && r->long_values && num > 2 && len > (size_t)num - 2 &&
+	    name_fits(s, (size_t)num - 2)) {
+		r->cut = 1; /* the value is read whole from buf: see handler */
+		len = (size_t)num - 2;
+	} else if (got == GOT_NUL) {
 		r->on_error(r->user, r->line, "line holds a NUL byte");
 		len = 0;
 	} else if ((num < 2 || len > (size_t)num - 2) && *s != ';' && *s != '#') {
@@ -82,23 +106,47 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* The value of a name = value line that inih was given only the start of,
+ * whole: from where inih's value starts (in the line's start it was given)
+ * to the end of the line, ended as inih ends values: at a ';' after a
+ * blank (a comment), blanks trimmed. */
+static const char *whole_value(struct reading *r, const char *value)
+{
+	char *v = r->buf + r->given + (value - r->inih_line), *end = v;
+	int was_space = isspace((unsigned char)v[-1]); /* v follows at least the '=' */
+	while (*end && !(was_space && *end == ';')) {
+		was_space = isspace((unsigned char)*end);
+		end++;
+	}
+	while (end > v && isspace((unsigned char)end[-1]))
+		end--;
+	*end = '\0';
+	while (isspace((unsigned char)*v))
+		v++;
+	return v;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct reading *r = user;
+	if (r->cut && value > r->inih_line && value < r->inih_line + r->inih_size)
+		value = whole_value(r, value);
 	r->on_value(r->user, r->line, section, name, value);
 	return 1; /* a bad value is the caller's to report; inih goes on */
 }
 
-int jc_ini_parse(FILE *file, jc_ini_value_fn *on_value, jc_ini_error_fn *on_error, void *user)
+static int parse(FILE *file, jc_ini_value_fn *on_value, jc_ini_error_fn *on_error, void *user,
+		 int long_values)
 {
 	struct reading r = { .file = file, .cap = 256, .on_value = on_value,
-			     .on_error = on_error, .user = user };
+			     .on_error = on_error, .user = user, .long_values = long_values };
 	r.buf = malloc(r.cap);
 	if (!r.buf) {
 		errno = ENOMEM;
 		return -1;
 	}
 	int first_error = ini_parse_stream(reader, &r, handler, &r);
+	explicit_bzero(r.buf, r.cap); /* its last line may have been a secret */
 	free(r.buf);
 	if (first_error > 0)
 		on_error(user, first_error,
@@ -108,4 +156,15 @@ int jc_ini_parse(FILE *file, jc_ini_value_fn *on_value, jc_ini_error_fn *on_erro
 		return -1;
 	}
 	return 0;
+}
+
+int jc_ini_parse(FILE *file, jc_ini_value_fn *on_value, jc_ini_error_fn *on_error, void *user)
+{
+	return parse(file, on_value, on_error, user, 0);
+}
+
+int jc_ini_parse_long_values(FILE *file, jc_ini_value_fn *on_value, jc_ini_error_fn *on_error,
+			     void *user)
+{
+	return parse(file, on_value, on_error, user, 1);
 }

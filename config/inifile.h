@@ -29,6 +29,13 @@
  *   static void on_error(void *user, int line, const char *why) { ... }
  *   if (jc_ini_parse(file, on_value, on_error, user) != 0) ... errno ...
  *
+ * jc_ini_parse_long_values() reads files whose values are long by nature
+ * (AWS's credentials files: a session token is a line of a thousand
+ * bytes): a name = value line too long for inih is read whole if its name
+ * and '=' fit; inih parses its start, and the rest of the value is ended by
+ * inih's rule (at a ';' after a blank, trailing blanks trimmed).  Other
+ * long lines are reported as above.
+ *
  * Line numbers count from 1.  A syntax error (a line that is neither a
  * section, a comment nor name = value) is reported for the first such line.
  * The strings passed to the callbacks live until the callback returns.
@@ -49,5 +56,7 @@ typedef void jc_ini_value_fn(void *user, int line, const char *section, const ch
 typedef void jc_ini_error_fn(void *user, int line, const char *why);
 
 int jc_ini_parse(FILE *file, jc_ini_value_fn *on_value, jc_ini_error_fn *on_error, void *user);
+int jc_ini_parse_long_values(FILE *file, jc_ini_value_fn *on_value, jc_ini_error_fn *on_error,
+			     void *user);
 
 #endif
