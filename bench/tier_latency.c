@@ -138,19 +138,12 @@ static void print_own(double *rd, double *mp, double *own, double *cnt, int n)
 static struct jc_cache *open_cache(const struct jc_config *cfg, const char *dir,
 				   const char *layers, int with_remote)
 {
-	struct jc_cache_options o = {
-		.dir = dir, .max_size = cfg->max_size, .lock_timeout = cfg->lock_timeout,
-		.compress = cfg->compress, .layers = layers,
-		.signing_key = cfg->signing_key, .trusted_keys = cfg->trusted_keys,
-	};
+	struct jc_cache_options o =
+		jc_cache_options_from_config(cfg, with_remote ? JC_OPTIONS_REMOTE : JC_OPTIONS_LOCAL);
+	o.dir = dir;
+	o.layers = layers;
 	if (with_remote)
-		o.remote = (struct jc_remote_options){
-			.url = cfg->remote_url, .password_file = cfg->remote_password_file,
-			.connect_timeout = cfg->remote_connect_timeout,
-			.timeout = cfg->remote_timeout, .backoff = cfg->remote_backoff,
-			.lease = cfg->remote_lease, .lease_wait = cfg->remote_lease_wait,
-			.compress = cfg->remote_compress, .exit_wait = 60,
-		};
+		o.remote.exit_wait = 60; /* every write timed reaches the remote */
 	return jc_cache_open(&o);
 }
 

@@ -844,12 +844,9 @@ static int run(const struct command *cmd, int argc, char **argv)
 		jc_config_load(cfg);
 	}
 	if (cmd->needs == NEEDS_CACHE) {
-		struct jc_cache_options opts = {
-			.dir = cfg->cache_dir, .max_size = cfg->max_size, .shared = cfg->shared,
-			.lock_timeout = cfg->lock_timeout, .compress = cfg->compress,
-			.signing_key = cfg->signing_key, .trusted_keys = cfg->trusted_keys,
-			.trusted_keys_invalid = jc_config_refused(cfg->trusted_keys_from),
-		};
+		/* The local directory alone: the commands that want the layers
+		 * or remotes open them themselves. */
+		struct jc_cache_options opts = jc_cache_options_from_config(cfg, JC_OPTIONS_LOCAL);
 		if (!(c = jc_cache_open(&opts))) {
 			fprintf(stderr, "jitcache: cannot use the cache directory %s\n", cfg->cache_dir);
 			free(cfg);

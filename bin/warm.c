@@ -178,12 +178,8 @@ static int collect(void *ctx, const void *data, size_t size, int layer)
 static int collect_recipes(const struct jc_config *cfg, struct jc_cache *cache,
 			   struct recipes *rs)
 {
-	struct jc_cache_options o = {
-		.dir = cfg->cache_dir, .shared = cfg->shared, .max_size = cfg->max_size,
-		.lock_timeout = cfg->lock_timeout, .layers = cfg->layers,
-		.trusted_keys = cfg->trusted_keys,
-		.trusted_keys_invalid = jc_config_refused(cfg->trusted_keys_from),
-	};
+	struct jc_cache_options o = jc_cache_options_from_config(cfg, JC_OPTIONS_LAYERS);
+	o.signing_key = NULL; /* it only reads */
 	struct jc_cache *layered = cfg->layers[0] ? jc_cache_open(&o) : NULL;
 	int rc = jc_cache_each_recipe(layered ? layered : cache, collect, rs, &rs->untrusted);
 	if (layered)

@@ -91,6 +91,15 @@ struct jc_cache_options {
 				     nothing from Redis, layers and archives */
 };
 
+struct jc_config;
+enum { JC_OPTIONS_LOCAL = 0, JC_OPTIONS_LAYERS = 1, JC_OPTIONS_REMOTE = 2 };
+
+/* The options the settings cfg (config/config.h) give: the cache directory,
+ * its size cap, sharing, lock wait, compression, signing and trusted keys;
+ * with JC_OPTIONS_LAYERS its read-only layers too, with JC_OPTIONS_REMOTE
+ * its remote tiers.  The strings point into cfg. */
+struct jc_cache_options jc_cache_options_from_config(const struct jc_config *cfg, int tiers);
+
 /* Open (creating if needed) the cache directory.  Returns NULL, after one
  * log line saying why, when the directory cannot be used, unless usable
  * layers are given: then a cache that only serves hits from the layers

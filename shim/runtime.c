@@ -27,29 +27,8 @@ static void cache_init(void)
 	pthread_once(&config_once, config_init);
 	if (config.disable)
 		return;
-	struct jc_cache_options opts = {
-		.dir = config.cache_dir,
-		.max_size = config.max_size,
-		.shared = config.shared,
-		.lock_timeout = config.lock_timeout,
-		.compress = config.compress,
-		.layers = config.layers,
-		.remote = {
-			.url = config.remote_url,
-			.password_file = config.remote_password_file,
-			.read_only = config.remote_read_only,
-			.connect_timeout = config.remote_connect_timeout,
-			.timeout = config.remote_timeout,
-			.backoff = config.remote_backoff,
-			.lease = config.remote_lease,
-			.lease_wait = config.remote_lease_wait,
-			.compress = config.remote_compress,
-			.exit_wait = config.remote_exit_wait,
-		},
-		.signing_key = config.signing_key,
-		.trusted_keys = config.trusted_keys,
-		.trusted_keys_invalid = jc_config_refused(config.trusted_keys_from),
-	};
+	struct jc_cache_options opts =
+		jc_cache_options_from_config(&config, JC_OPTIONS_LAYERS | JC_OPTIONS_REMOTE);
 	struct jc_cache *c = jc_cache_open(&opts);
 	/* jc_cache_open() said why if it failed; every call now passes through. */
 	__atomic_store_n(&cache, c, __ATOMIC_RELEASE);
