@@ -5,9 +5,10 @@
 # shim/ (interposed entry points: what both APIs share; shim/ze/ Level
 # Zero, shim/cl/ OpenCL), key/ (requests and their keys), cache/ (the
 # cache as the shim sees it: lookups and stores across the tiers, compile
-# once, recipes, export and import), tiers/ (read-only layers, Redis,
-# archives), store/ (the local on-disk store), trust/ (signing and
-# verifying), config/ (settings and logging).  Every .c file of them goes
+# once, recipes, export and import), tiers/ (read-only layers, the remotes
+# - Redis, HTTP(S) and WebDAV, S3 - and archives), store/ (the local
+# on-disk store), trust/ (signing and verifying), config/ (settings,
+# logging, and the small utilities every room uses: clock, hex, escaping).  Every .c file of them goes
 # into build/libjitcache.so; cache/, tiers/, store/, trust/ and config/
 # also form build/libjccore.a, which the admin tool links, and key/
 # build/libjckey.a, which the unit tests and benchmarks link beside it.

@@ -24,7 +24,7 @@ deps: ## install the Debian packages needed to build and run make check (uses su
 deps-all: ## install every Debian package: make deps, and those of make check-all and the benchmarks
 	@./tests/install-deps.sh all
 
-unit: $(UNIT_BIN) ## run the C unit tests of cache/, config/ and key/
+unit: $(UNIT_BIN) ## run the C unit tests (tests/unit: every room below shim/, and the OpenCL payload)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
 
 unit-build: $(UNIT_BIN)

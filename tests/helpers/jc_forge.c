@@ -2,7 +2,7 @@
 /*
  * jc_forge — what a party that can write Redis, a layer or an archive, but
  * holds no signing key, can do to a signed entry: change it and make its
- * checksum match again, keeping the signature trailer (cache/sign.h).
+ * checksum match again, keeping the signature trailer (trust/sign.h).
  *
  *   jc_forge flip ENTRY        change the first payload byte
  *   jc_forge rekey ENTRY HEX   claim the entry is for another key (32 hex)

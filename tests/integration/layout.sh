@@ -8,7 +8,7 @@
 #   shim/                what both APIs share: doors, dlsym, compile once, runtime
 #   key/                 requests and their keys
 #   cache/               the cache as the shim sees it, across the tiers
-#   tiers/               read-only layers, Redis, archives
+#   tiers/               read-only layers, the remotes (Redis, HTTP(S), S3), archives
 #   store/               the local on-disk store
 #   trust/               signing and verifying
 #   config/              settings and logging

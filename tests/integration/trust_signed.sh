@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # tier: quick
-# Signed entries (cache/sign.h): with trusted_keys set, a party that can
+# Signed entries (trust/sign.h): with trusted_keys set, a party that can
 # write the Redis database, a layer or an archive, but holds no private key,
 # cannot choose the code a reader runs.  Each forged case below is served
 # by a reader without trusted keys (today's trust model: the "without

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of cache/archive.c and cache/transfer.c: export and import of
+/* Unit tests of tiers/archive.c and cache/transfer.c: export and import of
  * whole caches, and the member reader on truncated, tampered and foreign
  * archives. */
 #include "tiers/archive.h"

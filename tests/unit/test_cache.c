@@ -172,7 +172,7 @@ static void test_corrupt(void)
 		{ "an empty file", empty, 1 },
 		{ "another format version", other_version, 0 },
 	};
-	/* Payloads under 64 KiB are read, larger ones mapped (cache/layout.c). */
+	/* Payloads under 64 KiB are read, larger ones mapped (store/layout.c). */
 	static const struct {
 		size_t size;
 		const char *how;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_cl_payload — the bytes of one OpenCL cache entry (shim/cl_payload.c,
+ * test_cl_payload — the bytes of one OpenCL cache entry (shim/cl/cl_payload.c,
  * compiled in): what is encoded decodes the same, and anything that is not
  * exactly one well-formed record is refused.  Every buffer decoded is a copy
  * of exactly its size, so that AddressSanitizer catches a read past it.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_hash — cache/hash.c gives xxhash.h's XXH3 values whichever vector
+ * test_hash — store/hash.c gives xxhash.h's XXH3 values whichever vector
  * code computes them: the dispatched functions and, where the CPU has
  * AVX2, the AVX2 code itself, against XXH3 as xxhash.h builds it, for
  * every size up to 1 KB (XXH3 has separate paths up to 16, 128 and 240

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of cache/layers.c through the cache: read-only cache
+/* Unit tests of tiers/layers.c through the cache: read-only cache
  * directories searched after the cache directory. */
 #include "store/entry.h"
 #include "tests/unit/cache_util.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of the remote tier (cache/remote.c through cache.h): values
+/* Unit tests of the remote tier (tiers/remote.c through cache.h): values
  * verified exactly like entry files, and, against a real redis-server this
  * test starts on a unix socket in its own directory, lookups falling
  * through to Redis, stores, read-only, bad values, compile leases between
@@ -208,7 +208,7 @@ static void test_fall_through(void)
 }
 
 /* N "machines" (caches of their own) in threads, cold on one key at once:
- * the compile-once protocol of shim/ze.c, with a 0.2 s compile. */
+ * the compile-once protocol of shim/compile_once.c, with a 0.2 s compile. */
 #define NODES 4
 static int compiles;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of signed entries (cache/sign.c, cache/entry.c): keys made by
+/* Unit tests of signed entries (trust/sign.c, store/entry.c): keys made by
  * jc_keygen sign an encoded entry; a trust list of the public key accepts
  * it and refuses it unsigned, changed, moved to another key, or signed by
  * another key; a trust list that cannot be read refuses everything; an
