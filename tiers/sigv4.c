@@ -98,15 +98,17 @@ static int by_name_value(const void *pa, const void *pb)
 static void canonical_query(struct text *t, const char *query)
 {
 	size_t n = 0, len = query ? strlen(query) : 0;
+	if (!len)
+		return;
 	for (size_t i = 0; i < len; i++)
 		n += query[i] == '&';
-	struct field *f = len ? calloc(n + 1, sizeof *f) : NULL;
-	if (len && !f) {
+	struct field *f = calloc(n + 1, sizeof *f);
+	if (!f) {
 		t->failed = 1;
 		return;
 	}
 	n = 0;
-	for (const char *p = query; len && p <= query + len;) {
+	for (const char *p = query; p <= query + len;) {
 		size_t plen = strcspn(p, "&");
 		const char *eq = memchr(p, '=', plen);
 		if (plen) {
@@ -209,13 +211,16 @@ int jc_sigv4_authorization(const struct jc_sigv4_creds *c, const struct jc_sigv4
 	gmtime_r(&now, &tm);
 	strftime(amzdate, sizeof amzdate, "%Y%m%dT%H%M%SZ", &tm);
 	strftime(date, sizeof date, "%Y%m%d", &tm);
-	snprintf(scope, sizeof scope, "%s/%s/%s/aws4_request", date, c->region, r->service);
+	int n = snprintf(scope, sizeof scope, "%s/%s/%s/aws4_request", date, c->region, r->service);
+	if (n < 0 || (size_t)n >= sizeof scope)
+		return -1;
 
 	/* Host and x-amz-date are always signed, beside the caller's. */
-	const char **lines = calloc((size_t)r->n_headers + 2, sizeof *lines);
 	char host[320], stamp[32];
-	snprintf(host, sizeof host, "host:%s", r->host);
+	n = snprintf(host, sizeof host, "host:%s", r->host);
 	snprintf(stamp, sizeof stamp, "x-amz-date:%s", amzdate);
+	const char **lines = n > 0 && (size_t)n < sizeof host
+		? calloc((size_t)r->n_headers + 2, sizeof *lines) : NULL;
 	if (!lines)
 		return -1;
 	for (int i = 0; i < r->n_headers; i++)
@@ -261,8 +266,8 @@ int jc_sigv4_authorization(const struct jc_sigv4_creds *c, const struct jc_sigv4
 	sodium_memzero(secret, sizeof secret);
 	sodium_memzero(k, sizeof k);
 
-	int n = snprintf(out, cap, "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s",
-			 c->access_key, scope, names.s, sig_hex);
+	n = snprintf(out, cap, "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s",
+		     c->access_key, scope, names.s, sig_hex);
 	free(names.s);
 	return n >= 0 && (size_t)n < cap ? 0 : -1;
 }
