@@ -2,10 +2,13 @@
 /* `jitcache enable` / `jitcache disable` (see enable.h). */
 #include "bin/enable.h"
 
+#include "config/escape.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -400,19 +403,10 @@ static int jupyter_dir(const char *prefix, char out[PATH_MAX])
 	return 0;
 }
 
-/* s as a JSON string's contents (paths here hold no quote: checked). */
-static int json_safe(const char *s)
-{
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
-			return 0;
-	return 1;
-}
-
 static int jupyter(int enable, const char *lib, int argc, char **argv)
 {
 	const char *name = "python3-jitcache", *python = NULL, *prefix = NULL;
-	char found[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], text[4096];
+	char found[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
 	for (int i = 0; i < argc; i++) {
 		const char **v = !strcmp(argv[i], "--name")     ? &name
 				 : !strcmp(argv[i], "--python") ? &python
@@ -438,23 +432,30 @@ static int jupyter(int enable, const char *lib, int argc, char **argv)
 		return fail(1, "no python3 on PATH: name the kernel's Python with --python");
 	if (python[0] != '/' || access(python, X_OK) != 0)
 		return fail(1, "--python %s: not an absolute path to a program", python);
-	if (!json_safe(python) || !json_safe(dir))
-		return fail(1, "paths with quotes or backslashes are not supported");
+	if (!jc_utf8_valid(python) || !jc_utf8_valid(lib))
+		return fail(1, "paths that are not UTF-8 cannot be written into kernel.json");
 	if (ours(path) < 0)
 		return 1;
 	/* jupyter_client starts the kernel with "env" added to its own
-	 * environment; "metadata" says who wrote it (disable checks). */
-	snprintf(text, sizeof text,
-		 "{\n"
-		 " \"argv\": [\"%s\", \"-m\", \"ipykernel_launcher\", \"-f\", \"{connection_file}\"],\n"
-		 " \"display_name\": \"Python 3 (jitcache)\",\n"
-		 " \"language\": \"python\",\n"
-		 " \"env\": {\"LD_PRELOAD\": \"%s\"},\n"
-		 " \"metadata\": {\"written_by\": \"" WRITTEN_BY " jupyter; `jitcache disable "
-		 "jupyter --name %s` removes it\", \"debugger\": true}\n"
-		 "}\n",
-		 python, lib, name);
-	if (write_file(path, text) != 0)
+	 * environment; "metadata" says who wrote it (disable checks).  The
+	 * paths go through the one JSON string writer (quotes escaped). */
+	char *text = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&text, &size);
+	if (!m)
+		return fail(1, "out of memory");
+	fputs("{\n \"argv\": [", m);
+	jc_json_string(m, python);
+	fputs(", \"-m\", \"ipykernel_launcher\", \"-f\", \"{connection_file}\"],\n"
+	      " \"display_name\": \"Python 3 (jitcache)\",\n"
+	      " \"language\": \"python\",\n"
+	      " \"env\": {\"LD_PRELOAD\": ", m);
+	jc_json_string(m, lib);
+	fprintf(m, "},\n \"metadata\": {\"written_by\": \"" WRITTEN_BY " jupyter; `jitcache disable "
+		"jupyter --name %s` removes it\", \"debugger\": true}\n}\n", name);
+	int failed = fclose(m) != 0 || !text || write_file(path, text) != 0;
+	free(text);
+	if (failed)
 		return fail(1, "cannot write %s: %s", path, strerror(errno));
 	printf("%s: wrote %s (kernel \"Python 3 (jitcache)\", %s)\n", name, path, python);
 	return 0;

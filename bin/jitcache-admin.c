@@ -425,11 +425,6 @@ static int wanted(const struct jc_miss *m, const char *hex, const char *which, i
 	return key || (kind != KEY && !strcmp(m->program, which));
 }
 
-static void json_string(const char *s)
-{
-	jc_json_string(stdout, s);
-}
-
 static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -481,11 +476,11 @@ static int cmd_explain(const struct jc_config *cfg, struct jc_cache *c, int argc
 		if (json) {
 			printf("%s\n {\"time\": %lld, \"program\": ", shown ? "," : "",
 			       (long long)(v[i].when_ns / 1000000000));
-			json_string(v[i].program);
+			jc_json_string(stdout, v[i].program);
 			printf(", \"pid\": %u, \"key\": \"%s\", \"cause\": \"%s\", \"build_failed\": %s, "
 			       "\"explanation\": ", v[i].pid, hex, what,
 			       v[i].flags & JC_MISS_BUILD_FAILED ? "true" : "false");
-			json_string(why);
+			jc_json_string(stdout, why);
 			printf("}");
 		} else {
 			jc_escape_text(prog, sizeof prog, v[i].program, strlen(v[i].program));

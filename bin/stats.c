@@ -30,17 +30,12 @@ static const char *human(uint64_t bytes, char buf[32])
 	return jc_config_size_round(bytes, buf);
 }
 
-static void json_string(const char *s)
-{
-	jc_json_string(stdout, s);
-}
-
 /* Schema 2: hits_by_tier's Redis tier is "redis" (schema 1 called it
  * "remote", which elsewhere means every remote). */
 static void print_json(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
 {
 	printf("{\"dir\": ");
-	json_string(dir);
+	jc_json_string(stdout, dir);
 	printf(", \"max_size\": %llu, \"entries\": %llu, \"recipes\": %llu, \"size\": %llu",
 	       (unsigned long long)cfg->max_size, (unsigned long long)s->entries,
 	       (unsigned long long)s->recipes, (unsigned long long)s->size);

@@ -71,6 +71,16 @@ char *jc_escape_text(char *out, size_t size, const char *str, size_t len)
 	return out;
 }
 
+int jc_utf8_valid(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	uint32_t cp;
+	for (size_t i = 0, len = strlen(str), n; i < len; i += n)
+		if (!(n = utf8_at(s + i, len - i, &cp)))
+			return 0;
+	return 1;
+}
+
 void jc_json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;

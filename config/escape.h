@@ -33,4 +33,9 @@ char *jc_escape_text(char *out, size_t size, const char *s, size_t len);
 /* The NUL-terminated s as a JSON string, quotes included, to f. */
 void jc_json_string(FILE *f, const char *s);
 
+/* 1 if the NUL-terminated s is valid UTF-8 throughout (jc_json_string()
+ * then writes it unchanged but for escapes: a path written into a JSON
+ * file another program reads back), else 0. */
+int jc_utf8_valid(const char *s);
+
 #endif

@@ -45,5 +45,10 @@ int main(void)
 	CHECK(!strcmp(json("x\xff\xc3y"), "\"x\\ufffd\\ufffdy\""), "JSON: each invalid byte is \\ufffd");
 	CHECK(!strcmp(json("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\""),
 	      "JSON: past U+10FFFF is invalid");
+	CHECK(jc_utf8_valid("/home/r\xc3\xa9my/\"q\"\\") && jc_utf8_valid(""),
+	      "jc_utf8_valid: UTF-8 with quotes and backslashes is valid (JSON escapes those)");
+	CHECK(!jc_utf8_valid("/home/\xe9") && !jc_utf8_valid("\xc0\xaf") &&
+		      !jc_utf8_valid("\xed\xa0\x80") && !jc_utf8_valid("\xe2\x82"),
+	      "jc_utf8_valid: Latin-1, overlong, surrogate and cut-short bytes are not");
 	return check_summary();
 }
