@@ -67,7 +67,8 @@ static int name_fits(const char *s, size_t n)
  * dropped (so that inih never takes it for a continuation); a line that
  * does not fit into inih's buffer of num bytes is reported (unless it is a
  * comment) and handed on as an empty line, so that inih's line count stays
- * ours. */
+ * ours - or, reading long values, a name = value line is handed on cut,
+ * and handler() puts its whole value back. */
 static char *reader(char *str, int num, void *stream)
 {
 	struct reading *r = stream;

@@ -338,7 +338,9 @@ static int config_profile(const char *section, char *out, size_t cap)
 				if (*s == '\\' && quote != '\'' && s[1] &&
 				    (!quote || s[1] == '"' || s[1] == '\\'))
 					s++;
-				if (words == 2 && o + 1 < cap)
+				if (words == 2 && o + 1 >= cap)
+					return -1; /* too long: not cut into another name */
+				if (words == 2)
 					out[o++] = *s;
 			}
 		}

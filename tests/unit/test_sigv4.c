@@ -277,7 +277,10 @@ static void check_files(void)
 			     "aws_secret_access_key = teamsecret\n"
 			     "region = ca-central-1\n"
 			     "[team]\n"
-			     "aws_access_key_id = AKIDNOTAPROFILE\n");
+			     "aws_access_key_id = AKIDNOTAPROFILE\n"
+			     "[profile   'it''s'  ]\n"
+			     "aws_access_key_id = AKIDSHELL\n"
+			     "aws_secret_access_key = shellsecret\n");
 
 	CHECK(load(&c, &why) == 0 && !strcmp(c.access_key, "AKIDDEFAULT") &&
 		      !strcmp(c.secret_key, "secret/default+key") && !strcmp(c.session_token, token),
@@ -297,6 +300,10 @@ static void check_files(void)
 	CHECK(load(&c, &why) == 0 && !strcmp(c.access_key, "AKIDTEAM") &&
 		      !strcmp(c.region, "ca-central-1"),
 	      "keys and region from config's [profile \"my team\"] (%s)", c.access_key);
+
+	setenv("AWS_PROFILE", "its", 1);
+	CHECK(load(&c, &why) == 0 && !strcmp(c.access_key, "AKIDSHELL"),
+	      "[profile   'it''s'  ]: the name as a shell reads it, its (%s)", c.access_key);
 
 	setenv("AWS_PROFILE", "team", 1);
 	CHECK(load(&c, &why) != 0, "config's [team] is no profile: refused (%s)", why);
