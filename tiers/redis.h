@@ -24,7 +24,7 @@
  *   struct jc_redis *r = jc_redis_open(&opts, url, read_only, state_dir, limit); // NULL: unusable
  *   jc_redis_set_keys(r, signer, trust, trust_required)   // optional
  *   jc_redis_get(r, key, &v, delta)          1 found (v filled), 0 absent, -1 failed
- *   jc_redis_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
+ *   jc_redis_wait(r, key, deadline, &lease, &v, delta)   on a miss, before compiling
  *   jc_redis_put(r, key, bytes, size, delta) after compiling (not if read-only)
  *   jc_redis_release(lease)                  after the put; NULL is fine
  *   jc_redis_close(r)
@@ -75,10 +75,18 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
  * lease is waited for while its holder renews it, and taken over once not
  * seen renewed for lease_wait seconds (a squatter who keeps renewing costs
  * the deadline at most); with it, only a trusted lease, until the deadline.
- * A read-only server is never asked: JC_REMOTE_FREE. */
+ * A read-only server is never asked: JC_REMOTE_FREE.
+ *
+ * Taking the lease and seeing that the value does not exist is one command
+ * (a script); a waiter then blocks (BRPOPLPUSH, on a connection of its own)
+ * until the holder's release wakes it or the lease would have expired, and
+ * reads the value in the same round trip: JC_REMOTE_READY with v filled (a
+ * value as jc_redis_get() gives it, the caller's), or with v empty (size 0)
+ * when the value was found by the script.  Any other answer: the value did
+ * not exist at the last look. */
 enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 				  int64_t deadline_ns, struct jc_remote_lease **lease,
-				  uint64_t delta[JC_NCOUNTERS]);
+				  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
 /* The keys of the cache (sign.h; kept alive by the caller): the signer signs
  * this node's leases; with trust_required, only leases trust verifies are
  * waited for (the others: JC_REMOTE_FREE, compile here). */
