@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tier: quick
 # The remote tier against a Redis that others can write, or a slow link:
-#   - a value larger than max_size allows is never read (its size is asked
-#     first), a value whose header is bad is not read past its first bytes,
+#   - a value larger than max_size allows is never read (its header, in
+#     the first bytes read, says its size), a value whose header is bad is not read past its first bytes,
 #     a sound large value is read in pieces into one buffer of its size, and
 #     a small zstd value claiming a large entry is refused before it is
 #     inflated, in little time and memory;
@@ -46,10 +46,23 @@ head -c $((300 << 20)) /dev/zero | rcli main -x SET "$(name $K1)" >/dev/null
 measure big JITCACHE_REMOTE="$URL" JITCACHE_MAX_SIZE=64M -- $K1
 check "a 300 MB value, max_size 64M: a miss" grep -q " miss " "$T/big.out"
 check "... never read ($(took big))" small big 2 65536
-check "... said in one line" grep -q "^jitcache: remote .*: a value of 314572800 bytes is larger than max_size allows" "$T/big.out"
+check "... said in one line (its first bytes are no entry's)" \
+	grep -q "^jitcache: the remote's value for $K1 is not a valid entry (bad magic)" "$T/big.out"
 measure big-default JITCACHE_REMOTE="$URL" -- $K1
 echo "     the same value under the default max_size: $(took big-default), $(grep -c "^jitcache:" "$T/big-default.out") line: $(grep "^jitcache:" "$T/big-default.out" | head -n 1 | cut -c1-120)"
 check "... under the default max_size: refused from its first bytes (bad magic), not read whole" small big-default 2 65536
+rcli main DEL "$(name $K1)" >/dev/null
+# A 300 MB value whose header claims its size: refused from that header.
+"$STORE" "$T/v1" 1 1000 >"$T/v1.list"
+python3 -c 'import struct, sys
+h = bytearray(open(sys.argv[1], "rb").read()[:64]); n = (300 << 20) - 64
+h[32:48] = struct.pack("<QQ", n, n); sys.stdout.buffer.write(bytes(h) + bytes(n))' "$(cat "$T/v1.list")" |
+	rcli main -x SET "$(name $K1)" >/dev/null
+measure big-sound JITCACHE_REMOTE="$URL" JITCACHE_MAX_SIZE=64M -- $K1
+check "a 300 MB value whose header says so, max_size 64M: a miss" grep -q " miss " "$T/big-sound.out"
+check "... never read ($(took big-sound))" small big-sound 2 65536
+check "... said in one line" grep -q "^jitcache: remote .*: a value of 314572800 bytes or more is larger than max_size allows" "$T/big-sound.out"
+rm -rf "$T/v1"
 rcli main DEL "$(name $K1)" >/dev/null
 
 # ---- a sound 64 MiB value: read into one buffer of its size ---------------------------
