@@ -246,7 +246,9 @@ static void end(struct session *s)
 /* The connection failed: say why once, skip the remote for a while. */
 static void io_failed(struct jc_redis *r, redisContext *c, const char *what)
 {
-	if (c->err == REDIS_ERR_PROTOCOL)
+	if (c->err == REDIS_ERR_PROTOCOL && strstr(c->errstr, "larger than"))
+		problem(r, P_PROTOCOL, 1, "the answer to %s is %s", what, c->errstr);
+	else if (c->err == REDIS_ERR_PROTOCOL)
 		problem(r, P_PROTOCOL, 1, "the answer to %s is not Redis protocol (%s)", what,
 			c->errstr);
 	else if (strstr(c->errstr, "temporarily unavailable") || strstr(c->errstr, "timed out"))
@@ -274,8 +276,11 @@ static int by_deadline(redisContext *c, int64_t deadline)
 	return redisSetTimeout(c, tv) == REDIS_OK ? 0 : -1;
 }
 
-/* Send what is buffered and read one reply, all before deadline. */
-static int reply_by(redisContext *c, void **reply, int64_t deadline)
+/* Send what is buffered and read one reply, all before deadline, and with
+ * most (unless 0) bytes at most waiting in the reader: the answer to a
+ * blocking call is a list's element, which whoever can write Redis could
+ * make as large as Redis allows. */
+static int reply_by(redisContext *c, void **reply, int64_t deadline, size_t most)
 {
 	int done = 0;
 	*reply = NULL;
@@ -286,8 +291,14 @@ static int reply_by(redisContext *c, void **reply, int64_t deadline)
 			return -1;
 	}
 	while (!*reply) {
-		if (by_deadline(c, deadline) != 0 || redisBufferRead(c) != REDIS_OK ||
-		    redisGetReplyFromReader(c, reply) != REDIS_OK)
+		if (by_deadline(c, deadline) != 0 || redisBufferRead(c) != REDIS_OK)
+			return -1;
+		if (most && c->reader->len - c->reader->pos > most) {
+			c->err = REDIS_ERR_PROTOCOL;
+			snprintf(c->errstr, sizeof c->errstr, "an answer larger than %zu bytes", most);
+			return -1;
+		}
+		if (redisGetReplyFromReader(c, reply) != REDIS_OK)
 			return -1;
 	}
 	return 0;
@@ -303,7 +314,7 @@ static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const
 {
 	void *reply = NULL;
 	if (redisAppendCommandArgv(c, argc, argv, lens) != REDIS_OK ||
-	    reply_by(c, &reply, deadline_of(r)) != 0 || !reply) {
+	    reply_by(c, &reply, deadline_of(r), 0) != 0 || !reply) {
 		io_failed(r, c, what);
 		return NULL;
 	}
@@ -312,8 +323,9 @@ static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const
 
 /* Send n commands at once (one round trip) and read their n replies, all
  * within the timeout (and blocking_ns more: a command that blocks on the
- * server that long, BRPOPLPUSH).  0, or -1 with the session broken and
- * nothing to free. */
+ * server that long, BRPOPLPUSH), with most bytes at most waiting to be
+ * read (0: no bound but the commands').  0, or -1 with the session broken
+ * and nothing to free. */
 struct command {
 	int argc;
 	const char *argv[12];
@@ -321,7 +333,7 @@ struct command {
 };
 
 static int send_and_read(const struct jc_redis *r, redisContext *c, int n, struct command *cmd,
-			 redisReply **rep, int64_t blocking_ns)
+			 redisReply **rep, int64_t blocking_ns, size_t most)
 {
 	int got = 0;
 	int64_t deadline = deadline_of(r) + blocking_ns;
@@ -329,7 +341,7 @@ static int send_and_read(const struct jc_redis *r, redisContext *c, int n, struc
 		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
 			return -1;
 	for (got = 0; got < n; got++)
-		if (reply_by(c, (void **)&rep[got], deadline) != 0 || !rep[got])
+		if (reply_by(c, (void **)&rep[got], deadline, most) != 0 || !rep[got])
 			break;
 	if (got == n)
 		return 0;
@@ -350,14 +362,14 @@ static int closed_while_idle(const struct conn *cn)
 }
 
 static int pipeline_blocking(struct session *s, int n, struct command *cmd, redisReply **rep,
-			     const char *what, int64_t blocking_ns)
+			     const char *what, int64_t blocking_ns, size_t most)
 {
-	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns) == 0)
+	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most) == 0)
 		return 0;
 	if (closed_while_idle(s->cn)) {
 		conn_free(s->cn);
 		s->cn = connect_now(s->r);
-		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns) == 0)
+		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most) == 0)
 			return 0;
 	}
 	if (s->cn)
@@ -370,7 +382,7 @@ static int pipeline_blocking(struct session *s, int n, struct command *cmd, redi
 static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
 		    const char *what)
 {
-	return pipeline_blocking(s, n, cmd, rep, what, 0);
+	return pipeline_blocking(s, n, cmd, rep, what, 0, 0);
 }
 
 static void command_set(struct command *cmd, int argc, ...)
@@ -1119,7 +1131,8 @@ static enum jc_remote_wait block(struct session *s, const struct names *nm,
 	snprintf(secs, sizeof secs, "%.3f", (double)((ns + 999999) / 1000000) / 1e3);
 	command_set(&cmd[0], 4, ARG("BRPOPLPUSH"), ARG(nm->wake), ARG(nm->wake), ARG(secs));
 	first_command(r, nm->value, &cmd[1], last);
-	if (pipeline_blocking(s, 2, cmd, rep, "a lease wait", ns) != 0)
+	/* The wake list's element is one byte; the value, first_read(r) at most. */
+	if (pipeline_blocking(s, 2, cmd, rep, "a lease wait", ns, first_read(r) + 4096) != 0)
 		return JC_REMOTE_FAILED;
 	if (rep[0]->type == REDIS_REPLY_ERROR) {
 		/* Before Redis 6 (a timeout in seconds only), or refused by

@@ -10,7 +10,19 @@
  * the key>", so a value read from Redis is verified exactly like a file.
  * While one machine compiles a key it holds a lease, a second name
  * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
- * released; a lease whose holder died expires by itself.  With keys
+ * released; a lease whose holder died expires by itself.  Its release
+ * wakes the waiters through a third, "...:<hex>:wake", a list they block
+ * on.  What each costs, in commands (each a round trip but where said):
+ *   a hit             1: GETRANGE of the value's first MiB (a larger value:
+ *                     one more GETRANGE per 4 MiB);
+ *   a miss, waiting   4: the lookup's GETRANGE, the lease script (EVALSHA),
+ *                     then BRPOPLPUSH and GETRANGE in one round trip; once
+ *                     more the script and the wait each time the lease
+ *                     would have expired (about once a lease time);
+ *   a miss, compiling 4: the GETRANGE, the script, the store's SET and the
+ *                     release's script; and a renewal every third of a
+ *                     lease time.
+ * A server that lacks a script (NOSCRIPT) costs one EVAL more, once.  With keys
  * (jc_redis_set_keys, sign.h) a lease's value is signed and dated, renewed
  * with a new date, and a node with trusted keys waits only for a lease
  * signed by one of them within a lease time: whoever else can write Redis
@@ -55,7 +67,8 @@ struct jc_redis;
  * be read.  Of opts, the timeouts, back-off, leases and password file are
  * used.  Connects later, on first use.  state_dir (the cache directory)
  * holds the back-off file.  A value larger than limit bytes (jc_entry_limit)
- * is never read: its size is asked first, and the lookup is a miss. */
+ * is never read: the first read (1 MiB, or the limit and a byte) shows
+ * that, or the header it brings says so, and the lookup is a miss. */
 struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char *url,
 			       int read_only, const char *state_dir, uint64_t limit);
 void jc_redis_close(struct jc_redis *r);

@@ -9,6 +9,8 @@
 #     inflated, in little time and memory;
 #   - the timeout bounds each answer, not each read(2): through a link that
 #     trickles 512 bytes every 0.3 s a lookup gives up after one timeout;
+#   - a 64 MiB element pushed to the wake list a waiter blocks on is not
+#     read whole;
 #   - a lease set without an expiry (a squatter's) does not make a miss
 #     wait lock_timeout: a writer takes it over at once, and a read-only
 #     node never waits on a lease at all;
@@ -125,6 +127,20 @@ check "... and leaves it alone (it writes nothing)" test "$(rcli main GET "$(nam
 rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
 measure held-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a live lease of a writer: a read-only node does not wait either ($(took held-r))" small held-r 2 65536
+# ---- a wake-up list others can write ---------------------------------------------------------
+# A waiter blocks on the key's wake list (BRPOPLPUSH), whose element whoever
+# can write Redis could make as large as Redis allows: a 64 MiB one pushed
+# while it waits is not read whole.
+rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
+(sleep 1; head -c $((64 << 20)) /dev/zero | rcli main -x RPUSH "$(name $K1):wake" >/dev/null) &
+pusher=$!
+measure wake JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=15 -- $K1
+wait "$pusher"
+check "a 64 MiB element pushed to the wake list a node waits on: not read ($(took wake))" small wake 10 32768
+check "... said in one line" grep -q "^jitcache: remote .*: the answer to a lease wait is an answer larger than" "$T/wake.out"
+check "... and the node went on (a miss)" grep -q " miss " "$T/wake.out"
+rcli main DEL "$(name $K1):lease" "$(name $K1):wake" >/dev/null
+
 # ---- leases with keys ---------------------------------------------------------------------
 waited() { read -r secs kb < <(tail -n 1 "$T/$1.time") && ge "$secs" "$2"; }
 between() { waited "$1" "$2" && small "$1" "$3" 65536; }
