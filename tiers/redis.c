@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 
-/* Longest name: "jitcache:v1:" + 32 hex digits + ":lease". */
+/* Longest name: "jitcache:v1:" + 32 hex digits + ":waiting". */
 #define NAME_MAX_LEN 64
 /* A lease's value: "HOST/PID/NONCE/MS" and, signed, "/" + 144 hex digits. */
 #define LEASE_TOKEN_MAX 320
@@ -63,7 +63,8 @@ struct jc_redis {
 
 struct jc_remote_lease {
 	struct jc_redis *r;
-	char name[NAME_MAX_LEN], wake[NAME_MAX_LEN], token[LEASE_TOKEN_MAX];
+	char name[NAME_MAX_LEN], wake[NAME_MAX_LEN], waiting[NAME_MAX_LEN];
+	char token[LEASE_TOKEN_MAX];
 	char holder[96];          /* "HOST/PID/NONCE": the token's first part */
 	pid_t pid;
 	pthread_t thread;
@@ -724,7 +725,7 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
  * however long the compile, and a holder that dies without waking anyone
  * is taken over once its lease has expired.  The names of a key: */
 struct names {
-	char value[NAME_MAX_LEN], lease[NAME_MAX_LEN], wake[NAME_MAX_LEN];
+	char value[NAME_MAX_LEN], lease[NAME_MAX_LEN], wake[NAME_MAX_LEN], waiting[NAME_MAX_LEN];
 };
 
 static void names_of(const struct jc_key *key, struct names *nm)
@@ -732,6 +733,7 @@ static void names_of(const struct jc_key *key, struct names *nm)
 	value_name(key, "", nm->value);
 	value_name(key, ":lease", nm->lease);
 	value_name(key, ":wake", nm->wake);
+	value_name(key, ":waiting", nm->waiting);
 }
 
 /* A Lua script, sent by its SHA-1 (EVALSHA): a server that does not have
@@ -767,11 +769,14 @@ static const struct script resign_script = {
  * renewed since: a renewal raises its PTTL or, signed, changes its value.
  * While a lease is held the wake list is emptied: its element says
  * "released", of an earlier lease (or one a node of an older jitcache
- * released without waking anyone), and would wake waiters at once.  KEYS: the lease, the value, the wake list;
- * ARGV[1], ARGV[2]: our lease's value and PX.  The answer: {0} the value
- * exists; {1} taken; {2, PTTL, value} another's. */
+ * released without waking anyone), and would wake waiters at once.  A
+ * waiter notes that it waits ("...:waiting", for two lease times), so that
+ * a release with nobody waiting leaves no wake list behind.  KEYS: the
+ * lease, the value, the wake list, the note; ARGV[1], ARGV[2]: our lease's
+ * value and PX.  The answer: {0} the value exists; {1} taken; {2, PTTL,
+ * value} another's. */
 static const struct script take_script = {
-	"e2897e4a657a9ab8f5d9ab627391efe0af5f201b",
+	"363030106697755daca1e71a40bf15c14782c65b",
 	"if redis.call('exists', KEYS[2]) == 1 then return {0} end "
 	"local t = redis.call('pttl', KEYS[1]) "
 	"if t == -1 or t > 10 * tonumber(ARGV[2]) or (ARGV[3] ~= '' and t >= 0 and "
@@ -779,16 +784,18 @@ static const struct script take_script = {
 	"redis.call('del', KEYS[1]) end "
 	"local taken = redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) "
 	"redis.call('del', KEYS[3]) if taken then return {1} end "
+	"redis.call('set', KEYS[4], '1', 'PX', 2 * tonumber(ARGV[2])) "
 	"return {2, redis.call('pttl', KEYS[1]), redis.call('getrange', KEYS[1], 0, ARGV[5])}"
 };
-/* Delete the lease if still ours, and wake its waiters: the wake list's one
- * element, for a lease time.  A lease that is no longer ours wakes nobody:
- * its new holder will. */
+/* Delete the lease if still ours, and wake its waiters, if any noted that
+ * they wait: the wake list's one element, for a lease time.  A lease that
+ * is no longer ours wakes nobody: its new holder will.  KEYS: the lease,
+ * the wake list, the note. */
 static const struct script release_script = {
-	"c82fdfc20b28921116181dfe491851a644ce7a5a",
+	"37f87d8abc0098f39c817f1ded4b9f59126b0869",
 	"if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end "
-	"redis.call('del', KEYS[1], KEYS[2]) redis.call('rpush', KEYS[2], '1') "
-	"redis.call('pexpire', KEYS[2], ARGV[2]) return 1"
+	"redis.call('del', KEYS[1], KEYS[2]) if redis.call('del', KEYS[3]) == 1 then "
+	"redis.call('rpush', KEYS[2], '1') redis.call('pexpire', KEYS[2], ARGV[2]) end return 1"
 };
 
 /* Run sc with nkeys keys then the other arguments (n in all): its reply,
@@ -833,11 +840,10 @@ static int lease_script(struct jc_remote_lease *l, const struct script *sc, cons
 	snprintf(ms, sizeof ms, "%lld", lease_ms(l->r));
 	if (begin(&s, l->r, delta) != 0)
 		return -1;
-	int released = sc == &release_script;
-	const char *args[] = { l->name, released ? l->wake : l->token,
-			       released ? l->token : ms, released ? ms : next };
-	int nkeys = released ? 2 : 1;
-	redisReply *rep = script_run(&s, sc, nkeys, released || next ? 4 : 3, args, what);
+	const char *renew[] = { l->name, l->token, ms, next };
+	const char *release[] = { l->name, l->wake, l->waiting, l->token, ms };
+	redisReply *rep = sc == &release_script ? script_run(&s, sc, 3, 5, release, what)
+						: script_run(&s, sc, 1, next ? 4 : 3, renew, what);
 	int rc = -1;
 	if (rep) {
 		if (rep->type == REDIS_REPLY_INTEGER)
@@ -986,6 +992,7 @@ static struct jc_remote_lease *new_lease(struct jc_redis *r, const struct names 
 	l->pid = getpid();
 	memcpy(l->name, nm->lease, sizeof l->name);
 	memcpy(l->wake, nm->wake, sizeof l->wake);
+	memcpy(l->waiting, nm->waiting, sizeof l->waiting);
 	snprintf(l->holder, sizeof l->holder, "%s/%d/%016llx", host, (int)l->pid,
 		 (unsigned long long)nonce);
 	make_token(l, l->holder, l->token);
@@ -1069,9 +1076,9 @@ static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
 		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
 	snprintf(stale_pttl, sizeof stale_pttl, "%lld", wt->pttl);
-	const char *args[] = { nm->lease, nm->value, nm->wake, l->token, ms,
+	const char *args[] = { nm->lease, nm->value, nm->wake, nm->waiting, l->token, ms,
 			       wt->stale ? wt->value : "", stale_pttl, token_end };
-	redisReply *rep = script_run(s, &take_script, 3, 8, args, "a lease request");
+	redisReply *rep = script_run(s, &take_script, 4, 9, args, "a lease request");
 	if (!rep)
 		return JC_REMOTE_FAILED;
 	enum jc_remote_wait w = JC_REMOTE_FAILED;

@@ -12,7 +12,8 @@
  * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
  * released; a lease whose holder died expires by itself.  Its release
  * wakes the waiters through a third, "...:<hex>:wake", a list they block
- * on.  What each costs, in commands (each a round trip but where said):
+ * on, where a fourth, "...:<hex>:waiting", notes that some do (so a
+ * compile nobody waited for leaves no wake list behind).  What each costs, in commands (each a round trip but where said):
  *   a hit             1: GETRANGE of the value's first MiB (a larger value:
  *                     one more GETRANGE per 4 MiB);
  *   a miss, waiting   4: the lookup's GETRANGE, the lease script (EVALSHA),
