@@ -13,24 +13,26 @@
  * released; a lease whose holder died expires by itself.  Its release
  * wakes the waiters through a third, "...:<hex>:wake", a list they block
  * on, where a fourth, "...:<hex>:waiting", notes that some do (so a
- * compile nobody waited for leaves no wake list behind).  What each costs, in commands (each a round trip but where said):
- *   a hit             1: GETRANGE of the value's first MiB (a larger value:
- *                     one more GETRANGE per 4 MiB);
- *   a miss, waiting   4: the lookup's GETRANGE, the lease script (EVALSHA),
- *                     then BRPOPLPUSH and GETRANGE in one round trip; once
- *                     more the script and the wait each time the lease
- *                     would have expired (about once a lease time);
- *   a miss, compiling 4: the GETRANGE, the script, the store's SET and the
- *                     release's script; and a renewal every third of a
- *                     lease time.
- * A server that lacks a script (NOSCRIPT) costs one EVAL more, once.  With keys
+ * compile nobody waited for leaves no wake list behind).  With keys
  * (jc_redis_set_keys, sign.h) a lease's value is signed and dated, renewed
  * with a new date, and a node with trusted keys waits only for a lease
  * signed by one of them within a lease time: whoever else can write Redis
  * cannot make its misses wait.  Without trusted keys a lease cannot be told
  * from a squatter's: another's is waited for while it is seen renewed (its
- * PTTL rises, or its value changes), up to the deadline, and one not seen
- * renewed for lease_wait seconds is taken over.
+ * expiry moves later, or its value changes), up to the deadline, and one
+ * not seen renewed for lease_wait seconds is taken over.
+ *
+ * What each costs, in commands (each a round trip but where said):
+ *   a hit             1: GETRANGE of the value's first MiB (a larger value:
+ *                     one more GETRANGE per 4 MiB);
+ *   a miss, waiting   4: the lookup's GETRANGE, the lease script (EVALSHA),
+ *                     then BRPOPLPUSH and GETRANGE in one round trip; the
+ *                     script and the wait again each time the lease would
+ *                     have expired (about once a lease time);
+ *   a miss, compiling 4: the GETRANGE, the script, the store's SET and the
+ *                     release's script; and a renewal every third of a
+ *                     lease time.
+ * A server that lacks a script (NOSCRIPT) costs one EVAL more, once.
  *
  * Calling sequence (remote.c):
  *
