@@ -18,6 +18,8 @@
 #   - Redis killed (SIGKILL) in the middle of a rollout: every node still
 #     creates its module from the driver, and Redis restarted on its
 #     append-only file serves nothing half-written;
+#   - a Redis whose ACL refuses BRPOPLPUSH: waiters look every 200 ms
+#     instead (said once), one compile still;
 #   - a lease a squatter keeps renewing (and never stores behind) costs a
 #     node lock_timeout, no more.
 . "$(dirname "$0")/../lib.sh"
@@ -187,6 +189,20 @@ check "... Redis restarted on its append-only file" sh -c "redis-cli -s '$T/redi
 node later "$CLIENT" link "$T/fleet.spv"
 check "... then a fresh node creates its module" test "$(created "$T/later.out")" -eq 1
 check_not "... from nothing half-written (no value refused)" grep -q "not a valid entry" "$T/later.out"
+export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
+
+# ---- a Redis whose ACL refuses BRPOPLPUSH --------------------------------------------------
+# Waiters cannot block: they say so once and look every 200 ms instead,
+# and the module is still compiled once.
+check "redis-server with an ACL user refused BRPOPLPUSH started" \
+	start_redis acl --user fleet on '>Fleet-Pass-1' '~jitcache:*' '+@all' '-brpoplpush'
+export JITCACHE_REMOTE=redis://fleet:Fleet-Pass-1@127.0.0.1:$REDIS_PORT_acl
+rollout acl 3
+wait "${PIDS[@]}"
+check "3 nodes: all created the module, one compile" \
+	test "$(created "$T"/acl*.out)" -eq 3 -a "$(compiled "$T"/acl*.out)" -eq 1
+check "... the waiters said they look every 200 ms instead" \
+	test "$(cat "$T"/acl*.out | grep -c "BRPOPLPUSH refused (NOPERM.*looking every 200 ms instead")" -eq 2
 export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
 
 # ---- a squatter who keeps renewing a lease and never stores ----------------------------------
