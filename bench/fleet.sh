@@ -4,7 +4,8 @@
 # item 4): N nodes (FLEET_NODES, "4 16"; each its own process and empty cache
 # directory) start the same module at the same moment against one remote
 # with default settings: Redis, nginx (WebDAV) and radosgw (S3, from the test
-# bed: make testbed-s3), all started here on 127.0.0.1.  The module is
+# bed: make testbed-s3), all started here on 127.0.0.1 (FLEET_REMOTES: those
+# of "redis http s3" to run).  The module is
 # conv.cl's 22 kernels twice over (tests/integration/fleet_redis.sh's), a few
 # seconds of JIT on the simulated Arc (Debian 12 driver).
 #
@@ -13,8 +14,9 @@
 #         warm_max=S alone=S server_cpu_s=S reqs=METHOD:COUNT,...
 #   compiles   nodes whose exit line (JITCACHE_LOG=info) counts a miss
 #   created    nodes whose module the driver created (44 kernels)
-#   req_per_node  the server's requests for the rollout / N (Redis: commands, from INFO
-#              commandstats, several to a pipelined round trip; nginx's access
+#   req_per_node  the server's requests for the rollout / N (Redis: the commands
+#              nodes sent, from MONITOR, not those its scripts ran; a waiter's
+#              wait and value are two in one round trip; nginx's access
 #              log; radosgw's log at its default debug_rgw 1)
 #   warm_*     seconds from the common start until a node exits with its
 #              module (p50, p99 by nearest rank, max)
@@ -75,15 +77,20 @@ start_redis() {
 }
 start_redis || { echo "fleet bench: redis did not start" >&2; exit 1; }
 bench_at_exit 'kill $RPID 2>/dev/null; wait $RPID 2>/dev/null'
-start_nginx_dav "$W/ng" >"$OUT/logs/fleet-nginx.log" 2>&1 || { echo "fleet bench: nginx did not start" >&2; exit 1; }
+WANT=${FLEET_REMOTES:-redis http s3}
+case " $WANT " in *" http "*)
+	start_nginx_dav "$W/ng" >"$OUT/logs/fleet-nginx.log" 2>&1 || { echo "fleet bench: nginx did not start" >&2; exit 1; } ;;
+esac
 have_s3=0
 # debug_rgw 1 logs each request's method, path and status ("beast: ... "GET /...").
-if start_radosgw "$W/rgw" >"$OUT/logs/fleet-radosgw.log" 2>&1 && s3_make_bucket jitcache-fleet; then
-	have_s3=1
-else
-	echo "fleet bench: radosgw did not start (make testbed-s3): no S3 row" >&2
-	status=1
-fi
+case " $WANT " in *" s3 "*)
+	if start_radosgw "$W/rgw" >"$OUT/logs/fleet-radosgw.log" 2>&1 && s3_make_bucket jitcache-fleet; then
+		have_s3=1
+	else
+		echo "fleet bench: radosgw did not start (make testbed-s3): no S3 row" >&2
+		status=1
+	fi ;;
+esac
 
 # descendants PID: PID and every process below it
 descendants() {
@@ -117,10 +124,10 @@ url() {
 # (in its log from LINE on, for nginx and radosgw)
 requests() {
 	case $1 in
-	redis)
-		redis-cli -p "$RPORT" INFO commandstats | tr -d '\r' |
-			awk -F'[_:=,]' '/^cmdstat_/ && $2 !~ /^(info|config|flushall|ping)/ {
-				n += $4; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $4) } END { print n + 0, s }'
+	redis) # the commands clients sent, not those scripts ran ("[0 lua]")
+		grep -a '^[0-9.]* \[[0-9]* [0-9.]*:[0-9]*\] "' "$W/redis.mon" |
+			sed 's/^[^]]*\] "\([A-Za-z]*\)".*/\1/' | sort | uniq -c |
+			awk '{ n += $1; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $1) } END { print n + 0, s }'
 		;;
 	http)
 		tail -n "+${3:-1}" "$W/ng/access.log" | awk -v tag="/$2/" 'index($7, tag) == 1 { n++; m[substr($6, 2)]++ } END {
@@ -134,10 +141,24 @@ requests() {
 		;;
 	esac
 }
-reset_counts() { # REMOTE [keep]: Redis emptied (unless keep), its counts zeroed
+# Redis's requests are counted by MONITOR, from reset_counts to monitor_stop:
+# commandstats would count the commands its scripts run too.
+MON_PID=""
+monitor_stop() {
+	[ -n "$MON_PID" ] || return 0
+	sleep 0.2 # the last commands
+	kill "$MON_PID" 2>/dev/null
+	wait "$MON_PID" 2>/dev/null
+	MON_PID=""
+}
+bench_at_exit monitor_stop
+reset_counts() { # REMOTE [keep]: Redis emptied (unless keep), its counting started
 	[ "$1" = redis ] || return 0
 	[ "${2:-}" = keep ] || redis-cli -p "$RPORT" FLUSHALL >/dev/null
-	redis-cli -p "$RPORT" CONFIG RESETSTAT >/dev/null
+	monitor_stop
+	redis-cli -p "$RPORT" MONITOR >"$W/redis.mon" 2>&1 &
+	MON_PID=$!
+	for _ in $(seq 1 200); do grep -q OK "$W/redis.mon" 2>/dev/null && return 0; sleep 0.025; done
 }
 
 # rollout REMOTE TAG N [PLACE]: N nodes at once, against the remote's place
@@ -173,7 +194,7 @@ wait "${ROLL_PIDS[@]}"
 echo "fleet none 1 compiles=$(compiled alone-none) created=$(created alone-none) warm_max=$(cat "$W/alone-none/1.t")"
 echo "remote n warm_p50 warm_p99 warm_max alone compiles req_per_node server_cpu_s" >"$OUT/fleet.dat"
 
-remotes="redis http"
+remotes=$(for r in redis http; do case " $WANT " in *" $r "*) echo "$r" ;; esac; done)
 [ "$have_s3" = 1 ] && remotes="$remotes s3"
 for remote in $remotes; do
 	reset_counts "$remote"
@@ -188,6 +209,7 @@ for remote in $remotes; do
 		wait "${ROLL_PIDS[@]}"
 		sleep 0.2 # the server's last log lines
 		c1=$(cpu_ticks "$remote")
+		monitor_stop
 		read -r total methods < <(requests "$remote" "$tag")
 		p50=$(pct 50 "$W/$tag"/*.t) p99=$(pct 99 "$W/$tag"/*.t) max=$(pct 100 "$W/$tag"/*.t)
 		cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" 'BEGIN { printf "%.2f", (b - a) / hz }')
@@ -206,6 +228,7 @@ for remote in $remotes; do
 		rollout "$remote" "w$tag" "$n" "$tag"
 		wait "${ROLL_PIDS[@]}"
 		sleep 0.2
+		monitor_stop
 		read -r total methods < <(requests "$remote" "$tag" "$from")
 		hits=$(cat "$W/w$tag"/*.out | grep -c "^jitcache: 1 hits, 0 misses" || true)
 		echo "fleet_warm $remote $n hits=$hits created=$(created "w$tag")" \

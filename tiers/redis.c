@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 
-/* Longest name: "jitcache:v1:" + 32 hex digits + ":lease". */
+/* Longest name: "jitcache:v1:" + 32 hex digits + ":waiting". */
 #define NAME_MAX_LEN 64
 /* A lease's value: "HOST/PID/NONCE/MS" and, signed, "/" + 144 hex digits. */
 #define LEASE_TOKEN_MAX 320
@@ -58,11 +58,13 @@ struct jc_redis {
 	const struct jc_signer *signer; /* signs this node's leases; or NULL */
 	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
 	int trust_required;
+	int no_blocking;               /* BRPOPLPUSH refused: leases polled (atomic) */
 };
 
 struct jc_remote_lease {
 	struct jc_redis *r;
-	char name[NAME_MAX_LEN], token[LEASE_TOKEN_MAX];
+	char name[NAME_MAX_LEN], wake[NAME_MAX_LEN], waiting[NAME_MAX_LEN];
+	char token[LEASE_TOKEN_MAX];
 	char holder[96];          /* "HOST/PID/NONCE": the token's first part */
 	pid_t pid;
 	pthread_t thread;
@@ -245,7 +247,9 @@ static void end(struct session *s)
 /* The connection failed: say why once, skip the remote for a while. */
 static void io_failed(struct jc_redis *r, redisContext *c, const char *what)
 {
-	if (c->err == REDIS_ERR_PROTOCOL)
+	if (c->err == REDIS_ERR_PROTOCOL && strstr(c->errstr, "larger than"))
+		problem(r, P_PROTOCOL, 1, "the answer to %s is %s", what, c->errstr);
+	else if (c->err == REDIS_ERR_PROTOCOL)
 		problem(r, P_PROTOCOL, 1, "the answer to %s is not Redis protocol (%s)", what,
 			c->errstr);
 	else if (strstr(c->errstr, "temporarily unavailable") || strstr(c->errstr, "timed out"))
@@ -273,8 +277,11 @@ static int by_deadline(redisContext *c, int64_t deadline)
 	return redisSetTimeout(c, tv) == REDIS_OK ? 0 : -1;
 }
 
-/* Send what is buffered and read one reply, all before deadline. */
-static int reply_by(redisContext *c, void **reply, int64_t deadline)
+/* Send what is buffered and read one reply, all before deadline, and with
+ * most (unless 0) bytes at most waiting in the reader: the answer to a
+ * blocking call is a list's element, which whoever can write Redis could
+ * make as large as Redis allows. */
+static int reply_by(redisContext *c, void **reply, int64_t deadline, size_t most)
 {
 	int done = 0;
 	*reply = NULL;
@@ -285,8 +292,14 @@ static int reply_by(redisContext *c, void **reply, int64_t deadline)
 			return -1;
 	}
 	while (!*reply) {
-		if (by_deadline(c, deadline) != 0 || redisBufferRead(c) != REDIS_OK ||
-		    redisGetReplyFromReader(c, reply) != REDIS_OK)
+		if (by_deadline(c, deadline) != 0 || redisBufferRead(c) != REDIS_OK)
+			return -1;
+		if (most && c->reader->len - c->reader->pos > most) {
+			c->err = REDIS_ERR_PROTOCOL;
+			snprintf(c->errstr, sizeof c->errstr, "an answer larger than %zu bytes", most);
+			return -1;
+		}
+		if (redisGetReplyFromReader(c, reply) != REDIS_OK)
 			return -1;
 	}
 	return 0;
@@ -302,31 +315,34 @@ static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const
 {
 	void *reply = NULL;
 	if (redisAppendCommandArgv(c, argc, argv, lens) != REDIS_OK ||
-	    reply_by(c, &reply, deadline_of(r)) != 0 || !reply) {
+	    reply_by(c, &reply, deadline_of(r), 0) != 0 || !reply) {
 		io_failed(r, c, what);
 		return NULL;
 	}
 	return reply;
 }
 
-/* Send n commands at once (one round trip) and read their n replies.
- * 0, or -1 with the session broken and nothing to free. */
+/* Send n commands at once (one round trip) and read their n replies, all
+ * within the timeout (and blocking_ns more: a command that blocks on the
+ * server that long, BRPOPLPUSH), with most bytes at most waiting to be
+ * read (0: no bound but the commands').  0, or -1 with the session broken
+ * and nothing to free. */
 struct command {
 	int argc;
-	const char *argv[9];
-	size_t lens[9];
+	const char *argv[12];
+	size_t lens[12];
 };
 
 static int send_and_read(const struct jc_redis *r, redisContext *c, int n, struct command *cmd,
-			 redisReply **rep)
+			 redisReply **rep, int64_t blocking_ns, size_t most)
 {
 	int got = 0;
-	int64_t deadline = deadline_of(r);
+	int64_t deadline = deadline_of(r) + blocking_ns;
 	for (int i = 0; i < n; i++)
 		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
 			return -1;
 	for (got = 0; got < n; got++)
-		if (reply_by(c, (void **)&rep[got], deadline) != 0 || !rep[got])
+		if (reply_by(c, (void **)&rep[got], deadline, most) != 0 || !rep[got])
 			break;
 	if (got == n)
 		return 0;
@@ -346,15 +362,15 @@ static int closed_while_idle(const struct conn *cn)
 							  strstr(c->errstr, "Broken pipe"))));
 }
 
-static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
-		    const char *what)
+static int pipeline_blocking(struct session *s, int n, struct command *cmd, redisReply **rep,
+			     const char *what, int64_t blocking_ns, size_t most)
 {
-	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
+	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most) == 0)
 		return 0;
 	if (closed_while_idle(s->cn)) {
 		conn_free(s->cn);
 		s->cn = connect_now(s->r);
-		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep) == 0)
+		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most) == 0)
 			return 0;
 	}
 	if (s->cn)
@@ -362,6 +378,12 @@ static int pipeline(struct session *s, int n, struct command *cmd, redisReply **
 	s->broken = 1;
 	s->delta[JC_REMOTE_ERRORS]++;
 	return -1;
+}
+
+static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
+		    const char *what)
+{
+	return pipeline_blocking(s, n, cmd, rep, what, 0, 0);
 }
 
 static void command_set(struct command *cmd, int argc, ...)
@@ -485,9 +507,11 @@ void jc_redis_close(struct jc_redis *r)
 
 /* ---- values ---------------------------------------------------------------------- */
 
-/* A value up to this size comes with the first round trip; a larger one
- * is fetched in a second, once its size is known to be within the limit. */
-#define FIRST_READ (128 * 1024)
+/* A lookup is one GETRANGE of a value's first FIRST_READ bytes: a value up
+ * to that size comes whole with it (a hit is one command), and the header
+ * of a larger one says its size, so that the rest is fetched only if that
+ * is within the limit and the header sound. */
+#define FIRST_READ (1024 * 1024)
 
 /* Take a value out of its reply: header copied, the rest moved to the
  * front of the reply's own buffer, which becomes v->payload (no copy of a
@@ -502,14 +526,24 @@ static void take_value(redisReply *rep, struct jc_remote_value *v)
 	rep->str = NULL;
 }
 
+/* A value whose header already shows it bad: not fetched further (payload
+ * NULL), and refused by jc_remote_value_check() from the header. */
+static int refuse_unread(const redisReply *first, uint64_t size, struct jc_remote_value *v)
+{
+	memcpy(v->header, first->str, JC_ENTRY_HEADER_SIZE);
+	v->size = size;
+	return 1;
+}
+
 /* A larger value is read in pieces of this size into one buffer of its
  * size: the memory it costs is its size and a piece, not the two or three
  * copies a whole reply passes through in hiredis. */
 #define PIECE (4 * 1024 * 1024)
 
 /* The value of size bytes whose first ones are in first: the rest, piece by
- * piece (each answer within the timeout).  1 read, 0 changed meanwhile
- * (then a miss), -1 failed. */
+ * piece (each answer within the timeout), the last piece asked one byte
+ * further, so that a value longer than its header says is seen.  1 read
+ * (or refused unread), 0 changed meanwhile (then a miss), -1 failed. */
 static int get_rest(struct session *s, const char *name, size_t size, const redisReply *first,
 		    struct jc_remote_value *v)
 {
@@ -523,19 +557,25 @@ static int get_rest(struct session *s, const char *name, size_t size, const redi
 		redisReply *rep;
 		char from[32], to[32];
 		size_t want = size - have < PIECE ? size - have : PIECE;
+		int last = have + want == size;
 		snprintf(from, sizeof from, "%zu", have);
-		snprintf(to, sizeof to, "%zu", have + want - 1);
+		snprintf(to, sizeof to, "%zu", have + want - 1 + last);
 		command_set(&cmd, 4, ARG("GETRANGE"), ARG(name), ARG(from), ARG(to));
 		if (pipeline(s, 1, &cmd, &rep, "GET") != 0) {
 			free(buf);
 			return -1;
 		}
 		int ok = rep->type == REDIS_REPLY_STRING && rep->len == want;
+		int longer = rep->type == REDIS_REPLY_STRING && rep->len > want;
 		if (ok)
 			memcpy(buf + have, rep->str, want);
 		else if (rep->type != REDIS_REPLY_STRING)
 			unexpected(s, rep, "GET");
 		freeReplyObject(rep);
+		if (longer) { /* its header does not say its size */
+			free(buf);
+			return refuse_unread(first, size + 1, v);
+		}
 		if (!ok) {
 			free(buf);
 			return 0; /* shortened or gone meanwhile: a miss */
@@ -549,57 +589,85 @@ static int get_rest(struct session *s, const char *name, size_t size, const redi
 	return 1;
 }
 
-/* Could a value of size bytes starting with first be a sound entry for key
- * (header and limit)?  A value whose header says no is not fetched whole;
- * jc_remote_value_check() says why from the header alone. */
-static int sound_start(const struct jc_key *key, const redisReply *first, uint64_t size,
-		       uint64_t limit)
+/* The size of the entry whose header starts first (its payload, and its
+ * signature if signed); 0 if it cannot be one. */
+static uint64_t claimed_size(const redisReply *first)
 {
-	struct jc_entry_header h;
-	const char *why;
-	return first->len >= JC_ENTRY_HEADER_SIZE &&
-	       jc_entry_check_header((const uint8_t *)first->str, size, key, &h, &why) == JC_ENTRY_OK &&
-	       jc_entry_check_limit(&h, limit, &why) == JC_ENTRY_OK;
+	const uint8_t *raw = (const uint8_t *)first->str;
+	uint64_t stored = jc_get_le64(raw + 32);
+	uint32_t flags = (uint32_t)(jc_get_le64(raw + 8) >> 32);
+	uint64_t trailer = flags & JC_ENTRY_SIGNED ? JC_SIG_TRAILER_SIZE : 0;
+	if (stored > UINT64_MAX - JC_ENTRY_HEADER_SIZE - trailer)
+		return 0;
+	return JC_ENTRY_HEADER_SIZE + stored + trailer;
 }
 
-/* STRLEN and the first FIRST_READ bytes in one round trip; the rest, in
- * pieces, only if the whole value is within r->limit.  1 found, 0 absent or
- * refused as too large (said once), -1 failed. */
+/* GETRANGE name 0 first_read(r)-1: with a limit below FIRST_READ, one byte
+ * more than the limit, so that a value over it shows so. */
+static size_t first_read(const struct jc_redis *r)
+{
+	return r->limit < FIRST_READ ? (size_t)r->limit + 1 : FIRST_READ;
+}
+
+/* The rest of a lookup whose first GETRANGE (of first_read(r) bytes)
+ * answered first: 1 found (v filled), 0 absent or refused as too large
+ * (said once), -1 failed.  first is the caller's to free. */
+static int get_finish(struct session *s, const struct jc_key *key, const char *name,
+		      redisReply *first, struct jc_remote_value *v)
+{
+	const uint64_t limit = s->r->limit;
+	if (first->type != REDIS_REPLY_STRING) {
+		unexpected(s, first, "GET");
+		return -1;
+	}
+	if (first->len == 0)
+		return 0;
+	if (first->len < first_read(s->r)) { /* the whole value */
+		take_value(first, v);
+		return 1;
+	}
+	/* Longer than what was asked, or exactly as long: its header says. */
+	uint64_t size = first->len >= JC_ENTRY_HEADER_SIZE ? claimed_size(first) : 0;
+	if (first->len > limit || size > limit) {
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a value of %llu bytes or more is larger than "
+			    "max_size allows (%llu bytes); not read, compiling here", s->r->shown,
+			    (unsigned long long)(size > first->len ? size : first->len),
+			    (unsigned long long)limit);
+		s->delta[JC_REMOTE_CORRUPT]++;
+		return 0;
+	}
+	if (size < first->len) { /* longer than its header says, or no header */
+		take_value(first, v);
+		return 1; /* refused by the check: its size does not match */
+	}
+	struct jc_entry_header h;
+	const char *why;
+	if (jc_entry_check_header((const uint8_t *)first->str, size, key, &h, &why) != JC_ENTRY_OK ||
+	    jc_entry_check_limit(&h, limit, &why) != JC_ENTRY_OK)
+		return refuse_unread(first, size, v);
+	return get_rest(s, name, (size_t)size, first, v);
+}
+
+static void first_command(const struct jc_redis *r, const char *name, struct command *cmd,
+			  char last[32])
+{
+	snprintf(last, 32, "%zu", first_read(r) - 1);
+	command_set(cmd, 4, ARG("GETRANGE"), ARG(name), ARG("0"), ARG(last));
+}
+
+/* One GETRANGE, and the rest only for a value larger than FIRST_READ.
+ * 1 found, 0 absent or refused as too large (said once), -1 failed. */
 static int get_bounded(struct session *s, const struct jc_key *key, const char *name,
 		       struct jc_remote_value *v)
 {
-	struct command cmd[2];
-	redisReply *rep[2];
+	struct command cmd;
+	redisReply *rep;
 	char last[32];
-	snprintf(last, sizeof last, "%d", FIRST_READ - 1);
-	command_set(&cmd[0], 2, ARG("STRLEN"), ARG(name));
-	command_set(&cmd[1], 4, ARG("GETRANGE"), ARG(name), ARG("0"), ARG(last));
-	if (pipeline(s, 2, cmd, rep, "GET") != 0)
+	first_command(s->r, name, &cmd, last);
+	if (pipeline(s, 1, &cmd, &rep, "GET") != 0)
 		return -1;
-	int rc = -1;
-	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_STRING) {
-		unexpected(s, rep[0]->type != REDIS_REPLY_INTEGER ? rep[0] : rep[1], "GET");
-	} else if (rep[0]->integer <= 0 || rep[1]->len == 0) {
-		rc = 0;
-	} else if ((uint64_t)rep[0]->integer > s->r->limit) {
-		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a value of %lld bytes is larger than max_size "
-			    "allows (%llu bytes); not read, compiling here", s->r->shown,
-			    rep[0]->integer, (unsigned long long)s->r->limit);
-		s->delta[JC_REMOTE_CORRUPT]++;
-		rc = 0;
-	} else if ((long long)rep[1]->len == rep[0]->integer) {
-		take_value(rep[1], v);
-		rc = 1;
-	} else if (!sound_start(key, rep[1], (uint64_t)rep[0]->integer, s->r->limit)) {
-		/* Its header already says it is bad: the rest is not fetched. */
-		memcpy(v->header, rep[1]->str, JC_ENTRY_HEADER_SIZE);
-		v->size = (uint64_t)rep[0]->integer;
-		rc = 1;
-	} else {
-		rc = get_rest(s, name, (size_t)rep[0]->integer, rep[1], v);
-	}
-	freeReplyObject(rep[0]);
-	freeReplyObject(rep[1]);
+	int rc = get_finish(s, key, name, rep, v);
+	freeReplyObject(rep);
 	return rc;
 }
 
@@ -649,62 +717,135 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
 
 /* ---- leases ------------------------------------------------------------------------ */
 
+/* A key's lease is "<value's name>:lease"; its holder's release wakes the
+ * nodes waiting for it through "<value's name>:wake", a list of one element
+ * that lives a lease time: a waiter blocks on it (BRPOPLPUSH from and to
+ * the list, which leaves the element for the next waiter) with a timeout
+ * of when the lease would expire, so that a waiter costs a few commands
+ * however long the compile, and a holder that dies without waking anyone
+ * is taken over once its lease has expired.  The names of a key: */
+struct names {
+	char value[NAME_MAX_LEN], lease[NAME_MAX_LEN], wake[NAME_MAX_LEN], waiting[NAME_MAX_LEN];
+};
+
+static void names_of(const struct jc_key *key, struct names *nm)
+{
+	value_name(key, "", nm->value);
+	value_name(key, ":lease", nm->lease);
+	value_name(key, ":wake", nm->wake);
+	value_name(key, ":waiting", nm->waiting);
+}
+
+/* A Lua script, sent by its SHA-1 (EVALSHA): a server that does not have
+ * it (new, restarted, SCRIPT FLUSH) answers NOSCRIPT, and is sent its text
+ * once (EVAL), which keeps it for everyone's next EVALSHA.  sha is
+ * `printf %s "$text" | sha1sum`: a wrong one costs an EVAL each time, which
+ * tests/integration/fleet_redis.sh counts. */
+struct script {
+	const char *sha, *text;
+};
+
 /* Compare-and-renew and compare-and-delete: a lease that expired and was
  * taken by another machine is not ours to extend or remove. */
-static const char renew_script[] =
+static const struct script renew_script = {
+	"9136fcf51831e5cf49f109b6e9c97d5b675280d6",
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
-	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+};
 /* A signed lease is renewed with a new value: its signature dates it. */
-static const char resign_script[] =
+static const struct script resign_script = {
+	"75e34a168c7115067ff24cd3c9ad245d42063bf7",
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
-	"return redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2]) and 1 or 0 else return 0 end";
-/* Take the lease if free.  Every lease jitcache sets expires within its
- * lease time (PX, renewed to the same), so one without an expiry, or with
- * more than ten lease times left, is not a compile in progress but a
- * squatter's (or a leftover of something else): it is removed and the
- * lease taken, instead of making every miss wait lock_timeout for it. */
-/* A lease the waiter saw go unrenewed for lease_wait seconds (ARGV[3], its
- * value's first ARGV[5] + 1 bytes then, and ARGV[4], its PTTL then) is
- * removed too, unless it was
+	"return redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2]) and 1 or 0 else return 0 end"
+};
+/* Take the lease if the value does not exist and the lease is free, in one
+ * command.  Every lease jitcache sets expires within its lease time (PX,
+ * renewed to the same), so one without an expiry, or with more than ten
+ * lease times left, is not a compile in progress but a squatter's (or a
+ * leftover of something else): it is removed and the lease taken, instead
+ * of making every miss wait lock_timeout for it.  A lease the waiter saw go
+ * unrenewed for lease_wait seconds (ARGV[3], its value's first ARGV[5] + 1
+ * bytes then, and ARGV[4], its PTTL then) is removed too, unless it was
  * renewed since: a renewal raises its PTTL or, signed, changes its value.
- * The answer: 1 if taken, else -(its PTTL + 2), so -1 never means taken. */
-static const char take_script[] =
+ * While a lease is held the wake list is emptied: its element says
+ * "released", of an earlier lease (or one a node of an older jitcache
+ * released without waking anyone), and would wake waiters at once.  A
+ * waiter notes that it waits ("...:waiting", for two lease times), so that
+ * a release with nobody waiting leaves no wake list behind.  KEYS: the
+ * lease, the value, the wake list, the note; ARGV[1], ARGV[2]: our lease's
+ * value and PX.  The answer: {0} the value exists; {1} taken; {2, PTTL,
+ * value} another's. */
+static const struct script take_script = {
+	"363030106697755daca1e71a40bf15c14782c65b",
+	"if redis.call('exists', KEYS[2]) == 1 then return {0} end "
 	"local t = redis.call('pttl', KEYS[1]) "
 	"if t == -1 or t > 10 * tonumber(ARGV[2]) or (ARGV[3] ~= '' and t >= 0 and "
 	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, ARGV[5]) == ARGV[3]) then "
 	"redis.call('del', KEYS[1]) end "
-	"if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
-	"return -(redis.call('pttl', KEYS[1]) + 2)";
-static const char release_script[] =
-	"if redis.call('get', KEYS[1]) == ARGV[1] then "
-	"return redis.call('del', KEYS[1]) else return 0 end";
+	"local taken = redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) "
+	"redis.call('del', KEYS[3]) if taken then return {1} end "
+	"redis.call('set', KEYS[4], '1', 'PX', 2 * tonumber(ARGV[2])) "
+	"return {2, redis.call('pttl', KEYS[1]), redis.call('getrange', KEYS[1], 0, ARGV[5])}"
+};
+/* Delete the lease if still ours, and wake its waiters, if any noted that
+ * they wait: the wake list's one element, for a lease time.  A lease that
+ * is no longer ours wakes nobody: its new holder will.  KEYS: the lease,
+ * the wake list, the note. */
+static const struct script release_script = {
+	"37f87d8abc0098f39c817f1ded4b9f59126b0869",
+	"if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end "
+	"redis.call('del', KEYS[1], KEYS[2]) if redis.call('del', KEYS[3]) == 1 then "
+	"redis.call('rpush', KEYS[2], '1') redis.call('pexpire', KEYS[2], ARGV[2]) end return 1"
+};
+
+/* Run sc with nkeys keys then the other arguments (n in all): its reply,
+ * or NULL (the session broken). */
+static redisReply *script_run(struct session *s, const struct script *sc, int nkeys, int n,
+			      const char *const *args, const char *what)
+{
+	struct command cmd;
+	char keys[16];
+	redisReply *rep = NULL;
+	snprintf(keys, sizeof keys, "%d", nkeys);
+	for (int pass = 0; pass < 2; pass++) {
+		command_set(&cmd, 3, ARG(pass ? "EVAL" : "EVALSHA"), ARG(pass ? sc->text : sc->sha),
+			    ARG(keys));
+		for (int i = 0; i < n && cmd.argc < (int)(sizeof cmd.argv / sizeof *cmd.argv); i++) {
+			cmd.argv[cmd.argc] = args[i];
+			cmd.lens[cmd.argc++] = strlen(args[i]);
+		}
+		if (pipeline(s, 1, &cmd, &rep, what) != 0)
+			return NULL;
+		if (pass || rep->type != REDIS_REPLY_ERROR || strncmp(rep->str, "NOSCRIPT", 8) != 0)
+			break;
+		freeReplyObject(rep);
+		rep = NULL;
+	}
+	return rep;
+}
 
 static long long lease_ms(const struct jc_redis *r)
 {
 	return (long long)(r->lease * 1000);
 }
 
-/* Run a lease script (with next: the lease's new value); 1 if it acted,
- * 0 if the lease is not ours, -1. */
-static int lease_script(struct jc_remote_lease *l, const char *script, const char *next,
+/* Run a lease's own script (renew, resign with next: its new value, or
+ * release); 1 if it acted, 0 if the lease is not ours, -1. */
+static int lease_script(struct jc_remote_lease *l, const struct script *sc, const char *next,
 			const char *what)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct session s;
-	struct command cmd;
-	redisReply *rep;
 	char ms[32];
 	snprintf(ms, sizeof ms, "%lld", lease_ms(l->r));
 	if (begin(&s, l->r, delta) != 0)
 		return -1;
-	if (next)
-		command_set(&cmd, 7, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name),
-			    ARG(l->token), ARG(ms), ARG(next));
-	else
-		command_set(&cmd, 6, ARG("EVAL"), ARG(script), ARG("1"), ARG(l->name),
-			    ARG(l->token), ARG(ms));
+	const char *renew[] = { l->name, l->token, ms, next };
+	const char *release[] = { l->name, l->wake, l->waiting, l->token, ms };
+	redisReply *rep = sc == &release_script ? script_run(&s, sc, 3, 5, release, what)
+						: script_run(&s, sc, 1, next ? 4 : 3, renew, what);
 	int rc = -1;
-	if (pipeline(&s, 1, &cmd, &rep, what) == 0) {
+	if (rep) {
 		if (rep->type == REDIS_REPLY_INTEGER)
 			rc = rep->integer > 0;
 		else
@@ -800,8 +941,8 @@ static void *renew_loop(void *arg)
 		if (l->r->signer)
 			make_token(l, l->holder, next);
 		int renewed = l->r->signer
-			? lease_script(l, resign_script, next, "lease renewal")
-			: lease_script(l, renew_script, NULL, "lease renewal");
+			? lease_script(l, &resign_script, next, "lease renewal")
+			: lease_script(l, &renew_script, NULL, "lease renewal");
 		if (renewed > 0 && l->r->signer)
 			memcpy(l->token, next, sizeof next);
 		if (renewed == 0) {
@@ -837,7 +978,7 @@ static void start_renewal(struct jc_remote_lease *l)
 			    "longer than the lease may be repeated on another machine");
 }
 
-static struct jc_remote_lease *new_lease(struct jc_redis *r, const char *name)
+static struct jc_remote_lease *new_lease(struct jc_redis *r, const struct names *nm)
 {
 	struct jc_remote_lease *l = calloc(1, sizeof *l);
 	if (!l)
@@ -849,7 +990,9 @@ static struct jc_remote_lease *new_lease(struct jc_redis *r, const char *name)
 		nonce = (uint64_t)jc_wall_ns() ^ (uint64_t)getpid() << 32;
 	l->r = r;
 	l->pid = getpid();
-	snprintf(l->name, sizeof l->name, "%s", name);
+	memcpy(l->name, nm->lease, sizeof l->name);
+	memcpy(l->wake, nm->wake, sizeof l->wake);
+	memcpy(l->waiting, nm->waiting, sizeof l->waiting);
 	snprintf(l->holder, sizeof l->holder, "%s/%d/%016llx", host, (int)l->pid,
 		 (unsigned long long)nonce);
 	make_token(l, l->holder, l->token);
@@ -871,7 +1014,7 @@ void jc_redis_release(struct jc_remote_lease *l)
 		pthread_mutex_unlock(&l->mu);
 		pthread_join(l->thread, NULL);
 	}
-	lease_script(l, release_script, NULL, "lease release");
+	lease_script(l, &release_script, NULL, "lease release");
 	if (l->has_thread) {
 		pthread_cond_destroy(&l->cv);
 		pthread_mutex_destroy(&l->mu);
@@ -887,80 +1030,130 @@ static void sleep_ns(int64_t ns)
 }
 
 /* What a waiter saw of another's lease at its last look: its value (no
- * more than a token's length) and PTTL, and when it was last seen renewed
- * (or first seen).  stale: not seen renewed for lease_wait seconds. */
+ * more than a token's length), its PTTL and so when it would expire, and
+ * when it was last seen renewed (or first seen).  stale: not seen renewed
+ * for lease_wait seconds. */
 struct watch {
 	char value[LEASE_TOKEN_MAX + 1]; /* GETRANGE 0 LEASE_TOKEN_MAX-1, and a NUL */
 	long long pttl;
-	int64_t alive_ns;
+	int64_t expires_ns, alive_ns;
 	int seen, stale;
 };
 
-/* Note what one look saw of the lease: a higher PTTL than the last look's,
+/* A renewal moves a lease's expiry by a third of a lease time at least
+ * (33 ms for the shortest, 0.1 s); two looks at a lease nobody renews may
+ * put it a few milliseconds apart, from the round trips between. */
+#define RENEWED_NS 20000000
+
+/* Note what one look saw of the lease: a later expiry than the last look's,
  * or another value, is a renewal (or a new holder). */
 static void watch_saw(struct watch *wt, const struct jc_redis *r, const char *value,
 		      size_t len, long long pttl)
 {
-	int64_t now = jc_wall_ns();
+	int64_t now = jc_wall_ns(), expires = now + (int64_t)pttl * 1000000;
 	if (len >= sizeof wt->value)
 		len = sizeof wt->value - 1;
-	if (!wt->seen || pttl > wt->pttl || strlen(wt->value) != len ||
+	if (!wt->seen || expires > wt->expires_ns + RENEWED_NS || strlen(wt->value) != len ||
 	    memcmp(wt->value, value, len) != 0)
 		wt->alive_ns = now;
 	memcpy(wt->value, value, len);
 	wt->value[len] = '\0';
 	wt->pttl = pttl;
+	wt->expires_ns = expires;
 	wt->seen = 1;
 	/* With trusted keys a lease is judged by its signed date instead. */
 	wt->stale = !r->trust_required && now - wt->alive_ns >= (int64_t)(r->lease_wait * 1e9);
 }
 
-/* One round trip: try to take the lease (or take over a stale one) and see
- * whether the value exists. */
-static enum jc_remote_wait poll_once(struct session *s, struct jc_remote_lease *l,
-				     const char *value, struct watch *wt)
+/* One command: take the lease (or take over a stale one), unless the value
+ * exists; or note what another's looks like (JC_REMOTE_TIMEOUT). */
+static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
+				const struct names *nm, struct watch *wt)
 {
-	struct command cmd[3];
-	redisReply *rep[3];
-	char ms[32];
-	const int n = 3;
-	char token_end[16], stale_pttl[32];
+	char ms[32], token_end[16], stale_pttl[32];
 	snprintf(token_end, sizeof token_end, "%d", LEASE_TOKEN_MAX - 1);
 	if (s->r->signer)
 		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
 	snprintf(stale_pttl, sizeof stale_pttl, "%lld", wt->pttl);
-	const char *stale = wt->stale ? wt->value : "";
-	command_set(&cmd[0], 9, ARG("EVAL"), ARG(take_script), ARG("1"), ARG(l->name),
-		    ARG(l->token), ARG(ms), ARG(stale), ARG(stale_pttl), ARG(token_end));
-	command_set(&cmd[1], 2, ARG("EXISTS"), ARG(value));
-	/* Of a lease's value, no more than a token's length is read. */
-	command_set(&cmd[2], 4, ARG("GETRANGE"), ARG(l->name), ARG("0"), ARG(token_end));
-	if (pipeline(s, n, cmd, rep, "a lease request") != 0)
+	const char *args[] = { nm->lease, nm->value, nm->wake, nm->waiting, l->token, ms,
+			       wt->stale ? wt->value : "", stale_pttl, token_end };
+	redisReply *rep = script_run(s, &take_script, 4, 9, args, "a lease request");
+	if (!rep)
 		return JC_REMOTE_FAILED;
-	enum jc_remote_wait w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
-	int taken = rep[0]->type == REDIS_REPLY_INTEGER && rep[0]->integer == 1;
+	enum jc_remote_wait w = JC_REMOTE_FAILED;
+	redisReply **e = rep->element;
 	const char *why = "";
-	if (rep[0]->type != REDIS_REPLY_INTEGER || rep[1]->type != REDIS_REPLY_INTEGER) {
-		unexpected(s, rep[1]->type == REDIS_REPLY_ERROR ? rep[1] : rep[0], "a lease request");
-		w = JC_REMOTE_FAILED;
-	} else if (taken) {
-		w = JC_REMOTE_LEASED;
-	} else if (rep[1]->integer > 0) {
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1 || e[0]->type != REDIS_REPLY_INTEGER ||
+	    (e[0]->integer == 2 && (rep->elements != 3 || e[1]->type != REDIS_REPLY_INTEGER ||
+				    e[2]->type != REDIS_REPLY_STRING))) {
+		unexpected(s, rep, "a lease request");
+	} else if (e[0]->integer == 0) {
 		w = JC_REMOTE_READY;
-	} else if (s->r->trust_required && rep[2]->type == REDIS_REPLY_STRING &&
-		   rep[2]->len > 0 && !lease_trusted(s->r, l->name, rep[2]->str, &why)) {
+	} else if (e[0]->integer == 1) {
+		w = JC_REMOTE_LEASED;
+	} else if (s->r->trust_required && e[2]->len > 0 &&
+		   !lease_trusted(s->r, l->name, e[2]->str, &why)) {
 		/* With trusted keys, only a trusted node's compile is waited
 		 * for: whoever else can write Redis cannot make misses wait. */
 		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a compile lease is not waited for (%s; "
 			    "trusted_keys): compiling here", s->r->shown, why);
 		w = JC_REMOTE_FREE;
-	} else if (rep[2]->type == REDIS_REPLY_STRING) {
-		watch_saw(wt, s->r, rep[2]->str, rep[2]->len, -rep[0]->integer - 2);
+	} else {
+		watch_saw(wt, s->r, e[2]->str, e[2]->len, e[1]->integer);
+		w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
 	}
-	for (int i = 0; i < n; i++)
-		freeReplyObject(rep[i]);
+	freeReplyObject(rep);
 	return w;
+}
+
+/* A blocking wait is given this long past the lease's expiry, which Redis
+ * sees to within a millisecond, and lasts 10 ms at least (0 would be for
+ * ever). */
+#define EXPIRED_NS 10000000
+#define BLOCK_MIN_NS 10000000
+
+/* Block until the holder wakes us (its value written and its lease
+ * released), its lease would have expired or gone stale, or the deadline;
+ * then read the value in the same round trip.  JC_REMOTE_READY with v
+ * filled, JC_REMOTE_TIMEOUT (not there: look again), or FAILED. */
+static enum jc_remote_wait block(struct session *s, const struct names *nm,
+				 const struct jc_key *key, const struct watch *wt,
+				 int64_t deadline_ns, struct jc_remote_value *v)
+{
+	struct jc_redis *r = s->r;
+	int64_t until = wt->expires_ns + EXPIRED_NS;
+	if (!r->trust_required && wt->alive_ns + (int64_t)(r->lease_wait * 1e9) < until)
+		until = wt->alive_ns + (int64_t)(r->lease_wait * 1e9);
+	if (deadline_ns < until)
+		until = deadline_ns;
+	int64_t ns = until - jc_wall_ns();
+	if (ns <= 0 || wt->stale || __atomic_load_n(&r->no_blocking, __ATOMIC_RELAXED))
+		return JC_REMOTE_TIMEOUT;
+	if (ns < BLOCK_MIN_NS)
+		ns = BLOCK_MIN_NS;
+	struct command cmd[2];
+	redisReply *rep[2];
+	char secs[32], last[32];
+	snprintf(secs, sizeof secs, "%.3f", (double)((ns + 999999) / 1000000) / 1e3);
+	command_set(&cmd[0], 4, ARG("BRPOPLPUSH"), ARG(nm->wake), ARG(nm->wake), ARG(secs));
+	first_command(r, nm->value, &cmd[1], last);
+	/* The wake list's element is one byte; the value, first_read(r) at most. */
+	if (pipeline_blocking(s, 2, cmd, rep, "a lease wait", ns, first_read(r) + 4096) != 0)
+		return JC_REMOTE_FAILED;
+	if (rep[0]->type == REDIS_REPLY_ERROR) {
+		/* Before Redis 6 (a timeout in seconds only), or refused by
+		 * its ACL: waiters look again every 200 ms instead. */
+		__atomic_store_n(&r->no_blocking, 1, __ATOMIC_RELAXED);
+		JC_LOG_ONCE(JC_LOG_INFO, "remote %s: BRPOPLPUSH refused (%s); waiting for compile "
+			    "leases by looking every 200 ms instead", r->shown, rep[0]->str);
+	}
+	int got = get_finish(s, key, nm->value, rep[1], v);
+	if (got == 1)
+		s->delta[JC_REMOTE_BYTES_IN] += v->size;
+	freeReplyObject(rep[0]);
+	freeReplyObject(rep[1]);
+	return got > 0 ? JC_REMOTE_READY : got < 0 ? JC_REMOTE_FAILED : JC_REMOTE_TIMEOUT;
 }
 
 void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
@@ -975,26 +1168,28 @@ void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
 
 enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 				   int64_t deadline_ns, struct jc_remote_lease **lease,
-				   uint64_t delta[JC_NCOUNTERS])
+				   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
-	char value[NAME_MAX_LEN], name[NAME_MAX_LEN];
+	struct names nm;
 	*lease = NULL;
+	memset(v, 0, sizeof *v);
 	if (!r)
 		return JC_REMOTE_FAILED;
 	if (r->read_only)
 		return JC_REMOTE_FREE; /* never waits: a lease is not its business */
-	value_name(key, "", value);
-	value_name(key, ":lease", name);
-	struct jc_remote_lease *l = new_lease(r, name);
+	names_of(key, &nm);
+	struct jc_remote_lease *l = new_lease(r, &nm);
 	if (!l)
 		return JC_REMOTE_FAILED;
 	/* A lease is waited for while its holder renews it (every third of a
 	 * lease time), until the deadline (lock_timeout): a compile of any
 	 * length is done once.  Without trusted keys one not seen renewed for
 	 * lease_wait seconds is a dead holder's (or a squatter's) and taken
-	 * over; one a squatter keeps renewing costs the deadline at most. */
+	 * over; one a squatter keeps renewing costs the deadline at most.
+	 * Where Redis cannot block (no_blocking), the lease is looked at every
+	 * 5 ms, doubling to 200 ms. */
 	struct watch wt = { .seen = 0 };
-	int64_t pause = 5000000; /* 5 ms, doubling to 200 ms */
+	int64_t pause = 5000000;
 	enum jc_remote_wait w;
 	for (;;) {
 		struct session s;
@@ -1003,7 +1198,9 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 			break;
 		}
 		int took_over = wt.stale;
-		w = poll_once(&s, l, value, &wt);
+		w = take(&s, l, &nm, &wt);
+		if (w == JC_REMOTE_TIMEOUT)
+			w = block(&s, &nm, key, &wt, deadline_ns, v);
 		end(&s);
 		if (w == JC_REMOTE_LEASED && took_over)
 			JC_LOG_ONCE(JC_LOG_INFO, "remote %s: another machine's compile lease "
@@ -1014,8 +1211,10 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 		int64_t left = deadline_ns - jc_wall_ns();
 		if (left <= 0)
 			break;
-		sleep_ns(pause < left ? pause : left);
-		pause = pause * 2 < 200000000 ? pause * 2 : 200000000;
+		if (__atomic_load_n(&r->no_blocking, __ATOMIC_RELAXED) && !wt.stale) {
+			sleep_ns(pause < left ? pause : left);
+			pause = pause * 2 < 200000000 ? pause * 2 : 200000000;
+		}
 	}
 	if (w == JC_REMOTE_LEASED) {
 		start_renewal(l);

@@ -10,21 +10,36 @@
  * the key>", so a value read from Redis is verified exactly like a file.
  * While one machine compiles a key it holds a lease, a second name
  * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
- * released; a lease whose holder died expires by itself.  With keys
+ * released; a lease whose holder died expires by itself.  Its release
+ * wakes the waiters through a third, "...:<hex>:wake", a list they block
+ * on, where a fourth, "...:<hex>:waiting", notes that some do (so a
+ * compile nobody waited for leaves no wake list behind).  With keys
  * (jc_redis_set_keys, sign.h) a lease's value is signed and dated, renewed
  * with a new date, and a node with trusted keys waits only for a lease
  * signed by one of them within a lease time: whoever else can write Redis
  * cannot make its misses wait.  Without trusted keys a lease cannot be told
  * from a squatter's: another's is waited for while it is seen renewed (its
- * PTTL rises, or its value changes), up to the deadline, and one not seen
- * renewed for lease_wait seconds is taken over.
+ * expiry moves later, or its value changes), up to the deadline, and one
+ * not seen renewed for lease_wait seconds is taken over.
+ *
+ * What each costs, in commands (each a round trip but where said):
+ *   a hit             1: GETRANGE of the value's first MiB (a larger value:
+ *                     one more GETRANGE per 4 MiB);
+ *   a miss, waiting   4: the lookup's GETRANGE, the lease script (EVALSHA),
+ *                     then BRPOPLPUSH and GETRANGE in one round trip; the
+ *                     script and the wait again each time the lease would
+ *                     have expired (about once a lease time);
+ *   a miss, compiling 4: the GETRANGE, the script, the store's SET and the
+ *                     release's script; and a renewal every third of a
+ *                     lease time.
+ * A server that lacks a script (NOSCRIPT) costs one EVAL more, once.
  *
  * Calling sequence (remote.c):
  *
  *   struct jc_redis *r = jc_redis_open(&opts, url, read_only, state_dir, limit); // NULL: unusable
  *   jc_redis_set_keys(r, signer, trust, trust_required)   // optional
  *   jc_redis_get(r, key, &v, delta)          1 found (v filled), 0 absent, -1 failed
- *   jc_redis_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
+ *   jc_redis_wait(r, key, deadline, &lease, &v, delta)   on a miss, before compiling
  *   jc_redis_put(r, key, bytes, size, delta) after compiling (not if read-only)
  *   jc_redis_release(lease)                  after the put; NULL is fine
  *   jc_redis_close(r)
@@ -55,7 +70,8 @@ struct jc_redis;
  * be read.  Of opts, the timeouts, back-off, leases and password file are
  * used.  Connects later, on first use.  state_dir (the cache directory)
  * holds the back-off file.  A value larger than limit bytes (jc_entry_limit)
- * is never read: its size is asked first, and the lookup is a miss. */
+ * is never read: the first read (1 MiB, or the limit and a byte) shows
+ * that, or the header it brings says so, and the lookup is a miss. */
 struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char *url,
 			       int read_only, const char *state_dir, uint64_t limit);
 void jc_redis_close(struct jc_redis *r);
@@ -75,10 +91,18 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
  * lease is waited for while its holder renews it, and taken over once not
  * seen renewed for lease_wait seconds (a squatter who keeps renewing costs
  * the deadline at most); with it, only a trusted lease, until the deadline.
- * A read-only server is never asked: JC_REMOTE_FREE. */
+ * A read-only server is never asked: JC_REMOTE_FREE.
+ *
+ * Taking the lease and seeing that the value does not exist is one command
+ * (a script); a waiter then blocks (BRPOPLPUSH, on a connection of its own)
+ * until the holder's release wakes it or the lease would have expired, and
+ * reads the value in the same round trip: JC_REMOTE_READY with v filled (a
+ * value as jc_redis_get() gives it, the caller's), or with v empty (size 0)
+ * when the value was found by the script.  Any other answer: the value did
+ * not exist at the last look. */
 enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 				  int64_t deadline_ns, struct jc_remote_lease **lease,
-				  uint64_t delta[JC_NCOUNTERS]);
+				  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
 /* The keys of the cache (sign.h; kept alive by the caller): the signer signs
  * this node's leases; with trust_required, only leases trust verifies are
  * waited for (the others: JC_REMOTE_FREE, compile here). */

@@ -233,19 +233,38 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 
 /* ---- reading ------------------------------------------------------------ */
 
-/* The web and S3 remotes that answered "absent" to this thread's last
- * lookup, and for which key: the look after the compile-once lock does not
- * ask them again, so that a miss costs one answer of each, not two (a web
- * server or bucket holds no lease: nothing tells that another machine
- * stored the value meanwhile).  A remote is skipped so once; all are
- * forgotten by a lookup of another key, or when a lease wait finds the
- * value stored (JC_REMOTE_READY).  Redis is asked again: its answers are
- * quick, and its leases make the second look worth it. */
+/* What this thread's last lookup learnt, and for which key, so that the
+ * look after the compile-once lock (the recheck) does not ask again:
+ *   - the web and S3 remotes that answered "absent": a miss costs one
+ *     answer of each, not two (a web server or bucket holds no lease:
+ *     nothing tells that another machine stored the value meanwhile);
+ *   - the Redis that holds the leases, when the lease wait saw its value
+ *     absent (the lease taken, or waited for in vain): the wait's script
+ *     looked after the first lookup did;
+ *   - the value that lease wait read when its holder woke it: the recheck
+ *     gets it without asking again.
+ * A remote is skipped so once; all is forgotten by a lookup of another key,
+ * and the absences when a lease wait finds the value (JC_REMOTE_READY). */
 static __thread struct {
 	const struct jc_remote *r;
 	struct jc_key key;
 	unsigned absent; /* bit i: the i-th remote */
-} last_absent;
+	int ready_tier;  /* ready holds the value read by the lease wait, or -1 */
+	struct jc_remote_value ready;
+} last_look = { .ready_tier = -1 };
+
+/* Forget what was learnt, unless it was of key (and r). */
+static void last_look_for(const struct jc_remote *r, const struct jc_key *key)
+{
+	if (last_look.r == r && memcmp(&last_look.key, key, sizeof *key) == 0)
+		return;
+	if (last_look.ready_tier >= 0)
+		free(last_look.ready.payload);
+	last_look.r = r;
+	last_look.key = *key;
+	last_look.absent = 0;
+	last_look.ready_tier = -1;
+}
 
 int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
@@ -253,20 +272,22 @@ int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
 		return -1;
-	if (!r->t[i].http)
-		return jc_redis_get(r->t[i].redis, key, v, delta);
-	if (last_absent.r != r || memcmp(&last_absent.key, key, sizeof *key) != 0) {
-		last_absent.r = r;
-		last_absent.key = *key;
-		last_absent.absent = 0;
-	} else if (last_absent.absent & 1u << i) {
-		last_absent.absent &= ~(1u << i);
+	last_look_for(r, key);
+	if (last_look.absent & 1u << i) {
+		last_look.absent &= ~(1u << i);
 		return 0;
 	}
+	if (last_look.ready_tier == i) {
+		*v = last_look.ready; /* the caller's now */
+		last_look.ready_tier = -1;
+		return 1;
+	}
+	if (!r->t[i].http)
+		return jc_redis_get(r->t[i].redis, key, v, delta);
 	web_ready();
 	int found = jc_http_get(r->t[i].http, key, v, delta);
 	if (found == 0)
-		last_absent.absent |= 1u << i;
+		last_look.absent |= 1u << i;
 	return found;
 }
 
@@ -292,12 +313,24 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 				   int64_t deadline_ns, struct jc_remote_lease **lease,
 				   uint64_t delta[JC_NCOUNTERS])
 {
+	struct jc_remote_value v;
 	*lease = NULL;
 	if (!r || !r->leases)
 		return JC_REMOTE_FREE;
-	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
-	if (w == JC_REMOTE_READY)
-		last_absent.absent = 0; /* stored by another machine: ask every remote */
+	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, &v, delta);
+	int i = 0;
+	while (i < r->n && r->t[i].redis != r->leases)
+		i++;
+	last_look_for(r, key);
+	if (w == JC_REMOTE_READY) {
+		last_look.absent = 0; /* stored by another machine: ask every remote */
+		if (v.size) {
+			last_look.ready = v;
+			last_look.ready_tier = i;
+		}
+	} else if (w != JC_REMOTE_FAILED) {
+		last_look.absent |= 1u << i; /* not there at the wait's last look */
+	}
 	return w;
 }
 

@@ -26,9 +26,13 @@
  *
  * Compile-once across machines is Redis's: jc_remote_wait() takes a lease
  * in the first writable Redis remote; a lease is released only after the
- * writes queued before the release (the value) are done, so a machine
- * waiting for it finds the value; a lease its holder renews is waited
- * for up to lock_timeout.  Web servers and S3 offer no lease yet:
+ * writes queued before the release (the value) are done, and the release
+ * wakes the machines waiting for it, which find the value; a lease its
+ * holder renews is waited for up to lock_timeout.  What the wait learnt
+ * serves the look after it (jc_remote_get, same thread and key): the value
+ * it read, or that the value was absent at its last look, so that a miss
+ * asks that Redis once (redis.h counts the commands).  Web servers and S3
+ * offer no lease yet:
  * machines that share only those may compile the same kernel at once
  * (each process still compiles each kernel once; see docs/fleets.md).
  *

@@ -12,6 +12,14 @@
 #   - the holder killed (SIGKILL) in the middle of its compile: another node
 #     takes the lease over within about one lease time (3 s here), and every
 #     node still creates its module, the killed one's work done once more;
+#   - requests per node per module (Redis's MONITOR): a waiter blocks until
+#     the holder wakes it, in 4 commands in all (3 round trips), however long
+#     the compile within a lease time; a hit is 1 command;
+#   - Redis killed (SIGKILL) in the middle of a rollout: every node still
+#     creates its module from the driver, and Redis restarted on its
+#     append-only file serves nothing half-written;
+#   - a Redis whose ACL refuses BRPOPLPUSH: waiters look every 200 ms
+#     instead (said once), one compile still;
 #   - a lease a squatter keeps renewing (and never stores behind) costs a
 #     node lock_timeout, no more.
 . "$(dirname "$0")/../lib.sh"
@@ -38,16 +46,35 @@ check "redis-server started on 127.0.0.1" start_redis main
 export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
 cd "$T" || exit 1
 
-# rollout NAME: N nodes NAME1..NAMEN start the module at once; their pids in PIDS.
+# rollout NAME [COUNT]: COUNT (N) nodes NAME1.. start the module at once; their pids in PIDS.
 rollout() {
 	local i
 	PIDS=()
-	for i in $(seq 1 $N); do
+	for i in $(seq 1 "${2:-$N}"); do
 		node "$1$i" "$CLIENT" link "$T/fleet.spv" 2>/dev/null & # (bash's note of a killed node)
 		PIDS+=($!)
 	done
 }
 created() { cat "$@" | grep -c "result 0x0 kernels 44" || true; }
+# Redis's MONITOR, into $T/NAME.mon, from monitor_start NAME to monitor_stop:
+# every command a client sent ("[0 127.0.0.1:PORT] "CMD" ..."), and those a
+# script ran ("[0 lua]").  requests NAME: "COUNT CMD:N,..." of the nodes'
+# (on TCP; this test's own redis-cli talks through the socket).
+monitor_start() {
+	rcli main MONITOR >"$T/$1.mon" 2>&1 &
+	MONITOR_PID=$!
+	for _ in $(seq 1 200); do grep -q OK "$T/$1.mon" 2>/dev/null && return 0; sleep 0.025; done
+	return 1
+}
+monitor_stop() {
+	sleep 0.2 # the last commands
+	kill "$MONITOR_PID" 2>/dev/null
+	wait "$MONITOR_PID" 2>/dev/null
+}
+requests() {
+	grep -a '\[[0-9]* 127\.0\.0\.1:[0-9]*\] "' "$T/$1.mon" | sed 's/^[^]]*\] "\([A-Za-z]*\)".*/\1/' |
+		sort | uniq -c | awk '{ n += $1; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $1) } END { print n + 0, s }'
+}
 # Nodes whose exit line says they compiled (and stored) the module.
 compiled() { cat "$@" | grep -c "^jitcache: 0 hits, 1 misses, 1 stores" || true; }
 
@@ -60,6 +87,34 @@ check "$N nodes, a compile longer than lease_wait: one compile fleet-wide ($c)" 
 check "... the $((N - 1)) others loaded its value" \
 	test "$(cat "$T"/cold*.out | grep -c "^jitcache: 1 hits, 0 misses")" -eq $((N - 1))
 check "... and no lease is left behind" test "$(rcli main KEYS '*:lease' | grep -c lease)" -eq 0
+
+# ---- requests per node per module (issue 39) ---------------------------------------------
+# A waiter blocks until the holder's release wakes it, instead of polling;
+# it looks again only when the lease would have expired (once a lease time
+# while the holder renews it): with a lease of 30 s, longer than this
+# compile on a busy machine, a waiter costs its first lookup, the lease
+# script, the wait and the value, and the holder its lookup, the lease
+# script, the store and the release (ceb2f08 polled: 25 to 100 commands a
+# node).  A hit is one GETRANGE.
+rcli main FLUSHALL >/dev/null
+check "MONITOR started" monitor_start req
+JITCACHE_REMOTE_LEASE=30 JITCACHE_REMOTE_LEASE_WAIT=30
+rollout req
+wait "${PIDS[@]}"
+monitor_stop
+read -r total each < <(requests req)
+rpn=$(awk -v t="$total" -v n=$N 'BEGIN { printf "%.2f", t / n }')
+check "$N nodes: all created the module, one compile" \
+	test "$(created "$T"/req*.out)" -eq $N -a "$(compiled "$T"/req*.out)" -eq 1
+check "... at most 4.5 requests per node ($rpn: $each)" ge 4.5 "$rpn"
+check "... scripts sent by SHA-1: at most one EVAL per script ($each)" \
+	test "$(grep -ac '127\.0\.0\.1:[0-9]*\] "EVAL"' "$T/req.mon")" -le 3
+monitor_start hit
+node hit "$CLIENT" link "$T/fleet.spv"
+monitor_stop
+read -r total each < <(requests hit)
+check "a hit: 1 request ($total: $each)" test "$total" -eq 1 -a "$(created "$T/hit.out")" -eq 1
+JITCACHE_REMOTE_LEASE=3 JITCACHE_REMOTE_LEASE_WAIT=2
 
 # ---- the holder killed in the middle of its compile ----------------------------------------
 rcli main FLUSHALL >/dev/null
@@ -97,6 +152,58 @@ for i in "${!PIDS[@]}"; do [ "$i" = "$victim" ] || alive+=("$T/dead$((i + 1)).ou
 check "... every other node created its module" test "$(created "${alive[@]}")" -eq $((N - 1))
 c=$(compiled "${alive[@]}")
 check "... compiled once more, by one node ($c)" test "$c" -eq 1
+node "dead$((victim + 1))" "$CLIENT" link "$T/fleet.spv"
+check "... and the killed node, run again, creates its module from Redis" \
+	sh -c "grep -q 'result 0x0 kernels 44' '$T/dead$((victim + 1)).out' &&
+		grep -q '^jitcache: 1 hits, 0 misses' '$T/dead$((victim + 1)).out'"
+
+# ---- Redis killed in the middle of a rollout ---------------------------------------------
+# The nodes waiting (blocked on the lease) and the holder compiling lose
+# Redis: each creates its module from the driver (4 nodes: 4 compiles at
+# once on this machine's cores).  Redis, restarted on what it had written
+# (append-only file, fsynced at every write), holds no value or a whole
+# one: a fresh node creates its module from a verified hit or a compile,
+# never from anything half-written.
+check "redis-server with an append-only file started" \
+	start_redis aof --appendonly yes --appendfsync always
+export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_aof
+rollout down 4
+lease=""
+for i in $(seq 1 400); do
+	lease=$(rcli aof KEYS '*:lease' | head -n 1)
+	[ -n "$lease" ] && break
+	sleep 0.025
+done
+check "a node took the lease" test -n "$lease"
+sleep 0.5 # the others blocked on it, the holder compiling
+kill -KILL "${REDIS_PIDS[aof]}"
+wait "${REDIS_PIDS[aof]}" 2>/dev/null
+wait "${PIDS[@]}"
+check "Redis killed mid-rollout: all 4 nodes created the module" test "$(created "$T"/down*.out)" -eq 4
+redis-server --bind 127.0.0.1 --port "$REDIS_PORT_aof" --unixsocket "$T/redis-aof/sock" \
+	--unixsocketperm 700 --save '' --appendonly yes --dir "$T/redis-aof" \
+	--logfile "$T/redis-aof/log" &
+REDIS_PIDS[aof]=$!
+for i in $(seq 1 200); do rcli aof ping 2>/dev/null | grep -q PONG && break; sleep 0.025; done
+check "... Redis restarted on its append-only file" sh -c "redis-cli -s '$T/redis-aof/sock' ping | grep -q PONG"
+node later "$CLIENT" link "$T/fleet.spv"
+check "... then a fresh node creates its module" test "$(created "$T/later.out")" -eq 1
+check_not "... from nothing half-written (no value refused)" grep -q "not a valid entry" "$T/later.out"
+export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
+
+# ---- a Redis whose ACL refuses BRPOPLPUSH --------------------------------------------------
+# Waiters cannot block: they say so once and look every 200 ms instead,
+# and the module is still compiled once.
+check "redis-server with an ACL user refused BRPOPLPUSH started" \
+	start_redis acl --user fleet on '>Fleet-Pass-1' '~jitcache:*' '+@all' '-brpoplpush'
+export JITCACHE_REMOTE=redis://fleet:Fleet-Pass-1@127.0.0.1:$REDIS_PORT_acl
+rollout acl 3
+wait "${PIDS[@]}"
+check "3 nodes: all created the module, one compile" \
+	test "$(created "$T"/acl*.out)" -eq 3 -a "$(compiled "$T"/acl*.out)" -eq 1
+check "... the waiters said they look every 200 ms instead" \
+	test "$(cat "$T"/acl*.out | grep -c "BRPOPLPUSH refused (NOPERM.*looking every 200 ms instead")" -eq 2
+export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
 
 # ---- a squatter who keeps renewing a lease and never stores ----------------------------------
 rcli main FLUSHALL >/dev/null

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: MIT
 # tier: quick
 # The remote tier against a Redis that others can write, or a slow link:
-#   - a value larger than max_size allows is never read (its size is asked
-#     first), a value whose header is bad is not read past its first bytes,
+#   - a value larger than max_size allows is never read (its header, in
+#     the first bytes read, says its size), a value whose header is bad is not read past its first bytes,
 #     a sound large value is read in pieces into one buffer of its size, and
 #     a small zstd value claiming a large entry is refused before it is
 #     inflated, in little time and memory;
 #   - the timeout bounds each answer, not each read(2): through a link that
 #     trickles 512 bytes every 0.3 s a lookup gives up after one timeout;
+#   - a 64 MiB element pushed to the wake list a waiter blocks on is not
+#     read whole;
 #   - a lease set without an expiry (a squatter's) does not make a miss
 #     wait lock_timeout: a writer takes it over at once, and a read-only
 #     node never waits on a lease at all;
@@ -46,10 +48,23 @@ head -c $((300 << 20)) /dev/zero | rcli main -x SET "$(name $K1)" >/dev/null
 measure big JITCACHE_REMOTE="$URL" JITCACHE_MAX_SIZE=64M -- $K1
 check "a 300 MB value, max_size 64M: a miss" grep -q " miss " "$T/big.out"
 check "... never read ($(took big))" small big 2 65536
-check "... said in one line" grep -q "^jitcache: remote .*: a value of 314572800 bytes is larger than max_size allows" "$T/big.out"
+check "... said in one line (its first bytes are no entry's)" \
+	grep -q "^jitcache: the remote's value for $K1 is not a valid entry (bad magic)" "$T/big.out"
 measure big-default JITCACHE_REMOTE="$URL" -- $K1
 echo "     the same value under the default max_size: $(took big-default), $(grep -c "^jitcache:" "$T/big-default.out") line: $(grep "^jitcache:" "$T/big-default.out" | head -n 1 | cut -c1-120)"
 check "... under the default max_size: refused from its first bytes (bad magic), not read whole" small big-default 2 65536
+rcli main DEL "$(name $K1)" >/dev/null
+# A 300 MB value whose header claims its size: refused from that header.
+"$STORE" "$T/v1" 1 1000 >"$T/v1.list"
+python3 -c 'import struct, sys
+h = bytearray(open(sys.argv[1], "rb").read()[:64]); n = (300 << 20) - 64
+h[32:48] = struct.pack("<QQ", n, n); sys.stdout.buffer.write(bytes(h) + bytes(n))' "$(cat "$T/v1.list")" |
+	rcli main -x SET "$(name $K1)" >/dev/null
+measure big-sound JITCACHE_REMOTE="$URL" JITCACHE_MAX_SIZE=64M -- $K1
+check "a 300 MB value whose header says so, max_size 64M: a miss" grep -q " miss " "$T/big-sound.out"
+check "... never read ($(took big-sound))" small big-sound 2 65536
+check "... said in one line" grep -q "^jitcache: remote .*: a value of 314572800 bytes or more is larger than max_size allows" "$T/big-sound.out"
+rm -rf "$T/v1"
 rcli main DEL "$(name $K1)" >/dev/null
 
 # ---- a sound 64 MiB value: read into one buffer of its size ---------------------------
@@ -112,6 +127,20 @@ check "... and leaves it alone (it writes nothing)" test "$(rcli main GET "$(nam
 rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
 measure held-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a live lease of a writer: a read-only node does not wait either ($(took held-r))" small held-r 2 65536
+# ---- a wake-up list others can write ---------------------------------------------------------
+# A waiter blocks on the key's wake list (BRPOPLPUSH), whose element whoever
+# can write Redis could make as large as Redis allows: a 64 MiB one pushed
+# while it waits is not read whole.
+rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
+(sleep 1; head -c $((64 << 20)) /dev/zero | rcli main -x RPUSH "$(name $K1):wake" >/dev/null) &
+pusher=$!
+measure wake JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=15 -- $K1
+wait "$pusher"
+check "a 64 MiB element pushed to the wake list a node waits on: not read ($(took wake))" small wake 10 32768
+check "... said in one line" grep -q "^jitcache: remote .*: the answer to a lease wait is an answer larger than" "$T/wake.out"
+check "... and the node went on (a miss)" grep -q " miss " "$T/wake.out"
+rcli main DEL "$(name $K1):lease" "$(name $K1):wake" >/dev/null
+
 # ---- leases with keys ---------------------------------------------------------------------
 waited() { read -r secs kb < <(tail -n 1 "$T/$1.time") && ge "$secs" "$2"; }
 between() { waited "$1" "$2" && small "$1" "$3" 65536; }

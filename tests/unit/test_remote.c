@@ -286,6 +286,50 @@ static void test_dead_holder(void)
 	jc_cache_close(c);
 }
 
+/* A waiter is woken by the holder's release, not at its lease's expiry: a
+ * lease of 10 s, held 0.3 s. */
+struct woken {
+	struct jc_cache *c;
+	double waited;
+	int hit;
+};
+
+static void *wait_woken(void *arg)
+{
+	struct woken *w = arg;
+	struct jc_key k = make_key(10, 1);
+	struct jc_entry e;
+	double t0 = now_s();
+	struct jc_cache_lock *l = jc_cache_lock_key(w->c, &k);
+	w->waited = now_s() - t0;
+	w->hit = jc_cache_recheck(w->c, &k, &e) == 0 && e.size == 3000;
+	if (w->hit)
+		jc_entry_free(&e);
+	jc_cache_unlock(l);
+	return NULL;
+}
+
+static void test_woken(void)
+{
+	struct jc_key k = make_key(10, 1);
+	struct jc_cache *holder = node("woke-h", 0, 30, 10);
+	struct woken w = { .c = node("woke-w", 0, 30, 10) };
+	char data[3000];
+	fill(data, sizeof data, 4);
+	struct jc_cache_lock *hl = jc_cache_lock_key(holder, &k);
+	pthread_t t;
+	pthread_create(&t, NULL, wait_woken, &w);
+	usleep(300000);
+	jc_cache_put(holder, &k, data, sizeof data, 1);
+	jc_cache_unlock(hl); /* released once the value is written */
+	pthread_join(t, NULL);
+	CHECK(hl && w.waited > 0.2 && w.waited < 2,
+	      "a waiter is woken by the release, not at the 10 s lease's expiry (%.2f s)", w.waited);
+	CHECK(w.hit, "... and finds the value");
+	jc_cache_close(holder);
+	jc_cache_close(w.c);
+}
+
 /* A holder that is alive keeps its lease: a waiter gives up at its own
  * lock_timeout and compiles itself. */
 static void test_bounded_wait(void)
@@ -451,6 +495,7 @@ int main(void)
 		test_fall_through();
 		test_compile_once();
 		test_dead_holder();
+	test_woken();
 		test_bounded_wait();
 	test_lease_wait();
 		test_read_only_never_waits();
