@@ -32,7 +32,7 @@ CFLAGS   ?= -O2 -g
 # Each function and object in its own section, so that the core's link
 # (--gc-sections) leaves out what only the commands use.
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -ffunction-sections -fdata-sections \
-              -D_GNU_SOURCE -DJC_HAVE_ZSTD -DJC_VERSION='"$(VERSION)"' -I. $(DEP_CFLAGS) -pthread
+              -D_GNU_SOURCE -DJC_HAVE_ZSTD -DJC_VERSION='"$(VERSION)"' -DJC_CORE_FILE='"$(CORE_SONAME)"' -I. $(DEP_CFLAGS) -pthread
 
 ifneq ($(SANITIZE),)
   SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -84,7 +84,6 @@ $(ADMIN_OBJ): ALL_CFLAGS += -fPIE
 # What shows the version is rebuilt when it changes.
 $(BUILD)/obj/shim/runtime.o $(BUILD)/obj/shim/preload.o $(BUILD)/obj/shim/core.o \
   $(BUILD)/obj/bin/jitcache-admin.o: Makefile
-$(BUILD)/obj/shim/preload.o: ALL_CFLAGS += -DJC_CORE_FILE='"$(CORE_SONAME)"'
 
 # The dlsym door runs inside sanitizer runtimes' own start-up (they look up
 # functions with dlsym before they are ready), so it is never instrumented.

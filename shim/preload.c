@@ -34,10 +34,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef JC_CORE_FILE
-#error "JC_CORE_FILE (the core's soname) is set by mk/build.mk"
-#endif
-
 /* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
 __attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
 

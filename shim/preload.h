@@ -33,6 +33,9 @@
  * soname link of an installed or built library, else the plain name (the
  * wheel's lib/ has no soname links). */
 #define JC_CORE_NAME "libjitcache-core.so"
+#ifndef JC_CORE_FILE /* its soname: mk/build.mk sets it from the version */
+#error "JC_CORE_FILE (the core's soname, libjitcache-core.so.N) is set by mk/build.mk"
+#endif
 
 /* What the preloaded library gives the core (shim.h's functions of the
  * same names, answered from the preloaded library's place). */
