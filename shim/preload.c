@@ -130,6 +130,8 @@ static void *open_core(char *path, size_t size, char *why, size_t why_size)
 static void load_core(void)
 {
 	char path[PATH_MAX + 64], why[PATH_MAX + 256];
+	if (!self_file) /* called before this library's constructor ran */
+		self_file = jc_library_file_of((const void *)preload_start);
 	void *h = open_core(path, sizeof path, why, sizeof why);
 	if (!h) {
 		say("cannot load its core", why);
