@@ -47,10 +47,17 @@ static void find_real_dlsym(void)
 		real_dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
 }
 
+/* glibc's dlsym, called from here and never tail-called: the caller glibc
+ * sees (after whom RTLD_NEXT looks, whose scope RTLD_DEFAULT searches) is
+ * this library, whoever asked: the core's lookups come through here too
+ * (preload.h), and seen from the core, loaded RTLD_LOCAL, RTLD_NEXT would
+ * find nothing at all. */
 void *jc_real_dlsym(void *handle, const char *name)
 {
 	pthread_once(&dlsym_once, find_real_dlsym);
-	return real_dlsym ? real_dlsym(handle, name) : NULL;
+	void *p = real_dlsym ? real_dlsym(handle, name) : NULL;
+	__asm__ volatile("" : "+r"(p)); /* after the call: no jump to it */
+	return p;
 }
 
 /* The object (link map) containing address, or NULL.  glibc 2.35's

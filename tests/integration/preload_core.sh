@@ -84,6 +84,30 @@ print("call", r, "libjitcache-core" in open("/proc/self/maps").read())
 check "a relative LD_PRELOAD path: the core is found after a chdir" grep -qx 'call -44 True' "$T/rel.out"
 check_not "... without a word of jitcache's" grep -q '^jitcache' "$T/rel.err"
 
+# The core's lookups of the real functions are made from the preloaded
+# library's place: RTLD_NEXT finds a library preloaded after it (as when
+# jitcache was one library), not nothing (seen from the core, loaded
+# RTLD_LOCAL, there is no "next").
+cat >"$T/next.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+__attribute__((visibility("default"))) int clReleaseProgram(void *program)
+{
+	int (*real)(void *) = (int (*)(void *))dlsym(RTLD_NEXT, "clReleaseProgram");
+	fprintf(stderr, "next: called\n");
+	return real ? real(program) : -1000;
+}
+C
+if cc -shared -fPIC -O1 -o "$T/libnext.so" "$T/next.c" -ldl 2>"$T/next.cc.err"; then
+	env LD_PRELOAD="$LIB:$T/libnext.so" python3 "$T/probe.py" "$OPENCL" export \
+		>"$T/next.out" 2>"$T/next.err"
+	cat "$T/next.out" "$T/next.err"
+	check "a library preloaded after jitcache: the core calls on to it, and it to the driver" \
+		sh -c "grep -qx 'call core -44 -44' '$T/next.out' && test \$(grep -c '^next: called' '$T/next.err') = 2"
+else
+	check "the next library builds (cc)" false
+fi
+
 check "the core exports only jc_core_attach" \
 	test "$(nm -D --defined-only "$CORE" | awk '$2 != "A" { print $3 }')" = jc_core_attach
 
