@@ -37,14 +37,16 @@
 /* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
 __attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
 
-/* shim/exports.h, numbered: the trampolines pass their index. */
+/* shim/exports.h, numbered as the slots are.  Names in place, not
+ * pointers: a table of pointers would be relocated in every process. */
 enum {
 #define X(api, name) EXPORT_##name,
 	JC_EXPORTS(X)
 #undef X
 	EXPORTS
 };
-static const char *const export_name[] = {
+#define EXPORT_NAME_SIZE 48 /* the longest, clGetExtensionFunctionAddressForPlatform: 41 */
+static const char export_name[][EXPORT_NAME_SIZE] = {
 #define X(api, name) #name,
 	JC_EXPORTS(X)
 #undef X
@@ -223,7 +225,8 @@ __attribute__((used)) static void *jc_preload_resolve(void **slot, const void *c
 		return real;
 	if (export_api[index] == 'z')
 		return (void *)unavailable_ze;
-	static const char *const pointers[] = { "clCreateProgramWithSource", "clCreateProgramWithIL",
+	static const char pointers[][EXPORT_NAME_SIZE] = { "clCreateProgramWithSource",
+		"clCreateProgramWithIL",
 		"clLinkProgram", "clGetExtensionFunctionAddress",
 		"clGetExtensionFunctionAddressForPlatform", "clCreateKernel", "clCloneKernel" };
 	for (size_t i = 0; i < sizeof pointers / sizeof *pointers; i++)
