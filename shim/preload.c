@@ -37,20 +37,28 @@
 /* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
 __attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
 
-/* shim/exports.h, numbered as the slots are.  Names in place, not
- * pointers: a table of pointers would be relocated in every process. */
+/* shim/exports.h, numbered as the slots are.  The names in one string,
+ * not a table of pointers, which would be relocated in every process. */
 enum {
 #define X(api, name) EXPORT_##name,
 	JC_EXPORTS(X)
 #undef X
 	EXPORTS
 };
-#define EXPORT_NAME_SIZE 48 /* the longest, clGetExtensionFunctionAddressForPlatform: 41 */
-static const char export_name[][EXPORT_NAME_SIZE] = {
-#define X(api, name) #name,
+static const char export_names[] =
+#define X(api, name) #name "\0"
 	JC_EXPORTS(X)
 #undef X
-};
+	;
+
+static const char *export_name(size_t i)
+{
+	const char *p = export_names;
+	while (i--)
+		p += strlen(p) + 1;
+	return p;
+}
+
 static const char export_api[] = {
 #define X(api, name) #api[0],
 	JC_EXPORTS(X)
@@ -187,9 +195,10 @@ int jc_preload_in_core(const void *address)
 void *jc_preload_dlsym_hook(const char *name, void *real)
 {
 	int i = 0;
+	const char *each = export_names;
 	while (i < EXPORTS && (export_api[i] == 'd' || export_api[i] == 'e' ||
-			       strcmp(export_name[i], name) != 0))
-		i++;
+			       strcmp(each, name) != 0))
+		each += strlen(each) + 1, i++;
 	if (i == EXPORTS) /* never wrapped: no core for clock_gettime() */
 		return real;
 	const struct jc_core *c = jc_preload_core();
@@ -220,17 +229,17 @@ __attribute__((used)) static void *jc_preload_resolve(void **slot, const void *c
 	const struct jc_core *c = jc_preload_core();
 	if (c && c->wrapper[index])
 		return c->wrapper[index];
-	void *real = jc_real_for_caller(caller, export_name[index]);
+	const char *name = export_name(index);
+	void *real = jc_real_for_caller(caller, name);
 	if (real && !jc_is_ours(real))
 		return real;
 	if (export_api[index] == 'z')
 		return (void *)unavailable_ze;
-	static const char pointers[][EXPORT_NAME_SIZE] = { "clCreateProgramWithSource",
-		"clCreateProgramWithIL",
-		"clLinkProgram", "clGetExtensionFunctionAddress",
-		"clGetExtensionFunctionAddressForPlatform", "clCreateKernel", "clCloneKernel" };
-	for (size_t i = 0; i < sizeof pointers / sizeof *pointers; i++)
-		if (strcmp(pointers[i], export_name[index]) == 0)
+	static const char pointers[] = "clCreateProgramWithSource\0clCreateProgramWithIL\0"
+		"clLinkProgram\0clGetExtensionFunctionAddress\0"
+		"clGetExtensionFunctionAddressForPlatform\0clCreateKernel\0clCloneKernel\0";
+	for (const char *p = pointers; *p; p += strlen(p) + 1)
+		if (strcmp(p, name) == 0)
 			return (void *)unavailable_cl_pointer;
 	return (void *)unavailable_cl;
 }
