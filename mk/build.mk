@@ -118,8 +118,7 @@ $(BUILD)/core.map:
 	@mkdir -p $(dir $@)
 	$(Q)printf '{ global: jc_core_attach; local: *; };\n' > $@
 
-$(BUILD)/$(CORENAME): $(SHIM_OBJ) $(KEY_OBJ) $(filter-out %/capture.o,$(CORE_OBJ)) \
-  $(BUILD)/obj/config/capture.o $(BUILD)/core.map
+$(BUILD)/$(CORENAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/core.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,$(CORE_SONAME) -Wl,--version-script=$(BUILD)/core.map \
 	  -Wl,-z,defs -Wl,-z,now -Wl,--gc-sections $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) \
