@@ -3,14 +3,17 @@
 #
 # Layout (docs/design.md): the rooms, each calling only those below it:
 # shim/ (interposed entry points: what both APIs share; shim/ze/ Level
-# Zero, shim/cl/ OpenCL), key/ (requests and their keys), cache/ (the
+# Zero, shim/cl/ OpenCL; shim/preload.h says which of its files make the
+# small preloaded library and which the core it loads), key/ (requests and their keys), cache/ (the
 # cache as the shim sees it: lookups and stores across the tiers, compile
 # once, recipes, export and import), tiers/ (read-only layers, the remotes
 # - Redis, HTTP(S) and WebDAV, S3 - and archives), store/ (the local
 # on-disk store), trust/ (signing and verifying), config/ (settings,
-# logging, and the small utilities every room uses: clock, hex, escaping).  Every .c file of them goes
-# into build/libjitcache.so; cache/, tiers/, store/, trust/ and config/
-# also form build/libjccore.a, which the admin tool links, and key/
+# logging, and the small utilities every room uses: clock, hex, escaping).
+# Every .c file of them goes into build/libjitcache-core.so, which the
+# small preloaded library build/libjitcache.so loads on the first
+# intercepted call; cache/, tiers/, store/, trust/ and config/ also form
+# build/libjccore.a, which the admin tool links, and key/
 # build/libjckey.a, which the unit tests and benchmarks link beside it.
 #
 # `make` (and `make install`) builds only the library and the admin tool,
@@ -50,6 +53,10 @@ VERSION      := 1.0.0
 SONAME_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 LIBNAME      := libjitcache.so
 SONAME       := $(LIBNAME).$(SONAME_MAJOR)
+# The core the preloaded library loads on the first intercepted call, from
+# its own directory (shim/preload.h).
+CORENAME     := libjitcache-core.so
+CORE_SONAME  := $(CORENAME).$(SONAME_MAJOR)
 # The wheel's distribution name, free on PyPI (`jitcache` there is another
 # project); its package and command are `jitcache`.  README.md and
 # docs/install.md name it (tests/integration/docs.sh checks they do, wheel.sh
@@ -71,7 +78,7 @@ include mk/build.mk mk/test.mk mk/bench.mk mk/testbed.mk mk/package.mk
 
 all: lib admin man ## build the library, the admin tool and the man page (needs only the library's own dependencies)
 
-lib: $(BUILD)/$(LIBNAME) ## build build/libjitcache.so only
+lib: $(BUILD)/$(LIBNAME) $(BUILD)/$(CORENAME) ## build build/libjitcache.so and the core it loads (libjitcache-core.so) only
 
 admin: $(ADMIN_BIN) $(REPLAY_BIN)
 

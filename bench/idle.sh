@@ -22,8 +22,13 @@
 #
 # Where the rest goes, for /bin/true: the dynamic loader's own figures
 # (LD_DEBUG=statistics: its total time and relocation time in cycles, the
-# number of relocations), the library's sizes (text, data, bss; relocations
-# and exported symbols) and the page faults.
+# number of relocations), the library's sizes (text, data, bss; its own
+# relocations, RELATIVE and JUMP_SLOT, and constructors; exported symbols),
+# the pages it maps and of those the ones a process touched (Rss in
+# /proc/self/smaps of `cat`), and the page faults.  libjitcache.so is the
+# small preloaded library (shim/preload.h); its core,
+# libjitcache-core.so.N beside it, is loaded only by the first intercepted
+# call, which none of these workloads makes: its sizes are shown too.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -46,11 +51,12 @@ cc -shared -fPIC -O2 -o "$work/empty.so" "$work/empty.c" ||
 libs=("empty=$work/empty.so" "jitcache=$LIB")
 for extra in ${IDLE_EXTRA:-}; do libs+=("$extra"); done
 
-python3 - "$OUT" "${IDLE_N:-300}" "${libs[@]}" <<'PY'
+CORE=$(ls "$B"/libjitcache-core.so 2>/dev/null)
+python3 - "$OUT" "${IDLE_N:-300}" "$CORE" "${libs[@]}" <<'PY'
 import os, statistics, subprocess, sys
 
-out, n = sys.argv[1], int(sys.argv[2])
-libs = [a.split("=", 1) for a in sys.argv[3:]]
+out, n, core = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+libs = [a.split("=", 1) for a in sys.argv[4:]]
 loop = "i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i+1)); done"
 workloads = [("true", ["/bin/true"], n, 1),
              ("python", ["python3", "-c", "pass"], max(n // 5, 5), 1),
@@ -117,15 +123,44 @@ def sizes(lib):
     s = subprocess.run(["size", lib], stdout=subprocess.PIPE, text=True).stdout.split("\n")[1].split()
     rel = subprocess.run(["readelf", "-W", "--dyn-syms", lib], stdout=subprocess.PIPE, text=True).stdout
     exported = sum(1 for l in rel.splitlines() if " GLOBAL " in l and " UND " not in l)
-    return int(s[0]), int(s[1]), int(s[2]), os.path.getsize(lib), exported
+    r = subprocess.run(["readelf", "-W", "-r", lib], stdout=subprocess.PIPE, text=True).stdout
+    relative = sum(1 for l in r.splitlines() if "R_X86_64_RELATIVE" in l)
+    slots = sum(1 for l in r.splitlines() if "R_X86_64_JUMP_SLOT" in l)
+    d = subprocess.run(["readelf", "-W", "-d", lib], stdout=subprocess.PIPE, text=True).stdout
+    init = sum(int(l.split()[-2]) // 8 for l in d.splitlines() if "(INIT_ARRAYSZ)" in l)
+    return (int(s[0]), int(s[1]), int(s[2]), os.path.getsize(lib), exported,
+            "%d+%d" % (relative, slots), init)
+
+def pages(lib):
+    """Pages of lib that `cat` maps, and of those it touched (Rss)."""
+    p = subprocess.run(["cat", "/proc/self/smaps"], env=dict(os.environ, LD_PRELOAD=lib),
+                       stdout=subprocess.PIPE, text=True).stdout
+    real = os.path.realpath(lib)
+    mapped = rss = 0
+    mine = False
+    for line in p.splitlines():
+        f = line.split()
+        if "-" in f[0] and len(f) >= 5 and ":" in f[3]:  # a mapping's header
+            mine = len(f) >= 6 and os.path.realpath(f[5]) == real
+            if mine:
+                a, b = (int(x, 16) for x in f[0].split("-"))
+                mapped += (b - a) // 4096
+        elif mine and f[0] == "Rss:":
+            rss += int(f[1]) // 4
+    return mapped, rss
 
 lines += ["", "| library | loader total (cycles) | relocation (cycles) | relocations "
-          "(relative) | text | data | bss | file bytes | exported symbols |",
-          "|---|---|---|---|---|---|---|---|---|"]
+          "(relative) | text | data | bss | file bytes | exported symbols | own relocations "
+          "(RELATIVE+JUMP_SLOT) | constructors | pages mapped | pages touched (Rss) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for k, path in libs:
     st, sz = ld_stats(path), sizes(path)
-    lines.append("| %s | %d | %d | %d (%d) | %d | %d | %d | %d | %d |"
-                 % (k, st["total"], st["reloc"], st["nrel"], st["nrelative"], *sz))
+    mp = pages(path)
+    lines.append("| %s | %d | %d | %d (%d) | %d | %d | %d | %d | %d | %s | %d | %d | %d |"
+                 % (k, st["total"], st["reloc"], st["nrel"], st["nrelative"], *sz, *mp))
+if core:  # not loaded by an idle process: its sizes only
+    lines.append("| jitcache's core (loaded on the first intercepted call) | - | - | - | "
+                 "%d | %d | %d | %d | %d | %s | %d | - | - |" % sizes(core))
 
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "idle.md"), "w").write(text)

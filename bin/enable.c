@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `jitcache enable` / `jitcache disable` (see enable.h). */
 #include "bin/enable.h"
+#include "shim/preload.h"
 
 #include "config/escape.h"
 
@@ -72,6 +73,19 @@ static const char *library(int enable)
 	if (enable && access(lib, R_OK) != 0) {
 		fail(1, "%s: %s", lib, strerror(errno));
 		return NULL;
+	}
+	/* The core it loads on the first GPU call, beside it (shim/preload.h):
+	 * without it every GPU program would run uncached, saying so. */
+	char core[PATH_MAX + 64];
+	const char *last = strrchr(lib, '/');
+	snprintf(core, sizeof core, "%.*s%s", (int)(last - lib + 1), lib, JC_CORE_FILE);
+	if (enable && access(core, R_OK) != 0) {
+		snprintf(core, sizeof core, "%.*s%s", (int)(last - lib + 1), lib, JC_CORE_NAME);
+		if (access(core, R_OK) != 0) {
+			fail(1, "%s: its core %s is not beside it (%s): reinstall jitcache", lib,
+			     JC_CORE_FILE, strerror(errno));
+			return NULL;
+		}
 	}
 	if (strpbrk(lib, "\"\\'\n%$` :")) {
 		fail(1, "%s: a path with quotes, spaces, colons or %% cannot go in LD_PRELOAD", lib);

@@ -16,6 +16,7 @@
 #include "config/log.h"
 #include "key/explain.h"
 #include "shim/exports.h"
+#include "shim/preload.h"
 #include "store/misses.h"
 #include "tiers/archive.h"
 #include "trust/sign.h"
@@ -755,9 +756,20 @@ static void version(const struct jc_config *cfg)
 	printf("%-14s Ed25519ph (libsodium %s, linked in)\n", "signing", sodium_version_string());
 	printf("%-14s zstd %s\n", "compression", ZSTD_versionString());
 	const char *l = library(lib);
-	if (l)
+	if (l) {
 		printf("%-14s %s (%s)\n", "library", l,
 		       access(l, R_OK) == 0 ? "what `jitcache run` preloads" : "NOT FOUND");
+		/* What it loads on the first intercepted call (shim/preload.h). */
+		char core[PATH_MAX + 64];
+		const char *slash = strrchr(l, '/');
+		int dir = slash ? (int)(slash - l + 1) : 0;
+		snprintf(core, sizeof core, "%.*s%s", dir, l, JC_CORE_FILE);
+		if (access(core, R_OK) != 0) /* the wheel's lib/ has no soname links */
+			snprintf(core, sizeof core, "%.*s%s", dir, l, JC_CORE_NAME);
+		printf("%-14s %s (%s)\n", "core", core,
+		       access(core, R_OK) == 0 ? "what it loads on the first GPU call"
+					       : "NOT FOUND: nothing would be cached");
+	}
 	static const char *const role[] = { "system", "user", "JITCACHE_CONFIG" };
 	static const char *const state[] = { [JC_FILE_ABSENT] = "not there",
 		[JC_FILE_READ] = "read", [JC_FILE_UNREADABLE] = "cannot be read",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "config/config.h"
+#include "config/capture.h"
 #include "config/inifile.h"
 #include "config/log.h"
 
@@ -95,26 +96,14 @@ static int parse_level(const char *text, int *out, const char **why)
 static char relative_base[PATH_MAX];
 
 /* The variables the settings are read from, as they were at start
- * (jc_config_capture): copies, so that a program that changes its
- * environment later, or from another thread while the settings are read,
- * changes nothing.  Not taken (a process that never loaded jitcache as a
- * library, such as jitcache-admin): getenv() at the time of reading. */
-static struct {
-	int taken;
-	int n;
-	const char *var[48];   /* "NAME=value", in text */
-	char text[16384];
-} start_env;
-
+ * (jc_config_capture, config/capture.c): copies, so that a program that
+ * changes its environment later, or from another thread while the settings
+ * are read, changes nothing.  Not taken (a process that never loaded
+ * jitcache as a library, such as jitcache-admin): getenv() at the time of
+ * reading. */
 static const char *env_get(const char *name)
 {
-	if (!start_env.taken)
-		return getenv(name);
-	size_t len = strlen(name);
-	for (int i = 0; i < start_env.n; i++)
-		if (strncmp(start_env.var[i], name, len) == 0 && start_env.var[i][len] == '=')
-			return start_env.var[i] + len + 1;
-	return NULL;
+	return jc_config_start_getenv(name);
 }
 
 /* "~/x" -> "$HOME/x"; a relative path -> "BASE/path" (above); an absolute
@@ -584,102 +573,6 @@ void jc_config_load(struct jc_config *cfg)
 	if (cfg->cache_dir[0] == '\0')
 		default_cache_dir(cfg);
 	jc_log_set_level((enum jc_log_level)cfg->log_level);
-}
-
-/* The variables a setting is read from: the settings' own, and what
- * "~" and the default directories are made of. */
-static int captured(const char *entry)
-{
-	static const char *const names[] = { "HOME=", "XDG_CACHE_HOME=", "XDG_CONFIG_HOME=" };
-	if (strncmp(entry, "JITCACHE_", 9) == 0)
-		return 1;
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strncmp(entry, names[i], strlen(names[i])) == 0)
-			return 1;
-	return 0;
-}
-
-/* One path of a setting, as handed on: "~" and "~/x" stay as they are (each
- * process expands them with its own HOME: `sudo -u`, `env HOME=...`), an
- * absolute path too; a relative one gets the starting directory before it. */
-static int absolute(const char *text, size_t len, const char *cwd, char *out, size_t size)
-{
-	const char *sep = "";
-	if (text[0] == '/' || (text[0] == '~' && (len == 1 || text[1] == '/'))) {
-		cwd = "";
-	} else {
-		while (len >= 2 && text[0] == '.' && text[1] == '/') {
-			size_t skip = 2 + strspn(text + 2, "/");
-			skip = skip < len ? skip : len;
-			text += skip, len -= skip;
-		}
-		sep = strcmp(cwd, "/") == 0 || len == 0 ? "" : "/";
-	}
-	int n = snprintf(out, size, "%s%s%.*s", cwd, sep, (int)len, text);
-	return n >= 0 && (size_t)n < size ? n : -1;
-}
-
-/* setenv(env, value) with each relative path of it (a list if list) made
- * absolute against the starting directory, if any was relative. */
-static void hand_on(const char *env, int list, char *cwd, size_t cwd_size)
-{
-	const char *v = getenv(env);
-	char out[JC_REMOTE_LIST_MAX];
-	size_t used = 0;
-	int changed = 0;
-	if (!v || !*v)
-		return;
-	for (const char *p = v; *p; p += list ? strcspn(p, ":") : strlen(p), p += *p == ':') {
-		size_t len = list ? strcspn(p, ":") : strlen(p);
-		if (len == 0)
-			continue;
-		if (p[0] != '/' && !(p[0] == '~' && (len == 1 || p[1] == '/'))) {
-			if (!cwd[0] && !getcwd(cwd, cwd_size))
-				return; /* read later, it is refused with its reason */
-			changed = 1;
-		}
-		int n = absolute(p, len, cwd[0] ? cwd : "/", out + used + !!used,
-				 sizeof out - used - !!used);
-		if (n < 0)
-			return; /* too long: refused with its reason when read */
-		if (used)
-			out[used] = ':';
-		used += (size_t)n + !!used;
-	}
-	if (changed)
-		setenv(env, out, 1);
-}
-
-void jc_config_capture(void)
-{
-	char cwd[PATH_MAX] = "";
-	hand_on("JITCACHE_SYSTEM_CONFIG", 0, cwd, sizeof cwd);
-	hand_on("JITCACHE_CONFIG", 0, cwd, sizeof cwd);
-#define HAND_ON_PATH(env)  hand_on(env, 0, cwd, sizeof cwd);
-#define HAND_ON_PATHS(env) hand_on(env, 1, cwd, sizeof cwd);
-#define HAND_ON_FILES(env) hand_on(env, 1, cwd, sizeof cwd);
-#define HAND_ON_SIZE(env)
-#define HAND_ON_BOOL(env)
-#define HAND_ON_SECS(env)
-#define HAND_ON_LEVEL(env)
-#define HAND_ON_URL(env)
-#define X(sec, nm, kind, field, def, env, help) HAND_ON_##kind(env)
-	JC_SETTINGS(X)
-#undef X
-	size_t used = 0;
-	start_env.n = 0;
-	for (char **e = environ; e && *e; e++) {
-		size_t len = strlen(*e) + 1;
-		if (!captured(*e))
-			continue;
-		if (start_env.n == (int)(sizeof start_env.var / sizeof start_env.var[0]) ||
-		    len > sizeof start_env.text - used)
-			return; /* too many to copy: read with getenv() when needed */
-		memcpy(start_env.text + used, *e, len);
-		start_env.var[start_env.n++] = start_env.text + used;
-		used += len;
-	}
-	start_env.taken = 1;
 }
 
 static const char size_units[] = "KMGT";

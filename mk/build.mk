@@ -15,10 +15,11 @@ pc = $(or $(shell pkg-config $(1) $(2) 2>/dev/null),$(3))
 DEP_CFLAGS  := $(call pc,--cflags,libzstd inih hiredis libsodium libxxhash,)
 LDLIBS_CORE := $(call pc,--libs,inih libzstd,-linih -lzstd) \
                $(call pc,--libs-only-L,hiredis libsodium,) -l:libhiredis.a -l:libsodium.a -ldl -pthread
-# The preloaded library links inih and zstd statically too: every process
-# of a user who leaves jitcache on maps it, and each shared library more
-# costs each of them its loading, relocations and page faults (~0.3 ms of
-# CPU per process for these two, measured: bench/idle.sh, issue 37).
+# The core (libjitcache-core.so, loaded by the preloaded library on the
+# first intercepted call) links inih and zstd statically too: each shared
+# library more costs a process that compiles its loading, relocations and
+# page faults.  The preloaded library itself links only libc (issue 37:
+# every process of a user who leaves jitcache on maps it).
 LDLIBS_PRELOAD := $(call pc,--libs-only-L,inih libzstd hiredis libsodium,) \
                   -l:libinih.a -l:libzstd.a -l:libhiredis.a -l:libsodium.a -ldl -pthread
 OPENCL_LIBS := $(call pc,--libs,OpenCL,-lOpenCL)
@@ -28,8 +29,10 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wundef -Wvla -Wno-unused-parameter $(WERROR)
 
 CFLAGS   ?= -O2 -g
-BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden \
-              -D_GNU_SOURCE -DJC_HAVE_ZSTD -DJC_VERSION='"$(VERSION)"' -I. $(DEP_CFLAGS) -pthread
+# Each function and object in its own section, so that the core's link
+# (--gc-sections) leaves out what only the commands use.
+BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -ffunction-sections -fdata-sections \
+              -D_GNU_SOURCE -DJC_HAVE_ZSTD -DJC_VERSION='"$(VERSION)"' -DJC_CORE_FILE='"$(CORE_SONAME)"' -I. $(DEP_CFLAGS) -pthread
 
 ifneq ($(SANITIZE),)
   SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -39,12 +42,16 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_CFLAGS) -MMD -MP
 
 CORE_SRC := $(wildcard cache/*.c tiers/*.c store/*.c trust/*.c config/*.c)
 KEY_SRC  := $(wildcard key/*.c)
-SHIM_SRC := $(wildcard shim/*.c shim/ze/*.c shim/cl/*.c)
+# The preloaded library (shim/preload.h): these and config/capture.c.  The
+# rest of shim/ goes into the core.
+STUB_SRC := shim/preload.c shim/dlsym.c shim/exec.c
+SHIM_SRC := $(filter-out $(STUB_SRC),$(wildcard shim/*.c shim/ze/*.c shim/cl/*.c))
 # Every bin/*.c but the replay worker is a part of jitcache-admin.
 ADMIN_SRC := $(filter-out bin/jitcache-replay.c,$(wildcard bin/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 KEY_OBJ  := $(KEY_SRC:%.c=$(BUILD)/obj/%.o)
 SHIM_OBJ := $(SHIM_SRC:%.c=$(BUILD)/obj/%.o)
+STUB_OBJ := $(STUB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/config/capture.o
 ADMIN_OBJ := $(ADMIN_SRC:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -75,7 +82,8 @@ $(BUILD)/obj/%.o: %.c
 $(ADMIN_OBJ): ALL_CFLAGS += -fPIE
 
 # What shows the version is rebuilt when it changes.
-$(BUILD)/obj/shim/runtime.o $(BUILD)/obj/bin/jitcache-admin.o: Makefile
+$(BUILD)/obj/shim/runtime.o $(BUILD)/obj/shim/preload.o $(BUILD)/obj/shim/core.o \
+  $(BUILD)/obj/bin/jitcache-admin.o: Makefile
 
 # The dlsym door runs inside sanitizer runtimes' own start-up (they look up
 # functions with dlsym before they are ready), so it is never instrumented.
@@ -95,11 +103,27 @@ $(BUILD)/exports.map: shim/exports.h
 	$(Q)printf '#include "shim/exports.h"\n#define X(api, name) name;\n{ global: JC_EXPORTS(X) local: *; };\n' | \
 	  $(CC) -E -P -I. -x c - > $@
 
-$(BUILD)/$(LIBNAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/exports.map
+# The preloaded library: the exports, the dlsym door, the capture at start
+# (shim/preload.h).  Only libc.
+$(BUILD)/$(LIBNAME): $(STUB_OBJ) $(BUILD)/exports.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/exports.map -Wl,--no-undefined-version \
-	  -Wl,-z,defs -Wl,-z,now $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(LDLIBS_PRELOAD)
+	  -Wl,-z,defs -Wl,-z,now -Wl,--gc-sections $(LDFLAGS) -o $@ $(STUB_OBJ) -ldl
 	$(Q)ln -sf $(LIBNAME) $(BUILD)/$(SONAME)
+
+# The core: everything else, loaded beside it on the first intercepted
+# call.  One export, jc_core_attach; --gc-sections drops what only the
+# commands use (export, import, archives, reports, scans, keygen).
+$(BUILD)/core.map:
+	@mkdir -p $(dir $@)
+	$(Q)printf '{ global: jc_core_attach; local: *; };\n' > $@
+
+$(BUILD)/$(CORENAME): $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) $(BUILD)/core.map
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,$(CORE_SONAME) -Wl,--version-script=$(BUILD)/core.map \
+	  -Wl,-z,defs -Wl,-z,now -Wl,--gc-sections $(LDFLAGS) -o $@ $(SHIM_OBJ) $(KEY_OBJ) $(CORE_OBJ) \
+	  $(LDLIBS_PRELOAD)
+	$(Q)ln -sf $(CORENAME) $(BUILD)/$(CORE_SONAME)
 
 $(ADMIN_BIN): $(ADMIN_OBJ) $(BUILD)/libjckey.a $(BUILD)/libjccore.a
 	@$(if $(Q),echo "  LD      $@")

@@ -23,6 +23,7 @@
  * architectures fall back to a walk of the link maps that follow the
  * caller's object.
  */
+#include "shim/preload.h"
 #include "shim/shim.h"
 
 #include <dlfcn.h>
@@ -32,7 +33,7 @@
 typedef void *(*dlsym_fn)(void *, const char *);
 
 static dlsym_fn real_dlsym;
-static struct link_map *self; /* jitcache's own object */
+static struct link_map *self; /* the preloaded library (preload.h) */
 static pthread_once_t dlsym_once = PTHREAD_ONCE_INIT;
 
 static struct link_map *object_of(const void *address);
@@ -46,10 +47,17 @@ static void find_real_dlsym(void)
 		real_dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
 }
 
+/* glibc's dlsym, called from here and never tail-called: the caller glibc
+ * sees (after whom RTLD_NEXT looks, whose scope RTLD_DEFAULT searches) is
+ * this library, whoever asked: the core's lookups come through here too
+ * (preload.h), and seen from the core, loaded RTLD_LOCAL, RTLD_NEXT would
+ * find nothing at all. */
 void *jc_real_dlsym(void *handle, const char *name)
 {
 	pthread_once(&dlsym_once, find_real_dlsym);
-	return real_dlsym ? real_dlsym(handle, name) : NULL;
+	void *p = real_dlsym ? real_dlsym(handle, name) : NULL;
+	__asm__ volatile("" : "+r"(p)); /* after the call: no jump to it */
+	return p;
 }
 
 /* The object (link map) containing address, or NULL.  glibc 2.35's
@@ -101,15 +109,12 @@ void *jc_real_for_caller(const void *caller, const char *name)
 	return p ? p : in_caller_object(caller, name);
 }
 
+/* The preloaded library's exports, or the core's wrappers. */
 int jc_is_ours(const void *address)
 {
 	pthread_once(&dlsym_once, find_real_dlsym);
-	return object_of(address) == self;
+	return object_of(address) == self || jc_preload_in_core(address);
 }
-
-/* The hooks of the APIs (JC_DLSYM_HOOK in shim.h), bounded by the linker. */
-extern const jc_dlsym_hook_fn __start_jc_dlsym_hooks[] __attribute__((weak, visibility("hidden")));
-extern const jc_dlsym_hook_fn __stop_jc_dlsym_hooks[] __attribute__((weak, visibility("hidden")));
 
 /* Only ze* and cl* names are ever wrapped, and never when the lookup already
  * found jitcache's own export (RTLD_DEFAULT, or the main program's handle). */
@@ -122,7 +127,9 @@ static int wrappable(const char *name, void *p)
 
 /* dlsym for every handle but RTLD_NEXT, called by caller.  RTLD_DEFAULT
  * from a library loaded RTLD_LOCAL also searches that library's own scope,
- * which glibc, seeing jitcache as the caller, would not. */
+ * which glibc, seeing jitcache as the caller, would not.  A lookup that
+ * finds one of the ze or cl names jitcache exports in a library loads the
+ * core, whose hooks (shim.h's JC_DLSYM_HOOK) say what to hand out. */
 __attribute__((used)) static void *jc_dlsym_handle(void *handle, const char *name,
 						  const void *caller)
 {
@@ -131,13 +138,7 @@ __attribute__((used)) static void *jc_dlsym_handle(void *handle, const char *nam
 		p = in_caller_object(caller, name);
 	if (!p || !wrappable(name, p))
 		return p;
-	for (const jc_dlsym_hook_fn *hook = __start_jc_dlsym_hooks; hook < __stop_jc_dlsym_hooks;
-	     hook++) {
-		void *wrapped = (*hook)(name, p);
-		if (wrapped)
-			return wrapped;
-	}
-	return p;
+	return jc_preload_dlsym_hook(name, p);
 }
 
 #if defined(__x86_64__)

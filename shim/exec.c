@@ -6,7 +6,9 @@
  * function is interposed, as gcov's and LLVM's profile runtimes do to save
  * their counters (__gcov_execve): the queued writes get exit_wait, those
  * left are dropped, counted and said (jc_remote_before_exec, remote.h), and
- * the real function is called with the program's own arguments.
+ * the real function is called with the program's own arguments.  That is
+ * the core's business (preload.h): a process that never loaded it (nearly
+ * every process of a user who leaves jitcache on) passes straight through.
  *
  * glibc's execv, execvp, execl... call its execve internally, not through
  * the PLT, so each is interposed on its own.  A process that never wrote to
@@ -15,6 +17,7 @@
  * function cannot be found the call fails with ENOSYS, as a missing
  * function would; nothing else changes errno or the arguments.
  */
+#include "shim/preload.h"
 #include "shim/shim.h"
 
 #include <dlfcn.h>
@@ -42,6 +45,14 @@ static void *real(void **slot, const char *name)
 	return fn;
 }
 
+/* The core's hook (tiers/remote.h's jc_remote_before_exec), if it is loaded. */
+static void before_exec(void)
+{
+	const struct jc_core *core = jc_preload_core_if_loaded();
+	if (core)
+		core->before_exec();
+}
+
 #define REAL(type, name)                                                  \
 	static void *slot_##name;                                         \
 	type real_##name = (type)real(&slot_##name, #name);               \
@@ -51,35 +62,35 @@ static void *real(void **slot, const char *name)
 JC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	REAL(execve_fn, execve);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execve(path, argv, envp);
 }
 
 JC_EXPORT int execv(const char *path, char *const argv[])
 {
 	REAL(execv_fn, execv);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execv(path, argv);
 }
 
 JC_EXPORT int execvp(const char *file, char *const argv[])
 {
 	REAL(execv_fn, execvp);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execvp(file, argv);
 }
 
 JC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	REAL(execve_fn, execvpe);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execvpe(file, argv, envp);
 }
 
 JC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	REAL(fexecve_fn, fexecve);
-	jc_remote_before_exec();
+	before_exec();
 	return real_fexecve(fd, argv, envp);
 }
 
@@ -87,7 +98,7 @@ JC_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 		       int flags)
 {
 	REAL(execveat_fn, execveat);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execveat(dirfd, path, argv, envp, flags);
 }
 
@@ -112,7 +123,7 @@ JC_EXPORT int execl(const char *path, const char *arg, ...)
 	va_list ap;
 	GATHER(arg, ap, argv)
 	va_end(ap);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execv(path, argv);
 }
 
@@ -122,7 +133,7 @@ JC_EXPORT int execlp(const char *file, const char *arg, ...)
 	va_list ap;
 	GATHER(arg, ap, argv)
 	va_end(ap);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execvp(file, argv);
 }
 
@@ -133,6 +144,6 @@ JC_EXPORT int execle(const char *path, const char *arg, ...)
 	GATHER(arg, ap, argv)
 	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
-	jc_remote_before_exec();
+	before_exec();
 	return real_execve(path, argv, envp);
 }

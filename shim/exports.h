@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * exports.h — the one list of what libjitcache.so exports: the API entry
- * points it interposes, each defined in shim/ with JC_EXPORT (shim.h).
+ * points it interposes, each defined in shim/ with JC_EXPORT (shim.h).  The
+ * dl and exec ones are the preloaded library's own; each ze and cl one is
+ * there a trampoline to the core's wrapper of that name (shim/preload.h),
+ * whose table (shim/core.c) comes from this list too.
  *
  * From this list come the linker's version script (the Makefile makes
  * build/exports.map from it with the C preprocessor, so that nothing else

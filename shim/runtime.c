@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
+/* Which jitcache a process runs (the preloaded library has the same line). */
 __attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
 
 static struct jc_config config;
@@ -34,18 +34,10 @@ static void cache_init(void)
 	__atomic_store_n(&cache, c, __ATOMIC_RELEASE);
 }
 
-/* Idle is free: the library every process of a user who leaves it on maps
- * does nothing at load but note what must be fixed at start (the starting
- * directory for relative paths, HOME for "~", the environment the settings
- * come from: jc_config_capture).  The settings are read, the cache
- * directory made, opened and held, the statistics read and the remotes'
- * writer started on the first intercepted call, so that a process that
- * never compiles a kernel has no directory, descriptor, file or thread of
- * jitcache's, and pays only for being mapped. */
-__attribute__((constructor)) static void runtime_constructor(void)
-{
-	jc_config_capture();
-}
+/* Idle is free: nothing here runs at load.  This is the core
+ * (shim/preload.h), loaded on the first intercepted call; what must be
+ * fixed at start was captured then by the preloaded library
+ * (shim/preload.c) and is read from its copy (config/capture.h). */
 
 const struct jc_config *jc_runtime_config(void)
 {

@@ -18,6 +18,15 @@
  *     are answered with jitcache's wrappers (shim/dlsym.c);
  *   - JC_EXPORT, the one way a symbol leaves the library (each one also
  *     listed in shim/exports.h).
+ *
+ * jitcache is two libraries (shim/preload.h): the small preloaded one
+ * (preload.c, dlsym.c, exec.c) and the core it loads on the first
+ * intercepted call (everything else).  The ze and cl functions defined
+ * here with JC_EXPORT live in the core and stay local to it: the
+ * preloaded library's export of the same name jumps to them.  The
+ * lookups below are answered by the preloaded library in both (the
+ * core's are calls through preload.h's table, shim/core.c), so that
+ * RTLD_NEXT still means "after the preloaded library".
  */
 #ifndef JITCACHE_SHIM_H
 #define JITCACHE_SHIM_H
@@ -56,7 +65,8 @@ void *jc_real_dlsym(void *handle, const char *name);
  * bound to jitcache's global exports.  NULL if there is none. */
 void *jc_real_for_caller(const void *caller, const char *name);
 
-/* Whether address lies in jitcache's own library (a wrapper of ours). */
+/* Whether address lies in one of jitcache's libraries (an export of the
+ * preloaded one, or a wrapper of the core). */
 int jc_is_ours(const void *address);
 
 /* The file name of the loaded object that holds address, as dladdr() gives

@@ -196,6 +196,7 @@ user_setup() {
 	CLEANUP_DIRS="$CLEANUP_DIRS $U"
 	mkdir -p "$U/lib"
 	cp "$LIB" "$U/lib/libjitcache.so"
+	cp "$B/libjitcache-core.so" "$U/lib/libjitcache-core.so.1" # loaded from beside it
 	U_LIB=$U/lib/libjitcache.so
 	[ -d "$B/lib" ] && cp -P "$B"/lib/* "$U/lib/" 2>/dev/null
 	for f in "$@"; do cp "$f" "$U/"; done

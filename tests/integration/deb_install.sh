@@ -46,6 +46,7 @@ snapshot >"$T/before.txt"
 apt-get install -y -qq "$DEB" >"$T/apt-install.log" 2>&1; echo "install \$?"
 echo "version \$(jitcache --version)"
 echo "lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache.so.1 2>/dev/null)"
+echo "core \$(ls /usr/lib/x86_64-linux-gnu/libjitcache-core.so* 2>/dev/null | tr '\\n' ' ')"
 echo "conffile \$(dpkg-query -W -f='\${Conffiles}' jitcache | awk '\$1 == "/etc/jitcache.ini" { print \$1 }')"
 MANWIDTH=80 man jitcache 2>/dev/null | grep -q 'JITCACHE_DIR=' && echo "man ok"
 echo "hook conffiles \$(dpkg-query -W -f='\${Conffiles}' jitcache | grep -c -e ' /etc/apt/apt.conf.d/70jitcache ' -e ' /etc/jitcache/apt-warm.conf ')"
@@ -61,7 +62,7 @@ for r in cold warm; do
 	jitcache run -- "$B/tests/cl_build" --platform Portable --source "$T/k.cl" --options -DSCALE=3.0f >"$T/cl-\$r.out" 2>&1
 done
 apt-get remove -y -qq jitcache >"$T/apt-remove.log" 2>&1; echo "remove \$?"
-echo "after remove: lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache.so* 2>/dev/null | wc -l) bin \$(ls /usr/bin/jitcache 2>/dev/null | wc -l) conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
+echo "after remove: lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache*.so* 2>/dev/null | wc -l) bin \$(ls /usr/bin/jitcache 2>/dev/null | wc -l) conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
 apt-get purge -y -qq jitcache >>"$T/apt-remove.log" 2>&1; echo "purge \$?"
 echo "after purge: conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
 snapshot >"$T/after.txt"
@@ -71,6 +72,8 @@ check "apt-get install ./$(basename "$DEB") in a clean Debian 12 chroot" grep -q
 check "installed: jitcache --version" grep -q '^version jitcache ' "$T/in.out"
 check "installed: the library in the multiarch directory, under its soname" \
 	grep -q '^lib /usr/lib/x86_64-linux-gnu/libjitcache.so.1$' "$T/in.out"
+check "installed: its core beside it, under its soname only" \
+	grep -qx 'core /usr/lib/x86_64-linux-gnu/libjitcache-core.so.1 /usr/lib/x86_64-linux-gnu/libjitcache-core.so.1.0.0 ' "$T/in.out"
 check "installed: /etc/jitcache.ini is a conffile" grep -q '^conffile /etc/jitcache.ini$' "$T/in.out"
 check "installed: man jitcache" grep -q '^man ok$' "$T/in.out"
 check "installed: the apt hook's two conffiles" grep -q '^hook conffiles 2$' "$T/in.out"

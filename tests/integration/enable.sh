@@ -26,6 +26,7 @@ check "enable shell: one line of shell (the rest comments)" \
 check "... it names the library by its real path" grep -qF "$REAL_LIB" shell.out
 mkdir -p "$T/lib"
 ln -s "$LIB" "$T/lib/libjitcache.so.1"
+ln -s "$B/libjitcache-core.so.1" "$T/lib/libjitcache-core.so.1"
 JITCACHE_LIB=$T/lib/../lib/libjitcache.so.1 "$JITCACHE" enable shell >soname.out
 check "... a soname link: its directory resolved, the link kept (it outlives an upgrade)" \
 	grep -q "export LD_PRELOAD=\"\${LD_PRELOAD:+\$LD_PRELOAD:}$(realpath "$T/lib")/libjitcache.so.1\"" soname.out

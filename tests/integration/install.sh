@@ -14,7 +14,8 @@ listed=$(grep -v '^#' "$ROOT/packaging/files.list" | grep -c .)
 check "every file of packaging/files.list installed ($listed)" \
 	sh -c "test -x '$P/bin/jitcache' -a -x '$P/libexec/jitcache/jitcache-admin' -a \
 		-x '$P/libexec/jitcache/jitcache-replay' -a -s '$P/share/man/man1/jitcache.1' -a \
-		-e '$P/lib/libjitcache.so.1.0.0' -a -L '$P/lib/libjitcache.so.1' -a -L '$P/lib/libjitcache.so'"
+		-e '$P/lib/libjitcache.so.1.0.0' -a -L '$P/lib/libjitcache.so.1' -a -L '$P/lib/libjitcache.so' -a \
+		-e '$P/lib/libjitcache-core.so.1.0.0' -a -L '$P/lib/libjitcache-core.so.1'"
 unset JITCACHE_LIB JITCACHE_ADMIN
 check "the installed command runs its own admin tool" "$P/bin/jitcache" --version
 if clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then

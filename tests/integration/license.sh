@@ -58,7 +58,7 @@ check "copyright: MIT's text is LICENSE's" \
 
 # What is linked in: the build itself says.
 if [ -x "$B/jitcache-admin" ] && [ -e "$LIB" ]; then
-	for bin in "$LIB" "$B/jitcache-admin"; do nm "$bin" 2>/dev/null; done >"$T/syms"
+	for bin in "$LIB" "$B/libjitcache-core.so" "$B/jitcache-admin"; do nm "$bin" 2>/dev/null; done >"$T/syms"
 	if grep -q ' [Tt] sodium_init$' "$T/syms"; then
 		check "libsodium is linked in: the copyright names it, ISC" \
 			sh -c "grep -q '^ libsodium: Copyright .*Frank Denis' '$C' && grep -q 'ISC' '$C'"
@@ -68,7 +68,7 @@ if [ -x "$B/jitcache-admin" ] && [ -e "$LIB" ]; then
 			sh -c "grep -q '^ hiredis: Copyright .*Salvatore Sanfilippo' '$C' && grep -q '^ BSD-3-Clause\\.' '$C'"
 	fi
 	check "the library's dynamic dependencies are not in the copyright's statically linked list" \
-		sh -c "! ldd '$LIB' | grep -q -e libsodium -e libhiredis"
+		sh -c "! ldd '$LIB' '$B/libjitcache-core.so' | grep -q -e libsodium -e libhiredis"
 else
 	check "the library and jitcache-admin are built ($B)" false
 fi

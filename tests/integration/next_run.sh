@@ -136,10 +136,12 @@ CL
 	# others can write: nothing is run from there (a planted program).
 	mkdir -p app/lib evil/lib
 	cp "$LIB" app/lib/libjitcache.so
+	cp "$B/libjitcache-core.so" app/lib/libjitcache-core.so.1
 	cp "$B/jitcache-replay" app/lib/ 2>/dev/null
 	chmod 1777 evil
 	printf '#!/bin/sh\ntouch %s/planted-ran\n' "$T" >evil/lib/jitcache-replay
 	: >evil/lib/libjitcache.so # what the relative name now leads to
+	: >evil/lib/libjitcache-core.so.1 # and its core
 	chmod 755 evil/lib/jitcache-replay
 	(cd app && LD_PRELOAD=lib/libjitcache.so "$HOSTILE" --platform Portable --source ../k24.cl --chdir "$T/evil" >../planted.out 2>../planted.err)
 	check "relative LD_PRELOAD, chdir into a writable directory: builds" grep -q '^build2=0' planted.out

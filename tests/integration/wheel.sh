@@ -74,6 +74,8 @@ check "jitcache --version from the wheel" "$T/venv/bin/jitcache" --version
 site=$("$T/venv/bin/python" -c 'import jitcache, os; print(os.path.dirname(jitcache.__file__))')
 check "its library is the package's, needing only glibc beside its vendored libraries" \
 	sh -c "ldd '$site/lib/libjitcache.so' | grep '=>' | grep -v -e '$STEM.libs/' -e 'libc.so' -e 'libm.so' -e 'ld-linux' -e 'libpthread' -e 'libdl' -e 'librt' | grep -q . && exit 1 || exit 0"
+check "... and so is its core, beside it" \
+	sh -c "ldd '$site/lib/libjitcache-core.so' | grep '=>' | grep -v -e '$STEM.libs/' -e 'libc.so' -e 'libm.so' -e 'ld-linux' -e 'libpthread' -e 'libdl' -e 'librt' | grep -q . && exit 1 || exit 0"
 export JITCACHE_LOG=info
 for r in cold warm; do
 	JITCACHE_DIR=$T/c-ze "$T/venv/bin/jitcache" run -- "$CLIENT" link "$T/reduce.spv" >"$T/ze-$r.out" 2>&1

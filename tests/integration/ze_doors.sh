@@ -59,7 +59,7 @@ for run in cold warm; do
 		"$CLIENT" link "$T/reduce.spv" >"$T/nested.$run" 2>&1
 done
 check "nested: the loader's pfnCreate is jitcache's wrapper" \
-	grep -q "^fake loader: pfnCreate is in .*libjitcache.so" "$T/nested.cold"
+	grep -q "^fake loader: pfnCreate is in .*libjitcache-core.so" "$T/nested.cold"
 check "nested: cold run works" grep -q "result 0x0 kernels [1-9]" "$T/nested.cold"
 check "nested: one compile, by the outer door" \
 	test "$(count "miss, compiled" "$T/nested.cold")" -eq 1 -a \

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/*
+ * capture.h — what a process that loads jitcache fixes at start: the
+ * environment the settings are read from (config.h's jc_config_capture
+ * says what and why).
+ *
+ * The preloaded library (shim/preload.c) captures into its own copy at
+ * start, without the rest of jitcache; the library it loads on the first
+ * intercepted call (the core) reads the settings from that copy, handed to
+ * it with jc_config_use_start_env().  Nothing here reads a file.
+ */
+#ifndef JITCACHE_CAPTURE_H
+#define JITCACHE_CAPTURE_H
+
+/* The variables settings are read from, as they were at start. */
+struct jc_start_env {
+	int taken; /* 0: not captured (read with getenv() when needed) */
+	int n;
+	const char *var[48]; /* "NAME=value", in text */
+	char text[16384];
+};
+
+/* Makes each relative path of the settings' variables absolute in the
+ * environment, then copies the variables into *out.  Call it only where no
+ * other thread can read the environment (a constructor). */
+void jc_config_capture_into(struct jc_start_env *out);
+
+/* The copy jc_config_load() reads from from now on (NULL: getenv()). */
+void jc_config_use_start_env(const struct jc_start_env *env);
+
+/* The value of name in the copy in use, else getenv(name). */
+const char *jc_config_start_getenv(const char *name);
+
+#endif

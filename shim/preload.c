@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The preloaded library's own part (preload.h): the start-up capture, the
+ * ze and cl exports, and the core, loaded on the first of them.
+ *
+ * Idle is free: the library every process of a user who leaves it on maps
+ * does nothing at load but note what must be fixed at start (the
+ * environment the settings come from, with relative paths made absolute
+ * against the starting directory: config/capture.h; and where this library
+ * lies, for the core beside it).  The core is loaded, the settings read, the
+ * cache directory made, opened and held, the statistics read and the
+ * remotes' writer started on the first intercepted call, so that a process
+ * that never compiles a kernel has no directory, descriptor, file or thread
+ * of jitcache's, and pays only for mapping this small library.
+ *
+ * Each ze and cl export is a trampoline: a jump through its slot in
+ * `wrappers`, empty until the core is loaded.  An empty slot saves the
+ * argument registers, asks jc_preload_resolve() (which loads the core) and
+ * jumps to what it answers, so the wrapper, or the driver's function when
+ * there is no core, runs with the caller's own return address and
+ * arguments (the wrappers find the real function from the caller:
+ * shim.h's jc_real_for_caller).
+ */
+#include "config/capture.h"
+#include "shim/exports.h"
+#include "shim/preload.h"
+#include "shim/shim.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
+__attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
+
+/* shim/exports.h, numbered as the slots are.  The names in one string,
+ * not a table of pointers, which would be relocated in every process. */
+enum {
+#define X(api, name) EXPORT_##name,
+	JC_EXPORTS(X)
+#undef X
+	EXPORTS
+};
+static const char export_names[] =
+#define X(api, name) #name "\0"
+	JC_EXPORTS(X)
+#undef X
+	;
+
+static const char *export_name(size_t i)
+{
+	const char *p = export_names;
+	while (i--)
+		p += strlen(p) + 1;
+	return p;
+}
+
+static const char export_api[] = {
+#define X(api, name) #api[0],
+	JC_EXPORTS(X)
+#undef X
+};
+
+/* Filled from the core's table once it is loaded; read by the trampolines.
+ * One slot per export, named for the trampolines (below, in assembly). */
+extern void *jc_preload_wrappers[EXPORTS] __attribute__((visibility("hidden")));
+
+static struct jc_start_env start_env;
+static const char *self_file;  /* this library's file, as the loader named it */
+static char self_abs[PATH_MAX]; /* ... made absolute, when it was relative */
+
+static const struct jc_core *core;
+static struct link_map *core_map;
+static pthread_once_t core_once = PTHREAD_ONCE_INIT;
+
+__attribute__((constructor)) static void preload_start(void)
+{
+	jc_config_capture_into(&start_env);
+	/* A relative LD_PRELOAD path names this library only from the starting
+	 * directory: the core is found from it later, wherever the program went. */
+	self_file = jc_library_file_of((const void *)preload_start);
+	if (self_file && self_file[0] != '/' && strchr(self_file, '/')) {
+		char cwd[PATH_MAX];
+		if (getcwd(cwd, sizeof cwd) &&
+		    (size_t)snprintf(self_abs, sizeof self_abs, "%s/%s", cwd, self_file) <
+			    sizeof self_abs)
+			self_file = self_abs;
+	}
+}
+
+static const struct jc_preload table = {
+	.abi = JC_PRELOAD_ABI,
+	.version = JC_VERSION,
+	.real_dlsym = jc_real_dlsym,
+	.real_for_caller = jc_real_for_caller,
+	.is_ours = jc_is_ours,
+	.library_file_of = jc_library_file_of,
+	.start_env = &start_env,
+};
+
+/* One line on stderr, at most once a process: jitcache then only passes
+ * calls through. */
+static void say(const char *what, const char *why)
+{
+	char line[PATH_MAX + 512];
+	int n = snprintf(line, sizeof line,
+			 "jitcache: %s: %s; running without the cache (reinstall jitcache, or "
+			 "take it out of LD_PRELOAD)\n", what, why ? why : "unknown error");
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* The core in this library's directory: its soname, else its plain name
+ * (the wheel has no soname links).  NULL with why set (the soname's
+ * error: the file the user should look for). */
+static void *open_core(char *path, size_t size, char *why, size_t why_size)
+{
+	const char *slash = self_file ? strrchr(self_file, '/') : NULL;
+	int dir = slash ? (int)(slash - self_file + 1) : 0;
+	const char *names[] = { JC_CORE_FILE, JC_CORE_NAME };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, size, "%.*s%s", dir, dir ? self_file : "", names[i]);
+		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+		if (h)
+			return h;
+		if (i == 0) {
+			const char *e = dlerror();
+			snprintf(why, why_size, "%s", e ? e : path);
+			if (access(path, F_OK) == 0)
+				break; /* there, but not loadable */
+		}
+	}
+	return NULL;
+}
+
+static void load_core(void)
+{
+	char path[PATH_MAX + 64], why[PATH_MAX + 256];
+	if (!self_file) /* called before this library's constructor ran */
+		self_file = jc_library_file_of((const void *)preload_start);
+	void *h = open_core(path, sizeof path, why, sizeof why);
+	if (!h) {
+		say("cannot load its core", why);
+		return;
+	}
+	jc_core_attach_fn attach = (jc_core_attach_fn)jc_real_dlsym(h, "jc_core_attach");
+	const struct jc_core *c = attach ? attach(&table) : NULL;
+	if (!c) {
+		say(path, "not the core of this jitcache (" JC_VERSION ")");
+		return;
+	}
+	struct link_map *map = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0)
+		__atomic_store_n(&core_map, map, __ATOMIC_RELEASE);
+	for (int i = 0; i < EXPORTS; i++)
+		__atomic_store_n(&jc_preload_wrappers[i], c->wrapper[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&core, c, __ATOMIC_RELEASE);
+}
+
+const struct jc_core *jc_preload_core(void)
+{
+	pthread_once(&core_once, load_core);
+	return __atomic_load_n(&core, __ATOMIC_ACQUIRE);
+}
+
+const struct jc_core *jc_preload_core_if_loaded(void)
+{
+	return __atomic_load_n(&core, __ATOMIC_ACQUIRE);
+}
+
+int jc_preload_in_core(const void *address)
+{
+	struct link_map *map = __atomic_load_n(&core_map, __ATOMIC_ACQUIRE);
+	if (!map)
+		return 0;
+	Dl_info info;
+	struct link_map *found = NULL;
+	/* Only once the core is loaded: its own lookups (cl_real.c, ze.c). */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+	struct dl_find_object fo;
+	if (_dl_find_object((void *)(uintptr_t)address, &fo) == 0)
+		return fo.dlfo_link_map == map;
+#endif
+	if (!dladdr1(address, &info, (void **)&found, RTLD_DL_LINKMAP))
+		return 0;
+	return found == map;
+}
+
+/* What the dlsym door hands out for a lookup of name that found real in a
+ * library: the core's wrapper (loading the core), else real. */
+void *jc_preload_dlsym_hook(const char *name, void *real)
+{
+	int i = 0;
+	const char *each = export_names;
+	while (i < EXPORTS && (export_api[i] == 'd' || export_api[i] == 'e' ||
+			       strcmp(each, name) != 0))
+		each += strlen(each) + 1, i++;
+	if (i == EXPORTS) /* never wrapped: no core for clock_gettime() */
+		return real;
+	const struct jc_core *c = jc_preload_core();
+	void *wrapped = c ? c->dlsym_hook(name, real) : NULL;
+	return wrapped ? wrapped : real;
+}
+
+/* What an export does with no core: what the driver would return if it
+ * had no such function (the call cannot be passed on). */
+static unsigned int unavailable_ze(void)
+{
+	return 0x78000001u; /* ZE_RESULT_ERROR_UNINITIALIZED */
+}
+static int unavailable_cl(void)
+{
+	return -59; /* CL_INVALID_OPERATION */
+}
+static void *unavailable_cl_pointer(void)
+{
+	return NULL;
+}
+
+/* Called by an export whose slot is empty, with the slot and the caller's
+ * return address: where to jump. */
+__attribute__((used)) static void *jc_preload_resolve(void **slot, const void *caller)
+{
+	size_t index = (size_t)(slot - jc_preload_wrappers);
+	const struct jc_core *c = jc_preload_core();
+	if (c && c->wrapper[index])
+		return c->wrapper[index];
+	const char *name = export_name(index);
+	void *real = jc_real_for_caller(caller, name);
+	if (real && !jc_is_ours(real))
+		return real;
+	if (export_api[index] == 'z')
+		return (void *)unavailable_ze;
+	static const char pointers[] = "clCreateProgramWithSource\0clCreateProgramWithIL\0"
+		"clLinkProgram\0clGetExtensionFunctionAddress\0"
+		"clGetExtensionFunctionAddressForPlatform\0clCreateKernel\0clCloneKernel\0";
+	for (const char *p = pointers; *p; p += strlen(p) + 1)
+		if (strcmp(p, name) == 0)
+			return (void *)unavailable_cl_pointer;
+	return (void *)unavailable_cl;
+}
+
+#if defined(__x86_64__)
+
+/* The slots, one per export (the dl and exec ones stay empty). */
+#define SLOT(api, name) "jc_slot_" #name ":	.zero 8\n"
+__asm__(".bss\n"
+	".balign 8\n"
+	".globl jc_preload_wrappers\n"
+	".hidden jc_preload_wrappers\n"
+	".type jc_preload_wrappers, @object\n"
+	"jc_preload_wrappers:\n"
+	JC_EXPORTS(SLOT)
+	".size jc_preload_wrappers, .-jc_preload_wrappers\n"
+	".text\n");
+#undef SLOT
+
+/* One trampoline per ze and cl export: jump through its slot, else, with
+ * the slot's address in %r11 (no argument register), to the common slow
+ * path.  The slow path saves the six argument registers (the stack
+ * arguments of clCompileProgram and clLinkProgram stay where they are:
+ * %rsp is back in place before the jump), passes the caller's return
+ * address, and jumps to the answer.  No exported function takes a
+ * floating-point or variadic argument. */
+#define T_dl(name)
+#define T_exec(name)
+#define T_ze(name) TRAMPOLINE(name)
+#define T_cl(name) TRAMPOLINE(name)
+#define TRAMPOLINE(name)                                                          \
+	".globl " #name "\n"                                                      \
+	".type " #name ", @function\n" #name ":\n"                                \
+	"	leaq jc_slot_" #name "(%rip), %r11\n"                             \
+	"	movq (%r11), %rax\n"                                              \
+	"	testq %rax, %rax\n"                                               \
+	"	jz jc_preload_slow\n"                                             \
+	"	jmp *%rax\n"                                                      \
+	".size " #name ", .-" #name "\n"
+#define X(api, name) T_##api(name)
+
+__asm__(".text\n"
+	JC_EXPORTS(X)
+	".type jc_preload_slow, @function\n"
+	"jc_preload_slow:\n"
+	"	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	pushq %rdx\n"
+	"	pushq %rcx\n"
+	"	pushq %r8\n"
+	"	pushq %r9\n"
+	"	movq 48(%rsp), %rsi\n" /* the caller's return address */
+	"	movq %r11, %rdi\n"     /* the slot */
+	"	subq $8, %rsp\n"
+	"	call jc_preload_resolve\n"
+	"	addq $8, %rsp\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %rcx\n"
+	"	popq %rdx\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"	jmp *%rax\n"
+	".size jc_preload_slow, .-jc_preload_slow\n");
+#undef X
+
+#else
+#error "the preloaded library's trampolines (shim/preload.c) are written for x86-64 only"
+#endif
