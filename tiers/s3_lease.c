@@ -298,6 +298,10 @@ enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key
 			r = JC_REMOTE_READY;
 			break;
 		}
+		if ((a.code != 200 && a.code != 404) || v.code != 404) {
+			r = JC_REMOTE_FAILED; /* (said by neither: not a failure of the server's) */
+			break;
+		}
 		if (a.code == 200 && s->trust_required) {
 			JC_LOG_ONCE(JC_LOG_WARN, "remote S3: another machine's compile lease is "
 				    "not waited for (S3 leases are not signed; trusted_keys): "
@@ -317,13 +321,15 @@ enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key
 		int64_t left = deadline_ns - jc_wall_ns();
 		if (left <= 0)
 			break;
-		if (!create) /* (released, or never there: try to take it at once) */
-			sleep_ns(pause < left ? pause : left);
-		pause = pause * 2 < 500000000 ? pause * 2 : 500000000;
+		/* released, or never there: try to take it again soon */
+		int64_t ns = create ? 20000000 : pause;
+		sleep_ns(ns < left ? ns : left);
+		if (!create)
+			pause = pause * 2 < 500000000 ? pause * 2 : 500000000;
 	}
 	if (took_over)
 		JC_LOG_ONCE(JC_LOG_INFO, "remote S3: another machine's compile lease was not "
-			    "renewed for a lease time: taken over, compiling here");
+			    "renewed (lease, lease_wait): taken over, compiling here");
 	if (r == JC_REMOTE_LEASED) {
 		start_renewal(l);
 		*lease = l;
