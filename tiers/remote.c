@@ -242,8 +242,9 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 /* The web and S3 remotes that answered "absent" to this thread's last
  * lookup, and for which key: the look after the compile-once lock does not
  * ask them again, so that a miss costs one answer of each, not two (a web
- * server or bucket holds no lease: nothing tells that another machine
- * stored the value meanwhile).  A remote is skipped so once; all are
+ * server holds no lease: nothing tells that another machine stored the
+ * value meanwhile; an S3 lease taken looks at the value once more itself,
+ * s3_lease.h).  A remote is skipped so once; all are
  * forgotten by a lookup of another key, or when a lease wait finds the
  * value stored (JC_REMOTE_READY).  Redis is asked again: its answers are
  * quick, and its leases make the second look worth it. */

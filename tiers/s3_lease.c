@@ -258,6 +258,15 @@ static enum jc_remote_wait check_conditions(struct jc_remote_lease *l,
 	return JC_REMOTE_FREE;
 }
 
+/* Was the value stored by a holder that released its lease between this
+ * node's lookup and its create?  (Unknown: no.) */
+static int value_exists(struct jc_remote_lease *l, uint64_t delta[JC_NCOUNTERS])
+{
+	struct jc_http_answer v;
+	return jc_http_exchange(l->s->h, &l->key, "", "HEAD", NULL, NULL, 0, &v, delta) == 0 &&
+	       v.code == 200;
+}
+
 enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key *key,
 				     int64_t deadline_ns, struct jc_remote_lease **lease,
 				     uint64_t delta[JC_NCOUNTERS])
@@ -279,6 +288,10 @@ enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key
 		int wrote = 0;
 		if (create && (wrote = write_lease(l, CREATE, delta)) != 0) {
 			r = wrote > 0 ? check_conditions(l, delta) : JC_REMOTE_FAILED;
+			if (r == JC_REMOTE_LEASED && value_exists(l, delta)) {
+				jc_s3_lease_release(l); /* stored since our lookup: no compile */
+				return JC_REMOTE_READY;
+			}
 			break;
 		}
 		/* the lease first, then the value: a holder writes the value

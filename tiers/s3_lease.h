@@ -8,7 +8,9 @@
  *
  * The lease of a key is the object "<the value's name>.lease".  A node that
  * misses creates it with `If-None-Match: *` (only if absent; 412 if another
- * node holds it): the one whose create succeeds compiles, and a small
+ * node holds it): the one whose create succeeds compiles (unless the value
+ * is there by then, a holder having stored it and let go since the lookup:
+ * the lease is let go, JC_REMOTE_READY), and a small
  * thread renews the lease every third of `lease` seconds by overwriting it
  * with `If-Match: <its ETag>`, each time with a new body (the ETag is the
  * body's MD5), so that a waiter sees it renewed.  The lease is deleted
