@@ -35,7 +35,8 @@ stop_server() {
 
 stop_servers() {
 	local n
-	for n in "${!SERVER_PIDS[@]}"; do stop_server "$n"; done
+	# radosgw before its cluster: it waits for the monitor to shut down
+	for n in radosgw ceph-osd ceph-mon "${!SERVER_PIDS[@]}"; do stop_server "$n"; done
 }
 
 # wait_http URL: until something answers HTTP there (5 s at most).

@@ -323,7 +323,7 @@ static void count(struct jc_remote *r, const uint64_t delta[JC_NCOUNTERS])
 /* A lease is Redis's if there is a writable Redis, else the S3 remote's. */
 static void release_lease(struct jc_remote *r, struct jc_remote_lease *l)
 {
-	if (r->leases)
+	if (!r || r->leases)
 		jc_redis_release(l);
 	else
 		jc_s3_lease_release(l);

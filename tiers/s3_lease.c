@@ -75,7 +75,8 @@ static const char *const CREATE[] = { "If-None-Match: *", NULL };
 
 /* Write the lease with the condition given (If-None-Match: *, or If-Match:
  * an ETag): 1 written (l->etag is its new one), 0 refused (412: another's,
- * or 409: another's write at the same moment; 404: gone), -1 failed. */
+ * or 409: another's write at the same moment; If-Match, 404: gone), -1
+ * failed (a create answered 404: no such bucket; any other refusal). */
 static int write_lease(struct jc_remote_lease *l, const char *const *cond,
 		       uint64_t delta[JC_NCOUNTERS])
 {
@@ -90,7 +91,11 @@ static int write_lease(struct jc_remote_lease *l, const char *const *cond,
 		snprintf(l->etag, sizeof l->etag, "%s", a.etag);
 		return l->etag[0] ? 1 : -1;
 	}
-	return a.code == 412 || a.code == 409 || a.code == 404 ? 0 : -1;
+	if (a.code == 412 || a.code == 409 || (a.code == 404 && cond != CREATE))
+		return 0;
+	JC_LOG_ONCE(JC_LOG_WARN, "remote S3: a compile lease cannot be written (HTTP %ld%s); "
+		    "compiling here", a.code, a.code == 404 ? ": no such bucket?" : "");
+	return -1;
 }
 
 static int write_if_match(struct jc_remote_lease *l, const char *etag,

@@ -13,7 +13,8 @@
 #   - the holder killed (SIGKILL) in the middle of its compile: another node
 #     takes the lease over within about one lease time (3 s here), and every
 #     other node still creates its module, compiled once more by one node;
-#   - radosgw stopped: every node compiles at once and creates its module;
+#   - a bucket that is not there, or radosgw stopped: every node compiles
+#     at once and creates its module;
 #   - radosgw on its SQLite backend, which ignores conditions: said, and
 #     every node compiles (no false compile-once).
 . "$(dirname "$0")/../lib.sh"
@@ -138,6 +139,12 @@ c=$(compiled "${alive[@]}")
 check "... compiled once more, by one node ($c)" test "$c" -eq 1
 check "... and no lease is left behind" test -z "$(leases)"
 unset JITCACHE_REMOTE_LEASE JITCACHE_REMOTE_LEASE_WAIT
+
+# ---- a bucket that is not there: no lease, no wait --------------------------------------
+JITCACHE_REMOTE=s3://no-such-bucket/fleet node nobucket "$CLIENT" link "$T/fleet.spv"
+check "a bucket that is not there: the node compiled at once and created its module" \
+	eval 'test "$(created "$T/nobucket.out")" -eq 1 && grep -q "(0.00 s waited" "$T/nobucket.out"'
+check "... said once" test "$(grep -c "compile lease cannot be written" "$T/nobucket.out")" -eq 1
 
 # ---- radosgw stopped: every node compiles at once ------------------------------------------
 stop_server radosgw
