@@ -82,8 +82,12 @@ static int write_lease(struct jc_remote_lease *l, const char *const *cond,
 {
 	char body[160];
 	struct jc_http_answer a;
+	/* who holds it, the how-manieth write, and until when (ms since the
+	 * epoch, the holder's clock: for people; waiters go by the server's
+	 * clock and by the ETag, stale()) */
 	int n = snprintf(body, sizeof body, "jitcache-lease-v1 %s %u %lld\n", l->holder,
-			 ++l->seq, (long long)(jc_wall_ns() / 1000000));
+			 ++l->seq, (long long)(jc_wall_ns() / 1000000 +
+					       (int64_t)(l->s->lease * 1000)));
 	if (jc_http_exchange(l->s->h, &l->key, SUFFIX, "PUT", cond, body, (size_t)n, &a,
 			     delta) != 0)
 		return -1;

@@ -6,7 +6,9 @@
  * its leases from the first writable Redis remote, else from the first
  * writable S3 remote (remote.h).
  *
- * The lease of a key is the object "<the value's name>.lease".  A node that
+ * The lease of a key is the object "<the value's name>.lease", its body
+ * "jitcache-lease-v1 HOST/PID/NONCE WRITE UNTIL_MS" (who holds it, its
+ * how-manieth write, and until when by the holder's clock).  A node that
  * misses creates it with `If-None-Match: *` (only if absent; 412 if another
  * node holds it): the one whose create succeeds compiles (unless the value
  * is there by then, a holder having stored it and let go since the lookup:
