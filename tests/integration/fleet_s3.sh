@@ -7,6 +7,7 @@
 # process with its own empty cache directory, on Intel's real driver
 # (simulated Arc):
 #   - the server honours conditional writes (a second create-only PUT: 412);
+#   - 8 takers of one lease (jc_http_tool) hold it in turn, never two at once;
 #   - 8 nodes start the same module at once, default settings: one compile
 #     fleet-wide, the 7 others load its value (ceb2f08: 8 compiles), and no
 #     lease object is left behind;
@@ -67,6 +68,20 @@ check "radosgw on RADOS honours If-None-Match: * on PUT ($first, then $second)" 
 check "... and If-Match on PUT ($(s3 PUT /jitcache/probe -H 'If-Match: "bogus"' \
 	-H 'Content-Length: 0'))" test "$(s3 PUT /jitcache/probe -H 'If-Match: "bogus"' \
 	-H 'Content-Length: 0')" = 412
+
+# ---- the lease alone (jc_http_tool lease): one holder at a time -------------------------
+# 8 takers of one key's lease, each holding it 1 s and letting go without a
+# value: each gets it in turn, never two at once.
+PIDS=()
+for i in $(seq 1 8); do
+	timeout 90 "$TOOL" s3://jitcache/alone lease one 1 3 >"$T/alone$i.out" 2>&1 &
+	PIDS+=($!)
+done
+wait "${PIDS[@]}"
+check "8 takers of one S3 lease at once: each held it in turn" \
+	test "$(cat "$T"/alone*.out | grep -c '^lease LEASED')" -eq 8
+check "... never two at once" sh -c "awk '/^held/ { print \$2, \$3 }' '$T'/alone*.out | sort -n |
+	awk 'NR > 1 && \$1 < to { exit 1 } { to = \$2 } END { exit NR != 8 }'"
 
 export JITCACHE_REMOTE=s3://jitcache/fleet
 # rollout NAME: N nodes NAME1..NAMEN start the module at once; their pids in PIDS.
