@@ -4,8 +4,10 @@
 # item 4): N nodes (FLEET_NODES, "4 16"; each its own process and empty cache
 # directory) start the same module at the same moment against one remote
 # with default settings: Redis, nginx (WebDAV) and radosgw (S3, from the test
-# bed: make testbed-s3), all started here on 127.0.0.1 (FLEET_REMOTES: those
-# of "redis http s3" to run).  The module is
+# bed: make testbed-s3; on a one-node Ceph cluster, whose conditional writes
+# hold the S3 leases, else on its SQLite backend, which ignores them and so
+# holds none: "fleet s3 backend: rados|dbstore" says which), all started
+# here on 127.0.0.1 (FLEET_REMOTES: which of redis http s3).  The module is
 # conv.cl's 22 kernels twice over (tests/integration/fleet_redis.sh's), a few
 # seconds of JIT on the simulated Arc (Debian 12 driver).
 #
@@ -22,7 +24,7 @@
 #              module (p50, p99 by nearest rank, max)
 #   alone      one node alone against the same remote, cold (empty remote)
 #   server_cpu_s  the server's user+system CPU over the rollout (/proc/PID/stat,
-#              the process and its children)
+#              the process and its children; S3: radosgw, ceph-osd and ceph-mon)
 # and "fleet none 1 ... warm_max=S": one node, no remote, cold.  After each
 # rollout, N fresh nodes against the place it filled: "fleet_warm REMOTE N
 # hits=H created=K req_per_node=R warm_max=S reqs=..." (a hit's requests).
@@ -84,8 +86,15 @@ esac
 have_s3=0
 # debug_rgw 1 logs each request's method, path and status ("beast: ... "GET /...").
 case " $WANT " in *" s3 "*)
-	if start_radosgw "$W/rgw" >"$OUT/logs/fleet-radosgw.log" 2>&1 && s3_make_bucket jitcache-fleet; then
+	RGW=$W/rgw RGW_LOG=$W/rgw/client.rgw.log RGW_ARGS="-n client.rgw" S3_BACKEND=rados
+	if ! start_radosgw_cluster "$RGW" >"$OUT/logs/fleet-radosgw.log" 2>&1; then
+		for n in radosgw ceph-osd ceph-mon; do stop_server "$n"; done # not nginx
+		RGW=$W/rgw-db RGW_LOG=$W/rgw-db/radosgw.log RGW_ARGS=--no-mon-config S3_BACKEND=dbstore
+		start_radosgw "$RGW" >>"$OUT/logs/fleet-radosgw.log" 2>&1 || S3_BACKEND=""
+	fi
+	if [ -n "$S3_BACKEND" ] && s3_make_bucket jitcache-fleet; then
 		have_s3=1
+		echo "fleet s3 backend: $S3_BACKEND"
 	else
 		echo "fleet bench: radosgw did not start (make testbed-s3): no S3 row" >&2
 		status=1
@@ -101,8 +110,9 @@ descendants() {
 # cpu_ticks NAME: user+system clock ticks of the server NAME and its children
 cpu_ticks() {
 	local pid p sum=0 f
-	case $1 in redis) pid=$RPID ;; http) pid=${SERVER_PIDS[nginx]} ;; s3) pid=${SERVER_PIDS[radosgw]} ;; esac
-	for p in $(descendants "$pid"); do
+	case $1 in redis) pid=$RPID ;; http) pid=${SERVER_PIDS[nginx]} ;;
+	s3) pid="${SERVER_PIDS[radosgw]} ${SERVER_PIDS[ceph-osd]:-} ${SERVER_PIDS[ceph-mon]:-}" ;; esac
+	for p in $(for q in $pid; do descendants "$q"; done); do
 		f=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
 		# after "(comm) ": field 3 is state, so utime and stime are the 12th and 13th
 		set -- $f
@@ -134,7 +144,7 @@ requests() {
 			for (k in m) s = s sprintf("%s%s:%d", s == "" ? "" : ",", k, m[k]); print n + 0, s }'
 		;;
 	s3)
-		tail -n "+${3:-1}" "$W/rgw/radosgw.log" |
+		tail -n "+${3:-1}" "$RGW_LOG" |
 			grep -aE 'beast: .*"(GET|PUT|HEAD|POST|DELETE) /jitcache-fleet/'"$2"'/' |
 			sed -E 's/.*"(GET|PUT|HEAD|POST|DELETE) .*/\1/' | sort | uniq -c |
 			awk '{ n += $1; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $1) } END { print n + 0, s }'
@@ -194,8 +204,10 @@ wait "${ROLL_PIDS[@]}"
 echo "fleet none 1 compiles=$(compiled alone-none) created=$(created alone-none) warm_max=$(cat "$W/alone-none/1.t")"
 echo "remote n warm_p50 warm_p99 warm_max alone compiles req_per_node server_cpu_s" >"$OUT/fleet.dat"
 
-remotes=$(for r in redis http; do case " $WANT " in *" $r "*) echo "$r" ;; esac; done)
-[ "$have_s3" = 1 ] && remotes="$remotes s3"
+remotes=""
+for r in $WANT; do
+	[ "$r" != s3 ] || [ "$have_s3" = 1 ] && remotes="$remotes $r"
+done
 for remote in $remotes; do
 	reset_counts "$remote"
 	rollout "$remote" "alone-$remote" 1
@@ -223,7 +235,7 @@ for remote in $remotes; do
 		from=1
 		case $remote in
 		http) from=$(($(wc -l <"$W/ng/access.log") + 1)) ;;
-		s3) from=$(($(wc -l <"$W/rgw/radosgw.log") + 1)) ;;
+		s3) from=$(($(wc -l <"$RGW_LOG") + 1)) ;;
 		esac
 		rollout "$remote" "w$tag" "$n" "$tag"
 		wait "${ROLL_PIDS[@]}"
@@ -276,7 +288,7 @@ restart_server() {
 	http) nginx -p "$W/ng" -e "$W/ng/error.log" -c "$W/ng/nginx.conf" 2>>"$W/ng/error.log" &
 		SERVER_PIDS[nginx]=$!
 		wait_http "$NGINX_URL/" ;;
-	s3) "$ROOT/tests/testbed/run" radosgw -c "$W/rgw/ceph.conf" --no-mon-config -f >>"$W/rgw/radosgw.out" 2>&1 &
+	s3) "$ROOT/tests/testbed/run" radosgw -c "$RGW/ceph.conf" $RGW_ARGS -f >>"$RGW/radosgw.out" 2>&1 &
 		SERVER_PIDS[radosgw]=$!
 		wait_http "$AWS_ENDPOINT_URL/" ;;
 	esac

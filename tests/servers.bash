@@ -35,7 +35,8 @@ stop_server() {
 
 stop_servers() {
 	local n
-	for n in "${!SERVER_PIDS[@]}"; do stop_server "$n"; done
+	# radosgw before its cluster: it waits for the monitor to shut down
+	for n in radosgw ceph-osd ceph-mon "${!SERVER_PIDS[@]}"; do stop_server "$n"; done
 }
 
 # wait_http URL: until something answers HTTP there (5 s at most).
@@ -122,6 +123,92 @@ EOF
 		>"$dir/radosgw.out" 2>&1 &
 	SERVER_PIDS[radosgw]=$!
 	wait_http "$AWS_ENDPOINT_URL/" || { tail -n 20 "$dir/radosgw.out" >&2; return 1; }
+}
+
+# A one-node Ceph cluster on the loopback, as light as it goes: its monitor
+# (messenger v2 only, no authentication), one OSD keeping its objects in
+# memory (memstore, up to 512 MiB), no manager, pools of one copy and 8
+# placement groups; then radosgw on it, as start_radosgw.
+start_radosgw_cluster() {
+	local dir=$1 mon_port port uuid i testbed=${JITCACHE_TESTBED:-/var/tmp/jitcache-testbed}
+	local run=$ROOT/tests/testbed/run conf=$1/ceph.conf
+	for i in radosgw ceph-mon ceph-osd; do
+		[ -x "$testbed/usr/bin/$i" ] && continue
+		echo "no $i in the test bed $testbed (make testbed-s3)" >&2
+		return 1
+	done
+	mon_port=$(free_port) port=$(free_port)
+	uuid=$(cat /proc/sys/kernel/random/uuid)
+	mkdir -p "$dir/mon" "$dir/osd0"
+	cat >"$conf" <<-CONF
+	[global]
+	fsid = $(cat /proc/sys/kernel/random/uuid)
+	mon_host = v2:127.0.0.1:$mon_port
+	ms_bind_msgr1 = false
+	public_network = 127.0.0.0/8
+	auth_cluster_required = none
+	auth_service_required = none
+	auth_client_required = none
+	ms_mon_client_mode = crc
+	ms_client_mode = crc
+	keyring = $dir/keyring
+	run_dir = $dir
+	admin_socket = $dir/\$name.asok
+	log_file = $dir/\$name.log
+	pid_file = $dir/\$name.pid
+	osd_pool_default_size = 1
+	osd_pool_default_min_size = 1
+	osd_pool_default_pg_num = 8
+	osd_pool_default_pgp_num = 8
+	osd_pool_default_pg_autoscale_mode = off
+	mon_allow_pool_size_one = true
+	mon_data_avail_crit = 1
+	mon_data_avail_warn = 2
+	osd_crush_chooseleaf_type = 0
+	[mon]
+	mon_data = $dir/mon
+	[osd]
+	osd_data = $dir/osd\$id
+	osd_objectstore = memstore
+	memstore_device_bytes = 536870912
+	osd_class_dir = /usr/lib/x86_64-linux-gnu/rados-classes
+	[client]
+	rgw_data = $dir
+	rgw_frontends = beast endpoint=127.0.0.1:$port tcp_nodelay=1
+	rgw_thread_pool_size = 64
+	rgw_enable_gc_threads = false
+	rgw_enable_lc_threads = false
+	rgw_dynamic_resharding = false
+	CONF
+	# shellcheck disable=SC2016
+	"$run" sh -c 'ceph-authtool --create-keyring "$1/keyring" --gen-key -n mon. \
+			--cap mon "allow *" &&
+		monmaptool --create --add a "v2:127.0.0.1:$2" \
+			--fsid "$(ceph-conf -c "$1/ceph.conf" fsid)" "$1/monmap" &&
+		ceph-mon -c "$1/ceph.conf" --mkfs -i a --monmap "$1/monmap"' \
+		sh "$dir" "$mon_port" >"$dir/mkfs.log" 2>&1 ||
+		{ tail -n 20 "$dir/mkfs.log" >&2; return 1; }
+	"$run" ceph-mon -c "$conf" -i a -f >"$dir/ceph-mon.out" 2>&1 &
+	SERVER_PIDS[ceph-mon]=$!
+	# shellcheck disable=SC2016
+	"$run" sh -c 'ceph -c "$1" --connect-timeout 20 osd new "$2" >/dev/null &&
+		ceph-osd -c "$1" -i 0 --mkfs --osd-uuid "$2"' sh "$conf" "$uuid" \
+		>>"$dir/mkfs.log" 2>&1 || { tail -n 20 "$dir/mkfs.log" >&2; return 1; }
+	"$run" ceph-osd -c "$conf" -i 0 -f >"$dir/ceph-osd.out" 2>&1 &
+	SERVER_PIDS[ceph-osd]=$!
+	export AWS_ACCESS_KEY_ID=jitcache-test AWS_SECRET_ACCESS_KEY=secret-$RANDOM$RANDOM
+	export AWS_REGION=us-east-1 AWS_ENDPOINT_URL=http://127.0.0.1:$port
+	timeout 60 "$run" radosgw-admin -c "$conf" user create \
+		--uid=jitcache --display-name=jitcache --access-key="$AWS_ACCESS_KEY_ID" \
+		--secret-key="$AWS_SECRET_ACCESS_KEY" >"$dir/user.log" 2>&1 ||
+		{ tail -n 20 "$dir/user.log" >&2; return 1; }
+	"$run" radosgw -c "$conf" -n client.rgw -f >"$dir/radosgw.out" 2>&1 &
+	SERVER_PIDS[radosgw]=$!
+	for i in 1 2 3 4; do # 5 s each
+		wait_http "$AWS_ENDPOINT_URL/" && return 0
+	done
+	tail -n 20 "$dir/radosgw.out" >&2
+	return 1
 }
 
 s3_make_bucket() {

@@ -264,6 +264,8 @@ struct xfer {
 	size_t len, cap, dropped;
 	const uint8_t *up;       /* PUT: the body */
 	size_t up_len, up_pos;
+	const char *const *extra; /* more request headers, NULL-ended; or NULL */
+	struct jc_http_answer *ans; /* jc_http_exchange: the answer's parts */
 	char err[CURL_ERROR_SIZE];
 };
 
@@ -371,6 +373,56 @@ static void object_path(const struct jc_http *h, const struct jc_key *key, char 
 	}
 }
 
+/* jc_http_exchange's answers: a small body kept, the rest dropped; the
+ * headers a lease needs picked out (ETag, Date, Last-Modified). */
+static size_t on_answer_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct jc_http_answer *a = ((struct xfer *)arg)->ans;
+	size_t n = size * nmemb, room = sizeof a->body - 1 - a->body_len;
+	memcpy(a->body + a->body_len, data, n < room ? n : room);
+	a->body_len += n < room ? n : room;
+	a->body[a->body_len] = '\0';
+	return n;
+}
+
+/* "Fri, 27 Nov 2026 08:09:33 GMT" (RFC 9110's IMF-fixdate, which S3
+ * sends), without the locale's month names; 0 if not one. */
+static time_t http_date(const char *v)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	char mon[4];
+	struct tm tm = { 0 };
+	if (sscanf(v, "%*3s, %d %3s %d %d:%d:%d", &tm.tm_mday, mon, &tm.tm_year, &tm.tm_hour,
+		   &tm.tm_min, &tm.tm_sec) != 6 || strlen(mon) != 3)
+		return 0;
+	const char *m = strstr(months, mon);
+	if (!m || (m - months) % 3)
+		return 0;
+	tm.tm_mon = (int)(m - months) / 3;
+	tm.tm_year -= 1900;
+	return timegm(&tm);
+}
+
+static size_t on_answer_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct jc_http_answer *a = arg;
+	size_t n = size * nmemb;
+	char line[256];
+	snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1),
+		 data);
+	line[strcspn(line, "\r\n")] = '\0';
+	const char *colon = strchr(line, ':'), *v = colon ? colon + 1 + strspn(colon + 1, " \t") : "";
+	if (strncmp(line, "HTTP/", 5) == 0) /* a new answer (after a 100): forget the last */
+		a->etag[0] = '\0', a->date = a->last_modified = 0;
+	else if (colon && colon - line == 4 && strncasecmp(line, "etag", 4) == 0)
+		snprintf(a->etag, sizeof a->etag, "%s", v);
+	else if (colon && colon - line == 4 && strncasecmp(line, "date", 4) == 0)
+		a->date = http_date(v);
+	else if (colon && colon - line == 13 && strncasecmp(line, "last-modified", 13) == 0)
+		a->last_modified = http_date(v);
+	return n;
+}
+
 /* Set up and run one request; the curl result code. */
 static int perform(struct jc_http *h, struct xfer *x, const char *method, const char *path)
 {
@@ -405,7 +457,18 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 		curl.easy_setopt(c, CURLOPT_READDATA, x);
 		curl.easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (int64_t)x->up_len);
 		headers = curl.slist_append(headers, "Expect:"); /* no 100-continue round trip */
+	} else if (strcmp(method, "HEAD") == 0) {
+		curl.easy_setopt(c, CURLOPT_NOBODY, 1L);
+	} else if (strcmp(method, "GET") != 0) {
+		curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	}
+	if (x->ans) {
+		curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer_body);
+		curl.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_answer_header);
+		curl.easy_setopt(c, CURLOPT_HEADERDATA, x->ans);
+	}
+	for (const char *const *e = x->extra; e && *e; e++)
+		headers = curl.slist_append(headers, *e);
 	if (h->s3) {
 		struct jc_sigv4_headers sig;
 		char sha[65] = JC_SIGV4_EMPTY_SHA256;
@@ -566,6 +629,39 @@ int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, 
 		delta[JC_REMOTE_ERRORS]++;
 	}
 	free(x.buf);
+	checkin(h, x.hd);
+	return ok;
+}
+
+int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *suffix,
+		     const char *method, const char *const headers[], const void *body, size_t n,
+		     struct jc_http_answer *a, uint64_t delta[JC_NCOUNTERS])
+{
+	memset(a, 0, sizeof *a);
+	if (!h || jc_backoff_active(&h->down) || jc_http_load() != 0)
+		return -1;
+	struct xfer x = { .h = h, .key = key, .expect = -1, .up = body, .up_len = n,
+			  .extra = headers, .ans = a };
+	char path[1300];
+	if (!(x.hd = checkout(h))) {
+		delta[JC_REMOTE_ERRORS]++;
+		return -1;
+	}
+	object_path(h, key, path, sizeof path - 64);
+	snprintf(path + strlen(path), 64, "%s", suffix);
+	int rc = perform(h, &x, method, path), ok = -1;
+	if (rc != CURLE_OK) {
+		transfer_failed(h, &x, rc, method);
+		delta[JC_REMOTE_ERRORS]++;
+	} else if (x.code == 401 || x.code == 403 || x.code >= 500 ||
+		   (x.code >= 300 && x.code < 400 && x.code != 304)) {
+		status_failed(h, x.code, method);
+		delta[JC_REMOTE_ERRORS]++;
+	} else {
+		a->code = x.code;
+		delta[JC_REMOTE_BYTES_OUT] += n;
+		ok = 0;
+	}
 	checkin(h, x.hd);
 	return ok;
 }

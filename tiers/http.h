@@ -61,6 +61,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 enum jc_http_layout { JC_HTTP_SUBDIRS, JC_HTTP_FLAT, JC_HTTP_BAZEL };
 
@@ -97,6 +98,24 @@ int jc_http_get(struct jc_http *h, const struct jc_key *key, struct jc_remote_va
 /* Store n bytes (an encoded entry file's bytes) as key's object. */
 int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, size_t n,
 		uint64_t delta[JC_NCOUNTERS]);
+
+/* One small request about key's object, its name followed by suffix (""
+ * or ".lease"): method (GET, HEAD, PUT or DELETE), more request headers
+ * (NULL-ended, or NULL), a body of n bytes (PUT).  0 with a filled if the
+ * server answered with a status of its own (2xx, 304, 4xx but 401 and
+ * 403: a->code); -1 if not (no answer, refused credentials, a redirect, a
+ * 5xx: said, and the back-off started, as for a get).  For the S3 leases
+ * (s3_lease.h). */
+struct jc_http_answer {
+	long code;
+	char etag[80];             /* as sent, quotes included; "" if none */
+	time_t date, last_modified; /* the server's clock; 0 if not sent */
+	char body[256];            /* the body's first bytes, NUL-ended */
+	size_t body_len;
+};
+int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *suffix,
+		     const char *method, const char *const headers[], const void *body, size_t n,
+		     struct jc_http_answer *a, uint64_t delta[JC_NCOUNTERS]);
 
 int jc_http_is_s3(const struct jc_http *h);
 void jc_http_close(struct jc_http *h);

@@ -6,6 +6,7 @@
 
 #include "tiers/http.h"
 #include "tiers/redis.h"
+#include "tiers/s3_lease.h"
 #include "config/log.h"
 #include "config/remote_url.h"
 
@@ -40,6 +41,7 @@ struct jc_remote {
 	struct tier t[JC_REMOTES_MAX]; /* in the list's order (no handle: unusable) */
 	int n, writable, compress;
 	struct jc_redis *leases; /* the first writable Redis: compile-once */
+	struct jc_s3_leases *s3_leases; /* else the first writable S3 remote's */
 	double exit_wait;
 	jc_remote_count_fn *count;
 	void *ctx;
@@ -114,6 +116,8 @@ static void open_tier(struct jc_remote *r, struct tier *t, const struct jc_remot
 		.limit = limit,
 	};
 	t->http = jc_http_open(&ho, state_dir);
+	if (!t->read_only && !r->s3_leases)
+		r->s3_leases = jc_s3_leases_open(t->http, opts->lease, opts->lease_wait);
 }
 
 /* The queue's mutex and condition variables, new: at open, and in a fork()ed
@@ -229,6 +233,8 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 {
 	for (int i = 0; r && i < r->n; i++)
 		jc_redis_set_keys(r->t[i].redis, signer, trust, trust_required);
+	if (r)
+		jc_s3_leases_set_trust(r->s3_leases, trust_required);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -236,8 +242,9 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 /* What this thread's last lookup learnt, and for which key, so that the
  * look after the compile-once lock (the recheck) does not ask again:
  *   - the web and S3 remotes that answered "absent": a miss costs one
- *     answer of each, not two (a web server or bucket holds no lease:
- *     nothing tells that another machine stored the value meanwhile);
+ *     answer of each, not two (a web server holds no lease: nothing tells
+ *     that another machine stored the value meanwhile; an S3 lease taken
+ *     looks at the value once more itself, s3_lease.h);
  *   - the Redis that holds the leases, when the lease wait saw its value
  *     absent (the lease taken, or waited for in vain): the wait's script
  *     looked after the first lookup did;
@@ -315,8 +322,17 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 {
 	struct jc_remote_value v;
 	*lease = NULL;
-	if (!r || !r->leases)
+	if (!r || (!r->leases && !r->s3_leases))
 		return JC_REMOTE_FREE;
+	if (!r->leases) { /* the first writable S3 remote's lease */
+		web_ready();
+		enum jc_remote_wait w =
+			jc_s3_lease_wait(r->s3_leases, key, deadline_ns, lease, delta);
+		last_look_for(r, key);
+		if (w == JC_REMOTE_READY)
+			last_look.absent = 0; /* stored by another machine: ask every remote */
+		return w;
+	}
 	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, &v, delta);
 	int i = 0;
 	while (i < r->n && r->t[i].redis != r->leases)
@@ -342,11 +358,20 @@ static void count(struct jc_remote *r, const uint64_t delta[JC_NCOUNTERS])
 		r->count(r->ctx, delta);
 }
 
+/* A lease is Redis's if there is a writable Redis, else the S3 remote's. */
+static void release_lease(struct jc_remote *r, struct jc_remote_lease *l)
+{
+	if (!r || r->leases)
+		jc_redis_release(l);
+	else
+		jc_s3_lease_release(l);
+}
+
 static void run_job(struct jc_remote *r, struct job *j)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	if (j->lease) {
-		jc_redis_release(j->lease);
+		release_lease(r, j->lease);
 		return;
 	}
 	for (int i = 0; i < j->upto && i < r->n; i++) {
@@ -442,7 +467,7 @@ static void enqueue(struct jc_remote *r, struct job *j)
 				    JC_REMOTE_QUEUE_BYTES >> 20, JC_REMOTE_QUEUE_WRITES);
 			count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = !j->lease });
 			if (j->lease)
-				jc_redis_release(j->lease);
+				release_lease(r, j->lease);
 		} else {
 			run_job(r, j);
 		}
@@ -512,7 +537,7 @@ void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease)
 		return;
 	struct job *j = r ? new_job(&(struct jc_key){ 0 }, 0, 0) : NULL;
 	if (!j) {
-		jc_redis_release(lease);
+		release_lease(r, lease);
 		return;
 	}
 	j->lease = lease;
@@ -549,7 +574,7 @@ static uint64_t drop_queued(struct jc_remote *r)
 		r->queued--;
 		r->queued_bytes -= j->size;
 		if (j->lease) /* no write of ours is left before it */
-			jc_redis_release(j->lease);
+			release_lease(r, j->lease);
 		free(j);
 	}
 	r->tail = NULL;
@@ -632,6 +657,7 @@ void jc_remote_close(struct jc_remote *r)
 		return;
 	forget(r);
 	finish(r, r->exit_wait, 1);
+	jc_s3_leases_close(r->s3_leases);
 	for (int i = 0; i < r->n; i++) {
 		jc_redis_close(r->t[i].redis);
 		jc_http_close(r->t[i].http);
@@ -684,7 +710,7 @@ static void after_fork_child(void)
 		while (j) {
 			struct job *next = j->next;
 			if (j->lease)
-				jc_redis_release(j->lease); /* a child's copy: freed only */
+				release_lease(r, j->lease); /* a child's copy: freed only */
 			free(j);
 			j = next;
 		}

@@ -24,17 +24,18 @@
  * write is in the local store.  A fork()ed child starts with an empty queue: the parent writes
  * what it queued.
  *
- * Compile-once across machines is Redis's: jc_remote_wait() takes a lease
- * in the first writable Redis remote; a lease is released only after the
- * writes queued before the release (the value) are done, and the release
- * wakes the machines waiting for it, which find the value; a lease its
- * holder renews is waited for up to lock_timeout.  What the wait learnt
- * serves the look after it (jc_remote_get, same thread and key): the value
- * it read, or that the value was absent at its last look, so that a miss
- * asks that Redis once (redis.h counts the commands).  Web servers and S3
- * offer no lease yet:
- * machines that share only those may compile the same kernel at once
- * (each process still compiles each kernel once; see docs/fleets.md).
+ * Compile-once across machines: jc_remote_wait() takes a lease in the
+ * first writable Redis remote, else in the first writable S3 remote (a
+ * lease object made with a conditional write, s3_lease.h); a lease is
+ * released only after the writes queued before the release (the value)
+ * are done; Redis's release wakes the machines waiting for it, which find
+ * the value; a lease its holder renews is waited for up to lock_timeout.
+ * What a Redis wait learnt serves the look after it (jc_remote_get, same
+ * thread and key): the value it read, or that the value was absent at its
+ * last look, so that a miss asks that Redis once (redis.h counts the
+ * commands).  Web servers offer no lease yet: machines that share only
+ * those may compile the same kernel at once (each process still compiles
+ * each kernel once; docs/fleets.md).
  *
  * Calling sequence (cache.c, lock.c):
  *
@@ -158,10 +159,10 @@ enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
 int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc_encoded *e,
 		  uint64_t delta[JC_NCOUNTERS]);
 
-/* On a miss, with a writable Redis remote: wait, until deadline_ns
+/* On a miss, with a writable Redis or S3 remote: wait, until deadline_ns
  * (jc_wall_ns() time), until the key's value exists or nobody else holds
- * its lease (redis.h says how leases are trusted).  Without one:
- * JC_REMOTE_FREE at once, compile here. */
+ * its lease (redis.h and s3_lease.h say how leases are trusted).  Without
+ * one: JC_REMOTE_FREE at once, compile here. */
 enum jc_remote_wait {
 	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */
 	JC_REMOTE_READY,   /* the value exists now: look it up again */

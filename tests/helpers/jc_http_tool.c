@@ -17,6 +17,10 @@
  *   maps              open only: is libcurl mapped before and after?
  *   path SEED         print the key's hex digits
  *   sign METHOD PATH  (URL http://HOST:PORT) S3 headers signing that request
+ *   lease SEED HOLD LEASE  (s3://) wait (60 s at most) for SEED's S3 compile lease
+ *                     (tiers/s3_lease.h; LEASE seconds, lease_wait too), hold it
+ *                     HOLD seconds (renewed meanwhile), release it: prints
+ *                     "lease WAIT-RESULT" and, held, "held FROM_MS TO_MS"
  *
  * Prints one line per command ("put 0", "get 1 ok", "get 1 corrupt WHY",
  * "get 0", "get -1") and then the counters it added
@@ -24,6 +28,8 @@
  * arguments or the open are wrong (2).
  */
 #include "tiers/http.h"
+#include "tiers/s3_lease.h"
+#include "config/clock.h"
 #include "tiers/sigv4.h"
 #include "store/entry.h"
 #include "config/log.h"
@@ -320,6 +326,27 @@ int main(int argc, char **argv)
 		threads(h, atoi(cmd[1]), delta);
 	} else if (strcmp(cmd[0], "fork") == 0 && cmd[1]) {
 		forked(h, cmd[1], delta);
+	} else if (strcmp(cmd[0], "lease") == 0 && cmd[1] && cmd[2] && cmd[3]) {
+		static const char *const names[] = {
+			[JC_REMOTE_LEASED] = "LEASED", [JC_REMOTE_READY] = "READY",
+			[JC_REMOTE_FREE] = "FREE", [JC_REMOTE_TIMEOUT] = "TIMEOUT",
+			[JC_REMOTE_FAILED] = "FAILED",
+		};
+		struct jc_s3_leases *s = jc_s3_leases_open(h, atof(cmd[3]), atof(cmd[3]));
+		struct jc_remote_lease *l;
+		struct jc_key k = key_of(cmd[1]);
+		enum jc_remote_wait w = jc_s3_lease_wait(s, &k, jc_wall_ns() + 60 * (int64_t)1000000000,
+							 &l, delta);
+		printf("lease %s\n", names[w]);
+		if (l) {
+			long long from = (long long)(jc_wall_ns() / 1000000);
+			struct timespec hold = { (time_t)atof(cmd[2]),
+						 (long)((atof(cmd[2]) - (time_t)atof(cmd[2])) * 1e9) };
+			nanosleep(&hold, NULL);
+			printf("held %lld %lld\n", from, (long long)(jc_wall_ns() / 1000000));
+			jc_s3_lease_release(l);
+		}
+		jc_s3_leases_close(s);
 	} else {
 		jc_http_close(h);
 		return usage();
