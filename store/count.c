@@ -38,22 +38,41 @@
 #define FLUSH_WAIT 0.05
 #define BUSY_PAUSE_NS 1000000000
 
-/* Take this process's pending counts into sum (delta plus them). */
-static int take_pending(struct jc_store *c, const uint64_t *delta, uint64_t sum[JC_NCOUNTERS])
+/* 1 if s->pending are this process's: a child of fork() inherits its
+ * parent's, which are not its own. */
+static int pending_are_mine(const struct jc_store *s)
 {
-	int any = 0;
+	return __atomic_load_n(&s->pending_pid, __ATOMIC_ACQUIRE) == getpid();
+}
+
+/* Take this process's pending counts into sum (delta plus them).  Those a
+ * child of fork() finds are its parent's: dropped.  Only a process that
+ * finds some asks who it is, so a count costs no getpid() of its own. */
+static int take_pending(struct jc_store *s, const uint64_t *delta, uint64_t sum[JC_NCOUNTERS])
+{
+	uint64_t p[JC_NCOUNTERS];
+	int any = 0, found = 0;
 	for (int i = 0; i < JC_NCOUNTERS; i++) {
-		sum[i] = (delta ? delta[i] : 0) + __atomic_exchange_n(&c->pending[i], 0, __ATOMIC_RELAXED);
+		p[i] = __atomic_exchange_n(&s->pending[i], 0, __ATOMIC_RELAXED);
+		found |= p[i] != 0;
+	}
+	if (found && !pending_are_mine(s)) {
+		memset(p, 0, sizeof p);
+		__atomic_store_n(&s->pending_pid, getpid(), __ATOMIC_RELEASE);
+	}
+	for (int i = 0; i < JC_NCOUNTERS; i++) {
+		sum[i] = (delta ? delta[i] : 0) + p[i];
 		any |= sum[i] != 0;
 	}
 	return any;
 }
 
-static void keep_pending(struct jc_store *c, const uint64_t sum[JC_NCOUNTERS])
+static void keep_pending(struct jc_store *s, const uint64_t sum[JC_NCOUNTERS])
 {
+	__atomic_store_n(&s->pending_pid, getpid(), __ATOMIC_RELEASE); /* this process's now */
 	for (int i = 0; i < JC_NCOUNTERS; i++)
 		if (sum[i])
-			__atomic_add_fetch(&c->pending[i], sum[i], __ATOMIC_RELAXED);
+			__atomic_add_fetch(&s->pending[i], sum[i], __ATOMIC_RELAXED);
 }
 
 /* Add sum to the file, waiting at most wait (less after a busy lock):
@@ -102,20 +121,8 @@ static void write_counts(struct jc_store *c, const uint64_t delta[JC_NCOUNTERS],
 		    "counting in this process only", c->shown, jc_fs_strerror(errno));
 }
 
-/* 1 if s->pending are this process's: a child of fork() inherits its
- * parent's, which are not its own. */
-static int pending_are_mine(const struct jc_store *s)
-{
-	return __atomic_load_n(&s->pending_pid, __ATOMIC_ACQUIRE) == getpid();
-}
-
 void jc_store_count(struct jc_store *s, const uint64_t *delta, uint64_t *shared_after)
 {
-	if (!pending_are_mine(s)) {
-		for (int i = 0; i < JC_NCOUNTERS; i++)
-			__atomic_store_n(&s->pending[i], 0, __ATOMIC_RELAXED); /* the parent's */
-		__atomic_store_n(&s->pending_pid, getpid(), __ATOMIC_RELEASE);
-	}
 	write_counts(s, delta, shared_after);
 }
 
@@ -130,7 +137,7 @@ void jc_store_count_own(struct jc_store *s, const uint64_t delta[JC_NCOUNTERS],
 void jc_store_flush(struct jc_store *s)
 {
 	uint64_t sum[JC_NCOUNTERS];
-	if (!s || !pending_are_mine(s) || !take_pending(s, NULL, sum))
+	if (!s || !take_pending(s, NULL, sum))
 		return;
 	__atomic_store_n(&s->counters_busy_ns, 0, __ATOMIC_RELAXED);
 	add_or_keep(s, sum, NULL, FLUSH_WAIT);

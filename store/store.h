@@ -13,6 +13,7 @@
  *   if (jc_store_get(s, &key, &e) == 0) { use(e.data, e.size); jc_entry_free(&e); }
  *   jc_entry_encode(&key, bin, size, compile_word, compress, &enc); // entry.h
  *   jc_store_put(s, &key, &enc, 1);               // temp file, rename, evict
+ *   jc_store_flush(s);                            // counts still pending
  *   jc_store_close(s);
  *
  * Entries: DIR/ab/<32 hex digits> for a key starting with byte 0xab, in the
@@ -202,7 +203,9 @@ struct jc_store_options {
  * removed or lost directory is made and checked again.  NULL after one
  * line saying why.  A new statistics file starts by counting what is there. */
 struct jc_store *jc_store_open(const struct jc_store_options *opts);
-void jc_store_close(struct jc_store *s); /* NULL is fine */
+/* NULL is fine.  Counts still pending (jc_store_count) are not written:
+ * jc_store_flush() first. */
+void jc_store_close(struct jc_store *s);
 
 /* The directory as configured (absolute), for messages. */
 const char *jc_store_dir(const struct jc_store *s);
