@@ -201,7 +201,7 @@ enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
 void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
 int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
 
-/* Every count reaches the shared file as it happens (count.c), so a
+/* Every count reaches the shared file as it happens (store/count.c), so a
  * process killed by a signal loses none of them, unless the file's lock
  * was busy: such counts wait for the next one, and for this, which waits
  * 50 ms at most for the lock (the library calls it at exit).  NULL is fine. */
