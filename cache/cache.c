@@ -1,76 +1,18 @@
 // SPDX-License-Identifier: MIT
-/* cache.c — opening a cache, reading and storing entries. */
-#include "cache/cache.h"
+/* cache.c — opening a cache; a lookup across the tiers (the local store,
+ * the read-only layers, the remotes) and a store to each. */
+#include "cache/internal.h"
 #include "config/clock.h"
-#include "store/internal.h"
 
-#include "store/fsutil.h"
 #include "store/misses.h"
 #include "tiers/layers.h"
 #include "config/log.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Every this many stores (counted across processes), one subdirectory is
- * rescanned, so that usage records left wrong by a crash heal themselves. */
-#define RESYNC_EVERY 32
-
 /* ---- opening ---------------------------------------------------------- */
-
-/* Keep the directory as given (symlinks in it are the user's choice), but
- * absolute, so that a later chdir() of the host process does not move it. */
-static int set_dir(struct jc_cache *c, const char *dir)
-{
-	char cwd[PATH_MAX] = "";
-	if (!dir || !*dir) {
-		jc_log(JC_LOG_WARN, "no cache directory: HOME, XDG_CACHE_HOME and JITCACHE_DIR are "
-		       "all unset; caching disabled (set JITCACHE_DIR)");
-		return -1;
-	}
-	if (dir[0] != '/' && !getcwd(cwd, sizeof cwd)) {
-		jc_log(JC_LOG_WARN, "cannot resolve cache directory %s (%s); caching disabled",
-		       dir, strerror(errno));
-		return -1;
-	}
-	int n = snprintf(c->shown, sizeof c->shown, "%s%s%s", cwd, *cwd ? "/" : "", dir);
-	if (n < 0 || (size_t)n >= sizeof c->shown) {
-		jc_log(JC_LOG_WARN, "cache directory path too long (%s); caching disabled", dir);
-		return -1;
-	}
-	while (n > 1 && c->shown[n - 1] == '/')
-		c->shown[--n] = '\0';
-	return 0;
-}
-
-/* Create the directory, refuse one that others could write into (they
- * could plant entries that this user's programs would load as GPU code),
- * and hold it open: from now on it is reached through the descriptor,
- * never through its path, so a later rename of the directory or of a
- * parent cannot put another in its place.  The descriptor keeps the number
- * the kernel gave (the lowest free): one jitcache chose could be a number
- * the program uses, or is about to (issue 35). */
-static int hold_dir(struct jc_cache *c, int shared)
-{
-	struct stat st;
-	/* A shared cache leaves permissions to the umask (002 for a group). */
-	int fd = jc_dir_open(c->shown, JC_DIR_CREATE, shared ? 0777 : 0700, shared, &st);
-	if (fd < 0)
-		return -1;
-	if (jc_dir_name(fd, &st, c->shown, c->names[0], sizeof c->names[0]) != 0) {
-		close(fd);
-		return -1;
-	}
-	c->held_dev = (uint64_t)st.st_dev;
-	c->held_ino = (uint64_t)st.st_ino;
-	c->dir = c->names[0];
-	c->dfd = fd;
-	return 0;
-}
 
 /* The cache directory cannot be used (said why): with usable layers, they
  * still serve hits, as in a container whose file system is read-only;
@@ -81,8 +23,6 @@ static struct jc_cache *layers_only(struct jc_cache *c)
 		free(c);
 		return NULL;
 	}
-	c->dir = ""; /* no path below it is ever made: every entry point checks c->local */
-	c->shown[0] = '\0';
 	jc_log(JC_LOG_WARN, "the read-only cache layers still serve hits; nothing is stored "
 	       "(set JITCACHE_DIR to a writable directory)");
 	return c;
@@ -91,7 +31,7 @@ static struct jc_cache *layers_only(struct jc_cache *c)
 /* What the remote tiers' writer thread did, counted as it happens. */
 static void count_remote(void *ctx, const uint64_t delta[JC_NCOUNTERS])
 {
-	jc_count(ctx, delta, NULL);
+	jc_cache_count(ctx, delta, NULL);
 }
 
 struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
@@ -101,8 +41,6 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 		jc_log(JC_LOG_WARN, "out of memory opening the cache; caching disabled");
 		return NULL;
 	}
-	c->dfd = -1;
-	c->dir = "";
 	c->counts_pid = getpid();
 	if (opts && opts->trusted_keys_invalid) {
 		c->trust_required = 1; /* fail closed */
@@ -115,28 +53,24 @@ struct jc_cache *jc_cache_open(const struct jc_cache_options *opts)
 	if (opts && opts->signing_key && *opts->signing_key &&
 	    (c->signer = jc_signer_load(opts->signing_key)))
 		jc_entry_set_signer(c->signer);
-	int local = opts && set_dir(c, opts->dir) == 0 && hold_dir(c, opts->shared) == 0;
-	c->layers = opts ? jc_layers_open(opts->layers, opts->shared, opts->max_size) : NULL;
-	if (!local)
+	if (opts) {
+		struct jc_store_options so = { .dir = opts->dir, .max_size = opts->max_size,
+					       .shared = opts->shared, .counted = jc_cache_counted,
+					       .counted_ctx = c };
+		c->store = jc_store_open(&so);
+		c->layers = jc_layers_open(opts->layers, opts->shared, opts->max_size);
+	}
+	if (!c->store)
 		return layers_only(c);
-	c->local = 1;
-	c->shared = opts->shared;
 	c->max_size = opts->max_size;
 	c->lock_timeout = opts->lock_timeout;
 	c->compress = opts->compress;
-	/* A shared cache leaves permissions to the umask (002 for a group). */
-	c->file_mode = opts->shared ? 0666 : 0600;
-	c->dir_mode = opts->shared ? 0777 : 0700;
-	/* Whoever may open a file can hold a lock on it: not others. */
-	c->lock_mode = opts->shared ? 0660 : 0600;
-	if (jc_stats_init(c->dir, c->lock_mode) == 1)
-		jc_resync_all(c); /* new statistics file: count what is there */
 	/* said why if it failed.  The back-off files are reached by the
 	 * directory's configured path: they hold only a time, and a path made
 	 * from a descriptor number now could lead, later, into a directory the
 	 * program put under that number (issue 35). */
-	c->remote = jc_remote_open(&opts->remote, c->shown, jc_entry_limit(c->max_size),
-				   count_remote, c);
+	c->remote = jc_remote_open(&opts->remote, jc_store_dir(c->store),
+				   jc_entry_limit(c->max_size), count_remote, c);
 	jc_remote_set_keys(c->remote, c->signer, c->trust, c->trust_required);
 	return c;
 }
@@ -152,8 +86,7 @@ void jc_cache_close(struct jc_cache *cache)
 		jc_cache_flush(cache);
 		jc_layers_close(cache->layers);
 		jc_remote_close(cache->remote);
-		if (cache->dfd >= 0)
-			close(cache->dfd); /* any reopened earlier stay: layout.c says why */
+		jc_store_close(cache->store);
 		if (cache->signer)
 			jc_entry_set_signer(NULL);
 		jc_signer_free(cache->signer);
@@ -164,86 +97,25 @@ void jc_cache_close(struct jc_cache *cache)
 
 const char *jc_cache_dir(const struct jc_cache *cache)
 {
-	return cache->local ? cache->shown : "none: read-only layers only";
+	return cache->store ? jc_store_dir(cache->store) : "none: read-only layers only";
 }
 
 /* ---- reading ---------------------------------------------------------- */
 
-/* Remove the bad file we have open, unless it has been replaced meanwhile. */
-static void drop_bad(struct jc_cache *c, const struct jc_key *key, int fd,
-		     enum jc_entry_status status, const char *why)
-{
-	char name[2 * JC_KEY_BYTES + 1];
-	struct stat st;
-	struct jc_file_id id;
-	jc_key_hex(key, name);
-	if (fstat(fd, &st) != 0)
-		return;
-	jc_file_id_of(&st, &id);
-	jc_remove_entry(c, key->bytes[0], name, &id);
-	if (status == JC_ENTRY_CORRUPT)
-		JC_LOG_ONCE(JC_LOG_WARN, "removed a corrupt cache entry %s/%02x/%s (%s); "
-			    "it will be compiled and stored again", c->shown, key->bytes[0], name, why);
-	else
-		JC_LOG_ONCE(JC_LOG_INFO, "removed a cache entry of another format version "
-			    "(%s/%02x/%s); it will be compiled and stored again",
-			    c->shown, key->bytes[0], name);
-}
-
-/* A hit keeps the entry's recipe as recent as the entry (cache.h). */
-static void touch_recipe(struct jc_cache *c, const struct jc_key *key, int64_t now)
-{
-	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
-	struct jc_key recipe;
-	jc_recipe_key(key, &recipe);
-	jc_key_hex(&recipe, name);
-	jc_file_path(c, recipe.bytes[0], name, path);
-	struct timespec t[2] = { { .tv_nsec = UTIME_OMIT },
-				 { .tv_sec = now / 1000000000, .tv_nsec = now % 1000000000 } };
-	utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW); /* none: nothing to do */
-}
-
-/* Look in the directory: 0 on a valid entry (*out filled), -1 on a miss;
- * *corrupt is set when a bad entry was found (and removed). */
+/* Look in the cache directory: 0 on a valid entry (*out filled), -1 on a
+ * miss; *corrupt is set when a bad entry was found (and removed). */
 static int local_lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
 			int *corrupt)
 {
-	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
-	const char *why = "";
-	char shown[PATH_MAX];
-	memset(out, 0, sizeof *out);
-	if (!cache->local || jc_dir_usable(cache) != 0)
-		return -1;
-	jc_key_hex(key, name);
-	jc_file_path(cache, key->bytes[0], name, path);
-	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
-	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache entry %s (%s); treating it as a miss",
-				    jc_shown(cache, path, shown), jc_fs_strerror(errno));
+	if (!cache->store) {
+		memset(out, 0, sizeof *out);
 		return -1;
 	}
-	enum jc_entry_status status = jc_read_entry(fd, key, jc_entry_limit(cache->max_size), out,
-						    &why);
-	if (status == JC_ENTRY_OK) {
-		int64_t now = jc_wall_ns();
-		jc_fs_set_mtime(fd, now); /* recency for LRU; fails harmlessly if read-only */
-		close(fd);
-		touch_recipe(cache, key, now);
-		return 0;
-	}
-	if (status == JC_ENTRY_UNREADABLE)
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot read cache entry %s (%s); treating it as a miss",
-			    jc_shown(cache, path, shown), why);
-	else
-		drop_bad(cache, key, fd, status, why);
-	close(fd);
-	*corrupt = status == JC_ENTRY_CORRUPT;
-	return -1;
+	int rc = jc_store_get(cache->store, key, out);
+	if (rc == -2)
+		*corrupt = 1;
+	return rc == 0 ? 0 : -1;
 }
-
-static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_encoded *e,
-		 int count);
 
 /* Keep a value the remote answered in the directory: as it came, unless it
  * is compressed and this cache stores entries plain (then every later hit
@@ -262,8 +134,7 @@ static void keep_locally(struct jc_cache *c, const struct jc_key *key,
 	}
 	if ((h->flags & JC_ENTRY_ZSTD) && !c->compress)
 		jc_entry_encode(key, e->data, e->size, h->compile_ns, 0, &enc);
-	if (!c->max_size || JC_ENCODED_SIZE(&enc) <= c->max_size)
-		store(c, key, &enc, 0);
+	jc_store_put(c->store, key, &enc, 0); /* not if larger than max_size */
 	free(enc.owned);
 }
 
@@ -277,7 +148,7 @@ struct miss_seen {
  * them, nor keeps their back-off and statistics anywhere else. */
 static int remote_usable(struct jc_cache *c)
 {
-	return c->remote && c->local && jc_dir_usable(c) == 0;
+	return c->remote && c->store && jc_store_path(c->store);
 }
 
 /* Ask the i-th remote tier: 0 and *out filled on a valid value, which is
@@ -443,7 +314,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		last_miss.key = *key;
 		last_miss.counter = cause;
 	}
-	jc_count(cache, delta, NULL);
+	jc_cache_count(cache, delta, NULL);
 	return rc;
 }
 
@@ -459,10 +330,8 @@ int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc
 
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
 {
-	char name[2 * JC_KEY_BYTES + 1];
-	jc_key_hex(key, name);
-	if (cache->local && jc_remove_entry(cache, key->bytes[0], name, NULL) == 0)
-		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = 1 }, NULL);
+	if (cache->store && jc_store_remove(cache->store, key) == 0)
+		jc_cache_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = 1 }, NULL);
 }
 
 extern char *program_invocation_short_name;
@@ -497,10 +366,8 @@ int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const v
 		m->trace_len = trace_len;
 	}
 	int cause = m->cause;
-	if (cache && cache->local && jc_dir_usable(cache) == 0 &&
-	    jc_misses_add(cache->dir, cache->lock_mode, m) != 0)
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot record a miss in %s/misses (%s); "
-			    "`jitcache explain` will not see it", cache->shown, strerror(errno));
+	if (cache && cache->store)
+		jc_store_note_miss(cache->store, m);
 	free(m);
 	return cause;
 }
@@ -509,9 +376,9 @@ int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	if (!cache->local)
+	if (!cache->store)
 		return -1;
-	return jc_misses_read(cache->dir, out, n);
+	return jc_store_misses(cache->store, out, n);
 }
 
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
@@ -527,7 +394,7 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 					 [JC_SAVED_NS] = -entry->compile_ns,
 					 [JC_SAVED_WALL_NS] = -entry->wall_ns };
 	delta[tier_counter(entry)] = (uint64_t)-1;
-	jc_count(cache, delta, NULL);
+	jc_cache_count(cache, delta, NULL);
 	if (!entry->layer)
 		jc_cache_drop(cache, key);
 	else
@@ -536,124 +403,6 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 }
 
 /* ---- storing ---------------------------------------------------------- */
-
-/* Write the whole entry to a new temporary file in its subdirectory. */
-static int write_temp(struct jc_cache *c, int sub, const struct jc_encoded *e,
-		      int64_t mtime, char tmp[PATH_MAX])
-{
-	char dir[PATH_MAX], shown[PATH_MAX];
-	jc_subdir_path(c, sub, dir);
-	int fd = jc_fs_open_temp(dir, tmp, PATH_MAX, c->file_mode);
-	if (fd < 0 && errno == ENOENT && jc_dir_usable(c) == 0 &&
-	    jc_fs_mkdir_p(dir, c->dir_mode) == 0)
-		fd = jc_fs_open_temp(dir, tmp, PATH_MAX, c->file_mode);
-	if (fd < 0) {
-		JC_LOG_ONCE(JC_LOG_WARN, "cannot create a file in %s (%s); results are not cached",
-			    jc_shown(c, dir, shown), strerror(errno));
-		return -1;
-	}
-	struct iovec iov[3] = {
-		{ (void *)(uintptr_t)e->header, JC_ENTRY_HEADER_SIZE },
-		{ (void *)(uintptr_t)e->payload, e->payload_size },
-		{ (void *)(uintptr_t)e->trailer, e->trailer_size },
-	};
-	int rc = jc_fs_write_all(fd, iov, e->trailer_size ? 3 : 2);
-	if (rc == 0)
-		rc = jc_fs_set_mtime(fd, mtime);
-	int err = errno;
-	if (close(fd) != 0 && rc == 0)
-		rc = -1, err = errno;
-	if (rc != 0) {
-		JC_LOG_ONCE(JC_LOG_WARN, "cannot write a cache entry in %s (%s); results are not cached",
-			    jc_shown(c, dir, shown), strerror(err));
-		unlink(tmp);
-	}
-	return rc;
-}
-
-/* Lock the subdirectory's usage record, making a statistics file first if
- * the cache directory was removed or the file damaged. */
-static int lock_usage(struct jc_cache *c, int sub, struct jc_usage *u)
-{
-	int fd = jc_usage_lock(c->dir, sub, u);
-	if (fd < 0 && (errno == ENOENT || errno == EBADMSG)) {
-		if (jc_dir_usable(c) == 0 && jc_stats_init(c->dir, c->lock_mode) == 1)
-			jc_resync_all(c);
-		fd = jc_usage_lock(c->dir, sub, u);
-	}
-	if (fd < 0)
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock the statistics file in %s (%s); "
-			    "storing without counting (sizes are recounted later)",
-			    c->shown, strerror(errno));
-	return fd;
-}
-
-/* Rename the temporary file into place and account for it. */
-static int commit(struct jc_cache *c, int sub, const char *tmp, const char *name,
-		  uint64_t size, int recipe, int64_t mtime)
-{
-	char path[PATH_MAX], shown[PATH_MAX];
-	struct jc_usage u;
-	struct stat old;
-	jc_file_path(c, sub, name, path);
-	int lock = lock_usage(c, sub, &u);
-	int replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
-	if (rename(tmp, path) != 0) {
-		JC_LOG_ONCE(JC_LOG_WARN, "cannot rename a new cache entry to %s (%s); "
-			    "results are not cached", jc_shown(c, path, shown), strerror(errno));
-		if (lock >= 0)
-			jc_usage_release(lock);
-		return -1;
-	}
-	if (lock < 0)
-		return 0;
-	/* A file replaced is of the same kind: recipes and entries have keys
-	 * of their own (jc_recipe_key). */
-	if (replacing) {
-		u.size = jc_sub_sat(u.size, (uint64_t)old.st_size);
-		u.count = jc_sub_sat(u.count, 1);
-		if (u.recipes != JC_USAGE_UNSPLIT)
-			u.recipes = jc_sub_sat(u.recipes, (uint64_t)recipe);
-	}
-	if (u.count == 0)
-		u.size = 0, u.oldest_ns = mtime, u.recipes = 0;
-	u.size += size;
-	u.count++;
-	if (u.recipes != JC_USAGE_UNSPLIT)
-		u.recipes += (uint64_t)recipe;
-	jc_usage_commit(lock, sub, &u);
-	return 0;
-}
-
-/* count: a store of a compile (not of a value the remote tier answered). */
-static int store(struct jc_cache *c, const struct jc_key *key, const struct jc_encoded *e,
-		 int count)
-{
-	char tmp[PATH_MAX], name[2 * JC_KEY_BYTES + 1];
-	uint64_t size = JC_ENCODED_SIZE(e), after[JC_NCOUNTERS];
-	int sub = key->bytes[0];
-	int64_t mtime = jc_wall_ns();
-	jc_key_hex(key, name);
-	if (jc_dir_usable(c) != 0 || write_temp(c, sub, e, mtime, tmp) != 0)
-		return -1;
-	int serial = c->max_size ? jc_stats_store_lock(c->dir) : -1;
-	jc_make_room(c, size);
-	int rc = commit(c, sub, tmp, name, size, jc_entry_is_recipe(e->header, sizeof e->header),
-			mtime);
-	if (serial >= 0)
-		jc_stats_store_unlock(serial);
-	if (rc != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	if (!count)
-		return 0;
-	jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_STORES] = 1,
-		 [JC_BYTES_STORED] = e->payload_size }, after);
-	if (after[JC_STORES] % RESYNC_EVERY == 0 && after[JC_STORES] > 0)
-		jc_resync(c, (int)(after[JC_STORES] / RESYNC_EVERY % JC_SUBDIRS));
-	return 0;
-}
 
 /* Write the entry to the remote tier too, encoded as the remote wants. */
 static void remote_put(struct jc_cache *c, const struct jc_key *key, const void *data,
@@ -670,7 +419,7 @@ static void remote_put(struct jc_cache *c, const struct jc_key *key, const void 
 	}
 	jc_remote_put(c->remote, key, e, delta);
 	free(other.owned);
-	jc_count(c, delta, NULL);
+	jc_cache_count(c, delta, NULL);
 }
 
 int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
@@ -680,44 +429,15 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 	jc_entry_encode(key, data, size, compile_ns, cache->compress, &e);
 	uint64_t file_size = JC_ENCODED_SIZE(&e);
 	int rc = -1;
-	if (!cache->local) {
+	if (!cache->store) {
 		/* layers only, said when opened: nothing is stored */
 	} else if (cache->max_size && file_size > cache->max_size)
 		JC_LOG_ONCE(JC_LOG_INFO, "an entry of %llu bytes is larger than the cache's "
 			    "max_size (%llu bytes); not stored",
 			    (unsigned long long)file_size, (unsigned long long)cache->max_size);
-	else if ((rc = store(cache, key, &e, 1)) != 0)
-		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_STORE_FAILURES] = 1 }, NULL);
+	else if ((rc = jc_store_put(cache->store, key, &e, 1)) != 0)
+		jc_cache_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_STORE_FAILURES] = 1 }, NULL);
 	remote_put(cache, key, data, size, compile_ns, &e);
-	free(e.owned);
-	return rc;
-}
-
-int jc_store_encoded(struct jc_cache *cache, const struct jc_key *key,
-		     const struct jc_encoded *e)
-{
-	if (!cache->local || (cache->max_size && JC_ENCODED_SIZE(e) > cache->max_size))
-		return -1;
-	return store(cache, key, e, 0);
-}
-
-int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
-			const void *data, size_t size)
-{
-	struct jc_key key;
-	jc_recipe_key(entry, &key);
-	return jc_store_recipe(cache, &key, data, size);
-}
-
-int jc_store_recipe(struct jc_cache *cache, const struct jc_key *key, const void *data,
-		    size_t size)
-{
-	struct jc_encoded e;
-	jc_entry_encode_flags(key, data, size, 0, 1, JC_ENTRY_RECIPE, &e);
-	uint64_t file_size = JC_ENCODED_SIZE(&e);
-	int rc = -1;
-	if (cache->local && (!cache->max_size || file_size <= cache->max_size))
-		rc = store(cache, key, &e, 0);
 	free(e.owned);
 	return rc;
 }

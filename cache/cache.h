@@ -37,7 +37,7 @@
  * file's mtime, which jitcache itself bumps on every hit: no reliance on
  * atime).  Size means the entry files' sizes (header + stored payload), not
  * disk blocks.  Eviction is incremental: a store scans a few subdirectories
- * at most, never the whole cache (cache/evict.c).  Stores write in parallel
+ * at most, never the whole cache (store/evict.c).  Stores write in parallel
  * but finish ("make room, rename") one at a time, so that several writers
  * together do not pass the cap.  An entry larger than the cap is not stored.
  *
@@ -71,7 +71,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-
+/* One cache: the local store (store/store.h) with the read-only layers,
+ * the remotes and the compile-once locks around it (cache/internal.h). */
+struct jc_cache;
 
 struct jc_cache_options {
 	const char *dir;       /* created (0700) if missing */
@@ -81,7 +83,7 @@ struct jc_cache_options {
 	int compress;          /* store payloads zstd-compressed (builds with
 				  JC_HAVE_ZSTD; otherwise said once, ignored) */
 	const char *layers;    /* read-only cache directories "DIR[:DIR...]"
-				  searched after dir (cache/layers.h); may be NULL */
+				  searched after dir (tiers/layers.h); may be NULL */
 	struct jc_remote_options remote; /* all zero: no remote tier */
 	const char *signing_key;  /* private key file: sign what is stored (sign.h) */
 	const char *trusted_keys; /* public key files "FILE[:FILE...]": entries from
@@ -179,8 +181,8 @@ void jc_cache_unlock(struct jc_cache_lock *lock);
  * A hit on the entry refreshes its recipe's recency too, so that a recipe
  * lives as long as its entry is used.  Storing a recipe counts in no
  * statistic; it is not sent to the remote tier.  The payload is opaque here
- * (key/recipe.h writes and reads it). */
-void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe);
+ * (key/recipe.h writes and reads it).  jc_recipe_key() (store.h) gives
+ * the recipe's key. */
 /* 0 if stored; -1 (nothing said) if not, e.g. larger than the cap. */
 int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
 			const void *data, size_t size);
@@ -194,5 +196,44 @@ typedef int (*jc_recipe_fn)(void *ctx, const void *data, size_t size, int layer)
 int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx,
 			 unsigned *refused);
 
+/* Statistics.  The per-process counts are this process's (stats.c); the
+ * shared ones are kept in the cache directory across processes, by the
+ * store (store/store.h, jc_store_count). */
+void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
+/* Count a hit (already counted as one) that answered with a failure record. */
+void jc_cache_count_failure_hit(struct jc_cache *cache);
+/* Count a request the caller passed to the compiler without asking the
+ * cache: a load of code already compiled (native input, a program created
+ * from binaries), a separate compile or link step, or an input it cannot
+ * key.  These wait with the hits (above) on their way to the shared file. */
+enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
+void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
+int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
+
+/* Every count reaches the shared file as it happens (store/count.c), so a
+ * process killed by a signal loses none of them, unless the file's lock
+ * was busy: such counts wait for the next one, and for this, which waits
+ * 50 ms at most for the lock (the library calls it at exit).  NULL is fine. */
+void jc_cache_flush(struct jc_cache *cache);
+/* Set every shared counter to 0 and the start (since_ns) to now
+ * (`jitcache stats --zero`).  0 or -1. */
+int jc_cache_zero_stats(struct jc_cache *cache);
+/* Count, in this process and the shared file, one build that failed. */
+void jc_cache_count_build_failure(struct jc_cache *cache);
+
+/* Append one JSON line (stats_log) with this process's counts to file:
+ * its time, program, pid, cache directory and jc_stats_json_parts().  One
+ * write(2) with O_APPEND: lines of processes ending together do not mix.
+ * 0, or -1 (said once at info). */
+int jc_cache_stats_log(const struct jc_cache *cache, const char *file);
+
+/* Management, for the `jitcache` command: the store's (store/store.h:
+ * jc_store_clear, jc_store_trim, ...), -1 without a cache directory. */
+int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
+int jc_cache_trim(struct jc_cache *cache, uint64_t max_size);
+int jc_cache_trim_unused(struct jc_cache *cache, int64_t used_before_ns);
+long jc_cache_verify(struct jc_cache *cache, FILE *out);
+
+#include "cache/transfer.h"
 
 #endif

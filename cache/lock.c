@@ -12,9 +12,8 @@
  * beyond its end are fine.  A cache this user may only read is locked
  * shared (F_RDLCK on a read-only descriptor), which still waits for a
  * writer that compiles the key. */
-#include "cache/cache.h"
+#include "cache/internal.h"
 #include "config/clock.h"
-#include "store/internal.h"
 
 #include "store/fsutil.h"
 #include "config/log.h"
@@ -33,10 +32,11 @@ struct jc_cache_lock {
 };
 
 /* Put a new, empty DIR/locks in place of what is there: 0, or -1. */
-static int new_locks(struct jc_cache *c, const char *path)
+static int new_locks(struct jc_store *s, const char *path)
 {
 	char tmp[PATH_MAX];
-	if (jc_fs_write_temp(c->dir, "", 0, c->lock_mode, tmp) != 0)
+	const char *dir = jc_store_path(s);
+	if (!dir || jc_fs_write_temp(dir, "", 0, jc_store_lock_mode(s), tmp) != 0)
 		return -1;
 	int rc = rename(tmp, path);
 	if (rc != 0)
@@ -50,12 +50,12 @@ static int new_locks(struct jc_cache *c, const char *path)
  * nobody asks for any more (a process compiling meanwhile is not waited
  * for, once).  Where the directory cannot be written, its owner at least
  * takes the right away. */
-static int private_locks(struct jc_cache *c, const char *path, int fd)
+static int private_locks(struct jc_store *s, const char *path, int fd)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !(st.st_mode & 0007))
 		return fd;
-	if (new_locks(c, path) != 0) {
+	if (new_locks(s, path) != 0) {
 		(void)fchmod(fd, st.st_mode & 0770);
 		return fd;
 	}
@@ -64,16 +64,17 @@ static int private_locks(struct jc_cache *c, const char *path, int fd)
 }
 
 /* DIR/locks, for writing if this user may, else for reading. */
-static int open_locks(struct jc_cache *c, const char *path, short *type)
+static int open_locks(struct jc_store *s, const char *path, short *type)
 {
+	mode_t mode = jc_store_lock_mode(s);
 	*type = F_WRLCK;
-	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, c->lock_mode);
-	if (fd < 0 && errno == ENOENT && jc_dir_usable(c) == 0) /* removed: made again */
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, c->lock_mode);
-	if (fd < 0 && errno == JC_ENOTREG && new_locks(c, path) == 0) /* a FIFO...: replaced */
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, c->lock_mode);
+	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
+	if (fd < 0 && errno == ENOENT && jc_store_path(s)) /* removed: made again */
+		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
+	if (fd < 0 && errno == JC_ENOTREG && new_locks(s, path) == 0) /* a FIFO...: replaced */
+		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
 	if (fd >= 0)
-		return private_locks(c, path, fd);
+		return private_locks(s, path, fd);
 	if (fd < 0 && (errno == EACCES || errno == EROFS)) { /* read-only cache */
 		*type = F_RDLCK;
 		fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
@@ -108,18 +109,19 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
 					int64_t deadline)
 {
 	char path[PATH_MAX], shown[PATH_MAX];
-	if (!cache->local) {
+	const char *dir;
+	if (!cache->store) {
 		errno = EROFS; /* layers only: nowhere to lock */
 		return NULL;
 	}
-	if (jc_dir_usable(cache) != 0) {
+	if (!(dir = jc_store_path(cache->store))) {
 		errno = EBADF;
 		return NULL;
 	}
-	snprintf(path, sizeof path, "%s/locks", cache->dir);
-	const char *said = jc_shown(cache, path, shown);
+	snprintf(path, sizeof path, "%s/locks", dir);
+	const char *said = jc_store_shown(cache->store, path, shown);
 	short type;
-	int fd = open_locks(cache, path, &type);
+	int fd = open_locks(cache->store, path, &type);
 	if (fd < 0)
 		return give_up(-1, said, errno);
 	off_t at = byte_of(key);
@@ -153,7 +155,7 @@ static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t de
 		       (double)(jc_wall_ns() - start) / 1e9, hex);
 	for (int i = 0; i < JC_NCOUNTERS; i++)
 		if (delta[i]) {
-			jc_count(c, delta, NULL);
+			jc_cache_count(c, delta, NULL);
 			break;
 		}
 }

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* recipe.c — where an entry's recipe lives, and walking every recipe
+/* recipe.c — storing an entry's recipe beside it, and walking every recipe
  * (see "Recipes" in cache.h). */
-#include "cache/cache.h"
-#include "store/internal.h"
+#include "cache/internal.h"
 
 #include "store/fsutil.h"
 #include "store/hash.h"
@@ -15,17 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Same first byte, so the same subdirectory as the entry; the rest a hash
- * of the entry's key, which no request's key is made of. */
-void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe)
-{
-	uint64_t a = jc_hash64(entry->bytes, JC_KEY_BYTES, 0x7265636970653a31ull); /* "recipe:1" */
-	uint64_t b = jc_hash64(entry->bytes, JC_KEY_BYTES, a);
-	recipe->bytes[0] = entry->bytes[0];
-	memcpy(recipe->bytes + 1, &a, 8);
-	memcpy(recipe->bytes + 9, &b, 7);
-}
 
 static int key_from_hex(const char *s, struct jc_key *key)
 {
@@ -106,14 +94,35 @@ static int walk_dir(const struct walk *w)
 int jc_cache_each_recipe(struct jc_cache *cache, jc_recipe_fn fn, void *ctx,
 			 unsigned *refused)
 {
-	struct walk w = { .dir = cache->dir, .shown = cache->dir, .limit = jc_entry_limit(cache->max_size),
-			  .trust = cache->trust, .required = cache->trust_required,
-			  .refused = refused, .fn = fn, .ctx = ctx };
-	int rc = cache->local ? walk_dir(&w) : 0;
+	struct walk w = { .limit = jc_entry_limit(cache->max_size), .trust = cache->trust,
+			  .required = cache->trust_required, .refused = refused, .fn = fn,
+			  .ctx = ctx };
+	w.dir = w.shown = cache->store ? jc_store_path(cache->store) : NULL;
+	int rc = w.dir ? walk_dir(&w) : 0;
 	for (int n = 0; rc == 0 && (w.dir = jc_layers_dir(cache->layers, n)); n++) {
 		w.shown = jc_layers_shown(cache->layers, n);
 		w.layer = n + 1;
 		rc = walk_dir(&w);
 	}
+	return rc;
+}
+
+int jc_cache_put_recipe(struct jc_cache *cache, const struct jc_key *entry,
+			const void *data, size_t size)
+{
+	struct jc_key key;
+	jc_recipe_key(entry, &key);
+	return jc_cache_put_recipe_as(cache, &key, data, size);
+}
+
+int jc_cache_put_recipe_as(struct jc_cache *cache, const struct jc_key *key, const void *data,
+			   size_t size)
+{
+	struct jc_encoded e;
+	if (!cache->store)
+		return -1;
+	jc_entry_encode_flags(key, data, size, 0, 1, JC_ENTRY_RECIPE, &e);
+	int rc = jc_store_put(cache->store, key, &e, 0); /* not if larger than max_size */
+	free(e.owned);
 	return rc;
 }

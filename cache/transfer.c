@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* transfer.c — jc_cache_export() and jc_cache_import() (cache/archive.h):
+/* transfer.c — jc_cache_export() and jc_cache_import() (cache/transfer.h):
  * whole caches into one archive and back, every entry checked on the way. */
-#include "tiers/archive.h"
+#include "cache/internal.h"
 
 #include "store/fsutil.h"
-#include "cache/cache.h"
-#include "store/internal.h"
+#include "tiers/archive.h"
 #include "config/hex.h"
 
 #include <dirent.h>
@@ -96,80 +95,44 @@ static int check_member(struct jc_cache *c, void **data, uint64_t size, int veri
 
 /* ---- export ----------------------------------------------------------------- */
 
-/* Read the entry file name in subdirectory sub if used since since_ns:
- * 1 and *data (malloc'd), 0 if left out, -1 if bad (*why). */
-static int read_entry_file(struct jc_cache *c, int sub, const char *name, int64_t since_ns,
-			   uint8_t **data, struct stat *st, const char **why)
-{
-	char path[PATH_MAX];
-	jc_file_path(c, sub, name, path);
-	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : (*why = jc_fs_strerror(errno), -1); /* evicted meanwhile */
-	int rc = -1;
-	*data = NULL;
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))
-		*why = "not a regular file";
-	else if (jc_fs_mtime_ns(st) < since_ns)
-		rc = 0;
-	else if ((uint64_t)st->st_size > jc_entry_limit(c->max_size))
-		*why = "larger than max_size allows (not read)";
-	else if (!(*data = malloc(st->st_size ? (size_t)st->st_size : 1)))
-		*why = "out of memory";
-	else if (jc_fs_read_all(fd, *data, (size_t)st->st_size) != 0)
-		*why = strerror(errno);
-	else
-		rc = 1;
-	close(fd);
-	if (rc != 1) {
-		free(*data);
-		*data = NULL;
-	}
-	return rc;
-}
+/* How an export goes: the archive, where to say what was skipped, counts. */
+struct export {
+	struct jc_store *store;
+	struct jc_archive_writer *w;
+	FILE *msgs;
+	struct jc_transfer *t;
+	int sub_done; /* the subdirectory last added as a directory member, or -1 */
+};
 
-/* Archive the good entries of subdirectory sub; -1 if the archive failed. */
-static int export_sub(struct jc_cache *c, int sub, int64_t since_ns,
-		      struct jc_archive_writer *w, FILE *msgs, struct jc_transfer *t)
+/* Archive one entry file (jc_store_each_file): -1 if the archive failed. */
+static int export_file(void *arg, const struct jc_key *key, const void *data, uint64_t size,
+		       int64_t mtime_s, const char *why)
 {
-	char dir[PATH_MAX], shown[PATH_MAX], subname[4], member[300];
-	int dir_done = 0, rc = 0;
-	jc_subdir_path(c, sub, dir);
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (rc == 0 && d && (de = readdir(d))) {
-		struct jc_key key;
-		struct stat st;
-		uint8_t *data;
-		const char *why = "";
-		if (key_from_hex(de->d_name, &key) != 0 || key.bytes[0] != sub)
-			continue; /* lock, temporary and other files */
-		int got = read_entry_file(c, sub, de->d_name, since_ns, &data, &st, &why);
-		if (got == 1 && check_entry(data, (uint64_t)st.st_size, &key, UINT64_MAX, NULL, &why) != 0)
-			got = -1;
-		if (got < 0) {
-			fprintf(msgs, "skipped a bad entry %s/%s (%s); `jitcache verify` removes it\n",
-				jc_shown(c, dir, shown), de->d_name, why);
-			t->refused++;
-		}
-		if (got == 1) {
-			snprintf(subname, sizeof subname, "%02x", sub);
-			snprintf(member, sizeof member, "%s/%s", subname, de->d_name);
-			if (!dir_done++)
-				rc = jc_archive_add(w, subname, 0, NULL, 0, 1);
-			if (rc == 0)
-				rc = jc_archive_add(w, member, st.st_mtim.tv_sec, data,
-						    (size_t)st.st_size, 0);
-			if (jc_entry_is_recipe(data, (size_t)st.st_size))
-				t->recipes++;
-			else
-				t->entries++;
-			t->bytes += (uint64_t)st.st_size;
-		}
-		free(data);
+	struct export *x = arg;
+	char name[2 * JC_KEY_BYTES + 1], subname[4], member[300];
+	int sub = key->bytes[0], rc = 0;
+	jc_key_hex(key, name);
+	if (data && check_entry(data, size, key, UINT64_MAX, NULL, &why) != 0)
+		data = NULL;
+	if (!data) {
+		fprintf(x->msgs, "skipped a bad entry %s/%02x/%s (%s); `jitcache verify` removes it\n",
+			jc_store_dir(x->store), sub, name, why);
+		x->t->refused++;
+		return 0;
 	}
-	if (d)
-		closedir(d);
+	snprintf(subname, sizeof subname, "%02x", sub);
+	snprintf(member, sizeof member, "%s/%s", subname, name);
+	if (x->sub_done != sub) {
+		x->sub_done = sub;
+		rc = jc_archive_add(x->w, subname, 0, NULL, 0, 1);
+	}
+	if (rc == 0)
+		rc = jc_archive_add(x->w, member, mtime_s, data, (size_t)size, 0);
+	if (jc_entry_is_recipe(data, (size_t)size))
+		x->t->recipes++;
+	else
+		x->t->entries++;
+	x->t->bytes += size;
 	return rc;
 }
 
@@ -177,16 +140,15 @@ int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
 		    FILE *msgs, struct jc_transfer *t)
 {
 	memset(t, 0, sizeof *t);
-	if (!cache->local || jc_dir_usable(cache) != 0)
+	if (!cache->store || !jc_store_path(cache->store))
 		return -1;
 	struct jc_archive_writer *w = jc_archive_create(path, msgs);
 	if (!w)
 		return -1;
-	for (int sub = 0; sub < JC_SUBDIRS; sub++) {
-		if (export_sub(cache, sub, since_ns, w, msgs, t) != 0) {
-			jc_archive_abandon(w);
-			return -1;
-		}
+	struct export x = { .store = cache->store, .w = w, .msgs = msgs, .t = t, .sub_done = -1 };
+	if (jc_store_each_file(cache->store, since_ns, export_file, &x) != 0) {
+		jc_archive_abandon(w);
+		return -1;
 	}
 	t->archive_bytes = jc_archive_written(w);
 	if (jc_archive_commit(w) != 0)
@@ -198,24 +160,6 @@ int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
 }
 
 /* ---- import ----------------------------------------------------------------- */
-
-/* Is there a good entry for key in the cache directory already? */
-static int present(struct jc_cache *c, const struct jc_key *key)
-{
-	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
-	struct jc_entry e;
-	const char *why;
-	jc_key_hex(key, name);
-	jc_file_path(c, key->bytes[0], name, path);
-	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
-	if (fd < 0)
-		return 0;
-	int ok = jc_read_entry(fd, key, jc_entry_limit(c->max_size), &e, &why) == JC_ENTRY_OK;
-	close(fd);
-	if (ok)
-		jc_entry_free(&e);
-	return ok;
-}
 
 /* Files of a cache directory that are not entries; an archive of a whole
  * directory holds them, and they are passed over without a word. */
@@ -240,16 +184,6 @@ static int member_key(const char *name, struct jc_key *key)
 	    key_from_hex(name + 3, key) != 0)
 		return -1;
 	return strtol(sub, &end, 16) == key->bytes[0] && *end == '\0' ? 0 : -1;
-}
-
-/* The size of the entry file now stored for key (what an import added). */
-static uint64_t stored_size(struct jc_cache *c, const struct jc_key *key)
-{
-	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
-	struct stat st;
-	jc_key_hex(key, name);
-	jc_file_path(c, key->bytes[0], name, path);
-	return lstat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
 /* Members are not held while they arrive: each goes to a spool file (an
@@ -293,10 +227,11 @@ static const char *spool_sink(void *arg, const char *name, const void *data, siz
  * memory as they arrive, as before spooling). */
 static int spool_open(struct jc_cache *c)
 {
-	int fd = open(c->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	const char *dir = jc_store_path(c->store);
+	int fd = dir ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+	if (fd < 0 && dir) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/.tmp.import.XXXXXX", c->dir);
+		snprintf(path, sizeof path, "%s/.tmp.import.XXXXXX", dir);
 		fd = mkostemp(path, O_CLOEXEC);
 		if (fd >= 0)
 			unlink(path);
@@ -336,7 +271,7 @@ static int import_member(struct jc_cache *c, struct spool *sp, struct jc_archive
 	struct jc_entry e;
 	int spooled = m->sunk ? spool_take(sp, m, why) : 0;
 	if (spooled == -2)
-		jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_UNTRUSTED] = 1 }, NULL);
+		jc_cache_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_UNTRUSTED] = 1 }, NULL);
 	if (spooled != 0)
 		return -1;
 	if (!m->data)
@@ -351,20 +286,20 @@ static int import_member(struct jc_cache *c, struct spool *sp, struct jc_archive
 	 * (spool_take): its signature is not checked a second time. */
 	int checked = check_member(c, &m->data, m->size, m->sunk, &key, &e, &signed_as, why);
 	if (checked == -2)
-		jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_UNTRUSTED] = 1 }, NULL);
+		jc_cache_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_UNTRUSTED] = 1 }, NULL);
 	if (checked != 0)
 		return -1;
 	int rc = 2;
-	if (!present(c, &key) && signed_as.owned) /* kept as signed */
-		rc = jc_store_encoded(c, &key, &signed_as) == 0
+	if (!jc_store_has(c->store, &key) && signed_as.owned) /* kept as signed */
+		rc = jc_store_put(c->store, &key, &signed_as, 0) == 0
 			? 1 : (*why = "could not be stored (see above)", -1);
-	else if (!present(c, &key))
-		rc = (*recipe ? jc_store_recipe(c, &key, e.data, e.size)
+	else if (!jc_store_has(c->store, &key))
+		rc = (*recipe ? jc_cache_put_recipe_as(c, &key, e.data, e.size)
 			      : jc_cache_put(c, &key, e.data, e.size, jc_compile_word(e.compile_ns, e.wall_ns))) == 0
 			? 1 : (*why = "could not be stored (see above)", -1);
 	free(signed_as.owned);
 	if (rc == 1)
-		*bytes = stored_size(c, &key);
+		*bytes = jc_store_file_size(c->store, &key);
 	jc_entry_free(&e);
 	return rc;
 }
@@ -396,7 +331,7 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 {
 	struct jc_cache_stats before, after;
 	memset(t, 0, sizeof *t);
-	if (!cache->local || jc_dir_usable(cache) != 0)
+	if (!cache->store || !jc_store_path(cache->store))
 		return -1;
 	FILE *f = fopen(path, "rbe");
 	if (!f) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* count.c — this process's counters and the shared ones (see internal.h). */
+/* count.c — the shared counters (see internal.h). */
 #include "store/internal.h"
 #include "config/clock.h"
 
@@ -30,34 +30,54 @@
  * it (a process stopped with Ctrl-Z inside it, or any program that opened
  * the file) must not slow the hits of others: a count waits at most
  * COUNT_WAIT for it, and after a wait that failed, for BUSY_PAUSE, only
- * tries once.  Counts not written wait in c->pending for the next write
- * that gets the lock, or for jc_cache_flush() at exit; a process that
- * never gets it loses them (its own counts and stats_log line keep them). */
+ * tries once.  Counts not written wait in s->pending for the next write
+ * that gets the lock, or for jc_store_flush() at exit; a process that
+ * never gets it loses them (its own counts and stats_log line keep them:
+ * cache/stats.c). */
 #define COUNT_WAIT 0.005
 #define FLUSH_WAIT 0.05
 #define BUSY_PAUSE_NS 1000000000
 
-/* Take this process's pending counts into sum (delta plus them). */
-static int take_pending(struct jc_cache *c, const uint64_t *delta, uint64_t sum[JC_NCOUNTERS])
+/* 1 if s->pending are this process's: a child of fork() inherits its
+ * parent's, which are not its own. */
+static int pending_are_mine(const struct jc_store *s)
 {
-	int any = 0;
+	return __atomic_load_n(&s->pending_pid, __ATOMIC_ACQUIRE) == getpid();
+}
+
+/* Take this process's pending counts into sum (delta plus them).  Those a
+ * child of fork() finds are its parent's: dropped.  Only a process that
+ * finds some asks who it is, so a count costs no getpid() of its own. */
+static int take_pending(struct jc_store *s, const uint64_t *delta, uint64_t sum[JC_NCOUNTERS])
+{
+	uint64_t p[JC_NCOUNTERS];
+	int any = 0, found = 0;
 	for (int i = 0; i < JC_NCOUNTERS; i++) {
-		sum[i] = (delta ? delta[i] : 0) + __atomic_exchange_n(&c->pending[i], 0, __ATOMIC_RELAXED);
+		p[i] = __atomic_exchange_n(&s->pending[i], 0, __ATOMIC_RELAXED);
+		found |= p[i] != 0;
+	}
+	if (found && !pending_are_mine(s)) {
+		memset(p, 0, sizeof p);
+		__atomic_store_n(&s->pending_pid, getpid(), __ATOMIC_RELEASE);
+	}
+	for (int i = 0; i < JC_NCOUNTERS; i++) {
+		sum[i] = (delta ? delta[i] : 0) + p[i];
 		any |= sum[i] != 0;
 	}
 	return any;
 }
 
-static void keep_pending(struct jc_cache *c, const uint64_t sum[JC_NCOUNTERS])
+static void keep_pending(struct jc_store *s, const uint64_t sum[JC_NCOUNTERS])
 {
+	__atomic_store_n(&s->pending_pid, getpid(), __ATOMIC_RELEASE); /* this process's now */
 	for (int i = 0; i < JC_NCOUNTERS; i++)
 		if (sum[i])
-			__atomic_add_fetch(&c->pending[i], sum[i], __ATOMIC_RELAXED);
+			__atomic_add_fetch(&s->pending[i], sum[i], __ATOMIC_RELAXED);
 }
 
 /* Add sum to the file, waiting at most wait (less after a busy lock):
  * 0, or -1 with the counts kept pending when the lock was busy. */
-static int add_or_keep(struct jc_cache *c, const uint64_t sum[JC_NCOUNTERS],
+static int add_or_keep(struct jc_store *c, const uint64_t sum[JC_NCOUNTERS],
 		       uint64_t shared_after[JC_NCOUNTERS], double wait)
 {
 	int64_t now = jc_wall_ns();
@@ -73,7 +93,7 @@ static int add_or_keep(struct jc_cache *c, const uint64_t sum[JC_NCOUNTERS],
 	return -1;
 }
 
-static void write_counts(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
+static void write_counts(struct jc_store *c, const uint64_t delta[JC_NCOUNTERS],
 			 uint64_t shared_after[JC_NCOUNTERS])
 {
 	/* Only through a descriptor still ours (issue 35: never into a
@@ -101,68 +121,42 @@ static void write_counts(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
 		    "counting in this process only", c->shown, jc_fs_strerror(errno));
 }
 
-/* 1 if c->counts are this process's: a child of fork() inherits its
- * parent's, which are not its own (its exit line and stats_log line say
- * what it did). */
-static int counts_are_mine(const struct jc_cache *c)
+void jc_store_count(struct jc_store *s, const uint64_t *delta, uint64_t *shared_after)
 {
-	return __atomic_load_n(&c->counts_pid, __ATOMIC_ACQUIRE) == getpid();
+	write_counts(s, delta, shared_after);
 }
 
-void jc_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
-	      uint64_t shared_after[JC_NCOUNTERS])
+void jc_store_count_own(struct jc_store *s, const uint64_t delta[JC_NCOUNTERS],
+			uint64_t shared_after[JC_NCOUNTERS])
 {
-	if (!counts_are_mine(c)) {
-		for (int i = 0; i < JC_NCOUNTERS; i++) {
-			__atomic_store_n(&c->counts[i], 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&c->pending[i], 0, __ATOMIC_RELAXED); /* the parent's */
-		}
-		__atomic_store_n(&c->counts_pid, getpid(), __ATOMIC_RELEASE);
-	}
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		if (delta[i])
-			__atomic_add_fetch(&c->counts[i], delta[i], __ATOMIC_RELAXED);
-	if (!c->local) {
-		if (shared_after)
-			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
-		return;
-	}
-	write_counts(c, delta, shared_after);
+	if (s->counted)
+		s->counted(s->counted_ctx, delta);
+	jc_store_count(s, delta, shared_after);
 }
 
-void jc_cache_flush(struct jc_cache *cache)
+void jc_store_flush(struct jc_store *s)
 {
 	uint64_t sum[JC_NCOUNTERS];
-	if (!cache || !cache->local || !counts_are_mine(cache) || !take_pending(cache, NULL, sum))
+	if (!s || !take_pending(s, NULL, sum))
 		return;
-	__atomic_store_n(&cache->counters_busy_ns, 0, __ATOMIC_RELAXED);
-	add_or_keep(cache, sum, NULL, FLUSH_WAIT);
+	__atomic_store_n(&s->counters_busy_ns, 0, __ATOMIC_RELAXED);
+	add_or_keep(s, sum, NULL, FLUSH_WAIT);
 }
 
-int jc_cache_zero_stats(struct jc_cache *cache)
+int jc_store_zero_stats(struct jc_store *s)
 {
-	if (!cache || !cache->local)
+	if (!s)
 		return -1;
-	return jc_stats_zero(cache->dir);
+	return jc_stats_zero(s->dir);
 }
 
-static void fill_stats(const uint64_t v[JC_NCOUNTERS], struct jc_cache_stats *out)
+void jc_stats_fill(const uint64_t *v, struct jc_cache_stats *out)
 {
 #define X(NAME, field, label) out->field = v[JC_##NAME];
 	JC_COUNTERS(X)
 #undef X
 	for (int i = 0; i < JC_TIER_SLOTS; i++)
 		out->tier_hits[i] = v[JC_TIER_HITS(i)];
-}
-
-void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out)
-{
-	uint64_t v[JC_NCOUNTERS];
-	int mine = counts_are_mine(cache);
-	for (int i = 0; i < JC_NCOUNTERS; i++)
-		v[i] = mine ? __atomic_load_n(&cache->counts[i], __ATOMIC_RELAXED) : 0;
-	memset(out, 0, sizeof *out);
-	fill_stats(v, out);
 }
 
 /* Anyone who may write the cache directory may write any numbers into its
@@ -174,7 +168,7 @@ void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats 
 #define COUNTER_MAX (1ull << 62)
 #define USAGE_MAX (1ull << 54)
 
-static void drop_absurd(const struct jc_cache *c, uint64_t v[JC_NCOUNTERS])
+static void drop_absurd(const struct jc_store *c, uint64_t v[JC_NCOUNTERS])
 {
 	int absurd = 0;
 	for (int i = 0; i < JC_NCOUNTERS; i++)
@@ -192,15 +186,15 @@ static int usage_absurd(const struct jc_usage *u)
 	       (u->recipes != JC_USAGE_UNSPLIT && u->recipes > u->count);
 }
 
-int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
+int jc_store_shared_stats(struct jc_store *cache, struct jc_cache_stats *out)
 {
 	uint64_t v[JC_NCOUNTERS];
 	struct jc_usage u[JC_SUBDIRS];
 	memset(out, 0, sizeof *out);
-	if (!cache->local || jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
+	if (!cache || jc_stats_read(cache->dir, v) != 0 || jc_stats_usage_all(cache->dir, u) != 0)
 		return -1;
 	drop_absurd(cache, v);
-	fill_stats(v, out);
+	jc_stats_fill(v, out);
 	if (jc_stats_since(cache->dir, &out->since_ns) != 0 || out->since_ns < 0 ||
 	    out->since_ns > jc_wall_ns() + 86400 * (int64_t)1000000000)
 		out->since_ns = 0; /* not recorded, or not a time */
@@ -221,34 +215,6 @@ int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out)
 		out->size += u[i].size;
 	}
 	return 0;
-}
-
-/* One more of one counter, from this process. */
-static void count_one(struct jc_cache *c, enum jc_counter which)
-{
-	if (!c)
-		return;
-	uint64_t delta[JC_NCOUNTERS] = { 0 };
-	delta[which] = 1;
-	jc_count(c, delta, NULL);
-}
-
-void jc_cache_count_build_failure(struct jc_cache *c)
-{
-	count_one(c, JC_BUILD_FAILURES);
-}
-
-void jc_cache_count_failure_hit(struct jc_cache *c)
-{
-	count_one(c, JC_FAILED_HITS);
-}
-
-void jc_cache_count_pass(struct jc_cache *c, enum jc_pass why)
-{
-	static const enum jc_counter counter[] = { [JC_PASS_NATIVE] = JC_PASSED_NATIVE,
-						   [JC_PASS_COMPILE_LINK] = JC_PASSED_COMPILE_LINK,
-						   [JC_PASS_NOT_KEYABLE] = JC_PASSED_NOT_KEYABLE };
-	count_one(c, counter[why]);
 }
 
 /* ---- statistics as JSON and Prometheus ---------------------------------- */
@@ -389,63 +355,4 @@ void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *
 			  "When the counters started (Unix time): the cache was made or zeroed.");
 		prom_sample(out, "stats_since_seconds", dir, NULL, (double)(s->since_ns / 1000000000));
 	}
-}
-
-extern char *program_invocation_short_name;
-
-/* stats_log: a regular file, or a character device (a terminal, /dev/null),
- * opened without waiting.  A FIFO is refused (JC_ENOTREG): opening one
- * whose reader has gone would wait for ever, and writing to one whose
- * reader leaves would kill the program with SIGPIPE. */
-static int open_log(const char *file)
-{
-	struct stat st;
-	int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
-			    O_NONBLOCK, 0666);
-	if (fd < 0 && errno == ENXIO)
-		errno = JC_ENOTREG; /* a FIFO with no reader, or a socket */
-	if (fd < 0 || (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))))
-		return fd;
-	close(fd);
-	errno = JC_ENOTREG;
-	return -1;
-}
-
-int jc_cache_stats_log(const struct jc_cache *cache, const char *file)
-{
-	struct jc_cache_stats s;
-	char *line = NULL, when[32];
-	size_t size = 0;
-	time_t now = time(NULL);
-	struct tm tm;
-	if (!cache || !file || !*file)
-		return 0;
-	jc_cache_process_stats(cache, &s);
-	FILE *m = open_memstream(&line, &size);
-	if (!m)
-		return -1;
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	fprintf(m, "{\"time\": \"%s\", \"program\": ", when);
-	jc_json_string(m, program_invocation_short_name ? program_invocation_short_name : "");
-	fprintf(m, ", \"pid\": %ld, \"dir\": ", (long)getpid());
-	jc_json_string(m, cache->local ? cache->shown : "");
-	fprintf(m, ", \"hits\": %llu, \"misses\": %llu", (unsigned long long)s.hits,
-		(unsigned long long)s.misses);
-	jc_stats_json_parts(m, &s);
-	fprintf(m, "}\n");
-	if (fclose(m) != 0) {
-		free(line);
-		return -1;
-	}
-	int fd = open_log(file);
-	ssize_t n = fd >= 0 ? write(fd, line, size) : -1;
-	int err = errno;
-	if (fd >= 0)
-		close(fd);
-	free(line);
-	if (n == (ssize_t)size)
-		return 0;
-	JC_LOG_ONCE(JC_LOG_INFO, "cannot append to stats_log %s (%s)", file,
-		    n < 0 ? jc_fs_strerror(err) : "short write");
-	return -1;
 }

@@ -43,7 +43,8 @@
  * which checks the checksum and decompresses.  Both return a status: OK, or
  * what the caller should do with a bad file, with a short reason in *why.
  * jc_entry_stream_*() check a file that arrives in pieces, without
- * holding it.  The writer calls jc_entry_encode().  Nothing here does I/O.
+ * holding it.  The writer calls jc_entry_encode().  Nothing here does I/O
+ * but jc_read_entry*(), which read an entry from a file already open.
  */
 #ifndef JITCACHE_ENTRY_H
 #define JITCACHE_ENTRY_H
@@ -159,5 +160,24 @@ struct jc_entry_stream *jc_entry_stream_start(const struct jc_key *key, uint64_t
 					      const struct jc_trust *t, int check_trust);
 void jc_entry_stream_feed(struct jc_entry_stream *s, const void *data, size_t n);
 enum jc_entry_status jc_entry_stream_end(struct jc_entry_stream *s, const char **why);
+
+/* ---- reading an entry file (defined in layout.c) ---- */
+
+/* Read, validate and hand out the entry for key from its open file fd.  On a
+ * bad file, returns its status with a reason in *why.  A file whose header
+ * claims more than limit bytes (jc_entry_limit) is refused unread. */
+enum jc_entry_status jc_read_entry(int fd, const struct jc_key *key, uint64_t limit,
+				   struct jc_entry *out, const char **why);
+/* The same for an entry that must be signed by a key of trust (sign.h;
+ * NULL: none could be loaded): else JC_ENTRY_UNTRUSTED with *why.  The
+ * signature is checked before anything is decompressed. */
+struct jc_trust;
+enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uint64_t limit,
+					   const struct jc_trust *trust, struct jc_entry *out,
+					   const char **why);
+
+/* Is file name of the directory dfd (AT_FDCWD: name is a path) an entry
+ * file flagged as a recipe?  0 when not, or when it cannot be read. */
+int jc_file_is_recipe(int dfd, const char *name);
 
 #endif

@@ -57,13 +57,13 @@ static int oldest_subdir(const struct jc_usage u[JC_SUBDIRS], int64_t *bound)
 	return best;
 }
 
-static void count_evictions(struct jc_cache *c, long n)
+static void count_evictions(struct jc_store *c, long n)
 {
 	if (n > 0)
-		jc_count(c, (uint64_t[JC_NCOUNTERS]){ [JC_EVICTIONS] = (uint64_t)n }, NULL);
+		jc_store_count_own(c, (uint64_t[JC_NCOUNTERS]){ [JC_EVICTIONS] = (uint64_t)n }, NULL);
 }
 
-void jc_make_room(struct jc_cache *c, uint64_t incoming)
+void jc_make_room(struct jc_store *c, uint64_t incoming)
 {
 	uint64_t target = c->max_size - c->max_size / 10;
 	for (int round = 0; c->max_size && round < CLEAN_ROUNDS; round++) {
@@ -85,11 +85,11 @@ void jc_make_room(struct jc_cache *c, uint64_t incoming)
 	}
 }
 
-int jc_cache_clear(struct jc_cache *cache)
+int jc_store_clear(struct jc_store *cache)
 {
 	struct jc_quota q = { .bound = INT64_MAX, .need = UINT64_MAX, .all_locks = 1 };
 	int rc = 0;
-	if (!cache->local || jc_dir_usable(cache) != 0)
+	if (jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->lock_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
@@ -99,7 +99,7 @@ int jc_cache_clear(struct jc_cache *cache)
 }
 
 /* Every entry of the cache, recounting each subdirectory on the way. */
-static int list_all(struct jc_cache *c, struct jc_listing *all)
+static int list_all(struct jc_store *c, struct jc_listing *all)
 {
 	int rc = 0;
 	for (int sub = 0; sub < JC_SUBDIRS; sub++) {
@@ -118,11 +118,11 @@ static int list_all(struct jc_cache *c, struct jc_listing *all)
 
 /* Evict, least recently used first, while the entries hold more than
  * max_size bytes (0: no cap) or were last used before used_before_ns. */
-static int trim(struct jc_cache *cache, uint64_t max_size, int64_t used_before_ns)
+static int trim(struct jc_store *cache, uint64_t max_size, int64_t used_before_ns)
 {
 	struct jc_listing all = { 0 };
 	long removed = 0;
-	if (!cache->local || jc_dir_usable(cache) != 0)
+	if (jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->lock_mode);
 	int rc = list_all(cache, &all);
@@ -141,12 +141,12 @@ static int trim(struct jc_cache *cache, uint64_t max_size, int64_t used_before_n
 	return rc;
 }
 
-int jc_cache_trim(struct jc_cache *cache, uint64_t max_size)
+int jc_store_trim(struct jc_store *cache, uint64_t max_size)
 {
 	return trim(cache, max_size, INT64_MIN);
 }
 
-int jc_cache_trim_unused(struct jc_cache *cache, int64_t used_before_ns)
+int jc_store_trim_unused(struct jc_store *cache, int64_t used_before_ns)
 {
 	return trim(cache, 0, used_before_ns);
 }
@@ -161,7 +161,7 @@ enum checked { GOOD, GOOD_RECIPE, REMOVED, BAD_KEPT, UNCHECKED };
 
 /* Read and check one entry; remove it if bad.  Says (to out) what it found
  * unless the entry is good. */
-static enum checked check_entry(struct jc_cache *c, const struct jc_item *it, FILE *out)
+static enum checked check_entry(struct jc_store *c, const struct jc_item *it, FILE *out)
 {
 	char path[PATH_MAX], shown[PATH_MAX];
 	struct jc_key key;
@@ -211,7 +211,7 @@ struct verdict {
 
 /* Check every entry of one subdirectory under its record lock (or, where
  * the record cannot be locked, as in a read-only cache, without it). */
-static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict *v)
+static void verify_subdir(struct jc_store *c, int sub, FILE *out, struct verdict *v)
 {
 	struct jc_listing l = { .say = out };
 	struct jc_usage u;
@@ -252,16 +252,16 @@ static void verify_subdir(struct jc_cache *c, int sub, FILE *out, struct verdict
 	free(l.v);
 }
 
-long jc_cache_verify(struct jc_cache *cache, FILE *out)
+long jc_store_verify(struct jc_store *cache, FILE *out)
 {
 	struct verdict v = { 0 };
-	if (!cache->local || jc_dir_usable(cache) != 0)
+	if (jc_dir_usable(cache) != 0)
 		return -1;
 	jc_stats_init(cache->dir, cache->lock_mode);
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
 		verify_subdir(cache, sub, out, &v);
 	if (v.removed + v.kept)
-		jc_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = (uint64_t)(v.removed + v.kept) },
+		jc_store_count_own(cache, (uint64_t[JC_NCOUNTERS]){ [JC_CORRUPT] = (uint64_t)(v.removed + v.kept) },
 			 NULL);
 	if (out) {
 		fprintf(out, "%llu good entries", (unsigned long long)v.good);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * fsutil.h — the operating-system details under cache/: directories,
- * temporary files, whole reads and writes, timestamps and bounded waits for
- * locks.  Nothing here knows what an entry is.
+ * fsutil.h — the operating-system details under the store (which the rooms
+ * above it use too): directories that may be trusted, temporary files,
+ * whole reads and writes, timestamps and bounded waits for locks.  Nothing
+ * here knows what an entry is.
  *
  * Functions return 0 on success and -1 with errno set on failure, unless
  * they say otherwise.  Waits never block longer than the timeout they are
@@ -84,5 +85,24 @@ static inline uint64_t jc_get_le64(const uint8_t *p)
 		v = v << 8 | p[i];
 	return v;
 }
+
+/* ---- directories that may be trusted (defined in layout.c) ---- */
+
+/* Open the directory at path (creating it and missing parents with mode
+ * first, with JC_DIR_CREATE) and check, on the open directory itself, that
+ * it may be trusted: owned by this user (or root too, with JC_DIR_LAYER)
+ * and writable by nobody else, unless shared.  The descriptor (O_CLOEXEC),
+ * or -1 after one log line saying why (none with JC_DIR_QUIET); *st gets
+ * what it is. */
+#define JC_DIR_CREATE 1
+#define JC_DIR_LAYER  2 /* a read-only layer: root may own it; messages say so */
+#define JC_DIR_QUIET  4
+int jc_dir_open(const char *path, int flags, mode_t mode, int shared, struct stat *st);
+
+/* The name by which files below a held directory fd are reached:
+ * "/proc/self/fd/N", which cannot be made to lead elsewhere.  0; or -1
+ * after one line saying why (no /proc: path itself could be swapped by a
+ * rename of a parent, so the directory is not used). */
+int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size_t size);
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* layout.c — where a cache's files are, and reading or removing one entry
- * file: what every other file of cache/ builds on (see internal.h). */
+ * file: what every other file of store/ builds on (see internal.h). */
 #include "store/internal.h"
 
 #include "store/fsutil.h"
+#include "store/hash.h"
 #include "config/hex.h"
 #include "config/log.h"
 
@@ -21,6 +22,17 @@
 void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
 {
 	jc_hex(key->bytes, JC_KEY_BYTES, out);
+}
+
+/* Same first byte, so the same subdirectory as the entry; the rest a hash
+ * of the entry's key, which no request's key is made of. */
+void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe)
+{
+	uint64_t a = jc_hash64(entry->bytes, JC_KEY_BYTES, 0x7265636970653a31ull); /* "recipe:1" */
+	uint64_t b = jc_hash64(entry->bytes, JC_KEY_BYTES, a);
+	recipe->bytes[0] = entry->bytes[0];
+	memcpy(recipe->bytes + 1, &a, 8);
+	memcpy(recipe->bytes + 9, &b, 7);
 }
 
 /* One line about the directory at path, unless quiet. */
@@ -105,7 +117,7 @@ int jc_dir_name(int fd, const struct stat *st, const char *path, char *out, size
 	return -1;
 }
 
-static int is_held(const struct jc_cache *c, const struct stat *st)
+static int is_held(const struct jc_store *c, const struct stat *st)
 {
 	return S_ISDIR(st->st_mode) &&
 	       (uint64_t)st->st_dev == __atomic_load_n(&c->held_dev, __ATOMIC_ACQUIRE) &&
@@ -123,7 +135,7 @@ static int is_held(const struct jc_cache *c, const struct stat *st)
  * directory (now empty and closed to new files), never a file the program
  * would open at a number we closed.  So each reopening costs a descriptor
  * until the process ends, at most JC_DIR_REOPEN_MAX of them. */
-static int revive(struct jc_cache *c)
+static int revive(struct jc_store *c)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct stat st;
@@ -164,7 +176,7 @@ static int revive(struct jc_cache *c)
 	return rc;
 }
 
-int jc_dir_usable(struct jc_cache *c)
+int jc_dir_usable(struct jc_store *c)
 {
 	struct stat st;
 	int dfd = __atomic_load_n(&c->dfd, __ATOMIC_ACQUIRE);
@@ -175,7 +187,7 @@ int jc_dir_usable(struct jc_cache *c)
 	return revive(c);
 }
 
-const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_MAX])
+const char *jc_shown(const struct jc_store *c, const char *path, char out[PATH_MAX])
 {
 	const char *dir = c->dir;
 	size_t n = strlen(dir);
@@ -185,12 +197,12 @@ const char *jc_shown(const struct jc_cache *c, const char *path, char out[PATH_M
 	return out;
 }
 
-void jc_subdir_path(const struct jc_cache *c, int sub, char path[PATH_MAX])
+void jc_subdir_path(const struct jc_store *c, int sub, char path[PATH_MAX])
 {
 	snprintf(path, PATH_MAX, "%s/%02x", c->dir, sub);
 }
 
-void jc_file_path(const struct jc_cache *c, int sub, const char *name, char path[PATH_MAX])
+void jc_file_path(const struct jc_store *c, int sub, const char *name, char path[PATH_MAX])
 {
 	snprintf(path, PATH_MAX, "%s/%02x/%s", c->dir, sub, name);
 }
@@ -321,7 +333,7 @@ int jc_file_is_recipe(int dfd, const char *name)
 	return recipe;
 }
 
-int jc_remove_entry(struct jc_cache *c, int sub, const char *name,
+int jc_remove_entry(struct jc_store *c, int sub, const char *name,
 		    const struct jc_file_id *expect)
 {
 	char path[PATH_MAX];

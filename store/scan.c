@@ -69,7 +69,7 @@ static const char *kind_of(mode_t mode)
 	     : S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : "unknown";
 }
 
-static void odd_entry(const struct jc_cache *c, int sub, int dfd, const char *name,
+static void odd_entry(const struct jc_store *c, int sub, int dfd, const char *name,
 		      const struct stat *st, struct jc_listing *l)
 {
 	char path[PATH_MAX], shown[PATH_MAX];
@@ -82,7 +82,7 @@ static void odd_entry(const struct jc_cache *c, int sub, int dfd, const char *na
 		jc_shown(c, path, shown), kind_of(st->st_mode), gone ? "" : "; could not remove it");
 }
 
-int jc_list_subdir(const struct jc_cache *c, int sub, int all_locks, struct jc_listing *l)
+int jc_list_subdir(const struct jc_store *c, int sub, int all_locks, struct jc_listing *l)
 {
 	char path[PATH_MAX];
 	jc_subdir_path(c, sub, path);
@@ -146,7 +146,7 @@ void jc_usage_of(const struct jc_listing *l, size_t from, struct jc_usage *u)
 
 /* Lock sub's usage record and list its entries into l: the lock's fd, or
  * -1 (with nothing held) if either fails. */
-int jc_lock_and_list(struct jc_cache *c, int sub, int all_locks, struct jc_listing *l,
+int jc_lock_and_list(struct jc_store *c, int sub, int all_locks, struct jc_listing *l,
 			 struct jc_usage *u)
 {
 	int lock = jc_usage_lock(c->dir, sub, u);
@@ -160,7 +160,7 @@ int jc_lock_and_list(struct jc_cache *c, int sub, int all_locks, struct jc_listi
 /* Scan sub under its record lock, remove entries oldest first as q allows,
  * and rewrite the record from what is left.  Returns the number removed, or
  * -1 if the subdirectory could not be locked or read. */
-long jc_clean_subdir(struct jc_cache *c, int sub, const struct jc_quota *q)
+long jc_clean_subdir(struct jc_store *c, int sub, const struct jc_quota *q)
 {
 	struct jc_listing l = { 0 };
 	struct jc_usage u;
@@ -187,13 +187,13 @@ long jc_clean_subdir(struct jc_cache *c, int sub, const struct jc_quota *q)
 	return (long)i;
 }
 
-void jc_resync(struct jc_cache *c, int sub)
+void jc_resync(struct jc_store *c, int sub)
 {
 	struct jc_quota q = { .bound = INT64_MIN, .need = 0 };
 	jc_clean_subdir(c, sub, &q);
 }
 
-void jc_resync_all(struct jc_cache *c)
+void jc_resync_all(struct jc_store *c)
 {
 	for (int sub = 0; sub < JC_SUBDIRS; sub++)
 		jc_resync(c, sub);

@@ -114,4 +114,10 @@ int jc_usage_lock(const char *dir, int sub, struct jc_usage *u);
 void jc_usage_commit(int fd, int sub, const struct jc_usage *u);
 void jc_usage_release(int fd);
 
+/* Subtract, stopping at zero: counts that drifted must not wrap around. */
+static inline uint64_t jc_sub_sat(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 #endif

@@ -1,22 +1,43 @@
 // SPDX-License-Identifier: MIT
 /*
- * store.h — the room of the local on-disk store (store/): what an entry is
- * and how it is named, the entry files, their layout in the cache
- * directory, eviction under the size cap, the statistics file and the
- * counters.  It owns the files of one cache directory and nothing else: it
- * knows no GPU, no tier and no setting.  It calls only trust/ (entries are
+ * store.h — the local on-disk store (store/): one cache directory of
+ * verified entries, as ccache's LocalStorage or Mesa's disk_cache_*.  It
+ * knows no GPU, no tier and no setting; it calls only trust/ (entries are
  * signed and verified as they are written and read) and config/ (log
- * lines); every room above it (cache/, tiers/, key/, the shim) may call it.
- * The files are listed, with the order in which they call each other, in
- * store/internal.h; the cache as a whole is opened and used through
- * cache/cache.h.
+ * lines).  cache/ (cache/cache.h) opens one and composes it with the
+ * read-only layers, the remotes and the compile-once locks; it asks the
+ * store and never reaches into it (store/internal.h is the store's alone).
+ *
+ *   struct jc_store *s = jc_store_open(&opts);   // NULL: said why
+ *   struct jc_entry e;
+ *   if (jc_store_get(s, &key, &e) == 0) { use(e.data, e.size); jc_entry_free(&e); }
+ *   jc_entry_encode(&key, bin, size, compile_word, compress, &enc); // entry.h
+ *   jc_store_put(s, &key, &enc, 1);               // temp file, rename, evict
+ *   jc_store_flush(s);                            // counts still pending
+ *   jc_store_close(s);
+ *
+ * Entries: DIR/ab/<32 hex digits> for a key starting with byte 0xab, in the
+ * format of store/entry.h, written to a temporary file in the same
+ * subdirectory and renamed into place, so a reader sees a whole entry or
+ * none; a read checks the whole entry and a bad one is removed.  The size
+ * cap, the usage record of each subdirectory, eviction of the least
+ * recently used entries and the statistics file (store/stats.h) are the
+ * store's business: a put makes room, a get refreshes recency.
+ *
+ * Error convention: nothing here aborts or exits; functions return 0 or -1
+ * (get: -2 too) and say what went wrong at most once per kind of problem
+ * (config/log.h).  The caller owns what it passes in; jc_store_get() hands
+ * over e.data, freed by jc_entry_free().  Every function is safe to call
+ * from several threads and processes at once.
  */
 #ifndef JITCACHE_STORE_H
 #define JITCACHE_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define JC_KEY_BYTES 16
 
@@ -26,10 +47,6 @@ struct jc_key {
 
 /* Lower-case hex of the key, NUL-terminated. */
 void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1]);
-
-/* One cache: the store's directory and what the rooms above it hang on it
- * (cache/cache.h opens it). */
-struct jc_cache;
 
 struct jc_entry {
 	void *data;
@@ -145,27 +162,8 @@ struct jc_cache_stats {
 	 * unknown (a file made by a jitcache that did not record it) */
 	int64_t since_ns;
 };
-void jc_cache_process_stats(const struct jc_cache *cache, struct jc_cache_stats *out);
-/* Count a hit (already counted as one) that answered with a failure record. */
-void jc_cache_count_failure_hit(struct jc_cache *cache);
-/* Count a request the caller passed to the compiler without asking the
- * cache: a load of code already compiled (native input, a program created
- * from binaries), a separate compile or link step, or an input it cannot
- * key.  These wait with the hits (above) on their way to the shared file. */
-enum jc_pass { JC_PASS_NATIVE, JC_PASS_COMPILE_LINK, JC_PASS_NOT_KEYABLE };
-void jc_cache_count_pass(struct jc_cache *cache, enum jc_pass why);
-int jc_cache_shared_stats(struct jc_cache *cache, struct jc_cache_stats *out);
-
-/* Every count reaches the shared file as it happens (count.c), so a
- * process killed by a signal loses none of them, unless the file's lock
- * was busy: such counts wait for the next one, and for this, which waits
- * 50 ms at most for the lock (the library calls it at exit).  NULL is fine. */
-void jc_cache_flush(struct jc_cache *cache);
-/* Set every shared counter to 0 and the start (since_ns) to now
- * (`jitcache stats --zero`).  0 or -1. */
-int jc_cache_zero_stats(struct jc_cache *cache);
-/* Count, in this process and the shared file, one build that failed. */
-void jc_cache_count_build_failure(struct jc_cache *cache);
+/* The struct of the counters v (JC_NCOUNTERS of them, store/stats.h). */
+void jc_stats_fill(const uint64_t *v, struct jc_cache_stats *out);
 
 /* The hit rate, misses by cause, hits by tier, stores and time saved of s
  * as the members of a JSON object, each preceded by ", " (the schema of
@@ -176,27 +174,124 @@ void jc_stats_json_parts(FILE *out, const struct jc_cache_stats *s);
  * labelled with the cache directory dir (stats --prometheus). */
 void jc_stats_prometheus(FILE *out, const struct jc_cache_stats *s, const char *dir,
 			 uint64_t max_size);
-/* Append one JSON line (stats_log) with this process's counts to file:
- * its time, program, pid, cache directory and jc_stats_json_parts().  One
- * write(2) with O_APPEND: lines of processes ending together do not mix.
- * 0, or -1 (said once at info). */
-int jc_cache_stats_log(const struct jc_cache *cache, const char *file);
+/* The key under which the recipe (cache.h) of the entry of key is stored:
+ * same first byte, so the same subdirectory as the entry; the rest a hash
+ * of the entry's key, which no request's key is made of. */
+void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe);
 
-/* Management, for the `jitcache` command. */
-int jc_cache_clear(struct jc_cache *cache);                  /* remove every entry */
+/* ---- the store -------------------------------------------------------------- */
+
+struct jc_store;
+
+/* The store tells its owner of each count it makes itself (stores,
+ * evictions, entries verify found bad), so that the owner's counts of this
+ * process hold them too; the shared counters get them from the store. */
+typedef void jc_store_count_fn(void *ctx, const uint64_t *delta);
+
+struct jc_store_options {
+	const char *dir;      /* made (0700; shared: 0777 less the umask) if missing */
+	uint64_t max_size;    /* bytes of entry files; 0 means no cap */
+	int shared;           /* accept a directory owned or writable by others */
+	jc_store_count_fn *counted; /* may be NULL */
+	void *counted_ctx;
+};
+
+/* Open the directory (absolute from now on: a later chdir() does not move
+ * it), check it may be trusted (owned by this user and writable by nobody
+ * else, unless shared) and hold it open: every later access goes through
+ * that descriptor (/proc/self/fd/N), never through the path again, and a
+ * removed or lost directory is made and checked again.  NULL after one
+ * line saying why.  A new statistics file starts by counting what is there. */
+struct jc_store *jc_store_open(const struct jc_store_options *opts);
+/* NULL is fine.  Counts still pending (jc_store_count) are not written:
+ * jc_store_flush() first. */
+void jc_store_close(struct jc_store *s);
+
+/* The directory as configured (absolute), for messages. */
+const char *jc_store_dir(const struct jc_store *s);
+/* The name by which files of the directory are reached now, after checking
+ * it is still the one opened (made again if it was removed): for files kept
+ * beside the entries (cache/lock.c's DIR/locks, an import's spool).  NULL
+ * after one line when the directory cannot be used. */
+const char *jc_store_path(struct jc_store *s);
+/* path, a name below jc_store_path(), as the user configured it (messages). */
+const char *jc_store_shown(const struct jc_store *s, const char *path, char out[PATH_MAX]);
+/* The mode of files that carry locks: never readable by others, who could
+ * hold a lock on them. */
+mode_t jc_store_lock_mode(const struct jc_store *s);
+
+/* The entry of key: 0 and *out filled (out->layer and out->remote 0) on a
+ * valid entry, whose recency (and its recipe's) is refreshed; -1 if there
+ * is none (or it cannot be read now, said once); -2 if it was damaged, then
+ * removed (said once: counting it is the caller's).  An entry of another
+ * format version is removed too, and is -1. */
+int jc_store_get(struct jc_store *s, const struct jc_key *key, struct jc_entry *out);
+/* Is there a valid entry of key?  Its recency is left alone.  1 or 0. */
+int jc_store_has(struct jc_store *s, const struct jc_key *key);
+/* The size of the entry file of key, 0 if none. */
+uint64_t jc_store_file_size(struct jc_store *s, const struct jc_key *key);
+
+/* Store e (store/entry.h) under key, replacing any entry of key: written to
+ * a temporary file, made room for (the least recently used entries are
+ * evicted, so that the entry files stay under max_size, a few
+ * subdirectories scanned at most), renamed into place and added to its
+ * subdirectory's usage record.  Writers finish one at a time under a cap,
+ * so that several together do not pass it.  counted: count it in stores
+ * and bytes_stored (a compiled result; not a copy from elsewhere, nor a
+ * recipe).  0; -1 if larger than max_size (nothing said) or not written
+ * (said once). */
+struct jc_encoded;
+int jc_store_put(struct jc_store *s, const struct jc_key *key, const struct jc_encoded *e,
+		 int counted);
+/* Remove the entry of key: 0 if removed. */
+int jc_store_remove(struct jc_store *s, const struct jc_key *key);
+
+/* Call fn with every entry file (recipes included) last used at since_ns
+ * or later, subdirectory by subdirectory: its key, its bytes as stored
+ * (not checked: the caller does) and mtime; a file that could not be read
+ * comes with data NULL and why.  Files larger than max_size allows are not
+ * read.  A nonzero return from fn ends the walk and is returned. */
+typedef int jc_store_file_fn(void *ctx, const struct jc_key *key, const void *data,
+			     uint64_t size, int64_t mtime_s, const char *why);
+int jc_store_each_file(struct jc_store *s, int64_t since_ns, jc_store_file_fn *fn, void *ctx);
+
+/* ---- counters, kept in DIR/stats across processes ---- */
+
+/* Add delta (JC_NCOUNTERS counters, store/stats.h) to the shared counters;
+ * *after (if not NULL) gets their new values (all 0 if the file could not
+ * be used).  Never waits more than a few milliseconds for the counters'
+ * lock: what cannot be written then is added by a later count, or by
+ * jc_store_flush(), which waits 50 ms at most.  A removed or damaged
+ * statistics file is made again, and what is there recounted. */
+void jc_store_count(struct jc_store *s, const uint64_t *delta, uint64_t *after);
+void jc_store_flush(struct jc_store *s); /* NULL is fine */
+/* The shared counters and the directory's contents: 0, or -1. */
+int jc_store_shared_stats(struct jc_store *s, struct jc_cache_stats *out);
+/* Set every shared counter to 0 and their start to now: 0 or -1. */
+int jc_store_zero_stats(struct jc_store *s);
+
+/* The ring of recent misses (store/misses.h): add one (said once if it
+ * cannot be), or read them all (free *out): 0 or -1. */
+struct jc_miss;
+void jc_store_note_miss(struct jc_store *s, struct jc_miss *m);
+int jc_store_misses(struct jc_store *s, struct jc_miss **out, size_t *n);
+
+/* ---- the admin's scans (the `jitcache` command, through cache.h) ---- */
+
+int jc_store_clear(struct jc_store *s);                  /* remove every entry */
 /* Evict least recently used entries down to max_size bytes (0: no cap, as
- * the setting: nothing is evicted; jc_cache_clear empties), or those last
+ * the setting: nothing is evicted; jc_store_clear empties), or those last
  * used (or stored) before used_before_ns (wall ns since 1970). */
-int jc_cache_trim(struct jc_cache *cache, uint64_t max_size);
-int jc_cache_trim_unused(struct jc_cache *cache, int64_t used_before_ns);
+int jc_store_trim(struct jc_store *s, uint64_t max_size);
+int jc_store_trim_unused(struct jc_store *s, int64_t used_before_ns);
 /* Check every entry, remove bad ones; write a line for each bad one, each
  * entry or subdirectory that could not be checked (a symlink in place of a
  * subdirectory, an unreadable file) and a summary to out (if not NULL).
  * Returns the number of problems: bad entries (removed or, in a read-only
  * cache, left in place) and what could not be checked; 0 means every entry
- * was checked and sound, -1 that there is no cache directory to check.
- * trim, clear and verify visit every subdirectory; they also recount the
- * usage records and remove leftover temporary files. */
-long jc_cache_verify(struct jc_cache *cache, FILE *out);
+ * was checked and sound, -1 that the directory cannot be used.  trim, clear
+ * and verify visit every subdirectory; they also recount the usage records
+ * and remove leftover temporary files. */
+long jc_store_verify(struct jc_store *s, FILE *out);
 
 #endif

@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * archive.h — one file that carries cache entries between machines and into
- * container images: a POSIX tar archive (ustar), zstd-compressed.
- *
- * jc_cache_export() writes every valid entry of a cache (or those used since
- * a time) as members named "ab/<32 hex digits>", each the entry file byte
- * for byte, so that unpacking the archive (`tar --zstd -xf FILE -C DIR`)
- * makes DIR a cache directory or a read-only layer (cache/layers.h).  The
- * archive is written to a temporary file beside FILE and renamed into place.
- * jc_cache_import() checks every member as a cache read checks an entry
- * (name, key, sizes, checksum, compressed frame) and stores the good ones
- * with jc_cache_put(), so the size cap, eviction and statistics hold; a bad
- * member is refused with one line naming it, and the others still go in.
+ * container images: a POSIX tar archive (ustar), zstd-compressed, as
+ * jc_cache_export() and jc_cache_import() (cache/transfer.h) write and read
+ * it.
  *
  * Each member (header, data, padding) is its own zstd frame, and the end
  * marker another: standard tools read the archive as one stream, and a
@@ -19,16 +11,8 @@
  * next frame.  A truncated archive gives every whole member before the cut.
  * The reader also takes an uncompressed tar (e.g. `tar -cf` of a cache).
  *
- *   struct jc_transfer t;
- *   rc = jc_cache_export(cache, "/x/cache.tar.zst", since_ns, stderr, &t);
- *   rc = jc_cache_import(cache, "/x/cache.tar.zst", stderr, &t);
- *
- * Both return 0 when all went well, 1 when some entries or members were
- * skipped or refused (each said in one line on `msgs`), -1 when the file
- * could not be written or read at all (said on msgs too).  t holds counts.
- *
- * Below, the member reader and writer they are built on, which know tar and
- * zstd but not entries (also used by the unit and fuzz tests):
+ * The member reader and writer know tar and zstd but not entries (the unit
+ * and fuzz tests use them too):
  *
  *   struct jc_archive_writer *w = jc_archive_create(path, msgs); // NULL: said why
  *   jc_archive_add(w, "ab", 0, NULL, 0, 1);                  // a directory
@@ -51,24 +35,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-
-struct jc_transfer {
-	uint64_t entries, recipes; /* entries and recipes (cache.h) exported or imported */
-	uint64_t bytes;            /* the files' bytes of both */
-	uint64_t archive_bytes;    /* size of the archive file */
-	uint64_t present, present_recipes; /* import: entries and recipes already
-					      in the cache, left alone */
-	uint64_t refused;          /* export: bad entries skipped; import: members refused */
-	uint64_t evicted;          /* import: entry files evicted to stay under max_size */
-	uint64_t evicted_recipes;  /* of them, recipes */
-};
-
-int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
-		    FILE *msgs, struct jc_transfer *t);
-int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
-		    struct jc_transfer *t);
-
-/* ---- members -------------------------------------------------------------- */
 
 struct jc_archive_writer;
 

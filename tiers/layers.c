@@ -3,7 +3,7 @@
 #include "tiers/layers.h"
 
 #include "store/fsutil.h"
-#include "store/internal.h"
+#include "store/entry.h"
 #include "config/log.h"
 
 #include <errno.h>

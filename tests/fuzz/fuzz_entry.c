@@ -5,7 +5,6 @@
  * past it to the size checks and the decompressor.  Every input is also
  * stored as a payload and read back, which must round-trip. */
 #include "store/entry.h"
-#include "store/internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>

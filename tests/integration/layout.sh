@@ -15,12 +15,17 @@
 #
 # Checked two ways, so that it stays true:
 #   - from the include graph of the sources: a file includes headers of its
-#     own room or of rooms below it, never above (nor the other API's);
+#     own room or of rooms below it, never above (nor the other API's), and
+#     a room's internal.h (struct jc_store, struct jc_cache) is included by
+#     that room's files alone;
 #   - from the built objects (nm): no room calls a function defined in a
 #     room above it, and the calls between the files of one room have no
 #     cycle (tsort);
-# and shim/ does no file I/O: its objects call none of the file functions
-# (the request's files are key/'s business, the cache's the store's).
+# and every function is declared in a header of the room that defines it,
+# one named after a room (jc_store_*, jc_cache_*, jc_layers_*, ...) in that
+# room; and shim/ does no file I/O: its objects call none of the file
+# functions (the request's files are key/'s business, the cache's the
+# store's).
 . "$(dirname "$0")/../lib.sh"
 
 ROOMS="shim/ze shim/cl shim key cache tiers store trust config"
@@ -54,6 +59,40 @@ for room in $ROOMS; do
 		done
 	done
 	check "$room/ includes nothing of a room above it${bad:+ (includes$bad)}" test -z "$bad"
+done
+
+# A room's internal.h is its own: no file elsewhere (other rooms, bin/,
+# tests, benchmarks, examples) includes it.
+for room in $ROOMS; do
+	[ -e "$ROOT/$room/internal.h" ] || continue
+	bad=$(grep -rlE --include='*.[ch]' "^#include \"$room/internal\.h\"" \
+		"$ROOT"/shim "$ROOT"/key "$ROOT"/cache "$ROOT"/tiers "$ROOT"/store "$ROOT"/trust \
+		"$ROOT"/config "$ROOT"/bin "$ROOT"/tests "$ROOT"/bench "$ROOT"/examples 2>/dev/null |
+		sed "s|^$ROOT/||" | grep -v "^$room/[^/]*\$" | tr '\n' ' ')
+	check "$room/internal.h is included by $room/ alone${bad:+ (included by $bad)}" test -z "$bad"
+done
+
+# The room a function's name gives it ("" if none).
+room_of_name() {
+	case $1 in
+	jc_store_*) echo store ;; jc_cache_*) echo cache ;;
+	jc_remote_url_* | jc_remote_list_*) echo config ;; # the remote setting's values
+	jc_layers_* | jc_remote_* | jc_redis_* | jc_http_* | jc_sigv4_* | jc_archive_*) echo tiers ;;
+	esac
+}
+# The functions a room's headers declare: prototypes at the start of a line.
+declared() {
+	for h in "$ROOT/$1"/*.h; do
+		[ -e "$h" ] && sed -n 's/^[A-Za-z_][A-Za-z0-9_ *]*[ *]\(jc_[a-z0-9_]*\)(.*/\1/p' "$h"
+	done | sort -u
+}
+for room in $ROOMS; do
+	bad=""
+	for f in $(declared "$room"); do
+		to=$(room_of_name "$f")
+		[ -z "$to" ] || [ "$to" = "$room" ] || bad="$bad $f"
+	done
+	check "$room/ declares no function named after another room${bad:+ (declares$bad)}" test -z "$bad"
 done
 
 # ---- the built objects -----------------------------------------------------------
@@ -94,6 +133,23 @@ for from in $ROOMS; do
 		c=$(comm -12 "$T/use.$(key_of "$from")" "$T/def.$(key_of "$to")" | tr '\n' ' ')
 		check "$from/ calls nothing of $to/${c:+ (calls $c)}" test -z "$c"
 	done
+done
+
+# Every function a room defines is declared in a header of that room, and
+# one named after a room is defined there.
+for room in $ROOMS; do
+	k=$(key_of "$room")
+	for o in $(objects "$room"); do nm --defined-only "$o"; done |
+		awk '$2 == "T" && $3 ~ /^jc_/ { print $3 }' | sort -u >"$T/fn.$k"
+	declared "$room" >"$T/decl.$k"
+	c=$(comm -23 "$T/fn.$k" "$T/decl.$k" | tr '\n' ' ')
+	check "every function $room/ defines is declared in $room/*.h${c:+ (not: $c)}" test -z "$c"
+	bad=""
+	for f in $(cat "$T/fn.$k"); do
+		to=$(room_of_name "$f")
+		[ -z "$to" ] || [ "$to" = "$room" ] || bad="$bad $f"
+	done
+	check "$room/ defines no function named after another room${bad:+ (defines$bad)}" test -z "$bad"
 done
 
 # No cycle between the files of a room (the shim's three as one): edges

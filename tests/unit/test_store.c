@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/* The local store on its own, through store/store.h alone (no cache/): its
+ * verbs as its header tells them — open, put, get, has, remove, a damaged
+ * entry, eviction under max_size, the counts it makes and the walk of its
+ * files. */
+#include "store/entry.h"
+#include "store/stats.h"
+#include "store/store.h"
+#include "tests/unit/cache_util.h"
+
+/* What the store told its owner it counted (jc_store_options.counted). */
+static uint64_t told[JC_NCOUNTERS];
+
+static void counted(void *ctx, const uint64_t *delta)
+{
+	(void)ctx;
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		told[i] += delta[i];
+}
+
+static struct jc_store *open_store(const char *dir, uint64_t max_size)
+{
+	struct jc_store_options o = { .dir = dir, .max_size = max_size, .counted = counted };
+	return jc_store_open(&o);
+}
+
+/* Store size bytes of fill(seed) under k, encoded as cache/ does. */
+static int put(struct jc_store *s, struct jc_key k, size_t size, unsigned seed, int count)
+{
+	struct jc_encoded e;
+	void *buf = malloc(size ? size : 1);
+	fill(buf, size, seed);
+	jc_entry_encode(&k, buf, size, 1000 + seed, 0, &e);
+	int rc = jc_store_put(s, &k, &e, count);
+	free(e.owned);
+	free(buf);
+	return rc;
+}
+
+static int get_is(struct jc_store *s, struct jc_key k, size_t size, unsigned seed)
+{
+	struct jc_entry e;
+	if (jc_store_get(s, &k, &e) != 0)
+		return 0;
+	int ok = entry_is(&e, size, seed) && e.layer == 0 && e.remote == 0;
+	jc_entry_free(&e);
+	return ok;
+}
+
+static void test_verbs(void)
+{
+	char dir[256], path[PATH_MAX];
+	struct jc_cache_stats st;
+	struct jc_entry e;
+	test_path(dir, "verbs");
+	struct jc_store *s = open_store(dir, 0);
+	CHECK(s != NULL, "open makes the directory");
+	struct jc_key k = make_key(0x3c, 1), other = make_key(0x3c, 2);
+	CHECK(jc_store_get(s, &k, &e) == -1 && !jc_store_has(s, &k), "an empty store: a miss (-1)");
+	memset(told, 0, sizeof told);
+	CHECK(put(s, k, 5000, 7, 1) == 0, "put");
+	CHECK(get_is(s, k, 5000, 7), "get hands back what was put");
+	CHECK(jc_store_has(s, &k) && !jc_store_has(s, &other), "has: that key only");
+	entry_file(dir, &k, path);
+	struct stat f;
+	CHECK(lstat(path, &f) == 0 && jc_store_file_size(s, &k) == (uint64_t)f.st_size,
+	      "file_size: the entry file's (%llu bytes)", (unsigned long long)f.st_size);
+	CHECK(told[JC_STORES] == 1 && told[JC_BYTES_STORED] == 5000,
+	      "a counted put is told to the owner (stores %llu, bytes %llu)",
+	      (unsigned long long)told[JC_STORES], (unsigned long long)told[JC_BYTES_STORED]);
+	CHECK(put(s, other, 100, 8, 0) == 0 && told[JC_STORES] == 1, "an uncounted put: not told");
+	CHECK(jc_store_shared_stats(s, &st) == 0 && st.stores == 1 && st.entries == 2 &&
+	      st.size == dir_total(dir, NULL, NULL),
+	      "the shared counters: 1 store, 2 entries, their bytes");
+	uint64_t delta[JC_NCOUNTERS] = { [JC_HITS] = 3 };
+	jc_store_count(s, delta, NULL);
+	CHECK(jc_store_shared_stats(s, &st) == 0 && st.hits == 3, "count adds to the shared file");
+	CHECK(jc_store_remove(s, &other) == 0 && !jc_store_has(s, &other) &&
+	      jc_store_remove(s, &other) != 0, "remove: once");
+	CHECK(strcmp(jc_store_dir(s), dir) == 0, "dir: as configured (%s)", jc_store_dir(s));
+	jc_store_close(s);
+}
+
+/* A damaged entry is -2 and gone; its recount holds. */
+static void test_damaged(void)
+{
+	char dir[256], path[PATH_MAX];
+	struct jc_entry e;
+	test_path(dir, "damaged");
+	struct jc_store *s = open_store(dir, 0);
+	struct jc_key k = make_key(0x11, 1);
+	CHECK(put(s, k, 3000, 1, 1) == 0, "put");
+	entry_file(dir, &k, path);
+	int fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, "XXXX", 4, 200) == 4, "damage its payload");
+	if (fd >= 0)
+		close(fd);
+	CHECK(jc_store_get(s, &k, &e) == -2, "get: -2, a damaged entry");
+	CHECK(!file_exists(path), "... removed");
+	CHECK(jc_store_get(s, &k, &e) == -1, "then a plain miss");
+	jc_store_close(s);
+}
+
+/* Puts past max_size evict the least recently used; get refreshes. */
+static void test_evict(void)
+{
+	char dir[256];
+	struct jc_cache_stats st;
+	test_path(dir, "evict");
+	struct jc_store *s = open_store(dir, 64 * 1024);
+	memset(told, 0, sizeof told);
+	struct jc_key big = make_key(0x20, 99);
+	CHECK(put(s, big, 70 * 1024, 1, 1) == -1 && !jc_store_has(s, &big),
+	      "an entry larger than max_size: not stored");
+	for (unsigned i = 0; i < 40; i++) {
+		put(s, make_key((int)(i % 4), i), 4000, i, 1);
+		get_is(s, make_key(0, 0), 4000, 0); /* keep the first one in use */
+	}
+	uint64_t total = dir_total(dir, NULL, NULL);
+	CHECK(total <= 64 * 1024, "under max_size after 40 puts of 4 KB (%llu bytes)",
+	      (unsigned long long)total);
+	CHECK(get_is(s, make_key(0, 0), 4000, 0), "the entry used all along is still there");
+	CHECK(told[JC_EVICTIONS] > 0 && jc_store_shared_stats(s, &st) == 0 &&
+	      st.evictions == told[JC_EVICTIONS],
+	      "evictions told to the owner and shared alike (%llu)",
+	      (unsigned long long)told[JC_EVICTIONS]);
+	jc_store_close(s);
+}
+
+struct walk {
+	unsigned files, bad;
+	uint64_t bytes;
+};
+
+static int walk_fn(void *ctx, const struct jc_key *key, const void *data, uint64_t size,
+		   int64_t mtime_s, const char *why)
+{
+	struct walk *w = ctx;
+	(void)key, (void)mtime_s, (void)why;
+	if (!data) {
+		w->bad++;
+		return 0;
+	}
+	w->files++;
+	w->bytes += size;
+	return 0;
+}
+
+static int stop_fn(void *ctx, const struct jc_key *key, const void *data, uint64_t size,
+		   int64_t mtime_s, const char *why)
+{
+	(void)key, (void)data, (void)size, (void)mtime_s, (void)why;
+	return ++*(int *)ctx == 2 ? 7 : 0;
+}
+
+static void test_each_file(void)
+{
+	char dir[256];
+	struct walk w = { 0 };
+	int n = 0;
+	test_path(dir, "walk");
+	struct jc_store *s = open_store(dir, 0);
+	for (unsigned i = 0; i < 5; i++)
+		put(s, make_key((int)(i * 50), i), 1000 + i, i, 1);
+	uint64_t count;
+	uint64_t total = dir_total(dir, &count, NULL);
+	CHECK(jc_store_each_file(s, 0, walk_fn, &w) == 0 && w.files == 5 && w.bad == 0 &&
+	      w.bytes == total, "each_file: every entry file, its bytes (%u files)", w.files);
+	CHECK(jc_store_each_file(s, INT64_MAX, walk_fn, &(struct walk){ 0 }) == 0,
+	      "each_file since the end of time: none");
+	CHECK(jc_store_each_file(s, 0, stop_fn, &n) == 7 && n == 2,
+	      "a nonzero return ends the walk and is returned");
+	jc_store_close(s);
+}
+
+int main(void)
+{
+	util_init();
+	test_verbs();
+	test_damaged();
+	test_evict();
+	test_each_file();
+	util_cleanup();
+	return check_summary();
+}
