@@ -29,9 +29,13 @@
  * 256 MiB); the DIR read must hold the same program.bc as the binary; the
  * new entry replaces the old whole or not at all (cache.h).  The second
  * store counts in no statistic and stays in the cache directory (not sent
- * to a remote tier).  A program released through a path jitcache does not
- * see (its last kernel released after it, PoCL's cache off) is refreshed
- * by the next run that loads it.
+ * to a remote tier; an entry served from a read-only layer stays as it
+ * is).  With PoCL's cache off a program's directory goes with the
+ * program, so what PoCL compiles after the application let go of it is
+ * not added: for a real build whose kernels outlive it the next run, served
+ * from the entry, adds it (the shadow program lives as long as its
+ * kernels); a command still queued when the program and its kernels are
+ * released compiles after every such release, and is never added.
  *
  *   jc_pocl_watch(program, &key, n, binaries, sizes);  // stored, or loaded from the entry
  *   jc_pocl_release(program);        // the application is done with it: refresh
