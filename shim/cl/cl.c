@@ -297,7 +297,7 @@ struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
 static int pocl_cache_on(void)
 {
 	const char *v = getenv("POCL_KERNEL_CACHE");
-	return !v || strcmp(v, "1") == 0;
+	return !v || v[0] == '1'; /* as PoCL reads it: its first character */
 }
 
 static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)

@@ -30,19 +30,20 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void watch_free(struct watch *w)
 {
-	for (cl_uint i = 0; w && w->dirs && i < w->ndev; i++)
+	if (!w)
+		return;
+	for (cl_uint i = 0; w->dirs && i < w->ndev; i++)
 		free(w->dirs[i]);
-	if (w) {
-		free(w->dirs);
-		free(w->files);
-	}
+	free(w->dirs);
+	free(w->files);
 	free(w);
 }
 
 /* PoCL's cache directory, as PoCL 3.x chooses it (pocl_cache_init_topdir):
  * POCL_CACHE_DIR, else XDG_CACHE_HOME/pocl/kcache, ~/.cache/pocl/kcache or
  * /tmp/pocl/kcache, "uncached" for "kcache" with its cache off
- * (POCL_KERNEL_CACHE set to anything but 1...). */
+ * (POCL_KERNEL_CACHE set and not starting with 1: PoCL reads one
+ * character). */
 static int pocl_topdir(char *out, size_t size)
 {
 	const char *dir = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
