@@ -19,9 +19,10 @@
  *
  * So the programs jitcache stores or serves from PoCL binaries are
  * watched, and when the application is done with one (its last release,
- * or the process's exit for one it never releases) the files PoCL has
- * compiled into its kernels' directories since are added to the entry, in
- * a second store under the same key: the binary PoCL itself returns for
+ * a rebuild, or the process's exit for one it never releases: a
+ * destructor, which does nothing in a process that watched none) the
+ * files PoCL has compiled into its kernels' directories since are added to
+ * the entry, in a second store under the same key: the binary PoCL returns for
  * this program when it is asked after those runs (or, its cache on, asked
  * in a later process), which loads the same program and computes the same
  * results.  Only files the binary lacks are added (an entry grows by the

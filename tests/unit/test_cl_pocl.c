@@ -116,8 +116,8 @@ int main(void)
 	make_binary(&bin, VERSION);
 	CHECK(jc_pocl_parse(bin.b, bin.n, &b) == 0, "a PoCL 3.1 binary reads");
 	CHECK(strcmp(b.dir, "_UNCACHED_AbC123") == 0, "its program directory's name");
-	CHECK(b.program_bc && b.program_bc_size == 17 && !memcmp(b.program_bc, "BC-of-the-program", 17),
-	      "its program.bc");
+	CHECK(b.program_bc && b.program_bc_size == 17 &&
+	      !memcmp(b.program_bc, "BC-of-the-program", 17), "its program.bc");
 	CHECK(b.files == 1, "one file in its kernels' directories");
 
 	char dir[] = "/tmp/jitcache-pocl.XXXXXX";
@@ -143,7 +143,8 @@ int main(void)
 	CHECK(merged && m.files == 3 && strcmp(m.dir, b.dir) == 0 && m.program_bc_size == 17,
 	      "with 3 files in its kernels' directories, the same directory and program.bc");
 	CHECK(merged && has(merged, merged_size, "/ka/8-1-1-goffs0-smallgrid/ka.so") &&
-	      has(merged, merged_size, "specialized-a") && has(merged, merged_size, "/kb/4-1-1/kb.so") &&
+	      has(merged, merged_size, "specialized-a") &&
+	      has(merged, merged_size, "/kb/4-1-1/kb.so") &&
 	      has(merged, merged_size, "specialized-b"), "each kernel's new work-group function");
 	CHECK(merged && !has(merged, merged_size, ".temp") && !has(merged, merged_size, "evil") &&
 	      !has(merged, merged_size, "/other/") && !has(merged, merged_size, "last_accessed"),
