@@ -441,3 +441,21 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 	free(e.owned);
 	return rc;
 }
+
+int jc_cache_peek(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
+{
+	int corrupt = 0;
+	return local_lookup(cache, key, out, &corrupt);
+}
+
+int jc_cache_replace(struct jc_cache *cache, const struct jc_key *key, const void *data,
+		     size_t size, uint64_t compile_ns)
+{
+	struct jc_encoded e;
+	jc_entry_encode(key, data, size, compile_ns, cache->compress, &e);
+	int rc = -1;
+	if (cache->store && (!cache->max_size || JC_ENCODED_SIZE(&e) <= cache->max_size))
+		rc = jc_store_put(cache->store, key, &e, 0);
+	free(e.owned);
+	return rc;
+}

@@ -134,6 +134,17 @@ int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc
 int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 		 const void *data, size_t size, uint64_t compile_ns);
 
+/* Refreshing an entry: a second store of one build, when the driver has
+ * since compiled more of what its binary carries (PoCL's work-group code,
+ * shim/cl/cl_pocl.h).  jc_cache_peek() reads the entry from the cache
+ * directory alone (not a layer, not a remote); jc_cache_replace() stores
+ * new bytes under the key as jc_cache_put() does, atomically, but not to
+ * the remote tiers (each machine refreshes its own).  Neither counts in
+ * any statistic.  Both 0, or -1. */
+int jc_cache_peek(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
+int jc_cache_replace(struct jc_cache *cache, const struct jc_key *key, const void *data,
+		     size_t size, uint64_t compile_ns);
+
 /* The driver rejected `entry`, just returned by a get for `key`: remove it
  * (unless it came from a layer, which is never changed), and count that
  * lookup as a miss and a corrupt entry instead of a hit. */

@@ -19,6 +19,7 @@
 #include "shim/cl/cl_build.h"
 #include "shim/cl/cl_device.h"
 #include "shim/cl/cl_payload.h"
+#include "shim/cl/cl_pocl.h"
 #include "shim/cl/cl_program_map.h"
 #include "shim/compile_once.h"
 #include "shim/shim.h"
@@ -296,7 +297,7 @@ struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
 static int pocl_cache_on(void)
 {
 	const char *v = getenv("POCL_KERNEL_CACHE");
-	return !v || strcmp(v, "1") == 0;
+	return !v || v[0] == '1'; /* as PoCL reads it: its first character */
 }
 
 static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
@@ -341,7 +342,8 @@ static int recompiled_from_ir(cl_uint ndev, const cl_device_id *devices, cl_prog
 }
 
 cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id *devices,
-			   const struct jc_cl_payload *p, const char *given, cl_program *out)
+			   const struct jc_cl_payload *p, const char *given,
+			   const struct jc_key *watch, cl_program *out)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_int err = CL_SUCCESS;
@@ -364,17 +366,19 @@ cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id 
 	cl_program program = cl->clCreateProgramWithBinary(context, ndev, devices,
 							   p->binary_sizes, binaries, status,
 							   &err);
-	for (cl_uint i = 0; i < ndev; i++)
-		free(copies[i]);
-	free(copies);
-	free(binaries);
-	free(status);
 	if (program)
 		err = cl->clBuildProgram(program, ndev, devices, options ? options : given, NULL,
 					 NULL);
 	free(options);
 	if (err == CL_SUCCESS && recompiled_from_ir(ndev, devices, program))
 		err = JC_CL_RECOMPILED;
+	if (err == CL_SUCCESS && watch) /* the binaries as given: a private directory's name */
+		jc_pocl_watch(program, watch, ndev, binaries, p->binary_sizes);
+	for (cl_uint i = 0; i < ndev; i++)
+		free(copies[i]);
+	free(copies);
+	free(binaries);
+	free(status);
 	if (err != CL_SUCCESS && program)
 		cl->clReleaseProgram(program);
 	else
@@ -389,7 +393,7 @@ static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
 {
 	cl_program program = NULL;
 	cl_int err = jc_cl_from_binaries(b->context, b->ndev, b->devices, p, b->options,
-					 &program);
+					 &b->once.key, &program);
 	if (err == CL_SUCCESS && !(*out = jc_cl_shadow_new(b->ndev, b->devices, program, p))) {
 		jc_cl_real()->clReleaseProgram(program);
 		err = CL_OUT_OF_HOST_MEMORY;
@@ -606,7 +610,7 @@ static void collect_attributes(cl_program program, struct jc_cl_payload *p, char
 }
 
 int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, cl_int failed,
-		 void **bytes, size_t *size)
+		 const struct jc_key *watch, void **bytes, size_t *size)
 {
 	struct jc_cl_payload p = { .status = failed, .ndev = ndev };
 	p.binaries = calloc(ndev, sizeof *p.binaries);
@@ -619,6 +623,8 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 		 collect(program, ndev, devices, &p, owned) == 0 ? 0 : -1;
 	if (rc == 0 && !failed)
 		collect_attributes(program, &p, &strings);
+	if (rc == 0 && !failed && watch)
+		jc_pocl_watch(program, watch, ndev, p.binaries, p.binary_sizes);
 	if (rc == 0)
 		rc = jc_cl_payload_encode(&p, bytes, size);
 	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
@@ -634,7 +640,7 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 static int export_payload(void *call, void **bytes, size_t *size)
 {
 	const struct built *w = call;
-	return jc_cl_export(w->program, w->ndev, w->devices, w->failed, bytes, size);
+	return jc_cl_export(w->program, w->ndev, w->devices, w->failed, &w->key, bytes, size);
 }
 
 static void stored(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
@@ -732,7 +738,7 @@ static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
 		  const struct jc_key *key, uint64_t compile_ns, const void *recipe,
 		  size_t recipe_size)
 {
-	struct built w = { .program = program, .ndev = ndev, .devices = devices,
+	struct built w = { .program = program, .ndev = ndev, .devices = devices, .key = *key,
 			   .recipe = recipe, .recipe_size = recipe_size };
 	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
 				.what = "OpenCL build", .ops = &build_ops, .call = &w };
@@ -827,6 +833,7 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 	struct build *b = call;
 	jc_log(JC_LOG_DEBUG, "OpenCL build %s: miss", b->once.hex);
 	jc_clmap_set_shadow(b->app, NULL); /* the program's own build replaces it */
+	jc_pocl_release(b->app);           /* as it replaces an earlier build's directory */
 	if (b->notify) {
 		*built = JC_BUILT_LATER;
 		return compile_async(b, lock);

@@ -26,6 +26,8 @@
  *   cl_program_map.c  application handle -> what jitcache knows of it
  *   cl_device.c       a device as the key sees it, asked of the driver
  *   cl_payload.c      the bytes of one cache entry
+ *   cl_pocl.c         PoCL's work-group code added to its entries (cl_pocl.h)
+ *   cl_pocl_binary.c  PoCL's binary format and program directory
  * The program's input and the build's key are key/cl_request.h's.
  */
 #ifndef JITCACHE_CL_API_H

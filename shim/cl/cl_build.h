@@ -5,8 +5,8 @@
  * from a built program, a program from an entry's binaries, and the
  * record of an answer from the cache beside the application's handle.
  *
- *   jc_cl_export(program, n, devices, failed, &bytes, &size);   // miss: store
- *   err = jc_cl_from_binaries(context, n, devices, &payload, options, &program);
+ *   jc_cl_export(program, n, devices, failed, &key, &bytes, &size);   // miss: store
+ *   err = jc_cl_from_binaries(context, n, devices, &payload, options, &key, &program);
  *   if (err != CL_SUCCESS) jc_cl_say_rejected(hex, err);        // hit refused
  *   shadow = jc_cl_shadow_new(n, devices, program, &payload);   // NULL: no memory
  *
@@ -25,15 +25,19 @@
 #define JC_CL_RECOMPILED 1
 
 /* The program's binaries and build logs for every device as a payload (a
- * failure record when failed is nonzero): 0 and *bytes (malloc'd), or -1. */
+ * failure record when failed is nonzero): 0 and *bytes (malloc'd), or -1.
+ * An executable stored under *watch (NULL: none) is watched for code its
+ * driver compiles later (cl_pocl.h). */
 int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, cl_int failed,
-		 void **bytes, size_t *size);
+		 const struct jc_key *watch, void **bytes, size_t *size);
 
 /* clCreateProgramWithBinary + clBuildProgram with options, as the API
  * requires even for binaries.  CL_SUCCESS with *out set, the driver's
- * error, or JC_CL_RECOMPILED. */
+ * error, or JC_CL_RECOMPILED.  The program, an executable loaded from the
+ * entry under *watch (NULL: none), is watched as jc_cl_export() does. */
 cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id *devices,
-			   const struct jc_cl_payload *p, const char *options, cl_program *out);
+			   const struct jc_cl_payload *p, const char *options,
+			   const struct jc_key *watch, cl_program *out);
 /* One line on why a stored entry was not used (err CL_SUCCESS: the entry
  * is not a payload this version reads). */
 void jc_cl_say_rejected(const char *hex, cl_int err);

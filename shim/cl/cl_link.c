@@ -176,7 +176,7 @@ static int run_compile(void *call, struct jc_cache_lock *lock, enum jc_built *bu
 static int export_compile(void *call, void **bytes, size_t *size)
 {
 	const struct compile *c = call;
-	return jc_cl_export(c->app, c->devs.n, c->devs.v, 0, bytes, size);
+	return jc_cl_export(c->app, c->devs.n, c->devs.v, 0, NULL, bytes, size);
 }
 
 static void stored_compile(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)
@@ -317,7 +317,7 @@ static enum jc_load load_link(void *call, const struct jc_entry *e)
 	int readable = jc_cl_payload_decode(e->data, e->size, &p) == 0 && p.ndev == l->devs.n &&
 		       !p.status;
 	cl_int err = readable ? jc_cl_from_binaries(l->context, l->devs.n, l->devs.v, &p,
-						    l->options, &program)
+						    l->options, &l->once.key, &program)
 			      : CL_SUCCESS;
 	struct jc_cl_shadow *log = program ? jc_cl_shadow_new(l->devs.n, l->devs.v, NULL, &p)
 					   : NULL;
@@ -375,7 +375,8 @@ static int export_link(void *call, void **bytes, size_t *size)
 	int same = jc_cl_program_devices(l->linked, &context, &n, &devices) == 0 &&
 		   n == l->devs.n && !memcmp(devices, l->devs.v, n * sizeof *devices);
 	free(devices);
-	return same ? jc_cl_export(l->linked, l->devs.n, l->devs.v, 0, bytes, size) : -1;
+	return same ? jc_cl_export(l->linked, l->devs.n, l->devs.v, 0, &l->once.key, bytes, size)
+		    : -1;
 }
 
 static void stored_link(void *call, size_t size, uint64_t compile_ns, uint64_t store_ns)

@@ -4,6 +4,7 @@
  * application's handle and by the shadow's, and of the kernels made through
  * them, under one mutex. */
 #include "shim/cl/cl_program_map.h"
+#include "shim/cl/cl_pocl.h"
 #include "shim/shim.h"
 
 #include <pthread.h>
@@ -127,8 +128,10 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 {
 	if (!shadow)
 		return;
-	if (shadow->program)
+	if (shadow->program) {
+		jc_pocl_release(shadow->program); /* done with: its last kernel is gone */
 		jc_cl_real()->clReleaseProgram(shadow->program);
+	}
 	for (cl_uint i = 0; shadow->logs && i < shadow->ndev; i++)
 		free(shadow->logs[i]);
 	free(shadow->logs);
@@ -475,13 +478,20 @@ cl_int jc_clmap_retain(cl_program app)
 cl_int jc_clmap_release(cl_program app)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
-	if (none())
+	if (none()) {
+		jc_pocl_release(app); /* a linked program: its references are not counted */
 		return cl->clReleaseProgram(app);
+	}
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	if (!rec || rec->app_refs > 1) {
+	if (!rec) {
+		pthread_mutex_unlock(&lock);
+		jc_pocl_release(app);
+		return cl->clReleaseProgram(app);
+	}
+	if (rec->app_refs > 1) {
 		cl_int err = cl->clReleaseProgram(app);
-		if (rec && err == CL_SUCCESS)
+		if (err == CL_SUCCESS)
 			rec->app_refs--;
 		pthread_mutex_unlock(&lock);
 		return err;
@@ -494,9 +504,14 @@ cl_int jc_clmap_release(cl_program app)
 	/* Kernels of a real build hold the application's program in the
 	 * driver themselves; those of a shadow need the record. */
 	int keep = rec->kernels > 0 && rec->shadow && rec->shadow->program;
+	/* A real build's kernels may still run and have PoCL compile more: it
+	 * is then refreshed at exit (cl_pocl.h), else now. */
+	int done = rec->kernels == 0;
 	if (!keep)
 		unlink_app(rec);
 	pthread_mutex_unlock(&lock);
+	if (done)
+		jc_pocl_release(app);
 	if (!keep)
 		finish(rec, 1);
 	return CL_SUCCESS;

@@ -5,8 +5,10 @@
  *
  *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
  *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--dlopen-name LIB]
- *            [--async] [--sleep]
+ *            [--async] [--sleep] [--keep]
  *
+ * --keep ends without releasing the program and its context, as many
+ * programs do (exit() ends them for the driver).
  * --sleep, as a server does after its warm-up: once built (and run), prints
  * "sleeping" and waits until it is killed, never exiting by itself.
  * --platform picks the first platform whose name contains NAME.
@@ -213,7 +215,7 @@ int main(int argc, char **argv)
 	const char *platform_name = NULL, *kind = NULL, *path = NULL, *options = NULL;
 	const char *kernel = NULL;
 	const char *use_dlopen = NULL;
-	int async = 0, sleep_after = 0;
+	int async = 0, sleep_after = 0, keep = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dlopen") == 0)
 			use_dlopen = "libOpenCL.so.1";
@@ -223,6 +225,8 @@ int main(int argc, char **argv)
 			verify = 1;
 		else if (strcmp(argv[i], "--sleep") == 0)
 			sleep_after = 1;
+		else if (strcmp(argv[i], "--keep") == 0)
+			keep = 1;
 		else if (i + 1 >= argc)
 			return fprintf(stderr, "cl_build: %s needs a value\n", argv[i]), 2;
 		else if (strcmp(argv[i], "--dlopen-name") == 0)
@@ -286,6 +290,8 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
+	if (keep)
+		return rc;
 	cl.clReleaseProgram(program);
 	cl.clReleaseContext(context);
 	return rc;

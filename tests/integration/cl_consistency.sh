@@ -16,8 +16,14 @@ same() { # LABEL PREFIX A B: lines starting with PREFIX are identical in A and B
 	check "$1" diff <(grep "^$2 " "$3") <(grep "^$2 " "$4")
 }
 
+# The binaries a hit returns are the entry's, those the miss stored; on PoCL
+# with kernels run, the entry has since gained the work-group functions the
+# miss compiled to run them (shim/cl/cl_pocl.h): they are then compared with
+# a second hit's, and the miss's build logs still with the hit's.
 consistency() { # NAME PLATFORM BUILDS [--run]
 	local name=$1 platform=$2 builds=$3; shift 3
+	local stored=$name.miss
+	[ "$name" = pocl ] && stored=$name.hit2
 	rm -rf "$JITCACHE_DIR"
 	"$CC_BIN" --platform "$platform" "$@" >"$name.plain" 2>&1
 	check "$name, without jitcache: all properties hold" grep -q '^consistency: ok' "$name.plain"
@@ -29,7 +35,12 @@ consistency() { # NAME PLATFORM BUILDS [--run]
 	check "$name, hit: $builds builds from the cache" grep -q "jitcache: $builds hits, 0 misses, 0 stores" "$name.hit"
 	same "$name, miss: the application sees what it sees without jitcache" = "$name.plain" "$name.miss"
 	same "$name, hit: the application sees what it sees without jitcache" = "$name.plain" "$name.hit"
-	same "$name, hit: binaries and exact build logs as built on the miss" '~' "$name.miss" "$name.hit"
+	if [ "$stored" = "$name.hit2" ]; then
+		$JITCACHE run -- "$CC_BIN" --platform "$platform" "$@" >"$name.hit2" 2>&1
+		check "$name, second hit: all properties hold" grep -q '^consistency: ok' "$name.hit2"
+	fi
+	same "$name, hit: exact build logs as built on the miss" '~ log:' "$name.miss" "$name.hit"
+	same "$name, hit: binaries as stored (${stored#"$name".})" '~ .*: binary' "$stored" "$name.hit"
 	grep -q '^FAIL' "$name.hit" "$name.miss" && grep '^FAIL' "$name.hit" "$name.miss" | head -n 5
 }
 

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cl_pocl.h — PoCL's work-group code, kept with the entry it belongs to.
+ *
+ * PoCL compiles a program in two steps.  clBuildProgram makes its LLVM IR,
+ * DIR/program.bc, where DIR is the program's directory under PoCL's cache
+ * directory (its kernel cache on: named by a hash of the build; off: a
+ * temporary _UNCACHED_XXXXXX, removed with the program).  Each kernel's
+ * machine code, a "work-group function" for one local size (and a zero
+ * global offset, a small grid), is compiled when the kernel is first
+ * enqueued that way, into DIR/KERNEL/LX-LY-LZ[-goffs0][-smallgrid]/.
+ * The program's binary (CL_PROGRAM_BINARIES, "poclbin" format version 9,
+ * PoCL 3.x) is DIR packed: program.bc and each kernel's directory as it is
+ * when the binary is first asked for.  Asked right after the build, as
+ * jitcache asks to store it, that is a generic work-group function only,
+ * which PoCL does not use where it has program.bc: every process served
+ * the binary compiled its work-group functions again (ffmpeg's filters:
+ * 3.1 s of CPU against 1.5 s with PoCL's own cache warm).
+ *
+ * So the programs jitcache stores or serves from PoCL binaries are
+ * watched, and when the application is done with one (its last release,
+ * a rebuild, or the process's exit for one it never releases: a
+ * destructor, which does nothing in a process that watched none) the
+ * files PoCL has compiled into its kernels' directories since are added to
+ * the entry, in a second store under the same key: the binary PoCL returns for
+ * this program when it is asked after those runs (or, its cache on, asked
+ * in a later process), which loads the same program and computes the same
+ * results.  Only files the binary lacks are added (an entry grows by the
+ * work-group functions programs use, bounded by PoCL's own largest binary,
+ * 256 MiB); the DIR read must hold the same program.bc as the binary; the
+ * new entry replaces the old whole or not at all (cache.h).  The second
+ * store counts in no statistic and stays in the cache directory (not sent
+ * to a remote tier; an entry served from a read-only layer stays as it
+ * is).  With PoCL's cache off a program's directory goes with the
+ * program, so what PoCL compiles after the application let go of it is
+ * not added: for a real build whose kernels outlive it the next run, served
+ * from the entry, adds it (the shadow program lives as long as its
+ * kernels); a command still queued when the program and its kernels are
+ * released compiles after every such release, and is never added.
+ *
+ *   jc_pocl_watch(program, &key, n, binaries, sizes);  // stored, or loaded from the entry
+ *   jc_pocl_release(program);        // the application is done with it: refresh
+ *
+ * Binaries other than PoCL's version 9 are not watched.  Nothing here
+ * fails the application: a refresh that cannot be made is not made.  All
+ * functions are thread-safe; none calls the driver.
+ */
+#ifndef JITCACHE_CL_POCL_H
+#define JITCACHE_CL_POCL_H
+
+#include <stddef.h>
+
+#include "shim/cl/cl_api.h"
+#include "store/store.h"
+
+/* Watch `program`, whose binaries are `binaries` (as stored under `key`,
+ * or as given to clCreateProgramWithBinary).  A program watched already is
+ * watched from now on with these. */
+void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
+		   const unsigned char *const *binaries, const size_t *sizes);
+/* If `program` is watched: refresh its entry now and stop watching it. */
+void jc_pocl_release(cl_program program);
+
+/* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
+
+#define JC_POCL_MAX_BINARY ((size_t)256 << 20) /* PoCL's own MAX_BINARY_SIZE */
+
+struct jc_pocl_binary {
+	char dir[41];                   /* DIR's name under PoCL's cache directory */
+	const unsigned char *program_bc; /* the root file /program.bc, in the binary */
+	size_t program_bc_size;
+	size_t files;                   /* files its kernels' directories carry */
+};
+
+/* 0 and *out (pointing into bin) if bin is a well-formed PoCL binary of
+ * format version 9; -1 otherwise. */
+int jc_pocl_parse(const void *bin, size_t size, struct jc_pocl_binary *out);
+
+/* Files in the subdirectories of the program directory `dir` (where PoCL
+ * writes the kernels' directories), its own temporary files left out. */
+size_t jc_pocl_dir_files(const char *dir);
+
+/* bin with the files of its kernels' directories under `dir` that it does
+ * not carry added, as PoCL packs them: 1 and *out (malloc'd); 0 if there
+ * are none; -1 if bin is not a PoCL binary, dir does not hold its
+ * program.bc, or the result would pass JC_POCL_MAX_BINARY. */
+int jc_pocl_merge(const void *bin, size_t size, const char *dir, void **out, size_t *out_size);
+
+#endif
