@@ -62,6 +62,8 @@ enum {
 #define CURLAUTH_BASIC 1L
 #define CURL_ERROR_SIZE 256
 #define CURL_READFUNC_ABORT 0x10000000
+/* For WebDAV's LOCK, UNLOCK, DELETE and HEAD (jc_http_request). */
+enum { CURLOPT_HEADERDATA = 10029, CURLOPT_CUSTOMREQUEST = 10036, CURLOPT_HEADERFUNCTION = 20079 };
 
 struct curl_slist {
 	char *data;
@@ -302,6 +304,8 @@ struct xfer {
 	size_t len, cap, dropped;
 	const uint8_t *up;       /* PUT: the body */
 	size_t up_len, up_pos;
+	struct jc_http_answer *answer; /* jc_http_request: what the answer says */
+	const char *const *headers;    /* jc_http_request: more request headers */
 	char err[CURL_ERROR_SIZE];
 };
 
@@ -326,10 +330,42 @@ static int sound_start(struct xfer *x)
 	       jc_entry_check_limit(&eh, x->h->limit, &why) == JC_ENTRY_OK;
 }
 
+/* jc_http_request's answer: its first bytes kept, the rest dropped. */
+static size_t on_answer(struct xfer *x, const char *data, size_t n)
+{
+	struct jc_http_answer *a = x->answer;
+	size_t room = sizeof a->body - 1 - a->body_len;
+	memcpy(a->body + a->body_len, data, n < room ? n : room);
+	a->body_len += n < room ? n : room;
+	a->body[a->body_len] = '\0';
+	x->dropped += n;
+	return x->dropped > DROPPED_MAX ? 0 : n;
+}
+
+/* jc_http_request: the Lock-Token header, kept. */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb, name = strlen("Lock-Token:");
+	if (n > name && strncasecmp(data, "Lock-Token:", name) == 0) {
+		const char *v = data + name, *end = data + n;
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+			end--;
+		if ((size_t)(end - v) < sizeof x->answer->lock_token)
+			snprintf(x->answer->lock_token, sizeof x->answer->lock_token, "%.*s",
+				 (int)(end - v), v);
+	}
+	return n;
+}
+
 static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
 	size_t n = size * nmemb;
+	if (x->answer)
+		return on_answer(x, data, n);
 	if (!x->started) {
 		long code = 0;
 		int64_t length = -1;
@@ -437,7 +473,17 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 	curl.easy_setopt(c, CURLOPT_CLOSESOCKETDATA, x->hd);
 	curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl.easy_setopt(c, CURLOPT_WRITEDATA, x);
-	if (strcmp(method, "PUT") == 0) {
+	if (strcmp(method, "GET") != 0 && strcmp(method, "PUT") != 0)
+		curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (strcmp(method, "HEAD") == 0)
+		curl.easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (x->answer) {
+		curl.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+		curl.easy_setopt(c, CURLOPT_HEADERDATA, x);
+	}
+	for (const char *const *line = x->headers; line && *line; line++)
+		headers = curl.slist_append(headers, *line);
+	if (x->up) {
 		curl.easy_setopt(c, CURLOPT_UPLOAD, 1L);
 		curl.easy_setopt(c, CURLOPT_READFUNCTION, on_upload);
 		curl.easy_setopt(c, CURLOPT_READDATA, x);
@@ -606,6 +652,47 @@ int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, 
 	free(x.buf);
 	checkin(h, x.hd);
 	return ok;
+}
+
+/* ---- requests of the WebDAV leases (http_lease.c) ------------------------------ */
+
+int jc_http_request(struct jc_http *h, const char *method, const struct jc_key *key,
+		    enum jc_http_target at, const char *const *headers, const void *body,
+		    size_t n, struct jc_http_answer *a, uint64_t delta[JC_NCOUNTERS])
+{
+	memset(a, 0, sizeof *a);
+	if (!h || h->s3 || jc_backoff_active(&h->down) || jc_http_load() != 0)
+		return -1;
+	struct xfer x = { .h = h, .key = key, .expect = -1, .up = body, .up_len = n,
+			  .answer = a, .headers = headers };
+	char path[1200], hex[2 * JC_KEY_BYTES + 1];
+	if (!(x.hd = checkout(h))) {
+		delta[JC_REMOTE_ERRORS]++;
+		return -1;
+	}
+	if (at == JC_HTTP_LEASE) {
+		jc_key_hex(key, hex);
+		snprintf(path, sizeof path, "%s/leases/%s", h->path, hex);
+	} else {
+		object_path(h, key, path, sizeof path);
+	}
+	int rc = perform(h, &x, method, path);
+	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
+		transfer_failed(h, &x, rc, method);
+		delta[JC_REMOTE_ERRORS]++;
+		x.code = -1;
+	} else if (x.code == 401 || x.code == 403 || (x.code >= 500 && x.code != 501)) {
+		status_failed(h, x.code, method); /* and skipped a while (501: no such method) */
+		delta[JC_REMOTE_ERRORS]++;
+	}
+	a->code = x.code;
+	checkin(h, x.hd);
+	return (int)x.code;
+}
+
+const char *jc_http_url(const struct jc_http *h)
+{
+	return h ? h->shown : "";
 }
 
 /* ---- opening ------------------------------------------------------------------ */

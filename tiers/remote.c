@@ -40,6 +40,7 @@ struct jc_remote {
 	struct tier t[JC_REMOTES_MAX]; /* in the list's order (no handle: unusable) */
 	int n, writable, compress;
 	struct jc_redis *leases; /* the first writable Redis: compile-once */
+	struct jc_http_leases *dav; /* else the first writable web server's */
 	double exit_wait;
 	jc_remote_count_fn *count;
 	void *ctx;
@@ -185,6 +186,9 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 		free(r);
 		return NULL;
 	}
+	for (int i = 0; i < r->n && !r->leases && !r->dav; i++)
+		if (r->t[i].http && !r->t[i].read_only && !jc_http_is_s3(r->t[i].http))
+			r->dav = jc_http_leases_open(r->t[i].http, opts->lease);
 	r->compress = opts->compress;
 	r->exit_wait = opts->exit_wait > 0 ? opts->exit_wait : 0; /* also NaN */
 	if (r->exit_wait > 3600)
@@ -293,15 +297,33 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 				   uint64_t delta[JC_NCOUNTERS])
 {
 	*lease = NULL;
-	if (!r || !r->leases)
+	if (!r || (!r->leases && !r->dav))
 		return JC_REMOTE_FREE;
-	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
+	enum jc_remote_wait w;
+	if (r->leases) {
+		w = jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
+	} else {
+		struct jc_http_lease *l = NULL;
+		web_ready();
+		w = jc_http_wait(r->dav, key, deadline_ns, &l, delta);
+		*lease = (struct jc_remote_lease *)l; /* see release_lease() */
+	}
 	if (w == JC_REMOTE_READY)
 		last_absent.absent = 0; /* stored by another machine: ask every remote */
 	return w;
 }
 
 /* ---- the writer thread -------------------------------------------------- */
+
+/* A lease is Redis's, or the web server's where no Redis holds them
+ * (r->leases): the pointer handed out is the one or the other. */
+static void release_lease(struct jc_remote *r, struct jc_remote_lease *lease)
+{
+	if (r->leases)
+		jc_redis_release(lease);
+	else
+		jc_http_release((struct jc_http_lease *)lease);
+}
 
 static void count(struct jc_remote *r, const uint64_t delta[JC_NCOUNTERS])
 {
@@ -313,7 +335,7 @@ static void run_job(struct jc_remote *r, struct job *j)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	if (j->lease) {
-		jc_redis_release(j->lease);
+		release_lease(r, j->lease);
 		return;
 	}
 	for (int i = 0; i < j->upto && i < r->n; i++) {
@@ -409,7 +431,7 @@ static void enqueue(struct jc_remote *r, struct job *j)
 				    JC_REMOTE_QUEUE_BYTES >> 20, JC_REMOTE_QUEUE_WRITES);
 			count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = !j->lease });
 			if (j->lease)
-				jc_redis_release(j->lease);
+				release_lease(r, j->lease);
 		} else {
 			run_job(r, j);
 		}
@@ -479,7 +501,8 @@ void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease)
 		return;
 	struct job *j = r ? new_job(&(struct jc_key){ 0 }, 0, 0) : NULL;
 	if (!j) {
-		jc_redis_release(lease);
+		if (r)
+			release_lease(r, lease);
 		return;
 	}
 	j->lease = lease;
@@ -516,7 +539,7 @@ static uint64_t drop_queued(struct jc_remote *r)
 		r->queued--;
 		r->queued_bytes -= j->size;
 		if (j->lease) /* no write of ours is left before it */
-			jc_redis_release(j->lease);
+			release_lease(r, j->lease);
 		free(j);
 	}
 	r->tail = NULL;
@@ -599,6 +622,7 @@ void jc_remote_close(struct jc_remote *r)
 		return;
 	forget(r);
 	finish(r, r->exit_wait, 1);
+	jc_http_leases_close(r->dav);
 	for (int i = 0; i < r->n; i++) {
 		jc_redis_close(r->t[i].redis);
 		jc_http_close(r->t[i].http);
@@ -651,7 +675,7 @@ static void after_fork_child(void)
 		while (j) {
 			struct job *next = j->next;
 			if (j->lease)
-				jc_redis_release(j->lease); /* a child's copy: freed only */
+				release_lease(r, j->lease); /* a child's copy: freed only */
 			free(j);
 			j = next;
 		}
