@@ -243,9 +243,14 @@ static void sleep_ns(int64_t ns)
 	}
 }
 
-/* One look: take the lease, else see whether the value is stored. */
-static enum jc_remote_wait look(struct jc_http_lease *l, uint64_t delta[JC_NCOUNTERS])
+/* One look: take the lease, else see whether the value is stored.  After
+ * the first look, whose lookup has just missed, the value is asked first:
+ * once the holder is done, the waiters find it without taking the lease. */
+static enum jc_remote_wait look(struct jc_http_lease *l, int first, uint64_t delta[JC_NCOUNTERS])
 {
+	int found = first ? 0 : stored(l->z, &l->key, delta);
+	if (found)
+		return found > 0 ? JC_REMOTE_READY : JC_REMOTE_FAILED;
 	switch (take(l, delta)) {
 	case TAKEN: /* the holder before may have stored it and let go just now */
 		if (stored(l->z, &l->key, delta) != 1)
@@ -259,8 +264,7 @@ static enum jc_remote_wait look(struct jc_http_lease *l, uint64_t delta[JC_NCOUN
 	case HELD:
 		break;
 	}
-	int found = stored(l->z, &l->key, delta);
-	return found > 0 ? JC_REMOTE_READY : found < 0 ? JC_REMOTE_FAILED : JC_REMOTE_TIMEOUT;
+	return JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
 }
 
 enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *key,
@@ -283,8 +287,8 @@ enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *
 	 * up to the deadline (lock_timeout). */
 	int64_t pause = 50000000; /* 50 ms, doubling to 500 ms */
 	enum jc_remote_wait w;
-	for (;;) {
-		w = look(l, delta);
+	for (int first = 1;; first = 0) {
+		w = look(l, first, delta);
 		if (w != JC_REMOTE_TIMEOUT)
 			break;
 		int64_t left = deadline_ns - jc_wall_ns();

@@ -41,6 +41,7 @@ struct jc_remote {
 	int n, writable, compress;
 	struct jc_redis *leases; /* the first writable Redis: compile-once */
 	struct jc_http_leases *dav; /* else the first writable web server's */
+	int trust_required;         /* only signed leases are waited for */
 	double exit_wait;
 	jc_remote_count_fn *count;
 	void *ctx;
@@ -233,15 +234,18 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 {
 	for (int i = 0; r && i < r->n; i++)
 		jc_redis_set_keys(r->t[i].redis, signer, trust, trust_required);
+	if (r)
+		r->trust_required = trust_required;
 }
 
 /* ---- reading ------------------------------------------------------------ */
 
 /* The web and S3 remotes that answered "absent" to this thread's last
  * lookup, and for which key: the look after the compile-once lock does not
- * ask them again, so that a miss costs one answer of each, not two (a web
- * server or bucket holds no lease: nothing tells that another machine
- * stored the value meanwhile).  A remote is skipped so once; all are
+ * ask them again, so that a miss costs one answer of each, not two (a
+ * bucket, or a web server without leases, cannot tell that another machine
+ * stored the value meanwhile; a WebDAV lease is kept only if the value is
+ * absent once it is taken).  A remote is skipped so once; all are
  * forgotten by a lookup of another key, or when a lease wait finds the
  * value stored (JC_REMOTE_READY).  Redis is asked again: its answers are
  * quick, and its leases make the second look worth it. */
@@ -302,6 +306,13 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	enum jc_remote_wait w;
 	if (r->leases) {
 		w = jc_redis_wait(r->leases, key, deadline_ns, lease, delta);
+	} else if (r->trust_required) {
+		/* a WebDAV lock carries no signature: anyone who may LOCK could
+		 * make every miss wait */
+		JC_LOG_ONCE(JC_LOG_INFO, "WebDAV compile leases are not signed, and trusted_keys "
+			    "waits only for signed ones: compiling without waiting for other "
+			    "machines (a Redis remote holds signed leases)");
+		return JC_REMOTE_FREE;
 	} else {
 		struct jc_http_lease *l = NULL;
 		web_ready();
