@@ -670,20 +670,17 @@ int jc_http_request(struct jc_http *h, const char *method, const struct jc_key *
 		delta[JC_REMOTE_ERRORS]++;
 		return -1;
 	}
-	if (at == JC_HTTP_LEASE) {
-		jc_key_hex(key, hex);
-		snprintf(path, sizeof path, "%s/leases/%s", h->path, hex);
-	} else {
+	jc_key_hex(key, hex);
+	if (at == JC_HTTP_ENTRY)
 		object_path(h, key, path, sizeof path);
-	}
+	else
+		snprintf(path, sizeof path, "%s/leases/%s", h->path,
+			 at == JC_HTTP_LEASE ? hex : "README");
 	int rc = perform(h, &x, method, path);
 	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
 		transfer_failed(h, &x, rc, method);
 		delta[JC_REMOTE_ERRORS]++;
 		x.code = -1;
-	} else if (x.code == 401 || x.code == 403 || (x.code >= 500 && x.code != 501)) {
-		status_failed(h, x.code, method); /* and skipped a while (501: no such method) */
-		delta[JC_REMOTE_ERRORS]++;
 	}
 	a->code = x.code;
 	checkin(h, x.hd);

@@ -106,18 +106,21 @@ const char *jc_http_url(const struct jc_http *h);
 /* ---- compile leases through WebDAV LOCK (http_lease.c) ----------------------
  *
  * While one machine compiles a key it holds an exclusive write lock (RFC
- * 4918) on PATH/leases/<32 hex>: it PUTs that small file (which makes its
- * directory: a LOCK whose parent is missing fails, and nginx's dav-ext then
- * keeps the lock anyway, for nobody, for its whole timeout), LOCKs it, renews
- * the lock (LOCK with If: (<token>)) every third of the lease time from a
- * small thread, and DELETEs it with the token once the value is stored
- * (UNLOCK if DELETE is not allowed).  Another machine's PUT or LOCK is then
+ * 4918) on PATH/leases/<32 hex>: it LOCKs that file (made by the LOCK),
+ * writes who holds it into it, renews the lock (LOCK with If: (<token>))
+ * every third of the lease time (or of the server's, if shorter) from a
+ * small thread, and DELETEs the file with the token once the value is
+ * stored (UNLOCK if DELETE is not allowed).  Another machine's LOCK is then
  * answered 423 Locked: it waits, asking for the value (HEAD) and the lock
- * with a growing pause (500 ms at most), until the value exists, the lock is
- * free (a dead holder's lock expires by the server's timeout) or the
- * deadline.  A server that answers LOCK 405 or 501 (a plain web server) has
- * no leases: said once, and every miss compiles at once.  One that cannot
- * be reached: JC_REMOTE_FAILED at once (compile here).  Not for S3.
+ * with a growing pause (500 ms at most), until the value exists, the lock
+ * is free (a dead holder's expires by the server's timeout) or the
+ * deadline.  Before its first LOCK a process PUTs PATH/leases/README, which
+ * makes the directory: nginx's dav-ext adds a lock before creating its
+ * file and keeps it when that fails (409), for nobody, for its timeout.
+ * A server that answers LOCK 403, 405 or 501 (a plain web server, or one
+ * that does not allow LOCK) has no leases: said once, and every miss
+ * compiles at once.  One that cannot be reached: JC_REMOTE_FAILED at once
+ * (compile here).  Not for S3.
  *
  *   struct jc_http_leases *z = jc_http_leases_open(h, lease);  // NULL: none
  *   jc_http_wait(z, key, deadline, &lease, delta)   as jc_remote_wait()
@@ -134,13 +137,13 @@ enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *
 void jc_http_release(struct jc_http_lease *l);
 
 /* One request of the leases' (not for S3): method on the key's entry
- * (JC_HTTP_ENTRY, where the layout puts it) or its lease file
- * (JC_HTTP_LEASE, PATH/leases/<32 hex>), with more header lines (NULL
- * ended; NULL: none) and a body (NULL: none).  The HTTP status, or -1
- * without an answer (said once; the remote skipped for backoff seconds, as
- * after a refused credential or a 5xx other than 501).  a: the answer's
+ * (JC_HTTP_ENTRY, where the layout puts it), its lease file (JC_HTTP_LEASE,
+ * PATH/leases/<32 hex>) or PATH/leases/README (JC_HTTP_README), with more
+ * header lines (NULL ended; NULL: none) and a body (NULL: none).  The HTTP
+ * status, whatever it is (the caller judges it), or -1 without an answer
+ * (said once; the remote skipped for backoff seconds).  a: the answer's
  * Lock-Token and first bytes. */
-enum jc_http_target { JC_HTTP_ENTRY, JC_HTTP_LEASE };
+enum jc_http_target { JC_HTTP_ENTRY, JC_HTTP_LEASE, JC_HTTP_README };
 struct jc_http_answer {
 	long code;
 	char lock_token[128]; /* "<urn:...>", or "" */

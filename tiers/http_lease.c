@@ -19,7 +19,8 @@
 struct jc_http_leases {
 	struct jc_http *h;
 	double lease;   /* seconds asked for (Timeout); renewed every third of it */
-	int none;       /* the server has no LOCK (405, 501): atomic */
+	int none;       /* the server has no LOCK (403, 405, 501): atomic */
+	int dir_made;   /* PATH/leases/ is known to exist: atomic */
 	int told_odd;   /* an answer that is no lease's said: atomic */
 	int told_lost;  /* a lock lost before its release said: atomic */
 };
@@ -83,24 +84,42 @@ static void set_period(struct jc_http_lease *l, const char *body)
 		l->period_ns = 100000000;
 }
 
-/* Take the lease: PUT its file (made with its directory; 423: held), LOCK
- * it, and write who holds it into it (for whoever wonders who compiles). */
+/* What PATH/leases/README says: why a LOCK is sent there before any. */
+static const char readme[] =
+	"jitcache's compile leases: WebDAV locks on the files here, one per kernel being compiled "
+	"(see jitcache's docs/fleets.md).\n";
+
+/* Make PATH/leases/ (PUT of its README) before the first LOCK there: nginx's
+ * dav-ext adds a lock before it creates the file, and keeps it when that
+ * fails (409, no directory), for nobody, for its whole timeout. */
+static int make_dir(struct jc_http_leases *z, const struct jc_key *key,
+		    uint64_t delta[JC_NCOUNTERS])
+{
+	struct jc_http_answer a;
+	if (__atomic_load_n(&z->dir_made, __ATOMIC_RELAXED))
+		return 0;
+	long code = jc_http_request(z->h, "PUT", key, JC_HTTP_README, NULL, readme,
+				    sizeof readme - 1, &a, delta);
+	if (code < 200 || code > 299) {
+		if (code > 0)
+			say_odd(z, "PUT of leases/README", code);
+		return -1;
+	}
+	__atomic_store_n(&z->dir_made, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Take the lease: LOCK its file (made by the LOCK if new), and write who
+ * holds it into it (for whoever wonders who compiles). */
 static enum take take(struct jc_http_lease *l, uint64_t delta[JC_NCOUNTERS])
 {
 	struct jc_http_leases *z = l->z;
 	struct jc_http_answer a;
 	char host[64] = "?", note[160], owner[256], timeout[48];
+	if (make_dir(z, &l->key, delta) != 0)
+		return FAILED;
 	gethostname(host, sizeof host - 1);
 	snprintf(note, sizeof note, "jitcache compile lease: %s pid %d\n", host, (int)getpid());
-	long code = jc_http_request(z->h, "PUT", &l->key, JC_HTTP_LEASE, NULL, "", 0, &a,
-				    delta);
-	if (code == 423)
-		return HELD;
-	if (code < 200 || code > 299) {
-		if (code > 0)
-			say_odd(z, "PUT of a lease file", code);
-		return FAILED;
-	}
 	snprintf(owner, sizeof owner,
 		 "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
 		 "<D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/></D:lockscope>"
@@ -109,8 +128,8 @@ static enum take take(struct jc_http_lease *l, uint64_t delta[JC_NCOUNTERS])
 	snprintf(timeout, sizeof timeout, "Timeout: Second-%.0f", z->lease);
 	const char *headers[] = { timeout, "Content-Type: application/xml; charset=utf-8",
 				  "Depth: 0", NULL };
-	code = jc_http_request(z->h, "LOCK", &l->key, JC_HTTP_LEASE, headers, owner,
-			       strlen(owner), &a, delta);
+	long code = jc_http_request(z->h, "LOCK", &l->key, JC_HTTP_LEASE, headers, owner,
+				    strlen(owner), &a, delta);
 	if ((code == 200 || code == 201) && a.lock_token[0]) {
 		snprintf(l->token, sizeof l->token, "%s", a.lock_token);
 		snprintf(l->if_line, sizeof l->if_line, "If: (%s)", l->token);
@@ -122,15 +141,16 @@ static enum take take(struct jc_http_lease *l, uint64_t delta[JC_NCOUNTERS])
 	}
 	if (code == 423)
 		return HELD;
-	if (code == 405 || code == 501) {
-		/* a web server without WebDAV locks: its file is not left behind */
-		jc_http_request(z->h, "DELETE", &l->key, JC_HTTP_LEASE, NULL, NULL, 0, &a, delta);
+	if (code == 403 || code == 405 || code == 501) {
+		/* a web server without WebDAV locks, or one that does not let us */
 		if (!__atomic_exchange_n(&z->none, 1, __ATOMIC_RELAXED))
 			jc_log(JC_LOG_INFO, "remote %s holds no compile leases (LOCK: HTTP %ld; "
 			       "nginx needs dav-ext's LOCK, docs/fleets.md): machines that miss "
 			       "the same kernel at once each compile it", jc_http_url(z->h), code);
 		return NONE;
 	}
+	if (code == 409) /* PATH/leases/ went away: made again next time */
+		__atomic_store_n(&z->dir_made, 0, __ATOMIC_RELAXED);
 	if (code > 0)
 		say_odd(z, "LOCK", code);
 	return FAILED;
