@@ -14,7 +14,10 @@
 #     creates its module, the killed one's work done once more;
 #   - nginx without dav-ext (LOCK: 405), or one that does not allow LOCK
 #     (403): every node compiles at once, no wait, one line that says so,
-#     and stores; a server nobody listens on: compiles at once.
+#     and stores; a server nobody listens on: compiles at once;
+#   - a compile longer than the server's lock timeout (jc_http_tool holding
+#     a lease 7 s, locks of 2 s): its lock renewed, the other waits it out;
+#   - with trusted_keys a WebDAV lock (unsigned) is never waited for.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 . "$ROOT/tests/integration/remote_common.bash"
@@ -114,6 +117,16 @@ else
 	check "... compiled once more, by one node ($c)" test "$c" -eq 1
 fi
 
+# ---- trusted_keys: a WebDAV lock is not signed, so never waited for -----------------------
+"$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
+rm -rf "$ROOTDIR"
+from=$(($(wc -l <"$T/dav/access.log") + 1))
+JITCACHE_SIGNING_KEY=$T/node.key JITCACHE_TRUSTED_KEYS=$T/node.key.pub node keyed "$CLIENT" link "$T/fleet.spv"
+check "trusted_keys: the node created its module" test "$(created "$T/keyed.out")" -eq 1
+check "... said once that WebDAV leases are not signed" \
+	test "$(grep -c 'WebDAV compile leases are not signed' "$T/keyed.out")" -eq 1
+check "... and sent no LOCK" test "$(tail -n "+$from" "$T/dav/access.log" | grep -c '"LOCK ')" -eq 0
+
 stop_server nginx
 
 # ---- nginx without dav-ext: no leases, every node compiles at once ----------------------
@@ -124,7 +137,7 @@ rollout plain
 wait "${PIDS[@]}"
 check "without LOCK: all $N nodes created the module" test "$(created "$T"/plain*.out)" -eq $N
 c=$(compiled "$T"/plain*.out)
-check "... each compiled it ($c of $N), none waited" test "$c" -eq $N
+check "... each compiled it ($c of $N)" test "$c" -eq $N
 check "... each said in one line that the server holds no leases" \
 	test "$(cat "$T"/plain*.out | grep -c 'holds no compile leases (LOCK: HTTP 405')" -eq $N
 check "... and left no lease file" test "$(leases_left "$T/plain/root")" -eq 0
@@ -140,6 +153,24 @@ check "... said in one line that the server holds no leases" \
 	test "$(grep -c 'holds no compile leases (LOCK: HTTP 403' "$T/denied.out")" -eq 1
 check "... and stored its value all the same (the remote not skipped as refusing credentials)" \
 	test "$(find "$T/denied/root/cache" -type f -name '????????????????????????????????' | wc -l)" -eq 1
+stop_server nginx
+
+# ---- a compile longer than the server's lock timeout ------------------------------------
+# (jc_http_tool's lease: the client alone, a hold standing for the compile)
+NGINX_LOCKS=2 start_nginx_dav "$T/short"
+check "nginx with locks of 2 s started" test -n "${SERVER_PIDS[nginx]:-}"
+TOOL=$B/tests/jc_http_tool
+"$TOOL" "$NGINX_URL/cache" lease long 7 2 >"$T/hold.out" 2>&1 &
+hold=$!
+sleep 0.5
+"$TOOL" "$NGINX_URL/cache" lease long 0 2 >"$T/wait.out" 2>&1
+wait $hold
+check "a holder holding 7 s, locks of 2 s: it took the lease" grep -q '^lease leased' "$T/hold.out"
+w=$(sed -n 's/^lease \([a-z]*\) \([0-9.]*\)$/\1 \2/p' "$T/wait.out")
+check "... the other waited while it renewed, then found the value ($w s)" \
+	sh -c "echo '$w' | awk '\$1 == \"ready\" && \$2 > 5 { ok = 1 } END { exit !ok }'"
+check "... renewed every third of 2 s (LOCK with its token: $(grep -c '"LOCK .* 200 ' "$T/short/access.log"))" \
+	test "$(grep -c '"LOCK .* 200 ' "$T/short/access.log")" -ge 6
 stop_server nginx
 
 # ---- a server nobody listens on: compile at once, as without a remote --------------------
