@@ -117,9 +117,9 @@ const char *jc_http_url(const struct jc_http *h);
  * deadline.  Before its first LOCK a process PUTs PATH/leases/README, which
  * makes the directory: nginx's dav-ext adds a lock before creating its
  * file and keeps it when that fails (409), for nobody, for its timeout.
- * A server that answers LOCK 403, 405 or 501 (a plain web server, or one
- * that does not allow LOCK) has no leases: said once, and every miss
- * compiles at once.  One that cannot be reached: JC_REMOTE_FAILED at once
+ * A server that refuses the README or LOCK (a 4xx other than 409, 412 and
+ * 423, or 501: a plain web server, or one that does not allow LOCK) has no
+ * leases: said once, and every miss compiles at once.  One that cannot be reached: JC_REMOTE_FAILED at once
  * (compile here).  Not for S3.
  *
  *   struct jc_http_leases *z = jc_http_leases_open(h, lease);  // NULL: none

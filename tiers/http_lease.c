@@ -55,7 +55,7 @@ void jc_http_leases_close(struct jc_http_leases *z)
 
 /* ---- one look ------------------------------------------------------------------ */
 
-enum take { TAKEN, HELD, NONE, FAILED };
+enum take { TAKEN, HELD, NONE, FAILED, ON /* make_dir(): go on to the LOCK */ };
 
 static void say_odd(struct jc_http_leases *z, const char *what, long code)
 {
@@ -84,6 +84,16 @@ static void set_period(struct jc_http_lease *l, const char *body)
 		l->period_ns = 100000000;
 }
 
+/* The server holds no leases for us: said once, and not asked again. */
+static enum take no_leases(struct jc_http_leases *z, const char *what, long code)
+{
+	if (!__atomic_exchange_n(&z->none, 1, __ATOMIC_RELAXED))
+		jc_log(JC_LOG_INFO, "remote %s holds no compile leases (%s: HTTP %ld; nginx needs "
+		       "dav-ext's LOCK, docs/fleets.md): machines that miss the same kernel at "
+		       "once each compile it", jc_http_url(z->h), what, code);
+	return NONE;
+}
+
 /* What PATH/leases/README says: why a LOCK is sent there before any. */
 static const char readme[] =
 	"jitcache's compile leases: WebDAV locks on the files here, one per kernel being compiled "
@@ -92,21 +102,23 @@ static const char readme[] =
 /* Make PATH/leases/ (PUT of its README) before the first LOCK there: nginx's
  * dav-ext adds a lock before it creates the file, and keeps it when that
  * fails (409, no directory), for nobody, for its whole timeout. */
-static int make_dir(struct jc_http_leases *z, const struct jc_key *key,
-		    uint64_t delta[JC_NCOUNTERS])
+static enum take make_dir(struct jc_http_leases *z, const struct jc_key *key,
+			  uint64_t delta[JC_NCOUNTERS])
 {
 	struct jc_http_answer a;
 	if (__atomic_load_n(&z->dir_made, __ATOMIC_RELAXED))
-		return 0;
+		return ON;
 	long code = jc_http_request(z->h, "PUT", key, JC_HTTP_README, NULL, readme,
 				    sizeof readme - 1, &a, delta);
-	if (code < 200 || code > 299) {
-		if (code > 0)
-			say_odd(z, "PUT of leases/README", code);
-		return -1;
+	if (code >= 200 && code <= 299) {
+		__atomic_store_n(&z->dir_made, 1, __ATOMIC_RELAXED);
+		return ON;
 	}
-	__atomic_store_n(&z->dir_made, 1, __ATOMIC_RELAXED);
-	return 0;
+	if (code >= 400 && code <= 499) /* it takes no file there: no leases */
+		return no_leases(z, "PUT of leases/README", code);
+	if (code > 0)
+		say_odd(z, "PUT of leases/README", code);
+	return FAILED;
 }
 
 /* Take the lease: LOCK its file (made by the LOCK if new), and write who
@@ -116,8 +128,9 @@ static enum take take(struct jc_http_lease *l, uint64_t delta[JC_NCOUNTERS])
 	struct jc_http_leases *z = l->z;
 	struct jc_http_answer a;
 	char host[64] = "?", note[160], owner[256], timeout[48];
-	if (make_dir(z, &l->key, delta) != 0)
-		return FAILED;
+	enum take made = make_dir(z, &l->key, delta);
+	if (made != ON)
+		return made;
 	gethostname(host, sizeof host - 1);
 	snprintf(note, sizeof note, "jitcache compile lease: %s pid %d\n", host, (int)getpid());
 	snprintf(owner, sizeof owner,
@@ -141,14 +154,9 @@ static enum take take(struct jc_http_lease *l, uint64_t delta[JC_NCOUNTERS])
 	}
 	if (code == 423)
 		return HELD;
-	if (code == 403 || code == 405 || code == 501) {
-		/* a web server without WebDAV locks, or one that does not let us */
-		if (!__atomic_exchange_n(&z->none, 1, __ATOMIC_RELAXED))
-			jc_log(JC_LOG_INFO, "remote %s holds no compile leases (LOCK: HTTP %ld; "
-			       "nginx needs dav-ext's LOCK, docs/fleets.md): machines that miss "
-			       "the same kernel at once each compile it", jc_http_url(z->h), code);
-		return NONE;
-	}
+	/* no WebDAV locks (405, 501, or any refusal), or none for us (403) */
+	if ((code >= 400 && code <= 499 && code != 409 && code != 412) || code == 501)
+		return no_leases(z, "LOCK", code);
 	if (code == 409) /* PATH/leases/ went away: made again next time */
 		__atomic_store_n(&z->dir_made, 0, __ATOMIC_RELAXED);
 	if (code > 0)
@@ -271,20 +279,15 @@ static enum jc_remote_wait look(struct jc_http_lease *l, int first, uint64_t del
 	int found = first ? 0 : stored(l->z, &l->key, delta);
 	if (found)
 		return found > 0 ? JC_REMOTE_READY : JC_REMOTE_FAILED;
-	switch (take(l, delta)) {
-	case TAKEN: /* the holder before may have stored it and let go just now */
+	enum take t = take(l, delta);
+	if (t == TAKEN) { /* the holder before may have stored it and let go just now */
 		if (stored(l->z, &l->key, delta) != 1)
 			return JC_REMOTE_LEASED;
 		give_back(l);
 		return JC_REMOTE_READY;
-	case NONE:
-		return JC_REMOTE_FREE;
-	case FAILED:
-		return JC_REMOTE_FAILED;
-	case HELD:
-		break;
 	}
-	return JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
+	return t == NONE ? JC_REMOTE_FREE : t == HELD ? JC_REMOTE_TIMEOUT /* keep waiting */
+		: JC_REMOTE_FAILED;
 }
 
 enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *key,
