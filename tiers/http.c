@@ -306,6 +306,7 @@ struct xfer {
 	size_t up_len, up_pos;
 	struct jc_http_answer *answer; /* jc_http_request: what the answer says */
 	const char *const *headers;    /* jc_http_request: more request headers */
+	long timeout_ms;               /* jc_http_request: its own bound; 0: the remote's */
 	char err[CURL_ERROR_SIZE];
 };
 
@@ -463,7 +464,7 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 	if (h->ca_file[0])
 		curl.easy_setopt(c, CURLOPT_CAINFO, h->ca_file);
 	curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
-	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, h->timeout_ms);
+	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, x->timeout_ms ? x->timeout_ms : h->timeout_ms);
 	curl.easy_setopt(c, CURLOPT_MAXCONNECTS, 1L);
 	curl.easy_setopt(c, CURLOPT_USERAGENT, agent);
 	curl.easy_setopt(c, CURLOPT_ERRORBUFFER, x->err);
@@ -664,7 +665,9 @@ int jc_http_request(struct jc_http *h, const char *method, const struct jc_key *
 	if (!h || h->s3 || jc_backoff_active(&h->down) || jc_http_load() != 0)
 		return -1;
 	struct xfer x = { .h = h, .key = key, .expect = -1, .up = body, .up_len = n,
-			  .answer = a, .headers = headers };
+			  .answer = a, .headers = headers,
+			  .timeout_ms = h->timeout_ms < JC_WEB_LEASE_TIMEOUT_MS ? h->timeout_ms
+						: JC_WEB_LEASE_TIMEOUT_MS };
 	char path[1200], hex[2 * JC_KEY_BYTES + 1];
 	if (!(x.hd = checkout(h))) {
 		delta[JC_REMOTE_ERRORS]++;
@@ -678,7 +681,13 @@ int jc_http_request(struct jc_http *h, const char *method, const struct jc_key *
 			 at == JC_HTTP_LEASE ? hex : "README");
 	int rc = perform(h, &x, method, path);
 	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
-		transfer_failed(h, &x, rc, method);
+		/* (a lease request answered slowly is the leases' to judge: the
+		 * values' transfers, off the program's path, may still be done) */
+		if (rc == CURLE_OPERATION_TIMEDOUT)
+			problem(h, P_IO, 0, "no answer to %s (a compile lease) within %ld ms; "
+				"compiling without waiting for other machines", method, x.timeout_ms);
+		else
+			transfer_failed(h, &x, rc, method);
 		delta[JC_REMOTE_ERRORS]++;
 		x.code = -1;
 	}

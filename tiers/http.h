@@ -119,29 +119,36 @@ const char *jc_http_url(const struct jc_http *h);
  * file and keeps it when that fails (409), for nobody, for its timeout.
  * A server that refuses the README or LOCK (a 4xx other than 409, 412 and
  * 423, or 501: a plain web server, or one that does not allow LOCK) has no
- * leases: said once, and every miss compiles at once.  One that cannot be reached: JC_REMOTE_FAILED at once
- * (compile here).  Not for S3.
+ * leases: said once, and every miss compiles at once.  One that cannot be
+ * reached, or does not answer a lease request within
+ * JC_WEB_LEASE_TIMEOUT_MS: JC_REMOTE_FAILED (compile here), and no lease
+ * is asked for backoff seconds (by this process).  Not for S3.
  *
- *   struct jc_http_leases *z = jc_http_leases_open(h, lease);  // NULL: none
+ *   struct jc_http_leases *z = jc_http_leases_open(h, lease, backoff);  // NULL: none
  *   jc_http_wait(z, key, deadline, &lease, delta)   as jc_remote_wait()
  *   jc_http_release(lease)        after the value's PUT; NULL is fine
  *   jc_http_leases_close(z)
  */
 struct jc_http_leases;
 struct jc_http_lease;
-struct jc_http_leases *jc_http_leases_open(struct jc_http *h, double lease);
+struct jc_http_leases *jc_http_leases_open(struct jc_http *h, double lease, double backoff);
 void jc_http_leases_close(struct jc_http_leases *z);
 enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *key,
 				 int64_t deadline_ns, struct jc_http_lease **lease,
 				 uint64_t delta[JC_NCOUNTERS]);
 void jc_http_release(struct jc_http_lease *l);
 
+/* The most a lease request waits for its whole answer (unless the remote's
+ * timeout is shorter): it holds the program up, and its answer is small. */
+#define JC_WEB_LEASE_TIMEOUT_MS 2000L
+
 /* One request of the leases' (not for S3): method on the key's entry
  * (JC_HTTP_ENTRY, where the layout puts it), its lease file (JC_HTTP_LEASE,
  * PATH/leases/<32 hex>) or PATH/leases/README (JC_HTTP_README), with more
- * header lines (NULL ended; NULL: none) and a body (NULL: none).  The HTTP
- * status, whatever it is (the caller judges it), or -1 without an answer
- * (said once; the remote skipped for backoff seconds).  a: the answer's
+ * header lines (NULL ended; NULL: none) and a body (NULL: none), bounded by
+ * JC_WEB_LEASE_TIMEOUT_MS.  The HTTP status, whatever it is (the caller
+ * judges it), or -1 without an answer (said once; the remote skipped for
+ * backoff seconds, unless the answer was only slow).  a: the answer's
  * Lock-Token and first bytes. */
 enum jc_http_target { JC_HTTP_ENTRY, JC_HTTP_LEASE, JC_HTTP_README };
 struct jc_http_answer {

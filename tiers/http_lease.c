@@ -19,6 +19,8 @@
 struct jc_http_leases {
 	struct jc_http *h;
 	double lease;   /* seconds asked for (Timeout); renewed every third of it */
+	double backoff; /* seconds no lease is asked after a failed look */
+	int64_t skip_until; /* jc_mono_ns(): none asked before then: atomic */
 	int none;       /* the server has no LOCK (403, 405, 501): atomic */
 	int dir_made;   /* PATH/leases/ is known to exist: atomic */
 	int told_odd;   /* an answer that is no lease's said: atomic */
@@ -38,12 +40,13 @@ struct jc_http_lease {
 	int stop, has_thread;
 };
 
-struct jc_http_leases *jc_http_leases_open(struct jc_http *h, double lease)
+struct jc_http_leases *jc_http_leases_open(struct jc_http *h, double lease, double backoff)
 {
 	struct jc_http_leases *z = h && !jc_http_is_s3(h) ? calloc(1, sizeof *z) : NULL;
 	if (z) {
 		z->h = h;
 		z->lease = lease >= 1 ? (lease < 86400 ? lease : 86400) : 1; /* also NaN */
+		z->backoff = backoff > 0 ? (backoff < 86400 ? backoff : 86400) : 0;
 	}
 	return z;
 }
@@ -299,6 +302,8 @@ enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *
 		return JC_REMOTE_FAILED;
 	if (__atomic_load_n(&z->none, __ATOMIC_RELAXED))
 		return JC_REMOTE_FREE;
+	if (jc_mono_ns() < __atomic_load_n(&z->skip_until, __ATOMIC_RELAXED))
+		return JC_REMOTE_FAILED; /* a look failed a moment ago: compile here */
 	struct jc_http_lease *l = calloc(1, sizeof *l);
 	if (!l)
 		return JC_REMOTE_FAILED;
@@ -319,6 +324,11 @@ enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *
 			break;
 		sleep_ns(pause < left ? pause : left);
 		pause = pause * 2 < 500000000 ? pause * 2 : 500000000;
+	}
+	if (w == JC_REMOTE_FAILED) {
+		/* (no answer, or not a lease's: each miss would wait for it again) */
+		int64_t until = jc_mono_ns() + (int64_t)(z->backoff * 1e9);
+		__atomic_store_n(&z->skip_until, until, __ATOMIC_RELAXED);
 	}
 	if (w == JC_REMOTE_LEASED) {
 		start_renewal(l);

@@ -189,7 +189,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	}
 	for (int i = 0; i < r->n && !r->leases && !r->dav; i++)
 		if (r->t[i].http && !r->t[i].read_only && !jc_http_is_s3(r->t[i].http))
-			r->dav = jc_http_leases_open(r->t[i].http, opts->lease);
+			r->dav = jc_http_leases_open(r->t[i].http, opts->lease, opts->backoff);
 	r->compress = opts->compress;
 	r->exit_wait = opts->exit_wait > 0 ? opts->exit_wait : 0; /* also NaN */
 	if (r->exit_wait > 3600)

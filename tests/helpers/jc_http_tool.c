@@ -230,7 +230,7 @@ static void lease(struct jc_http *h, const char *seed, double hold, double secon
 		[JC_REMOTE_FREE] = "free", [JC_REMOTE_TIMEOUT] = "timeout",
 		[JC_REMOTE_FAILED] = "failed",
 	};
-	struct jc_http_leases *z = jc_http_leases_open(h, seconds);
+	struct jc_http_leases *z = jc_http_leases_open(h, seconds, 0);
 	struct jc_http_lease *l = NULL;
 	struct jc_key k = key_of(seed);
 	int64_t t = now_us();
