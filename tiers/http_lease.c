@@ -208,11 +208,10 @@ static int renew(struct jc_http_lease *l)
 	const char *headers[] = { l->if_line, timeout, NULL };
 	long code = jc_http_request(l->z->h, "LOCK", &l->key, JC_HTTP_LEASE, headers, NULL, 0,
 				    &a, delta);
+	/* (the token is this thread's until the join: give_back() comes after) */
 	if ((code == 200 || code == 201) && a.lock_token[0] && strcmp(a.lock_token, l->token)) {
-		pthread_mutex_lock(&l->mu); /* give_back() reads it after the join only */
 		snprintf(l->token, sizeof l->token, "%s", a.lock_token);
 		snprintf(l->if_line, sizeof l->if_line, "If: (%s)", l->token);
-		pthread_mutex_unlock(&l->mu);
 	}
 	return code == 200 || code == 201 ? 1 : code < 0 ? -1 : 0;
 }
