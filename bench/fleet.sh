@@ -3,11 +3,14 @@
 # bench/fleet.sh OUTDIR — a driver rollout across a simulated fleet (issue 39,
 # item 4): N nodes (FLEET_NODES, "4 16"; each its own process and empty cache
 # directory) start the same module at the same moment against one remote
-# with default settings: Redis, nginx (WebDAV) and radosgw (S3, from the test
-# bed: make testbed-s3; on a one-node Ceph cluster, whose conditional writes
-# hold the S3 leases, else on its SQLite backend, which ignores them and so
-# holds none: "fleet s3 backend: rados|dbstore" says which), all started
-# here on 127.0.0.1 (FLEET_REMOTES: which of redis http s3).  The module is
+# with default settings: Redis, nginx with WebDAV locks (http: Debian's
+# libnginx-mod-http-dav-ext, its lock zone's timeout the default lease, 10 s),
+# nginx without them (http-plain: PUT and DELETE only, no lease) and radosgw
+# (S3, from the test bed: make testbed-s3; on a one-node Ceph cluster, whose
+# conditional writes hold the S3 leases, else on its SQLite backend, which
+# ignores them and so holds none: "fleet s3 backend: rados|dbstore" says
+# which), all started here on 127.0.0.1 (FLEET_REMOTES: which of them,
+# "redis http http-plain s3").  The module is
 # conv.cl's 22 kernels twice over (tests/integration/fleet_redis.sh's), a few
 # seconds of JIT on the simulated Arc (Debian 12 driver).
 #
@@ -19,7 +22,8 @@
 #   req_per_node  the server's requests for the rollout / N (Redis: the commands
 #              nodes sent, from MONITOR, not those its scripts ran; a waiter's
 #              wait and value are two in one round trip; nginx's access
-#              log; radosgw's log at its default debug_rgw 1)
+#              log, leases' requests included; radosgw's log at its default
+#              debug_rgw 1)
 #   warm_*     seconds from the common start until a node exits with its
 #              module (p50, p99 by nearest rank, max)
 #   alone      one node alone against the same remote, cold (empty remote)
@@ -79,9 +83,16 @@ start_redis() {
 }
 start_redis || { echo "fleet bench: redis did not start" >&2; exit 1; }
 bench_at_exit 'kill $RPID 2>/dev/null; wait $RPID 2>/dev/null'
-WANT=${FLEET_REMOTES:-redis http s3}
+WANT=${FLEET_REMOTES:-redis http http-plain s3}
+# http-plain: nginx's WebDAV without locks; http: with dav-ext's LOCK
+case " $WANT " in *" http-plain "*)
+	start_nginx_dav "$W/plain" >"$OUT/logs/fleet-nginx-plain.log" 2>&1 || { echo "fleet bench: nginx did not start" >&2; exit 1; }
+	PLAIN_URL=$NGINX_URL
+	SERVER_PIDS[nginx-plain]=${SERVER_PIDS[nginx]} ;;
+esac
 case " $WANT " in *" http "*)
-	start_nginx_dav "$W/ng" >"$OUT/logs/fleet-nginx.log" 2>&1 || { echo "fleet bench: nginx did not start" >&2; exit 1; } ;;
+	NGINX_LOCKS=10 start_nginx_dav "$W/ng" >"$OUT/logs/fleet-nginx.log" 2>&1 ||
+		{ echo "fleet bench: nginx with dav-ext did not start (libnginx-mod-http-dav-ext)" >&2; exit 1; } ;;
 esac
 have_s3=0
 # debug_rgw 1 logs each request's method, path and status ("beast: ... "GET /...").
@@ -110,8 +121,10 @@ descendants() {
 # cpu_ticks NAME: user+system clock ticks of the server NAME and its children
 cpu_ticks() {
 	local pid p sum=0 f
-	case $1 in redis) pid=$RPID ;; http) pid=${SERVER_PIDS[nginx]} ;;
-	s3) pid="${SERVER_PIDS[radosgw]} ${SERVER_PIDS[ceph-osd]:-} ${SERVER_PIDS[ceph-mon]:-}" ;; esac
+	case $1 in
+	redis) pid=$RPID ;; http) pid=${SERVER_PIDS[nginx]} ;; http-plain) pid=${SERVER_PIDS[nginx-plain]} ;;
+	s3) pid="${SERVER_PIDS[radosgw]} ${SERVER_PIDS[ceph-osd]:-} ${SERVER_PIDS[ceph-mon]:-}" ;;
+	esac
 	for p in $(for q in $pid; do descendants "$q"; done); do
 		f=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
 		# after "(comm) ": field 3 is state, so utime and stime are the 12th and 13th
@@ -127,6 +140,7 @@ url() {
 	case $1 in
 	redis) echo "redis://127.0.0.1:$RPORT" ;;
 	http) echo "$NGINX_URL/$2" ;;
+	http-plain) echo "$PLAIN_URL/$2" ;;
 	s3) echo "s3://jitcache-fleet/$2" ;;
 	esac
 }
@@ -139,8 +153,8 @@ requests() {
 			sed 's/^[^]]*\] "\([A-Za-z]*\)".*/\1/' | sort | uniq -c |
 			awk '{ n += $1; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $1) } END { print n + 0, s }'
 		;;
-	http)
-		tail -n "+${3:-1}" "$W/ng/access.log" | awk -v tag="/$2/" 'index($7, tag) == 1 { n++; m[substr($6, 2)]++ } END {
+	http | http-plain)
+		tail -n "+${3:-1}" "$W/$(ngdir "$1")/access.log" | awk -v tag="/$2/" 'index($7, tag) == 1 { n++; m[substr($6, 2)]++ } END {
 			for (k in m) s = s sprintf("%s%s:%d", s == "" ? "" : ",", k, m[k]); print n + 0, s }'
 		;;
 	s3)
@@ -162,6 +176,7 @@ monitor_stop() {
 	MON_PID=""
 }
 bench_at_exit monitor_stop
+ngdir() { [ "$1" = http ] && echo ng || echo plain; }
 reset_counts() { # REMOTE [keep]: Redis emptied (unless keep), its counting started
 	[ "$1" = redis ] || return 0
 	[ "${2:-}" = keep ] || redis-cli -p "$RPORT" FLUSHALL >/dev/null
@@ -234,7 +249,7 @@ for remote in $remotes; do
 		reset_counts "$remote" keep
 		from=1
 		case $remote in
-		http) from=$(($(wc -l <"$W/ng/access.log") + 1)) ;;
+		http | http-plain) from=$(($(wc -l <"$W/$(ngdir "$remote")/access.log") + 1)) ;;
 		s3) from=$(($(wc -l <"$RGW_LOG") + 1)) ;;
 		esac
 		rollout "$remote" "w$tag" "$n" "$tag"
@@ -274,7 +289,9 @@ kill_server() {
 	local p
 	case $1 in
 	redis) kill -KILL "$RPID"; wait "$RPID" 2>/dev/null ;;
-	http) kill -KILL $(descendants "${SERVER_PIDS[nginx]}" | tac); wait "${SERVER_PIDS[nginx]}" 2>/dev/null ;;
+	http | http-plain)
+		p=${SERVER_PIDS[$([ "$1" = http ] && echo nginx || echo nginx-plain)]}
+		kill -KILL $(descendants "$p" | tac); wait "$p" 2>/dev/null ;;
 	s3) # radosgw runs as root in the test bed (tests/testbed/run, through sudo)
 		for p in $(descendants "${SERVER_PIDS[radosgw]}" | tac); do
 			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = radosgw ] && { kill -KILL "$p" 2>/dev/null || sudo kill -KILL "$p"; }
@@ -285,9 +302,11 @@ kill_server() {
 restart_server() {
 	case $1 in
 	redis) start_redis ;;
-	http) nginx -p "$W/ng" -e "$W/ng/error.log" -c "$W/ng/nginx.conf" 2>>"$W/ng/error.log" &
-		SERVER_PIDS[nginx]=$!
-		wait_http "$NGINX_URL/" ;;
+	http | http-plain)
+		local d=$W/$(ngdir "$1")
+		nginx -p "$d" -e "$d/error.log" -c "$d/nginx.conf" 2>>"$d/error.log" &
+		SERVER_PIDS[$([ "$1" = http ] && echo nginx || echo nginx-plain)]=$!
+		wait_http "$(url "$1" "")" ;;
 	s3) "$ROOT/tests/testbed/run" radosgw -c "$RGW/ceph.conf" $RGW_ARGS -f >>"$RGW/radosgw.out" 2>&1 &
 		SERVER_PIDS[radosgw]=$!
 		wait_http "$AWS_ENDPOINT_URL/" ;;

@@ -9,7 +9,9 @@
 #   free_port                        a TCP port nobody listens on now
 #   start_nginx_dav DIR [CERT KEY]   nginx (Debian's nginx-light) serving DIR/root with
 #                                    WebDAV PUT: sets NGINX_URL (https:// with CERT and KEY);
-#                                    NGINX_EXTRA: more lines for its location block
+#                                    NGINX_EXTRA: more lines for its location block;
+#                                    NGINX_LOCKS=SECONDS: WebDAV LOCK/UNLOCK (Debian's
+#                                    libnginx-mod-http-dav-ext), locks living that long
 #   start_radosgw DIR                Ceph's radosgw (S3, its SQLite backend) from the test
 #                                    bed (make testbed-s3), one user: exports
 #                                    AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and
@@ -50,8 +52,15 @@ wait_http() {
 }
 
 start_nginx_dav() {
-	local dir=$1 cert=${2:-} key=${3:-} port scheme=http ssl=""
+	local dir=$1 cert=${2:-} key=${3:-} port scheme=http ssl="" module="" zone="" locks=""
 	command -v nginx >/dev/null || { echo "nginx is not installed (make deps)" >&2; return 1; }
+	if [ -n "${NGINX_LOCKS:-}" ]; then
+		module=/usr/lib/nginx/modules/ngx_http_dav_ext_module.so
+		[ -f "$module" ] || { echo "no $module (apt-get install libnginx-mod-http-dav-ext)" >&2; return 1; }
+		module="load_module $module;"
+		zone="dav_ext_lock_zone zone=jitcache:1m timeout=${NGINX_LOCKS}s;"
+		locks="dav_ext_methods PROPFIND OPTIONS LOCK UNLOCK; dav_ext_lock zone=jitcache;"
+	fi
 	port=$(free_port)
 	mkdir -p "$dir/root" "$dir/tmp"
 	if [ -n "$cert" ]; then
@@ -59,6 +68,7 @@ start_nginx_dav() {
 		ssl="ssl; ssl_certificate $cert; ssl_certificate_key $key"
 	fi
 	cat >"$dir/nginx.conf" <<EOF
+$module
 daemon off;
 worker_processes 1;
 user $(id -un) $(id -gn);
@@ -73,12 +83,14 @@ http {
 	uwsgi_temp_path $dir/tmp/uwsgi;
 	scgi_temp_path $dir/tmp/scgi;
 	client_max_body_size 0;
+	$zone
 	server {
 		listen 127.0.0.1:$port $ssl;
 		root $dir/root;
 		location / {
 			dav_methods PUT DELETE;
 			create_full_put_path on;
+			$locks
 			${NGINX_EXTRA:-}
 		}
 	}

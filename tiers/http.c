@@ -265,7 +265,8 @@ struct xfer {
 	const uint8_t *up;       /* PUT: the body */
 	size_t up_len, up_pos;
 	const char *const *extra; /* more request headers, NULL-ended; or NULL */
-	struct jc_http_answer *ans; /* jc_http_exchange: the answer's parts */
+	struct jc_http_answer *answer; /* jc_http_exchange, jc_http_request: the answer */
+	long timeout_ms;          /* jc_http_request: its own bound; 0: the remote's */
 	char err[CURL_ERROR_SIZE];
 };
 
@@ -290,10 +291,25 @@ static int sound_start(struct xfer *x)
 	       jc_entry_check_limit(&eh, x->h->limit, &why) == JC_ENTRY_OK;
 }
 
+/* jc_http_request's answer: its first bytes kept, the rest dropped. */
+static size_t on_answer(struct xfer *x, const char *data, size_t n)
+{
+	struct jc_http_answer *a = x->answer;
+	size_t room = sizeof a->body - 1 - a->body_len;
+	memcpy(a->body + a->body_len, data, n < room ? n : room);
+	a->body_len += n < room ? n : room;
+	a->body[a->body_len] = '\0';
+	x->dropped += n;
+	return x->dropped > DROPPED_MAX ? 0 : n;
+}
+
+
 static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
 	size_t n = size * nmemb;
+	if (x->answer)
+		return on_answer(x, data, n);
 	if (!x->started) {
 		long code = 0;
 		int64_t length = -1;
@@ -373,18 +389,6 @@ static void object_path(const struct jc_http *h, const struct jc_key *key, char 
 	}
 }
 
-/* jc_http_exchange's answers: a small body kept, the rest dropped; the
- * headers a lease needs picked out (ETag, Date, Last-Modified). */
-static size_t on_answer_body(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct jc_http_answer *a = ((struct xfer *)arg)->ans;
-	size_t n = size * nmemb, room = sizeof a->body - 1 - a->body_len;
-	memcpy(a->body + a->body_len, data, n < room ? n : room);
-	a->body_len += n < room ? n : room;
-	a->body[a->body_len] = '\0';
-	return n;
-}
-
 /* "Fri, 27 Nov 2026 08:09:33 GMT" (RFC 9110's IMF-fixdate, which S3
  * sends), without the locale's month names; 0 if not one. */
 static time_t http_date(const char *v)
@@ -403,25 +407,37 @@ static time_t http_date(const char *v)
 	return timegm(&tm);
 }
 
-static size_t on_answer_header(char *data, size_t size, size_t nmemb, void *arg)
+/* The answer's headers a lease needs (jc_http_exchange, jc_http_request):
+ * ETag, Date, Last-Modified (S3's leases) and Lock-Token (WebDAV's). */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
-	struct jc_http_answer *a = arg;
+	struct jc_http_answer *a = ((struct xfer *)arg)->answer;
 	size_t n = size * nmemb;
 	char line[256];
 	snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1),
 		 data);
 	line[strcspn(line, "\r\n")] = '\0';
 	const char *colon = strchr(line, ':'), *v = colon ? colon + 1 + strspn(colon + 1, " \t") : "";
-	if (strncmp(line, "HTTP/", 5) == 0) /* a new answer (after a 100): forget the last */
-		a->etag[0] = '\0', a->date = a->last_modified = 0;
-	else if (colon && colon - line == 4 && strncasecmp(line, "etag", 4) == 0)
+	size_t name = colon ? (size_t)(colon - line) : 0;
+	if (strncmp(line, "HTTP/", 5) == 0) { /* a new answer (after a 100): forget the last */
+		a->etag[0] = a->lock_token[0] = '\0';
+		a->date = a->last_modified = 0;
+	} else if (name == 4 && strncasecmp(line, "etag", 4) == 0) {
 		snprintf(a->etag, sizeof a->etag, "%s", v);
-	else if (colon && colon - line == 4 && strncasecmp(line, "date", 4) == 0)
+	} else if (name == 4 && strncasecmp(line, "date", 4) == 0) {
 		a->date = http_date(v);
-	else if (colon && colon - line == 13 && strncasecmp(line, "last-modified", 13) == 0)
+	} else if (name == 13 && strncasecmp(line, "last-modified", 13) == 0) {
 		a->last_modified = http_date(v);
+	} else if (name == 10 && strncasecmp(line, "lock-token", 10) == 0) {
+		size_t len = strlen(v);
+		while (len && v[len - 1] == ' ')
+			len--;
+		if (len < sizeof a->lock_token)
+			snprintf(a->lock_token, sizeof a->lock_token, "%.*s", (int)len, v);
+	}
 	return n;
 }
+
 
 /* Set up and run one request; the curl result code. */
 static int perform(struct jc_http *h, struct xfer *x, const char *method, const char *path)
@@ -441,7 +457,7 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 	if (h->ca_file[0])
 		curl.easy_setopt(c, CURLOPT_CAINFO, h->ca_file);
 	curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
-	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, h->timeout_ms);
+	curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, x->timeout_ms ? x->timeout_ms : h->timeout_ms);
 	curl.easy_setopt(c, CURLOPT_MAXCONNECTS, 1L);
 	curl.easy_setopt(c, CURLOPT_USERAGENT, agent);
 	curl.easy_setopt(c, CURLOPT_ERRORBUFFER, x->err);
@@ -451,24 +467,23 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 	curl.easy_setopt(c, CURLOPT_CLOSESOCKETDATA, x->hd);
 	curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl.easy_setopt(c, CURLOPT_WRITEDATA, x);
-	if (strcmp(method, "PUT") == 0) {
+	if (strcmp(method, "GET") != 0 && strcmp(method, "PUT") != 0)
+		curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (strcmp(method, "HEAD") == 0)
+		curl.easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (x->answer) {
+		curl.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+		curl.easy_setopt(c, CURLOPT_HEADERDATA, x);
+	}
+	for (const char *const *line = x->extra; line && *line; line++)
+		headers = curl.slist_append(headers, *line);
+	if (x->up) {
 		curl.easy_setopt(c, CURLOPT_UPLOAD, 1L);
 		curl.easy_setopt(c, CURLOPT_READFUNCTION, on_upload);
 		curl.easy_setopt(c, CURLOPT_READDATA, x);
 		curl.easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (int64_t)x->up_len);
 		headers = curl.slist_append(headers, "Expect:"); /* no 100-continue round trip */
-	} else if (strcmp(method, "HEAD") == 0) {
-		curl.easy_setopt(c, CURLOPT_NOBODY, 1L);
-	} else if (strcmp(method, "GET") != 0) {
-		curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	}
-	if (x->ans) {
-		curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer_body);
-		curl.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_answer_header);
-		curl.easy_setopt(c, CURLOPT_HEADERDATA, x->ans);
-	}
-	for (const char *const *e = x->extra; e && *e; e++)
-		headers = curl.slist_append(headers, *e);
 	if (h->s3) {
 		struct jc_sigv4_headers sig;
 		char sha[65] = JC_SIGV4_EMPTY_SHA256;
@@ -641,7 +656,7 @@ int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *su
 	if (!h || jc_backoff_active(&h->down) || jc_http_load() != 0)
 		return -1;
 	struct xfer x = { .h = h, .key = key, .expect = -1, .up = body, .up_len = n,
-			  .extra = headers, .ans = a };
+			  .extra = headers, .answer = a };
 	char path[1300];
 	if (!(x.hd = checkout(h))) {
 		delta[JC_REMOTE_ERRORS]++;
@@ -664,6 +679,52 @@ int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *su
 	}
 	checkin(h, x.hd);
 	return ok;
+}
+
+/* ---- requests of the WebDAV leases (http_lease.c) ------------------------------ */
+
+int jc_http_request(struct jc_http *h, const char *method, const struct jc_key *key,
+		    enum jc_http_target at, const char *const *headers, const void *body,
+		    size_t n, struct jc_http_answer *a, uint64_t delta[JC_NCOUNTERS])
+{
+	memset(a, 0, sizeof *a);
+	if (!h || h->s3 || jc_backoff_active(&h->down) || jc_http_load() != 0)
+		return -1;
+	struct xfer x = { .h = h, .key = key, .expect = -1, .up = body, .up_len = n,
+			  .answer = a, .extra = headers,
+			  .timeout_ms = h->timeout_ms < JC_WEB_LEASE_TIMEOUT_MS ? h->timeout_ms
+						: JC_WEB_LEASE_TIMEOUT_MS };
+	char path[1200], hex[2 * JC_KEY_BYTES + 1];
+	if (!(x.hd = checkout(h))) {
+		delta[JC_REMOTE_ERRORS]++;
+		return -1;
+	}
+	jc_key_hex(key, hex);
+	if (at == JC_HTTP_ENTRY)
+		object_path(h, key, path, sizeof path);
+	else
+		snprintf(path, sizeof path, "%s/leases/%s", h->path,
+			 at == JC_HTTP_LEASE ? hex : "README");
+	int rc = perform(h, &x, method, path);
+	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.code >= 300)) {
+		/* (a lease request answered slowly is the leases' to judge: the
+		 * values' transfers, off the program's path, may still be done) */
+		if (rc == CURLE_OPERATION_TIMEDOUT)
+			problem(h, P_IO, 0, "no answer to %s (a compile lease) within %ld ms; "
+				"compiling without waiting for other machines", method, x.timeout_ms);
+		else
+			transfer_failed(h, &x, rc, method);
+		delta[JC_REMOTE_ERRORS]++;
+		x.code = -1;
+	}
+	a->code = x.code;
+	checkin(h, x.hd);
+	return (int)x.code;
+}
+
+const char *jc_http_url(const struct jc_http *h)
+{
+	return h ? h->shown : "";
 }
 
 /* ---- opening ------------------------------------------------------------------ */

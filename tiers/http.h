@@ -106,11 +106,13 @@ int jc_http_put(struct jc_http *h, const struct jc_key *key, const void *bytes, 
  * 403: a->code); -1 if not (no answer, refused credentials, a redirect, a
  * 5xx: said, and the back-off started, as for a get).  For the S3 leases
  * (s3_lease.h). */
+/* What jc_http_exchange() and jc_http_request() keep of an answer. */
 struct jc_http_answer {
 	long code;
-	char etag[80];             /* as sent, quotes included; "" if none */
+	char etag[80];              /* as sent, quotes included; "" if none */
 	time_t date, last_modified; /* the server's clock; 0 if not sent */
-	char body[256];            /* the body's first bytes, NUL-ended */
+	char lock_token[128];       /* WebDAV's "<urn:...>", or "" */
+	char body[1024];            /* the body's first bytes, NUL-ended */
 	size_t body_len;
 };
 int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *suffix,
@@ -119,5 +121,59 @@ int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *su
 
 int jc_http_is_s3(const struct jc_http *h);
 void jc_http_close(struct jc_http *h);
+/* The URL, for messages (no credentials). */
+const char *jc_http_url(const struct jc_http *h);
+
+/* ---- compile leases through WebDAV LOCK (http_lease.c) ----------------------
+ *
+ * While one machine compiles a key it holds an exclusive write lock (RFC
+ * 4918) on PATH/leases/<32 hex>: it LOCKs that file (made by the LOCK),
+ * writes who holds it into it, renews the lock (LOCK with If: (<token>))
+ * every third of the lease time (or of the server's, if shorter) from a
+ * small thread, and DELETEs the file with the token once the value is
+ * stored (UNLOCK if DELETE is not allowed).  Another machine's LOCK is then
+ * answered 423 Locked: it waits, asking for the value (HEAD) and the lock
+ * with a growing pause (500 ms at most), until the value exists, the lock
+ * is free (a dead holder's expires by the server's timeout) or the
+ * deadline.  Before its first LOCK a process PUTs PATH/leases/README, which
+ * makes the directory: nginx's dav-ext adds a lock before creating its
+ * file and keeps it when that fails (409), for nobody, for its timeout.
+ * A server that refuses the README or LOCK (a 4xx other than 409, 412 and
+ * 423, or 501: a plain web server, or one that does not allow LOCK) has no
+ * leases: said once, and every miss compiles at once.  One that cannot be
+ * reached, or does not answer a lease request within
+ * JC_WEB_LEASE_TIMEOUT_MS: JC_REMOTE_FAILED (compile here), and no lease
+ * is asked for backoff seconds (by this process).  Not for S3.
+ *
+ *   struct jc_http_leases *z = jc_http_leases_open(h, lease, backoff);  // NULL: none
+ *   jc_http_wait(z, key, deadline, &lease, delta)   as jc_remote_wait()
+ *   jc_http_release(lease)        after the value's PUT; NULL is fine
+ *   jc_http_leases_close(z)
+ */
+struct jc_http_leases;
+struct jc_http_lease;
+struct jc_http_leases *jc_http_leases_open(struct jc_http *h, double lease, double backoff);
+void jc_http_leases_close(struct jc_http_leases *z);
+enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *key,
+				 int64_t deadline_ns, struct jc_http_lease **lease,
+				 uint64_t delta[JC_NCOUNTERS]);
+void jc_http_release(struct jc_http_lease *l);
+
+/* The most a lease request waits for its whole answer (unless the remote's
+ * timeout is shorter): it holds the program up, and its answer is small. */
+#define JC_WEB_LEASE_TIMEOUT_MS 2000L
+
+/* One request of the leases' (not for S3): method on the key's entry
+ * (JC_HTTP_ENTRY, where the layout puts it), its lease file (JC_HTTP_LEASE,
+ * PATH/leases/<32 hex>) or PATH/leases/README (JC_HTTP_README), with more
+ * header lines (NULL ended; NULL: none) and a body (NULL: none), bounded by
+ * JC_WEB_LEASE_TIMEOUT_MS.  The HTTP status, whatever it is (the caller
+ * judges it), or -1 without an answer (said once; the remote skipped for
+ * backoff seconds, unless the answer was only slow).  a: the answer's
+ * Lock-Token and first bytes. */
+enum jc_http_target { JC_HTTP_ENTRY, JC_HTTP_LEASE, JC_HTTP_README };
+int jc_http_request(struct jc_http *h, const char *method, const struct jc_key *key,
+		    enum jc_http_target at, const char *const *headers, const void *body,
+		    size_t n, struct jc_http_answer *a, uint64_t delta[JC_NCOUNTERS]);
 
 #endif

@@ -42,6 +42,8 @@ struct jc_remote {
 	int n, writable, compress;
 	struct jc_redis *leases; /* the first writable Redis: compile-once */
 	struct jc_s3_leases *s3_leases; /* else the first writable S3 remote's */
+	struct jc_http_leases *dav; /* else the first writable web server's */
+	int trust_required;         /* only signed leases are waited for */
 	double exit_wait;
 	jc_remote_count_fn *count;
 	void *ctx;
@@ -189,6 +191,9 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 		free(r);
 		return NULL;
 	}
+	for (int i = 0; i < r->n && !r->leases && !r->s3_leases && !r->dav; i++)
+		if (r->t[i].http && !r->t[i].read_only && !jc_http_is_s3(r->t[i].http))
+			r->dav = jc_http_leases_open(r->t[i].http, opts->lease, opts->backoff);
 	r->compress = opts->compress;
 	r->exit_wait = opts->exit_wait > 0 ? opts->exit_wait : 0; /* also NaN */
 	if (r->exit_wait > 3600)
@@ -233,8 +238,10 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 {
 	for (int i = 0; r && i < r->n; i++)
 		jc_redis_set_keys(r->t[i].redis, signer, trust, trust_required);
-	if (r)
+	if (r) {
 		jc_s3_leases_set_trust(r->s3_leases, trust_required);
+		r->trust_required = trust_required;
+	}
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -242,9 +249,9 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 /* What this thread's last lookup learnt, and for which key, so that the
  * look after the compile-once lock (the recheck) does not ask again:
  *   - the web and S3 remotes that answered "absent": a miss costs one
- *     answer of each, not two (a web server holds no lease: nothing tells
- *     that another machine stored the value meanwhile; an S3 lease taken
- *     looks at the value once more itself, s3_lease.h);
+ *     answer of each, not two (a bucket, or a web server without leases,
+ *     cannot tell that another machine stored the value meanwhile; an S3
+ *     lease or a WebDAV lock taken looks at the value once more itself);
  *   - the Redis that holds the leases, when the lease wait saw its value
  *     absent (the lease taken, or waited for in vain): the wait's script
  *     looked after the first lookup did;
@@ -322,12 +329,26 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 {
 	struct jc_remote_value v;
 	*lease = NULL;
-	if (!r || (!r->leases && !r->s3_leases))
+	if (!r || (!r->leases && !r->s3_leases && !r->dav))
 		return JC_REMOTE_FREE;
-	if (!r->leases) { /* the first writable S3 remote's lease */
-		web_ready();
-		enum jc_remote_wait w =
-			jc_s3_lease_wait(r->s3_leases, key, deadline_ns, lease, delta);
+	if (!r->leases) { /* the first writable S3 remote's, else web server's */
+		enum jc_remote_wait w;
+		if (r->s3_leases) {
+			web_ready();
+			w = jc_s3_lease_wait(r->s3_leases, key, deadline_ns, lease, delta);
+		} else if (r->trust_required) {
+			/* a WebDAV lock carries no signature: anyone who may LOCK could
+			 * make every miss wait */
+			JC_LOG_ONCE(JC_LOG_INFO, "WebDAV compile leases are not signed, and "
+				    "trusted_keys waits only for signed ones: compiling without "
+				    "waiting for other machines (a Redis remote holds signed leases)");
+			return JC_REMOTE_FREE;
+		} else {
+			struct jc_http_lease *l = NULL;
+			web_ready();
+			w = jc_http_wait(r->dav, key, deadline_ns, &l, delta);
+			*lease = (struct jc_remote_lease *)l; /* see release_lease() */
+		}
 		last_look_for(r, key);
 		if (w == JC_REMOTE_READY)
 			last_look.absent = 0; /* stored by another machine: ask every remote */
@@ -358,13 +379,17 @@ static void count(struct jc_remote *r, const uint64_t delta[JC_NCOUNTERS])
 		r->count(r->ctx, delta);
 }
 
-/* A lease is Redis's if there is a writable Redis, else the S3 remote's. */
+/* A lease is Redis's if there is a writable Redis, else the S3 remote's if
+ * there is a writable S3 remote, else the web server's (jc_remote_wait): the
+ * pointer handed out is the one or the other. */
 static void release_lease(struct jc_remote *r, struct jc_remote_lease *l)
 {
 	if (!r || r->leases)
 		jc_redis_release(l);
-	else
+	else if (r->s3_leases)
 		jc_s3_lease_release(l);
+	else
+		jc_http_release((struct jc_http_lease *)l);
 }
 
 static void run_job(struct jc_remote *r, struct job *j)
@@ -537,7 +562,8 @@ void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease)
 		return;
 	struct job *j = r ? new_job(&(struct jc_key){ 0 }, 0, 0) : NULL;
 	if (!j) {
-		release_lease(r, lease);
+		if (r)
+			release_lease(r, lease);
 		return;
 	}
 	j->lease = lease;
@@ -658,6 +684,7 @@ void jc_remote_close(struct jc_remote *r)
 	forget(r);
 	finish(r, r->exit_wait, 1);
 	jc_s3_leases_close(r->s3_leases);
+	jc_http_leases_close(r->dav);
 	for (int i = 0; i < r->n; i++) {
 		jc_redis_close(r->t[i].redis);
 		jc_http_close(r->t[i].http);

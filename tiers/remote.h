@@ -24,18 +24,22 @@
  * write is in the local store.  A fork()ed child starts with an empty queue: the parent writes
  * what it queued.
  *
- * Compile-once across machines: jc_remote_wait() takes a lease in the
- * first writable Redis remote, else in the first writable S3 remote (a
- * lease object made with a conditional write, s3_lease.h); a lease is
- * released only after the writes queued before the release (the value)
- * are done; Redis's release wakes the machines waiting for it, which find
- * the value; a lease its holder renews is waited for up to lock_timeout.
- * What a Redis wait learnt serves the look after it (jc_remote_get, same
- * thread and key): the value it read, or that the value was absent at its
- * last look, so that a miss asks that Redis once (redis.h counts the
- * commands).  Web servers offer no lease yet: machines that share only
- * those may compile the same kernel at once (each process still compiles
- * each kernel once; docs/fleets.md).
+ * Compile once across machines: jc_remote_wait() takes a lease in the
+ * first writable Redis remote (redis.h), else in the first writable S3
+ * remote (a lease object made with a conditional write, s3_lease.h), else
+ * in the first writable http(s) remote, as a WebDAV lock (http.h) where the
+ * server has LOCK; a lease is released only after the writes queued before
+ * the release (the value) are done, so a machine waiting for it finds the
+ * value (Redis's release also wakes the machines waiting for it); a lease
+ * its holder renews is waited for up to lock_timeout.  What a Redis wait
+ * learnt serves the look after it (jc_remote_get, same thread and key):
+ * the value it read, or that the value was absent at its last look, so
+ * that a miss asks that Redis once (redis.h counts the commands).  Web
+ * servers without LOCK (said once) and buckets that ignore conditional
+ * writes hold none: machines that share only those may compile the same
+ * kernel at once (each process still compiles each kernel once; see
+ * docs/fleets.md).  A lease that cannot be had because its server cannot
+ * be reached costs nothing: compile at once.
  *
  * Calling sequence (cache.c, lock.c):
  *
@@ -159,9 +163,11 @@ enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
 int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc_encoded *e,
 		  uint64_t delta[JC_NCOUNTERS]);
 
-/* On a miss, with a writable Redis or S3 remote: wait, until deadline_ns
- * (jc_wall_ns() time), until the key's value exists or nobody else holds
- * its lease (redis.h and s3_lease.h say how leases are trusted).  Without
+/* On a miss, with a writable Redis, S3 or WebDAV remote: wait, until
+ * deadline_ns (jc_wall_ns() time), until the key's value exists or nobody
+ * else holds its lease (redis.h and s3_lease.h say how leases are trusted;
+ * a WebDAV lock is not signed, so with trust_required it is not waited
+ * for).  Without
  * one: JC_REMOTE_FREE at once, compile here. */
 enum jc_remote_wait {
 	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */

@@ -14,6 +14,11 @@
  *   bench SEED N      N lookups: the median and p99 in microseconds
  *   threads N         a thread puts N entries while this one gets them
  *   fork SEED         a get here, one in a fork()ed child, one here again
+ *   lease SEED HOLD LEASE  wait (60 s at most) for SEED's WebDAV compile lease
+ *                     (leases of LEASE seconds); if it is ours, hold it HOLD
+ *                     seconds (renewed), put SEED's entry and release it.
+ *                     Prints "lease OUTCOME SECONDS" (leased, ready, free,
+ *                     timeout, failed; the seconds the wait took)
  *   maps              open only: is libcurl mapped before and after?
  *   path SEED         print the key's hex digits
  *   sign METHOD PATH  (URL http://HOST:PORT) S3 headers signing that request
@@ -33,6 +38,7 @@
 #include "tiers/sigv4.h"
 #include "store/entry.h"
 #include "config/log.h"
+#include "config/clock.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -222,6 +228,31 @@ static void forked(struct jc_http *h, const char *seed, uint64_t *delta)
 	printf("fork parent=%d child=%d parent-again=%d\n", first, status == 0, again);
 }
 
+static void lease(struct jc_http *h, const char *seed, double hold, double seconds,
+		  uint64_t *delta)
+{
+	static const char *const names[] = {
+		[JC_REMOTE_LEASED] = "leased", [JC_REMOTE_READY] = "ready",
+		[JC_REMOTE_FREE] = "free", [JC_REMOTE_TIMEOUT] = "timeout",
+		[JC_REMOTE_FAILED] = "failed",
+	};
+	struct jc_http_leases *z = jc_http_leases_open(h, seconds, 0);
+	struct jc_http_lease *l = NULL;
+	struct jc_key k = key_of(seed);
+	int64_t t = now_us();
+	enum jc_remote_wait w = jc_http_wait(z, &k, jc_wall_ns() + 60 * (int64_t)1000000000, &l,
+					     delta);
+	printf("lease %s %.2f\n", names[w], (double)(now_us() - t) / 1e6);
+	fflush(stdout);
+	if (l) {
+		struct timespec ts = { (time_t)hold, (long)((hold - (double)(time_t)hold) * 1e9) };
+		nanosleep(&ts, NULL);
+		put_seed(h, seed, 1000, delta);
+		jc_http_release(l);
+	}
+	jc_http_leases_close(z);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: jc_http_tool [-l LAYOUT] [-a AUTH] [-c CA] [-t S] [-T S] [-b S] "
@@ -327,26 +358,30 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd[0], "fork") == 0 && cmd[1]) {
 		forked(h, cmd[1], delta);
 	} else if (strcmp(cmd[0], "lease") == 0 && cmd[1] && cmd[2] && cmd[3]) {
-		static const char *const names[] = {
-			[JC_REMOTE_LEASED] = "LEASED", [JC_REMOTE_READY] = "READY",
-			[JC_REMOTE_FREE] = "FREE", [JC_REMOTE_TIMEOUT] = "TIMEOUT",
-			[JC_REMOTE_FAILED] = "FAILED",
-		};
-		struct jc_s3_leases *s = jc_s3_leases_open(h, atof(cmd[3]), atof(cmd[3]));
-		struct jc_remote_lease *l;
-		struct jc_key k = key_of(cmd[1]);
-		enum jc_remote_wait w = jc_s3_lease_wait(s, &k, jc_wall_ns() + 60 * (int64_t)1000000000,
-							 &l, delta);
-		printf("lease %s\n", names[w]);
-		if (l) {
-			long long from = (long long)(jc_wall_ns() / 1000000);
-			struct timespec hold = { (time_t)atof(cmd[2]),
-						 (long)((atof(cmd[2]) - (time_t)atof(cmd[2])) * 1e9) };
-			nanosleep(&hold, NULL);
-			printf("held %lld %lld\n", from, (long long)(jc_wall_ns() / 1000000));
-			jc_s3_lease_release(l);
+		if (!jc_http_is_s3(h)) {
+			lease(h, cmd[1], atof(cmd[2]), atof(cmd[3]), delta);
+		} else {
+			static const char *const names[] = {
+				[JC_REMOTE_LEASED] = "LEASED", [JC_REMOTE_READY] = "READY",
+				[JC_REMOTE_FREE] = "FREE", [JC_REMOTE_TIMEOUT] = "TIMEOUT",
+				[JC_REMOTE_FAILED] = "FAILED",
+			};
+			struct jc_s3_leases *s = jc_s3_leases_open(h, atof(cmd[3]), atof(cmd[3]));
+			struct jc_remote_lease *l;
+			struct jc_key k = key_of(cmd[1]);
+			int64_t deadline = jc_wall_ns() + 60 * (int64_t)1000000000;
+			enum jc_remote_wait w = jc_s3_lease_wait(s, &k, deadline, &l, delta);
+			printf("lease %s\n", names[w]);
+			if (l) {
+				long long from = (long long)(jc_wall_ns() / 1000000);
+				struct timespec hold = { (time_t)atof(cmd[2]),
+							 (long)((atof(cmd[2]) - (time_t)atof(cmd[2])) * 1e9) };
+				nanosleep(&hold, NULL);
+				printf("held %lld %lld\n", from, (long long)(jc_wall_ns() / 1000000));
+				jc_s3_lease_release(l);
+			}
+			jc_s3_leases_close(s);
 		}
-		jc_s3_leases_close(s);
 	} else {
 		jc_http_close(h);
 		return usage();

@@ -113,7 +113,9 @@ done
 # meaning the test's nginx, which includes sites-enabled/* as Debian's does.
 mkdir -p "$T/bin" "$T/work" "$U/etc/nginx/sites-available" "$U/etc/nginx/sites-enabled" "$U/nginx/tmp"
 ln -s "$ROOT/bin/jitcache" "$T/bin/jitcache"
+# dav-ext loaded as Debian's modules-enabled/ does once libnginx-mod-http-dav-ext is in.
 cat >"$U/nginx/nginx.conf" <<EOF
+load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;
 daemon off;
 worker_processes 1;
 user www-data www-data;
@@ -228,7 +230,13 @@ for s in "$T"/blocks/*.section; do
 		check "nginx: GET gives it back" sh -c "curl -sf '$base_url/cache/ab/00000000000000000000000000000000' | cmp -s - '$T/big'"
 		echo small >"$T/small"
 		code=$(curl -s -o /dev/null -w '%{http_code}' -T "$T/small" "$base_url/packs/x")
-		check "nginx: /packs/ is read-only (PUT: HTTP $code)" test "$code" = 403 ;;
+		check "nginx: /packs/ is read-only (PUT: HTTP $code)" test "$code" = 403
+		lease=$base_url/cache/leases/00000000000000000000000000000000
+		curl -s -o /dev/null -T "$T/small" "$lease"
+		code=$(curl -s -o /dev/null -w '%{http_code}' -X LOCK "$lease")
+		again=$(curl -s -o /dev/null -w '%{http_code}' -X LOCK "$lease")
+		check "nginx: /cache/ holds leases (LOCK: HTTP $code, then $again: Locked)" \
+			sh -c "test '$code' = 200 && test '$again' = 423" ;;
 	"A web server for the team: nginx|"*"another-machine"*)
 		check "the first run stored (a miss, a store)" \
 			sh -c "grep '^jitcache: [0-9]* hits' '$T/work/$n.out' | head -n 1 | grep -q '0 hits, 1 misses, 1 stores'"

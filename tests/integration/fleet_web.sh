@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tier: quick
+# A driver rollout across a fleet sharing one web server, nginx with WebDAV
+# locks (Debian's libnginx-mod-http-dav-ext, its lock zone's timeout the
+# default lease, 10 s): 12 nodes (each a process with its own empty cache
+# directory) start the same module at the same moment on Intel's real
+# driver (simulated Arc), with jitcache's default settings:
+#   - exactly one node compiles; the others wait on its WebDAV lock (LOCK,
+#     renewed while it compiles), then load its value (ceb2f08 held no lease
+#     on a web server: every node compiled);
+#   - the holder killed (SIGKILL) in the middle of its compile: another node
+#     takes the lease over within about one lease time, and every node still
+#     creates its module, the killed one's work done once more;
+#   - nginx without dav-ext (LOCK: 405), or one that does not allow LOCK
+#     (403): every node compiles at once, no wait, one line that says so,
+#     and stores; a server nobody listens on: compiles at once;
+#   - a compile longer than the server's lock timeout (jc_http_tool holding
+#     a lease 7 s, locks of 2 s): its lock renewed, the other waits it out;
+#   - with trusted_keys a WebDAV lock (unsigned) is never waited for.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash"
+. "$ROOT/tests/integration/remote_common.bash"
+need_ze
+command -v nginx >/dev/null || skip "nginx is not installed (make deps)"
+[ -f /usr/lib/nginx/modules/ngx_http_dav_ext_module.so ] ||
+	skip "no nginx dav-ext module (apt-get install libnginx-mod-http-dav-ext)"
+unset JITCACHE_LOCK_TIMEOUT JITCACHE_REMOTE_LEASE JITCACHE_REMOTE_LEASE_WAIT
+N=12
+LEASE=10 # [remote] lease's default, and the lock zone's timeout
+# The exit line (log level info) tells who compiled.
+export JITCACHE_LOG=info
+
+# conv.cl's 22 kernels twice over: a few seconds of JIT (~2 s on an idle
+# core), so that the nodes' misses meet.
+{
+	grep -v '^[A-Z0-9_]*([a-z0-9_]*,' "$KERNELS/conv.cl"
+	for i in 1 2; do
+		sed -n "s/^\([A-Z0-9_]*\)(\([a-z0-9_]*\),/\1(\2_$i,/p" "$KERNELS/conv.cl"
+	done
+} >"$T/fleet.cl"
+check "SPIR-V of 44 kernels built with ocloc" spirv fleet "$T/fleet.cl"
+NGINX_LOCKS=$LEASE start_nginx_dav "$T/dav"
+check "nginx with dav-ext's LOCK started on 127.0.0.1" test -n "${SERVER_PIDS[nginx]:-}"
+export JITCACHE_REMOTE=$NGINX_URL/cache
+ROOTDIR=$T/dav/root/cache
+cd "$T" || exit 1
+
+# rollout NAME: N nodes NAME1..NAMEN start the module at once; their pids in PIDS.
+rollout() {
+	local i
+	PIDS=()
+	for i in $(seq 1 $N); do
+		node "$1$i" "$CLIENT" link "$T/fleet.spv" 2>/dev/null & # (bash's note of a killed node)
+		PIDS+=($!)
+	done
+}
+created() { cat "$@" | grep -c "result 0x0 kernels 44" || true; }
+# Nodes whose exit line says they compiled (and stored) the module.
+compiled() { cat "$@" | grep -c "^jitcache: 0 hits, 1 misses, 1 stores" || true; }
+# lease files (a README beside them says what they are)
+leases_left() { find "$1" -path '*/leases/*' -type f -name '????????????????????????????????' | wc -l; }
+
+# ---- a rollout: one compile fleet-wide --------------------------------------------------
+rollout cold
+wait "${PIDS[@]}"
+check "$N nodes: all created the module" test "$(created "$T"/cold*.out)" -eq $N
+c=$(compiled "$T"/cold*.out)
+check "$N nodes at once, default settings, nginx with dav-ext: one compile fleet-wide ($c)" \
+	test "$c" -eq 1
+check "... the $((N - 1)) others loaded its value" \
+	test "$(cat "$T"/cold*.out | grep -c "^jitcache: 1 hits, 0 misses")" -eq $((N - 1))
+check "... and no lease file is left behind ($(leases_left "$ROOTDIR"))" test "$(leases_left "$ROOTDIR")" -eq 0
+check "... nor any line about leases" sh -c "! grep -h 'lease' $T/cold*.out"
+
+# ---- the holder killed in the middle of its compile ----------------------------------------
+rm -rf "$ROOTDIR"
+rollout dead
+holder=""
+for i in $(seq 1 400); do
+	# The holder writes "jitcache compile lease: HOST pid PID" into its lease file.
+	holder=$(cat "$ROOTDIR"/leases/* 2>/dev/null | sed -n 's/.* pid \([0-9]*\)$/\1/p' | head -n 1)
+	[ -n "$holder" ] && break
+	sleep 0.025
+done
+check "a node took the lease (pid $holder)" test -n "$holder"
+if [ -z "$holder" ]; then
+	wait "${PIDS[@]}" # no lease: nothing to kill
+else
+	victim=""
+	for i in "${!PIDS[@]}"; do
+		# The node's pid is the client's, or its subshell's (the client its child).
+		[ "${PIDS[$i]}" = "$holder" ] || [ "$(pgrep -P "${PIDS[$i]}")" = "$holder" ] && victim=$i
+	done
+	check "... one of the nodes" test -n "$victim"
+	sleep 0.5 # into its compile
+	kill -KILL "$holder"
+	t0=$(date +%s.%N)
+	took=""
+	for i in $(seq 1 1000); do
+		now=$(cat "$ROOTDIR"/leases/* 2>/dev/null | sed -n 's/.* pid \([0-9]*\)$/\1/p' | head -n 1)
+		if [ -n "$now" ] && [ "$now" != "$holder" ]; then
+			took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+			break
+		fi
+		sleep 0.025
+	done
+	# The server drops the lock a lease time after its last renewal, at most;
+	# the waiters look every 0.5 s.
+	check "the holder killed: another node took the lease over within about a lease time (${took:-never} s; lease $LEASE s)" \
+		ge $((LEASE + 2)) "${took:-99}"
+	wait "${PIDS[@]}"
+	alive=()
+	for i in "${!PIDS[@]}"; do [ "$i" = "$victim" ] || alive+=("$T/dead$((i + 1)).out"); done
+	check "... every other node created its module" test "$(created "${alive[@]}")" -eq $((N - 1))
+	c=$(compiled "${alive[@]}")
+	check "... compiled once more, by one node ($c)" test "$c" -eq 1
+fi
+
+# ---- trusted_keys: a WebDAV lock is not signed, so never waited for -----------------------
+"$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
+rm -rf "$ROOTDIR"
+from=$(($(wc -l <"$T/dav/access.log") + 1))
+JITCACHE_SIGNING_KEY=$T/node.key JITCACHE_TRUSTED_KEYS=$T/node.key.pub node keyed "$CLIENT" link "$T/fleet.spv"
+check "trusted_keys: the node created its module" test "$(created "$T/keyed.out")" -eq 1
+check "... said once that WebDAV leases are not signed" \
+	test "$(grep -c 'WebDAV compile leases are not signed' "$T/keyed.out")" -eq 1
+check "... and sent no LOCK" test "$(tail -n "+$from" "$T/dav/access.log" | grep -c '"LOCK ')" -eq 0
+
+stop_server nginx
+
+# ---- nginx without dav-ext: no leases, every node compiles at once ----------------------
+check "nginx without dav-ext started" start_nginx_dav "$T/plain"
+export JITCACHE_REMOTE=$NGINX_URL/cache
+N=4
+rollout plain
+wait "${PIDS[@]}"
+check "without LOCK: all $N nodes created the module" test "$(created "$T"/plain*.out)" -eq $N
+c=$(compiled "$T"/plain*.out)
+check "... each compiled it ($c of $N)" test "$c" -eq $N
+check "... each said in one line that the server holds no leases" \
+	test "$(cat "$T"/plain*.out | grep -c 'holds no compile leases (LOCK: HTTP 405')" -eq $N
+check "... and left no lease file" test "$(leases_left "$T/plain/root")" -eq 0
+stop_server nginx
+
+# ---- dav-ext loaded, but LOCK not allowed (limit_except: 403) -----------------------------
+NGINX_LOCKS=$LEASE NGINX_EXTRA='limit_except GET HEAD PUT { deny all; }' start_nginx_dav "$T/denied"
+check "nginx allowing GET, HEAD and PUT only started" test -n "${SERVER_PIDS[nginx]:-}"
+export JITCACHE_REMOTE=$NGINX_URL/cache
+node denied "$CLIENT" link "$T/fleet.spv"
+check "LOCK refused (403): the node created its module" test "$(created "$T/denied.out")" -eq 1
+check "... said in one line that the server holds no leases" \
+	test "$(grep -c 'holds no compile leases (LOCK: HTTP 403' "$T/denied.out")" -eq 1
+check "... and stored its value all the same (the remote not skipped as refusing credentials)" \
+	test "$(find "$T/denied/root/cache" -type f -name '????????????????????????????????' | wc -l)" -eq 1
+stop_server nginx
+
+# ---- a compile longer than the server's lock timeout ------------------------------------
+# (jc_http_tool's lease: the client alone, a hold standing for the compile)
+NGINX_LOCKS=2 start_nginx_dav "$T/short"
+check "nginx with locks of 2 s started" test -n "${SERVER_PIDS[nginx]:-}"
+TOOL=$B/tests/jc_http_tool
+"$TOOL" "$NGINX_URL/cache" lease long 7 2 >"$T/hold.out" 2>&1 &
+hold=$!
+sleep 0.5
+"$TOOL" "$NGINX_URL/cache" lease long 0 2 >"$T/wait.out" 2>&1
+wait $hold
+check "a holder holding 7 s, locks of 2 s: it took the lease" grep -q '^lease leased' "$T/hold.out"
+w=$(sed -n 's/^lease \([a-z]*\) \([0-9.]*\)$/\1 \2/p' "$T/wait.out")
+check "... the other waited while it renewed, then found the value ($w s)" \
+	sh -c "echo '$w' | awk '\$1 == \"ready\" && \$2 > 5 { ok = 1 } END { exit !ok }'"
+check "... renewed every third of 2 s (LOCK with its token: $(grep -c '"LOCK .* 200 ' "$T/short/access.log"))" \
+	test "$(grep -c '"LOCK .* 200 ' "$T/short/access.log")" -ge 6
+stop_server nginx
+
+# ---- a server nobody listens on: compile at once, as without a remote --------------------
+t0=$(JITCACHE_REMOTE= elapsed node alone "$CLIENT" link "$T/fleet.spv")
+export JITCACHE_REMOTE=http://127.0.0.1:$(free_port)/cache
+t=$(elapsed node down "$CLIENT" link "$T/fleet.spv")
+check "a web server down: the node created its module" test "$(created "$T/down.out")" -eq 1
+check "... compiling at once: ${t} s, against ${t0} s without a remote (a lease wait: $LEASE s more)" \
+	sh -c "awk -v t=$t -v t0=$t0 'BEGIN { exit !(t < t0 + $LEASE / 2) }'"
+finish
