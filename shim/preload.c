@@ -35,7 +35,12 @@
 #include <unistd.h>
 
 /* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
+/* retain: kept by the linker's --gc-sections too, though nothing reads it. */
+#if defined(__has_attribute) && __has_attribute(retain)
+__attribute__((used, retain)) static const char version[] = "jitcache " JC_VERSION;
+#else
 __attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
+#endif
 
 /* shim/exports.h, numbered as the slots are.  The names in one string,
  * not a table of pointers, which would be relocated in every process. */

@@ -8,7 +8,12 @@
 #include <time.h>
 
 /* Which jitcache a process runs (the preloaded library has the same line). */
+/* retain: kept by the linker's --gc-sections too, though nothing reads it. */
+#if defined(__has_attribute) && __has_attribute(retain)
+__attribute__((used, retain)) static const char version[] = "jitcache " JC_VERSION;
+#else
 __attribute__((used)) static const char version[] = "jitcache " JC_VERSION;
+#endif
 
 static struct jc_config config;
 static struct jc_cache *cache;
