@@ -2,11 +2,9 @@
 /* The core's side of preload.h: its one export, and shim.h's lookups
  * answered by the preloaded library, which alone sits where they must be
  * asked from (shim/dlsym.c). */
-#include "shim/cl/cl_api.h"
 #include "shim/exports.h"
 #include "shim/preload.h"
 #include "shim/shim.h"
-#include "shim/ze/ze_api.h"
 #include "tiers/remote.h"
 
 #include <string.h>
@@ -48,20 +46,27 @@ static void *dlsym_hook(const char *name, void *real)
 	return NULL;
 }
 
-/* The wrappers of shim/ze and shim/cl, in shim/exports.h's order: each
- * defined there with JC_EXPORT, which leaves the core only through this
+/* The wrappers of shim/ze and shim/cl, in shim/exports.h's order (NULL
+ * for the stub's own exports): each API puts its own in the linker set of
+ * JC_CORE_WRAPPER (shim.h), and they leave the core only through this
  * table (its version script keeps every name but jc_core_attach local). */
-#define W_dl(name) NULL,
-#define W_exec(name) NULL,
-#define W_ze(name) (void *)name,
-#define W_cl(name) (void *)name,
-#define X(api, name) W_##api(name)
-static void *const wrappers[] = { JC_EXPORTS(X) };
+extern const struct jc_core_wrapper __start_jc_core_wrappers[]
+	__attribute__((weak, visibility("hidden")));
+extern const struct jc_core_wrapper __stop_jc_core_wrappers[]
+	__attribute__((weak, visibility("hidden")));
+#define X(api, name) #name,
+static const char *const export_names[] = { JC_EXPORTS(X) };
 #undef X
-#undef W_cl
-#undef W_ze
-#undef W_exec
-#undef W_dl
+static void *wrappers[sizeof export_names / sizeof *export_names];
+
+static void find_wrappers(void)
+{
+	for (size_t i = 0; i < sizeof export_names / sizeof *export_names; i++)
+		for (const struct jc_core_wrapper *w = __start_jc_core_wrappers;
+		     w < __stop_jc_core_wrappers; w++)
+			if (strcmp(w->name, export_names[i]) == 0)
+				wrappers[i] = w->fn;
+}
 
 static const struct jc_core core = {
 	.wrapper = wrappers,
@@ -75,6 +80,7 @@ jc_core_attach(const struct jc_preload *p)
 	if (!p || p->abi != JC_PRELOAD_ABI || strcmp(p->version, JC_VERSION) != 0)
 		return NULL;
 	preload = p;
+	find_wrappers();
 	jc_config_use_start_env(p->start_env);
 	return &core;
 }

@@ -109,11 +109,27 @@ void *jc_real_for_caller(const void *caller, const char *name)
 	return p ? p : in_caller_object(caller, name);
 }
 
+/* What the preloaded library (preload.c) adds to the door, handed over by
+ * jc_dlsym_use() from its constructor, so that this file calls nothing of
+ * it: what to hand out for a lookup that found one of jitcache's export
+ * names (the core's wrapper, loading the core), and whether an address
+ * lies in the core.  Before that constructor ran (a lookup from another
+ * library's constructor), a lookup gets what it found. */
+static void *(*door_hook)(const char *name, void *real);
+static int (*door_in_core)(const void *address);
+
+void jc_dlsym_use(void *(*hook)(const char *name, void *real), int (*in_core)(const void *address))
+{
+	__atomic_store_n(&door_in_core, in_core, __ATOMIC_RELEASE);
+	__atomic_store_n(&door_hook, hook, __ATOMIC_RELEASE);
+}
+
 /* The preloaded library's exports, or the core's wrappers. */
 int jc_is_ours(const void *address)
 {
 	pthread_once(&dlsym_once, find_real_dlsym);
-	return object_of(address) == self || jc_preload_in_core(address);
+	int (*in_core)(const void *) = __atomic_load_n(&door_in_core, __ATOMIC_ACQUIRE);
+	return object_of(address) == self || (in_core && in_core(address));
 }
 
 /* Only ze* and cl* names are ever wrapped, and never when the lookup already
@@ -138,7 +154,8 @@ __attribute__((used)) static void *jc_dlsym_handle(void *handle, const char *nam
 		p = in_caller_object(caller, name);
 	if (!p || !wrappable(name, p))
 		return p;
-	return jc_preload_dlsym_hook(name, p);
+	void *(*hook)(const char *, void *) = __atomic_load_n(&door_hook, __ATOMIC_ACQUIRE);
+	return hook ? hook(name, p) : p;
 }
 
 #if defined(__x86_64__)

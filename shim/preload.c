@@ -22,6 +22,7 @@
  * shim.h's jc_real_for_caller).
  */
 #include "config/capture.h"
+#include "config/log.h"
 #include "shim/exports.h"
 #include "shim/preload.h"
 #include "shim/shim.h"
@@ -82,8 +83,12 @@ static const struct jc_core *core;
 static struct link_map *core_map;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 
+static int in_core(const void *address);
+static void *dlsym_hook(const char *name, void *real);
+
 __attribute__((constructor)) static void preload_start(void)
 {
+	jc_dlsym_use(dlsym_hook, in_core); /* the door's part of this file */
 	jc_config_capture_into(&start_env);
 	/* A relative LD_PRELOAD path names this library only from the starting
 	 * directory: the core is found from it later, wherever the program went. */
@@ -111,12 +116,12 @@ static const struct jc_preload table = {
  * calls through. */
 static void say(const char *what, const char *why)
 {
-	char line[PATH_MAX + 512];
-	int n = snprintf(line, sizeof line,
-			 "jitcache: %s: %s; running without the cache (reinstall jitcache, or "
-			 "take it out of LD_PRELOAD)\n", what, why ? why : "unknown error");
-	if (n > 0)
-		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	const char *level = jc_config_start_getenv("JITCACHE_LOG");
+	int l = level ? jc_log_parse_level(level) : -1;
+	if (l >= 0)
+		jc_log_set_level((enum jc_log_level)l);
+	jc_log(JC_LOG_WARN, "%s: %s; running without the cache (reinstall jitcache, or take it "
+	       "out of LD_PRELOAD)", what, why ? why : "unknown error");
 }
 
 /* The core in this library's directory: its soname, else its plain name
@@ -132,11 +137,9 @@ static void *open_core(char *path, size_t size, char *why, size_t why_size)
 		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 		if (h)
 			return h;
-		if (i == 0) {
+		if (i == 0) { /* the soname's error: the file the user should look for */
 			const char *e = dlerror();
 			snprintf(why, why_size, "%s", e ? e : path);
-			if (access(path, F_OK) == 0)
-				break; /* there, but not loadable */
 		}
 	}
 	return NULL;
@@ -177,7 +180,7 @@ const struct jc_core *jc_preload_core_if_loaded(void)
 	return __atomic_load_n(&core, __ATOMIC_ACQUIRE);
 }
 
-int jc_preload_in_core(const void *address)
+static int in_core(const void *address)
 {
 	struct link_map *map = __atomic_load_n(&core_map, __ATOMIC_ACQUIRE);
 	if (!map)
@@ -197,7 +200,7 @@ int jc_preload_in_core(const void *address)
 
 /* What the dlsym door hands out for a lookup of name that found real in a
  * library: the core's wrapper (loading the core), else real. */
-void *jc_preload_dlsym_hook(const char *name, void *real)
+static void *dlsym_hook(const char *name, void *real)
 {
 	int i = 0;
 	const char *each = export_names;

@@ -66,15 +66,16 @@ const struct jc_core *jc_core_attach(const struct jc_preload *preload);
 typedef const struct jc_core *(*jc_core_attach_fn)(const struct jc_preload *preload);
 
 /* In the preloaded library: the core, loaded now if it was not (NULL if it
- * cannot be: said once on stderr); whether it is loaded, without loading
- * it; and whether address lies in the core. */
+ * cannot be: said once on stderr); and whether it is loaded, without
+ * loading it. */
 const struct jc_core *jc_preload_core(void);
 const struct jc_core *jc_preload_core_if_loaded(void);
-int jc_preload_in_core(const void *address);
 
-/* The dlsym door's answer for a lookup of name that found real in a
- * library: for a ze or cl name of shim/exports.h, what the core's hooks
- * hand out (loading the core); else real. */
-void *jc_preload_dlsym_hook(const char *name, void *real);
+/* In the dlsym door (dlsym.c), given by the preloaded library's
+ * constructor: hook(name, real), the door's answer for a lookup of name
+ * that found real in a library (for a ze or cl name of shim/exports.h,
+ * what the core's hooks hand out, loading the core; else real), and
+ * in_core(address), whether address lies in the core. */
+void jc_dlsym_use(void *(*hook)(const char *name, void *real), int (*in_core)(const void *address));
 
 #endif

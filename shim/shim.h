@@ -88,4 +88,17 @@ typedef void *(*jc_dlsym_hook_fn)(const char *name, void *real);
 	__attribute__((used, section("jc_dlsym_hooks"))) static const jc_dlsym_hook_fn \
 		jc_dlsym_hook_of_##fn = fn
 
+/* The core's table of the exported wrappers (shim/core.c, preload.h) is
+ * filled the same way: each API puts each of its exports (shim/exports.h)
+ * in the linker set jc_core_wrappers with JC_CORE_WRAPPER(name), in the
+ * file of its own that names them all, so that core.c calls up into
+ * neither API. */
+struct jc_core_wrapper {
+	const char *name;
+	void *fn;
+};
+#define JC_CORE_WRAPPER(name)                                                          \
+	__attribute__((used, section("jc_core_wrappers"))) static const struct jc_core_wrapper \
+		jc_core_wrapper_of_##name = { #name, (void *)name }
+
 #endif

@@ -2,10 +2,12 @@
 #include "store/fsutil.h"
 #include "config/clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,4 +200,82 @@ void jc_fs_unlock_range(int fd, off_t start, off_t len)
 	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
 			    .l_start = start, .l_len = len };
 	(void)fcntl(fd, F_OFD_SETLK, &fl);
+}
+
+/* ---- files that are not the cache's -------------------------------------- */
+
+struct walk {
+	int max_depth;
+	int (*skip)(const char *name);
+	jc_fs_walk_fn *fn;
+	void *ctx;
+	char path[PATH_MAX];
+};
+
+static void walk_below(struct walk *w, size_t len, int depth)
+{
+	struct dirent **list = NULL;
+	int n = depth <= w->max_depth ? scandir(w->path, &list, NULL, alphasort) : -1;
+	struct stat st;
+	for (int i = 0; i < n; i++) {
+		const char *name = list[i]->d_name;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || (w->skip && w->skip(name)) ||
+		    len + 1 + strlen(name) >= sizeof w->path)
+			continue;
+		snprintf(w->path + len, sizeof w->path - len, "/%s", name);
+		if (lstat(w->path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			walk_below(w, strlen(w->path), depth + 1);
+		else if (S_ISREG(st.st_mode))
+			w->fn(w->ctx, w->path, depth, (uint64_t)st.st_size);
+	}
+	w->path[len] = '\0';
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+void jc_fs_walk(const char *dir, int first_depth, int max_depth, int (*skip)(const char *name),
+		jc_fs_walk_fn *fn, void *ctx)
+{
+	struct walk *w = malloc(sizeof *w);
+	if (!w)
+		return;
+	*w = (struct walk){ .max_depth = max_depth, .skip = skip, .fn = fn, .ctx = ctx };
+	if (snprintf(w->path, sizeof w->path, "%s", dir) < (int)sizeof w->path)
+		walk_below(w, strlen(w->path), first_depth);
+	free(w);
+}
+
+int jc_fs_read_file(const char *path, size_t limit, unsigned char **data, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	*data = NULL;
+	if (fd < 0)
+		return -1;
+	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= limit &&
+		 (*data = malloc(st.st_size ? (size_t)st.st_size : 1));
+	if (ok && jc_fs_read_all(fd, *data, (size_t)st.st_size) != 0)
+		ok = 0;
+	close(fd);
+	if (!ok) {
+		free(*data);
+		*data = NULL;
+		return -1;
+	}
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+char *jc_fs_realpath(const char *path)
+{
+	return realpath(path, NULL);
+}
+
+int64_t jc_fs_file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
 }

@@ -56,6 +56,28 @@ int jc_fs_write_all(int fd, const struct iovec *iov, int count);
 /* Read exactly size bytes; -1 with errno EIO if the file ends first. */
 int jc_fs_read_all(int fd, void *buf, size_t size);
 
+/* Files that are not the cache's (a driver's own directory, shim/cl's
+ * PoCL refresh), read the same careful way: links never followed below the
+ * directory, a FIFO or device never opened.
+ *
+ * jc_fs_walk() calls fn(ctx, path, depth, size) for each regular file below
+ * dir, depth-first, the names of a directory in alphabetical order: path is
+ * dir, "/" and the file's names below it (valid during the call), depth
+ * that of the file's directory, counted from first_depth for dir itself.
+ * Symbolic links are not followed, ".", ".." and names skip(name) refuses
+ * are left out (directories with all below them), and directories deeper
+ * than max_depth are not entered.  Paths longer than PATH_MAX are left out. */
+typedef void jc_fs_walk_fn(void *ctx, const char *path, int depth, uint64_t size);
+void jc_fs_walk(const char *dir, int first_depth, int max_depth, int (*skip)(const char *name),
+		jc_fs_walk_fn *fn, void *ctx);
+/* A regular file whole, at most limit bytes, not through a symbolic link and
+ * never waiting (O_NONBLOCK): 0 with *data (malloc'd) and *size, else -1. */
+int jc_fs_read_file(const char *path, size_t limit, unsigned char **data, size_t *size);
+/* path with every symbolic link, "." and ".." resolved (malloc'd), or NULL. */
+char *jc_fs_realpath(const char *path);
+/* The size of the regular file at path (links followed), or -1. */
+int64_t jc_fs_file_size(const char *path);
+
 /* A file's mtime in nanoseconds (as config/clock.h's jc_wall_ns()). */
 int64_t jc_fs_mtime_ns(const struct stat *st);
 

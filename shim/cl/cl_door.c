@@ -60,3 +60,16 @@ static void *dlsym_hook(const char *name, void *symbol)
 	return NULL;
 }
 JC_DLSYM_HOOK(dlsym_hook);
+
+/* The same wrappers, for the core's table of exports (shim/core.c). */
+#define W_dl(name)
+#define W_ze(name)
+#define W_exec(name)
+#define W_cl(name) JC_CORE_WRAPPER(name);
+#define X(api, name) W_##api(name)
+JC_EXPORTS(X)
+#undef X
+#undef W_cl
+#undef W_ze
+#undef W_dl
+#undef W_exec

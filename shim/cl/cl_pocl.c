@@ -5,6 +5,7 @@
 #include "shim/cl/cl_payload.h"
 #include "shim/shim.h"
 #include "store/entry.h"
+#include "store/fsutil.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -63,13 +64,12 @@ static int pocl_topdir(char *out, size_t size)
 static char *program_dir(const struct jc_pocl_binary *b)
 {
 	char top[PATH_MAX], dir[PATH_MAX], bc[PATH_MAX + 16];
-	struct stat st;
 	if (pocl_topdir(top, sizeof top) != 0 ||
 	    snprintf(dir, sizeof dir, "%s/%s", top, b->dir) >= (int)sizeof dir)
 		return NULL;
-	char *real = realpath(dir, NULL);
+	char *real = jc_fs_realpath(dir);
 	if (real && (snprintf(bc, sizeof bc, "%s/program.bc", real) >= (int)sizeof bc ||
-		     stat(bc, &st) != 0 || (size_t)st.st_size != b->program_bc_size)) {
+		     jc_fs_file_size(bc) != (int64_t)b->program_bc_size)) {
 		free(real);
 		real = NULL;
 	}

@@ -14,18 +14,15 @@
  *            kernel's name (a string), its metadata, then its files: those
  *            of DIR/KERNEL/, as PoCL found them there. */
 #include "shim/cl/cl_pocl.h"
+#include "store/fsutil.h"
 
-#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MAGIC "poclbin" /* with its NUL: 8 bytes */
 #define VERSION 9
@@ -181,80 +178,21 @@ static int skipped(const char *name)
 	       (n >= 5 && strcmp(name + n - 5, ".temp") == 0);
 }
 
-/* The names in a directory, sorted (an entry then packs the same files in
- * the same order wherever it is refreshed); NULL if it cannot be read. */
-static struct dirent **names_in(const char *path, int *n)
+/* The directory is walked with store/fsutil.h's jc_fs_walk(), which gives
+ * the names of a directory sorted: an entry then packs the same files in
+ * the same order wherever it is refreshed. */
+static void count_one(void *ctx, const char *path, int depth, uint64_t size)
 {
-	struct dirent **list = NULL;
-	*n = scandir(path, &list, NULL, alphasort);
-	return *n < 0 ? NULL : list;
-}
-
-static void free_names(struct dirent **list, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
-}
-
-static size_t count_below(char *path, size_t len, int depth)
-{
-	int n;
-	struct dirent **list = depth <= MAX_DEPTH ? names_in(path, &n) : NULL;
-	size_t files = 0;
-	struct stat st;
-	for (int i = 0; list && i < n; i++) {
-		const char *name = list[i]->d_name;
-		if (skipped(name) || len + 1 + strlen(name) >= PATH_MAX)
-			continue;
-		snprintf(path + len, PATH_MAX - len, "/%s", name);
-		if (lstat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode))
-			files += count_below(path, strlen(path), depth + 1);
-		else if (S_ISREG(st.st_mode) && depth > 0)
-			files++;
-	}
-	path[len] = '\0';
-	if (list)
-		free_names(list, n);
-	return files;
+	(void)path, (void)size;
+	if (depth > 0) /* in a kernel's directory, not the program's own files */
+		++*(size_t *)ctx;
 }
 
 size_t jc_pocl_dir_files(const char *dir)
 {
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-		return 0;
-	return count_below(path, strlen(path), 0);
-}
-
-/* A whole regular file, not followed if a symlink: 0 and *data (malloc'd). */
-static int read_file(const char *path, size_t limit, unsigned char **data, size_t *size)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	*data = NULL;
-	if (fd < 0)
-		return -1;
-	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= limit &&
-		 (*data = malloc(st.st_size ? (size_t)st.st_size : 1));
-	size_t got = 0;
-	while (ok && got < (size_t)st.st_size) {
-		ssize_t n = read(fd, *data + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		ok = n > 0;
-		got += ok ? (size_t)n : 0;
-	}
-	close(fd);
-	if (!ok) {
-		free(*data);
-		*data = NULL;
-		return -1;
-	}
-	*size = got;
-	return 0;
+	size_t files = 0;
+	jc_fs_walk(dir, 0, MAX_DEPTH, skipped, count_one, &files);
+	return files;
 }
 
 /* ---- merging ---- */
@@ -306,40 +244,32 @@ static int carries(struct reader files, const char *rel)
 	return 0;
 }
 
-/* Append the files below path (rel: its name relative to the program
- * directory) that the kernel's section does not carry. */
-static void add_below(struct out *o, const struct kernel *k, char *path, size_t len,
-		      size_t rel_at, int depth)
+/* Append the files below a kernel's directory (rel_at: where a file's
+ * name relative to the program directory starts in its path) that the
+ * kernel's section does not carry. */
+struct adding {
+	struct out *o;
+	const struct kernel *k;
+	size_t rel_at;
+};
+
+static void add_one(void *ctx, const char *path, int depth, uint64_t size_now)
 {
-	int n;
-	struct dirent **list = depth <= MAX_DEPTH ? names_in(path, &n) : NULL;
-	struct stat st;
-	for (int i = 0; list && i < n && !o->failed; i++) {
-		const char *name = list[i]->d_name;
-		if (skipped(name) || len + 1 + strlen(name) >= PATH_MAX)
-			continue;
-		snprintf(path + len, PATH_MAX - len, "/%s", name);
-		unsigned char *data;
-		size_t size;
-		if (lstat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			add_below(o, k, path, strlen(path), rel_at, depth + 1);
-		} else if (S_ISREG(st.st_mode) && !carries(k->files, path + rel_at) &&
-			   read_file(path, JC_POCL_MAX_BINARY, &data, &size) == 0) {
-			const char *rel = path + rel_at;
-			put32(o, (uint32_t)strlen(rel));
-			put(o, rel, strlen(rel));
-			if (size > UINT32_MAX)
-				o->failed = 1;
-			put32(o, (uint32_t)size);
-			put(o, data, size);
-			free(data);
-		}
-	}
-	path[len] = '\0';
-	if (list)
-		free_names(list, n);
+	const struct adding *a = ctx;
+	const char *rel = path + a->rel_at;
+	unsigned char *data;
+	size_t size;
+	(void)depth, (void)size_now;
+	if (a->o->failed || carries(a->k->files, rel) ||
+	    jc_fs_read_file(path, JC_POCL_MAX_BINARY, &data, &size) != 0)
+		return;
+	put32(a->o, (uint32_t)strlen(rel));
+	put(a->o, rel, strlen(rel));
+	if (size > UINT32_MAX)
+		a->o->failed = 1;
+	put32(a->o, (uint32_t)size);
+	put(a->o, data, size);
+	free(data);
 }
 
 /* Whether dir holds the binary's program.bc. */
@@ -349,7 +279,7 @@ static int same_program(const struct jc_pocl_binary *b, const char *dir)
 	unsigned char *data;
 	size_t size;
 	if (!b->program_bc || snprintf(path, sizeof path, "%s/program.bc", dir) >= (int)sizeof path ||
-	    read_file(path, b->program_bc_size, &data, &size) != 0)
+	    jc_fs_read_file(path, b->program_bc_size, &data, &size) != 0)
 		return 0;
 	int same = size == b->program_bc_size && memcmp(data, b->program_bc, size) == 0;
 	free(data);
@@ -378,7 +308,8 @@ int jc_pocl_merge(const void *bin, size_t size, const char *dir, void **out_byte
 		if (dir_len + 1 + k.name_len >= sizeof path)
 			continue;
 		snprintf(path, sizeof path, "%s/%.*s", dir, (int)k.name_len, (const char *)k.name);
-		add_below(&o, &k, path, strlen(path), dir_len, 1);
+		jc_fs_walk(path, 1, MAX_DEPTH, skipped, add_one,
+			   &(struct adding){ .o = &o, .k = &k, .rel_at = dir_len });
 		if (o.failed || o.size == at + k.size)
 			continue;
 		/* The record and its files grew by the same bytes. */

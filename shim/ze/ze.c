@@ -238,6 +238,10 @@ static void *dlsym_hook(const char *name, void *real)
 }
 JC_DLSYM_HOOK(dlsym_hook);
 
+/* The Level Zero exports, for the core's table of them (shim/core.c). */
+JC_CORE_WRAPPER(zeModuleCreate);
+JC_CORE_WRAPPER(zeGetModuleProcAddrTable);
+
 /* Door 1 and door 3's export: the next definitions after jitcache. */
 static struct ze_door linked = { .name = "zeModuleCreate", .next = 1 };
 static ze_pfnGetModuleProcAddrTable_t linked_table;

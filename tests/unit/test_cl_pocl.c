@@ -12,6 +12,8 @@
 #include "shim/cl/cl_pocl_binary.c"
 #include "tests/unit/check.h"
 
+#include <unistd.h>
+
 struct buf {
 	unsigned char b[8192];
 	size_t n;
