@@ -53,7 +53,7 @@ JC_EXPORT cl_program clCreateProgramWithSource(cl_context context, cl_uint count
 			*errcode_ret = CL_INVALID_OPERATION;
 		return NULL;
 	}
-	cl_program program = cl->clCreateProgramWithSource(context, count, strings, lengths,
+	cl_program program = cl->real_clCreateProgramWithSource(context, count, strings, lengths,
 							   errcode_ret);
 	if (program && jc_enter()) {
 		struct jc_cl_input in;
@@ -89,7 +89,7 @@ JC_EXPORT cl_program clCreateProgramWithIL(cl_context context, const void *il, s
 					   cl_int *errcode_ret)
 {
 	const struct jc_cl_real *cl = jc_cl_entry();
-	return create_with_il(cl ? cl->clCreateProgramWithIL : NULL, context, il, length,
+	return create_with_il(cl ? cl->real_clCreateProgramWithIL : NULL, context, il, length,
 			      errcode_ret);
 }
 
@@ -100,10 +100,10 @@ static cl_platform_id platform_of(cl_context context)
 	cl_device_id *devices = NULL;
 	cl_platform_id platform = NULL;
 	size_t size = 0;
-	if (cl->clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) == CL_SUCCESS &&
+	if (cl->real_clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) == CL_SUCCESS &&
 	    size >= sizeof *devices && (devices = malloc(size)) &&
-	    cl->clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
-		cl->clGetDeviceInfo(devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform,
+	    cl->real_clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
+		cl->real_clGetDeviceInfo(devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform,
 				    NULL);
 	free(devices);
 	return platform;
@@ -113,7 +113,7 @@ static cl_program CL_API_CALL create_with_il_khr(cl_context context, const void 
 						 size_t length, cl_int *errcode_ret)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
-	void *fn = cl ? cl->clGetExtensionFunctionAddressForPlatform(
+	void *fn = cl ? cl->real_clGetExtensionFunctionAddressForPlatform(
 				platform_of(context), "clCreateProgramWithILKHR")
 		      : NULL;
 	create_il_fn create;
@@ -132,14 +132,14 @@ JC_EXPORT void *clGetExtensionFunctionAddressForPlatform(cl_platform_id platform
 							 const char *name)
 {
 	const struct jc_cl_real *cl = jc_cl_entry();
-	return cl ? extension(cl->clGetExtensionFunctionAddressForPlatform(platform, name), name)
+	return cl ? extension(cl->real_clGetExtensionFunctionAddressForPlatform(platform, name), name)
 		  : NULL;
 }
 
 JC_EXPORT void *clGetExtensionFunctionAddress(const char *name)
 {
 	const struct jc_cl_real *cl = jc_cl_entry();
-	return cl ? extension(cl->clGetExtensionFunctionAddress(name), name) : NULL;
+	return cl ? extension(cl->real_clGetExtensionFunctionAddress(name), name) : NULL;
 }
 
 /* ---- one build ------------------------------------------------------------ */
@@ -205,11 +205,11 @@ int jc_cl_program_devices(cl_program program, cl_context *context, cl_uint *ndev
 	const struct jc_cl_real *cl = jc_cl_real();
 	size_t size = 0;
 	*devices = NULL;
-	if (cl->clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof *context, context, NULL) !=
+	if (cl->real_clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof *context, context, NULL) !=
 		    CL_SUCCESS ||
-	    cl->clGetProgramInfo(program, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+	    cl->real_clGetProgramInfo(program, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
 	    size == 0 || !(*devices = malloc(size)) ||
-	    cl->clGetProgramInfo(program, CL_PROGRAM_DEVICES, size, *devices, NULL) != CL_SUCCESS)
+	    cl->real_clGetProgramInfo(program, CL_PROGRAM_DEVICES, size, *devices, NULL) != CL_SUCCESS)
 		return -1;
 	*ndev = (cl_uint)(size / sizeof **devices);
 	return 0;
@@ -363,11 +363,11 @@ cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id 
 		copies[i] = pocl_private_dir(p->binaries[i], p->binary_sizes[i]);
 		binaries[i] = copies[i] ? copies[i] : p->binaries[i];
 	}
-	cl_program program = cl->clCreateProgramWithBinary(context, ndev, devices,
+	cl_program program = cl->real_clCreateProgramWithBinary(context, ndev, devices,
 							   p->binary_sizes, binaries, status,
 							   &err);
 	if (program)
-		err = cl->clBuildProgram(program, ndev, devices, options ? options : given, NULL,
+		err = cl->real_clBuildProgram(program, ndev, devices, options ? options : given, NULL,
 					 NULL);
 	free(options);
 	if (err == CL_SUCCESS && recompiled_from_ir(ndev, devices, program))
@@ -380,7 +380,7 @@ cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id 
 	free(binaries);
 	free(status);
 	if (err != CL_SUCCESS && program)
-		cl->clReleaseProgram(program);
+		cl->real_clReleaseProgram(program);
 	else
 		*out = program;
 	return err;
@@ -395,7 +395,7 @@ static cl_int build_shadow(const struct build *b, const struct jc_cl_payload *p,
 	cl_int err = jc_cl_from_binaries(b->context, b->ndev, b->devices, p, b->options,
 					 &b->once.key, &program);
 	if (err == CL_SUCCESS && !(*out = jc_cl_shadow_new(b->ndev, b->devices, program, p))) {
-		jc_cl_real()->clReleaseProgram(program);
+		jc_cl_real()->real_clReleaseProgram(program);
 		err = CL_OUT_OF_HOST_MEMORY;
 	}
 	return err;
@@ -488,10 +488,10 @@ static char *build_log(cl_program program, cl_device_id device, size_t *size)
 	const struct jc_cl_real *cl = jc_cl_real();
 	char *log = NULL;
 	*size = 0;
-	if (cl->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, size) ==
+	if (cl->real_clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, size) ==
 		    CL_SUCCESS &&
 	    (log = malloc(*size + 1)) &&
-	    cl->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, *size, log, NULL) ==
+	    cl->real_clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, *size, log, NULL) ==
 		    CL_SUCCESS)
 		return log;
 	free(log);
@@ -501,7 +501,7 @@ static char *build_log(cl_program program, cl_device_id device, size_t *size)
 static int built_on(cl_program program, cl_device_id device)
 {
 	cl_build_status status = CL_BUILD_ERROR;
-	jc_cl_real()->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+	jc_cl_real()->real_clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
 					    sizeof status, &status, NULL);
 	return status == CL_BUILD_SUCCESS;
 }
@@ -509,7 +509,7 @@ static int built_on(cl_program program, cl_device_id device)
 static int failed_on(cl_program program, cl_device_id device)
 {
 	cl_build_status status = CL_BUILD_SUCCESS;
-	jc_cl_real()->clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+	jc_cl_real()->real_clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
 					    sizeof status, &status, NULL);
 	return status == CL_BUILD_ERROR;
 }
@@ -538,9 +538,9 @@ static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices
 		return collect_logs(program, ndev, devices, p, owned + ndev);
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_uint n = 0;
-	if (cl->clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL) !=
+	if (cl->real_clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL) !=
 		    CL_SUCCESS || n != ndev ||
-	    cl->clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, ndev * sizeof(size_t),
+	    cl->real_clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, ndev * sizeof(size_t),
 				 p->binary_sizes, NULL) != CL_SUCCESS)
 		return -1;
 	unsigned char **binaries = (unsigned char **)owned;
@@ -553,7 +553,7 @@ static int collect(cl_program program, cl_uint ndev, const cl_device_id *devices
 		p->binaries[i] = binaries[i];
 		p->logs[i] = log;
 	}
-	return cl->clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof *binaries,
+	return cl->real_clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof *binaries,
 				    binaries, NULL) == CL_SUCCESS ? 0 : -1;
 }
 
@@ -563,9 +563,9 @@ static char *kernel_string(cl_kernel kernel, cl_kernel_info param, size_t *size)
 	const struct jc_cl_real *cl = jc_cl_real();
 	size_t n = 0;
 	char *s = NULL;
-	if (cl->clGetKernelInfo(kernel, param, 0, NULL, &n) != CL_SUCCESS ||
+	if (cl->real_clGetKernelInfo(kernel, param, 0, NULL, &n) != CL_SUCCESS ||
 	    !(s = calloc(1, n + 1)) ||
-	    (n && cl->clGetKernelInfo(kernel, param, n, s, NULL) != CL_SUCCESS)) {
+	    (n && cl->real_clGetKernelInfo(kernel, param, n, s, NULL) != CL_SUCCESS)) {
 		free(s);
 		return NULL;
 	}
@@ -581,7 +581,7 @@ static void collect_attributes(cl_program program, struct jc_cl_payload *p, char
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_uint n = 0;
-	if (cl->clCreateKernelsInProgram(program, 0, NULL, &n) != CL_SUCCESS ||
+	if (cl->real_clCreateKernelsInProgram(program, 0, NULL, &n) != CL_SUCCESS ||
 	    n > JC_CL_PAYLOAD_MAX_KERNELS)
 		return;
 	cl_kernel *k = calloc(n + 1, sizeof *k);
@@ -592,7 +592,7 @@ static void collect_attributes(cl_program program, struct jc_cl_payload *p, char
 	p->attribute_sizes = calloc(n + 1, sizeof *p->attribute_sizes);
 	int ok = k && strings && p->kernel_names && p->name_sizes && p->attributes &&
 		 p->attribute_sizes &&
-		 (n == 0 || cl->clCreateKernelsInProgram(program, n, k, NULL) == CL_SUCCESS);
+		 (n == 0 || cl->real_clCreateKernelsInProgram(program, n, k, NULL) == CL_SUCCESS);
 	for (cl_uint i = 0; ok && i < n; i++) {
 		strings[2 * i] = kernel_string(k[i], CL_KERNEL_FUNCTION_NAME, &p->name_sizes[i]);
 		strings[2 * i + 1] = kernel_string(k[i], CL_KERNEL_ATTRIBUTES,
@@ -603,7 +603,7 @@ static void collect_attributes(cl_program program, struct jc_cl_payload *p, char
 	}
 	for (cl_uint i = 0; k && i < n; i++)
 		if (k[i])
-			cl->clReleaseKernel(k[i]);
+			cl->real_clReleaseKernel(k[i]);
 	free(k);
 	p->nkernels = n;
 	p->kernels_known = ok;
@@ -678,10 +678,10 @@ static int keep_file(void *ctx, const char *path, const void *data, size_t size)
 static void device_of(cl_device_id dev, struct jc_recipe_device *d)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
-	cl->clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof d->vendor, &d->vendor, NULL);
-	cl->clGetDeviceInfo(dev, JC_CL_DEVICE_ID_INTEL, sizeof d->id, &d->id, NULL);
-	cl->clGetDeviceInfo(dev, JC_CL_DEVICE_IP_VERSION_INTEL, sizeof d->ip, &d->ip, NULL);
-	if (cl->clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL) !=
+	cl->real_clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof d->vendor, &d->vendor, NULL);
+	cl->real_clGetDeviceInfo(dev, JC_CL_DEVICE_ID_INTEL, sizeof d->id, &d->id, NULL);
+	cl->real_clGetDeviceInfo(dev, JC_CL_DEVICE_IP_VERSION_INTEL, sizeof d->ip, &d->ip, NULL);
+	if (cl->real_clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL) !=
 	    CL_SUCCESS)
 		d->name[0] = '\0';
 	d->name[sizeof d->name - 1] = '\0';
@@ -804,7 +804,7 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 		free(w);
 		free(devices);
 		jc_cache_unlock(lock);
-		return cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
+		return cl->real_clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
 					  b->notify, b->user_data);
 	}
 	memcpy(devices, b->devices, b->ndev * sizeof *devices);
@@ -814,7 +814,7 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 	if (jc_runtime_config()->recipes && recipe(&b->out, &w->recipe, &w->recipe_size) != 0)
 		w->recipe = NULL;
 	w->start = jc_mono_ns();
-	cl_int err = cl->clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
+	cl_int err = cl->real_clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
 					on_built, w);
 	if (err != CL_SUCCESS && !__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
 		/* Refused before the build began: the callback will not come. */
@@ -838,7 +838,7 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 		*built = JC_BUILT_LATER;
 		return compile_async(b, lock);
 	}
-	cl_int err = jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
+	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
 	/* A compile error is a fact about the key, remembered like a result:
 	 * export then stores a failure record (only if every device failed). */
@@ -893,7 +893,7 @@ static cl_int build(struct build *b)
 		jc_strict_passed("OpenCL build", "a request jitcache cannot key: see "
 						 "JITCACHE_LOG=debug");
 		jc_clmap_set_shadow(b->app, NULL);
-		return jc_cl_real()->clBuildProgram(b->app, b->req_ndev, b->req_devices,
+		return jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);
 	}
 	int err = CL_SUCCESS;
@@ -913,7 +913,7 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clBuildProgram(program, num_devices, device_list, options, pfn_notify,
+		return cl->real_clBuildProgram(program, num_devices, device_list, options, pfn_notify,
 					  user_data);
 	struct jc_cache *cache = jc_runtime_cache();
 	struct build b = { .app = program, .options = options, .req_ndev = num_devices,
@@ -931,7 +931,7 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 		jc_cache_count_pass(cache, JC_PASS_NATIVE);
 	}
 	cl_int err = b.rec ? build(&b)
-			   : cl->clBuildProgram(program, num_devices, device_list, options,
+			   : cl->real_clBuildProgram(program, num_devices, device_list, options,
 						pfn_notify, user_data);
 	free(b.devices);
 	jc_leave();

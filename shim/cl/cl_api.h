@@ -13,7 +13,7 @@
  *
  *   const struct jc_cl_real *cl = jc_cl_entry();  // in an exported entry point
  *   if (!cl) return CL_INVALID_OPERATION;         // NULL: no loader found
- *   cl->clBuildProgram(...);
+ *   cl->real_clBuildProgram(...);    // never the export clBuildProgram
  *
  * Everywhere else (called once an entry point found the table) jc_cl_real().
  *
@@ -94,7 +94,7 @@ typedef void(CL_CALLBACK *jc_cl_notify_fn)(cl_program, void *);
 	X(clCloneKernel, cl_kernel, (cl_kernel, cl_int *), 0)
 
 struct jc_cl_real {
-#define X(name, ret, params, required) ret(CL_API_CALL *name) params;
+#define X(name, ret, params, required) ret(CL_API_CALL *real_##name) params;
 	JC_CL_FUNCTIONS(X)
 #undef X
 };

@@ -12,10 +12,10 @@ static int hash_device_str(struct jc_fp *fp, const char *label, cl_device_id dev
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	size_t size = 0;
-	if (cl->clGetDeviceInfo(dev, param, 0, NULL, &size) != CL_SUCCESS)
+	if (cl->real_clGetDeviceInfo(dev, param, 0, NULL, &size) != CL_SUCCESS)
 		return -1;
 	char *s = malloc(size + 1);
-	if (!s || cl->clGetDeviceInfo(dev, param, size, s, NULL) != CL_SUCCESS) {
+	if (!s || cl->real_clGetDeviceInfo(dev, param, size, s, NULL) != CL_SUCCESS) {
 		free(s);
 		return -1;
 	}
@@ -29,10 +29,10 @@ static int hash_platform_str(struct jc_fp *fp, const char *label, cl_platform_id
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	size_t size = 0;
-	if (cl->clGetPlatformInfo(platform, param, 0, NULL, &size) != CL_SUCCESS)
+	if (cl->real_clGetPlatformInfo(platform, param, 0, NULL, &size) != CL_SUCCESS)
 		return -1;
 	char *s = malloc(size + 1);
-	if (!s || cl->clGetPlatformInfo(platform, param, size, s, NULL) != CL_SUCCESS) {
+	if (!s || cl->real_clGetPlatformInfo(platform, param, size, s, NULL) != CL_SUCCESS) {
 		free(s);
 		return -1;
 	}
@@ -45,7 +45,7 @@ static int hash_platform_str(struct jc_fp *fp, const char *label, cl_platform_id
 static int intel_u32(cl_device_id dev, cl_device_info param, cl_uint *value)
 {
 	*value = 0;
-	return jc_cl_real()->clGetDeviceInfo(dev, param, sizeof *value, value, NULL) == CL_SUCCESS;
+	return jc_cl_real()->real_clGetDeviceInfo(dev, param, sizeof *value, value, NULL) == CL_SUCCESS;
 }
 
 /* An Intel device is keyed by its IP version (with its stepping), as Level
@@ -57,8 +57,8 @@ static int hash_device(struct jc_fp *fp, cl_device_id dev)
 	const struct jc_cl_real *cl = jc_cl_real();
 	cl_uint vendor, intel_id, ip;
 	cl_platform_id platform;
-	if (cl->clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, NULL) != CL_SUCCESS ||
-	    cl->clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) != CL_SUCCESS)
+	if (cl->real_clGetDeviceInfo(dev, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, NULL) != CL_SUCCESS ||
+	    cl->real_clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) != CL_SUCCESS)
 		return -1;
 	jc_fp_u64(fp, "device.vendor-id", vendor);
 	int has_ip = intel_u32(dev, JC_CL_DEVICE_IP_VERSION_INTEL, &ip) && ip != 0;

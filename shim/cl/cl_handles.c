@@ -26,8 +26,8 @@ JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
 		return NULL;
 	}
 	if (!jc_enter())
-		return cl->clCreateKernel(program, kernel_name, errcode_ret);
-	cl_kernel kernel = cl->clCreateKernel(jc_clmap_target(program), kernel_name, errcode_ret);
+		return cl->real_clCreateKernel(program, kernel_name, errcode_ret);
+	cl_kernel kernel = cl->real_clCreateKernel(jc_clmap_target(program), kernel_name, errcode_ret);
 	jc_clmap_kernels_made(program, &kernel, kernel ? 1 : 0);
 	jc_leave();
 	return kernel;
@@ -40,9 +40,9 @@ JC_EXPORT cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernel
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
+		return cl->real_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
 	cl_uint made = 0;
-	cl_int err = cl->clCreateKernelsInProgram(jc_clmap_target(program), num_kernels, kernels,
+	cl_int err = cl->real_clCreateKernelsInProgram(jc_clmap_target(program), num_kernels, kernels,
 						  &made);
 	if (err == CL_SUCCESS && kernels)
 		jc_clmap_kernels_made(program, kernels, made < num_kernels ? made : num_kernels);
@@ -75,7 +75,7 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 			jc_cl_carry_out(program);
 		break;
 	}
-	return cl->clGetProgramInfo(target, param, size, value, size_ret);
+	return cl->real_clGetProgramInfo(target, param, size, value, size_ret);
 }
 
 JC_EXPORT cl_int clGetProgramInfo(cl_program program, cl_program_info param_name,
@@ -86,7 +86,7 @@ JC_EXPORT cl_int clGetProgramInfo(cl_program program, cl_program_info param_name
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clGetProgramInfo(program, param_name, param_value_size, param_value,
+		return cl->real_clGetProgramInfo(program, param_name, param_value_size, param_value,
 					    param_value_size_ret);
 	cl_int err = program_info(program, param_name, param_value_size, param_value,
 				  param_value_size_ret);
@@ -103,7 +103,7 @@ JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clGetProgramBuildInfo(program, device, param_name, param_value_size,
+		return cl->real_clGetProgramBuildInfo(program, device, param_name, param_value_size,
 						 param_value, param_value_size_ret);
 	cl_int err;
 	int answered = param_name == CL_PROGRAM_BUILD_LOG
@@ -115,7 +115,7 @@ JC_EXPORT cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 	if (!answered && jc_clmap_deferred(program))
 		jc_cl_carry_out(program);
 	if (!answered)
-		err = cl->clGetProgramBuildInfo(jc_clmap_target(program), device, param_name,
+		err = cl->real_clGetProgramBuildInfo(jc_clmap_target(program), device, param_name,
 						param_value_size, param_value,
 						param_value_size_ret);
 	jc_leave();
@@ -128,7 +128,7 @@ JC_EXPORT cl_int clRetainProgram(cl_program program)
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clRetainProgram(program);
+		return cl->real_clRetainProgram(program);
 	cl_int err = jc_clmap_retain(program);
 	jc_leave();
 	return err;
@@ -140,7 +140,7 @@ JC_EXPORT cl_int clReleaseProgram(cl_program program)
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clReleaseProgram(program);
+		return cl->real_clReleaseProgram(program);
 	cl_int err = jc_clmap_release(program);
 	jc_leave();
 	return err;
@@ -155,9 +155,9 @@ static int kernel_attributes(cl_kernel kernel, size_t size, void *value, size_t 
 	const struct jc_cl_real *cl = jc_cl_real();
 	size_t n = 0;
 	char *name = NULL;
-	int answered = cl->clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, NULL, &n) ==
+	int answered = cl->real_clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, NULL, &n) ==
 			       CL_SUCCESS && (name = calloc(1, n + 1)) &&
-		       cl->clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, n, name, NULL) ==
+		       cl->real_clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, n, name, NULL) ==
 			       CL_SUCCESS &&
 		       jc_clmap_kernel_attributes(kernel, name, size, value, size_ret, err);
 	free(name);
@@ -179,7 +179,7 @@ JC_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
 		if (answered)
 			return err;
 	}
-	cl_int err = cl->clGetKernelInfo(kernel, param_name, param_value_size, param_value,
+	cl_int err = cl->real_clGetKernelInfo(kernel, param_name, param_value_size, param_value,
 					 param_value_size_ret);
 	if (err != CL_SUCCESS || param_name != CL_KERNEL_PROGRAM || !param_value ||
 	    !jc_enter())
@@ -201,7 +201,7 @@ JC_EXPORT cl_int clRetainKernel(cl_kernel kernel)
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clRetainKernel(kernel);
+		return cl->real_clRetainKernel(kernel);
 	cl_int err = jc_clmap_kernel_retain(kernel);
 	jc_leave();
 	return err;
@@ -213,7 +213,7 @@ JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clReleaseKernel(kernel);
+		return cl->real_clReleaseKernel(kernel);
 	cl_int err = jc_clmap_kernel_release(kernel);
 	jc_leave();
 	return err;
@@ -222,14 +222,14 @@ JC_EXPORT cl_int clReleaseKernel(cl_kernel kernel)
 JC_EXPORT cl_kernel clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
 	const struct jc_cl_real *cl = jc_cl_entry();
-	if (!cl || !cl->clCloneKernel) {
+	if (!cl || !cl->real_clCloneKernel) {
 		if (errcode_ret)
 			*errcode_ret = CL_INVALID_OPERATION;
 		return NULL;
 	}
 	if (!jc_enter())
-		return cl->clCloneKernel(source_kernel, errcode_ret);
-	cl_kernel clone = cl->clCloneKernel(source_kernel, errcode_ret);
+		return cl->real_clCloneKernel(source_kernel, errcode_ret);
+	cl_kernel clone = cl->real_clCloneKernel(source_kernel, errcode_ret);
 	jc_clmap_kernel_cloned(source_kernel, clone);
 	jc_leave();
 	return clone;
@@ -239,9 +239,9 @@ JC_EXPORT cl_int clSetProgramSpecializationConstant(cl_program program, cl_uint 
 						    size_t spec_size, const void *spec_value)
 {
 	const struct jc_cl_real *cl = jc_cl_entry();
-	if (!cl || !cl->clSetProgramSpecializationConstant)
+	if (!cl || !cl->real_clSetProgramSpecializationConstant)
 		return CL_INVALID_OPERATION;
-	cl_int err = cl->clSetProgramSpecializationConstant(program, spec_id, spec_size,
+	cl_int err = cl->real_clSetProgramSpecializationConstant(program, spec_id, spec_size,
 							    spec_value);
 	if (err == CL_SUCCESS && jc_enter()) {
 		struct jc_cl_program *rec = jc_clmap_find(program);

@@ -66,7 +66,7 @@ cl_int jc_cl_carry_out(cl_program app)
 	}
 	for (cl_uint i = 0; i < d->nheaders; i++)
 		names[i] = d->header_names[i];
-	cl_int err = jc_cl_real()->clCompileProgram(app, d->ndev, d->devices, d->options,
+	cl_int err = jc_cl_real()->real_clCompileProgram(app, d->ndev, d->devices, d->options,
 						    d->nheaders, d->headers, names, NULL, NULL);
 	free(names);
 	jc_log(JC_LOG_DEBUG, "OpenCL compile answered from the cache: carried out now (%d)",
@@ -129,7 +129,7 @@ static int keep_headers(struct jc_cl_shadow *d, const struct compile *c)
 	for (cl_uint i = 0; i < c->nheaders; i++) {
 		if (!(d->header_names[i] = strdup(c->names[i])))
 			return -1;
-		if (jc_cl_real()->clRetainProgram(c->headers[i]) != CL_SUCCESS)
+		if (jc_cl_real()->real_clRetainProgram(c->headers[i]) != CL_SUCCESS)
 			return -1;
 		d->headers[i] = c->headers[i];
 	}
@@ -164,7 +164,7 @@ static int run_compile(void *call, struct jc_cache_lock *lock, enum jc_built *bu
 	struct compile *c = call;
 	(void)lock;
 	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: miss", c->once.hex);
-	cl_int err = jc_cl_real()->clCompileProgram(c->app, c->req_ndev, c->req_devices,
+	cl_int err = jc_cl_real()->real_clCompileProgram(c->app, c->req_ndev, c->req_devices,
 						    c->options, c->nheaders, c->headers,
 						    c->names, NULL, NULL);
 	if (err == CL_SUCCESS)
@@ -208,7 +208,7 @@ JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 	if (!cl)
 		return CL_INVALID_OPERATION;
 	if (!jc_enter())
-		return cl->clCompileProgram(program, num_devices, device_list, options,
+		return cl->real_clCompileProgram(program, num_devices, device_list, options,
 					    num_input_headers, input_headers,
 					    header_include_names, pfn_notify, user_data);
 	struct jc_cache *cache = jc_runtime_cache();
@@ -234,7 +234,7 @@ JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 		passed(cache, "clCompileProgram", rec ? "not keyable: see above, or user_data "
 							"without pfn_notify"
 						      : "a program not created from source or IL");
-		err = cl->clCompileProgram(program, num_devices, device_list, options,
+		err = cl->real_clCompileProgram(program, num_devices, device_list, options,
 					   num_input_headers, input_headers,
 					   header_include_names, pfn_notify, user_data);
 	}
@@ -271,9 +271,9 @@ static int link_devices(struct link *l)
 		l->devs.n = l->req_ndev;
 		return 0;
 	}
-	if (cl->clGetContextInfo(l->context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+	if (cl->real_clGetContextInfo(l->context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
 	    size < sizeof *l->devs.v || !(l->devs.v = malloc(size)) ||
-	    cl->clGetContextInfo(l->context, CL_CONTEXT_DEVICES, size, l->devs.v, NULL) !=
+	    cl->real_clGetContextInfo(l->context, CL_CONTEXT_DEVICES, size, l->devs.v, NULL) !=
 		    CL_SUCCESS)
 		return -1;
 	l->devs.n = (cl_uint)(size / sizeof *l->devs.v);
@@ -333,7 +333,7 @@ static enum jc_load load_link(void *call, const struct jc_entry *e)
 	struct jc_cl_input none = { .incomplete = 1 };
 	if (!log || jc_clmap_add(program, &none) != 0) {
 		jc_cl_shadow_free(log);
-		jc_cl_real()->clReleaseProgram(program);
+		jc_cl_real()->real_clReleaseProgram(program);
 		return JC_LOAD_FAILED;
 	}
 	jc_clmap_set_shadow(program, log);
@@ -358,7 +358,7 @@ static int run_link(void *call, struct jc_cache_lock *lock, enum jc_built *built
 		targets[i] = jc_clmap_target(l->inputs[i]);
 	}
 	cl_int err = CL_SUCCESS;
-	l->linked = cl->clLinkProgram(l->context, l->req_ndev, l->req_devices, l->options,
+	l->linked = cl->real_clLinkProgram(l->context, l->req_ndev, l->req_devices, l->options,
 				      l->ninputs, targets, NULL, NULL, &err);
 	free(targets);
 	*built = l->linked && err == CL_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
@@ -411,7 +411,7 @@ static cl_program link_through(const struct link *l, jc_cl_notify_fn notify, voi
 		jc_cl_carry_out(l->inputs[i]);
 		targets[i] = jc_clmap_target(l->inputs[i]);
 	}
-	cl_program linked = jc_cl_real()->clLinkProgram(l->context, l->req_ndev, l->req_devices,
+	cl_program linked = jc_cl_real()->real_clLinkProgram(l->context, l->req_ndev, l->req_devices,
 							l->options, l->ninputs,
 							targets ? targets : l->inputs, notify,
 							user_data, err);
@@ -432,7 +432,7 @@ JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
 		return NULL;
 	}
 	if (!jc_enter())
-		return cl->clLinkProgram(context, num_devices, device_list, options,
+		return cl->real_clLinkProgram(context, num_devices, device_list, options,
 					 num_input_programs, input_programs, pfn_notify,
 					 user_data, errcode_ret);
 	struct jc_cache *cache = jc_runtime_cache();

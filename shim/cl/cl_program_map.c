@@ -120,7 +120,7 @@ static void add_kernel(struct jc_cl_program *rec, cl_kernel kernel)
 static cl_uint ref_count(cl_program program)
 {
 	cl_uint n = 0;
-	jc_cl_real()->clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof n, &n, NULL);
+	jc_cl_real()->real_clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof n, &n, NULL);
 	return n;
 }
 
@@ -130,7 +130,7 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 		return;
 	if (shadow->program) {
 		jc_pocl_release(shadow->program); /* done with: its last kernel is gone */
-		jc_cl_real()->clReleaseProgram(shadow->program);
+		jc_cl_real()->real_clReleaseProgram(shadow->program);
 	}
 	for (cl_uint i = 0; shadow->logs && i < shadow->ndev; i++)
 		free(shadow->logs[i]);
@@ -138,7 +138,7 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 	free(shadow->log_sizes);
 	for (cl_uint i = 0; i < shadow->nheaders; i++) {
 		if (shadow->headers && shadow->headers[i])
-			jc_cl_real()->clReleaseProgram(shadow->headers[i]);
+			jc_cl_real()->real_clReleaseProgram(shadow->headers[i]);
 		if (shadow->header_names)
 			free(shadow->header_names[i]);
 	}
@@ -162,7 +162,7 @@ static void finish(struct jc_cl_program *rec, int release_app)
 {
 	jc_cl_shadow_free(rec->shadow);
 	if (release_app)
-		jc_cl_real()->clReleaseProgram(rec->app);
+		jc_cl_real()->real_clReleaseProgram(rec->app);
 	jc_cl_input_free(&rec->input);
 	free(rec);
 }
@@ -266,9 +266,9 @@ cl_int jc_clmap_kernel_retain(cl_kernel kernel)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	if (none())
-		return cl->clRetainKernel(kernel);
+		return cl->real_clRetainKernel(kernel);
 	pthread_mutex_lock(&lock);
-	cl_int err = cl->clRetainKernel(kernel);
+	cl_int err = cl->real_clRetainKernel(kernel);
 	struct kernel_ref *k = *kernel_at(kernel);
 	if (k && err == CL_SUCCESS)
 		k->refs++;
@@ -284,7 +284,7 @@ cl_int jc_clmap_kernel_release(cl_kernel kernel)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	if (none())
-		return cl->clReleaseKernel(kernel);
+		return cl->real_clReleaseKernel(kernel);
 	struct jc_cl_program *done = NULL;
 	pthread_mutex_lock(&lock);
 	struct kernel_ref **at = kernel_at(kernel), *k = *at;
@@ -298,7 +298,7 @@ cl_int jc_clmap_kernel_release(cl_kernel kernel)
 		}
 	}
 	pthread_mutex_unlock(&lock);
-	cl_int err = cl->clReleaseKernel(kernel);
+	cl_int err = cl->real_clReleaseKernel(kernel);
 	if (done)
 		finish(done, 1);
 	return err;
@@ -463,12 +463,12 @@ cl_int jc_clmap_retain(cl_program app)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	if (none())
-		return cl->clRetainProgram(app);
+		return cl->real_clRetainProgram(app);
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
 	cl_int err = CL_SUCCESS;
 	if (!rec || rec->app_refs > 0)
-		err = cl->clRetainProgram(app);
+		err = cl->real_clRetainProgram(app);
 	if (rec && err == CL_SUCCESS)
 		rec->app_refs++;
 	pthread_mutex_unlock(&lock);
@@ -480,17 +480,17 @@ cl_int jc_clmap_release(cl_program app)
 	const struct jc_cl_real *cl = jc_cl_real();
 	if (none()) {
 		jc_pocl_release(app); /* a linked program: its references are not counted */
-		return cl->clReleaseProgram(app);
+		return cl->real_clReleaseProgram(app);
 	}
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
 	if (!rec) {
 		pthread_mutex_unlock(&lock);
 		jc_pocl_release(app);
-		return cl->clReleaseProgram(app);
+		return cl->real_clReleaseProgram(app);
 	}
 	if (rec->app_refs > 1) {
-		cl_int err = cl->clReleaseProgram(app);
+		cl_int err = cl->real_clReleaseProgram(app);
 		if (err == CL_SUCCESS)
 			rec->app_refs--;
 		pthread_mutex_unlock(&lock);

@@ -42,7 +42,7 @@ static int table_object(void **base, const char **name)
 {
 	Dl_info info;
 	void *p;
-	memcpy(&p, &real.clBuildProgram, sizeof p);
+	memcpy(&p, &real.real_clBuildProgram, sizeof p);
 	if (!p || !dladdr(p, &info))
 		return -1;
 	*base = info.dli_fbase;
@@ -62,7 +62,7 @@ static void fill_from(void *handle)
 		void *p = jc_real_dlsym(handle, #name);                         \
 		if (p && jc_is_ours(p))                                         \
 			p = NULL;                                               \
-		memcpy(&found.name, &p, sizeof p);                              \
+		memcpy(&found.real_##name, &p, sizeof p);                      \
 		if (required && !p)                                             \
 			all = 0;                                                \
 	}
