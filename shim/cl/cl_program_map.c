@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 /* Application program handle -> what jitcache knows of it (see
- * cl_program_map.h): small chained hash tables of programs, by the
- * application's handle and by the shadow's, and of the kernels made through
- * them, under one mutex. */
+ * cl_program_map.h): chained hash tables of programs, by the application's
+ * handle and by the shadow's, and of the kernels made through them, under
+ * one mutex.  Each starts with 256 chains and doubles them whenever it
+ * holds more than two entries a chain (a program that keeps thousands of
+ * programs or kernels alive); a table that cannot grow (no memory) keeps
+ * working with longer chains. */
 #include "shim/cl/cl_program_map.h"
 #include "shim/cl/cl_pocl.h"
 #include "shim/shim.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BUCKETS 256
+#define FIRST_CHAINS 256
 
 /* A kernel made through an application's program handle, or cloned from
  * one, and the application's own references to it. */
@@ -23,15 +27,79 @@ struct kernel_ref {
 	struct kernel_ref *next;
 };
 
-static struct jc_cl_program *by_app[BUCKETS], *by_shadow[BUCKETS];
-static struct kernel_ref *by_kernel[BUCKETS];
+/* One table: the heads of its chains (a power of two of them), and where
+ * an entry keeps its handle and its link to the next of its chain. */
+struct table {
+	void **chain;
+	size_t chains, entries;
+	size_t key_at, next_at;      /* offsets in an entry */
+	int key_in_shadow;           /* the key is entry->shadow->program */
+	void *first[FIRST_CHAINS];
+};
+#define TABLE(type, key, next)                                                  \
+	{ .chain = NULL, .chains = FIRST_CHAINS, .key_at = offsetof(type, key),   \
+	  .next_at = offsetof(type, next) }
+static struct table by_app = TABLE(struct jc_cl_program, app, next_app);
+static struct table by_shadow = { .chains = FIRST_CHAINS, .key_in_shadow = 1,
+				  .next_at = offsetof(struct jc_cl_program, next_shadow) };
+static struct table by_kernel = TABLE(struct kernel_ref, kernel, next);
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int records;  /* lets programs jitcache never saw skip the lock */
 
-static unsigned bucket(const void *handle)
+static void **heads(struct table *t)
 {
-	uintptr_t h = (uintptr_t)handle;
-	return (unsigned)((h >> 4) ^ (h >> 12) ^ (h >> 20)) % BUCKETS;
+	return t->chain ? t->chain : t->first;
+}
+
+static void *key_of(const struct table *t, const void *entry)
+{
+	if (t->key_in_shadow)
+		return ((const struct jc_cl_program *)entry)->shadow->program;
+	void *key;
+	memcpy(&key, (const char *)entry + t->key_at, sizeof key);
+	return key;
+}
+
+static void **next_of(const struct table *t, void *entry)
+{
+	return (void **)((char *)entry + t->next_at);
+}
+
+static size_t chain_of(const struct table *t, const void *handle)
+{
+	uint64_t h = (uint64_t)(uintptr_t)handle;
+	h ^= h >> 33; /* handles are aligned pointers: mix every bit in */
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (size_t)h & (t->chains - 1);
+}
+
+/* The head of handle's chain in t. */
+static void **head(struct table *t, const void *handle)
+{
+	return &heads(t)[chain_of(t, handle)];
+}
+
+/* One more entry: twice the chains once there are more than two a chain. */
+static void counted_in(struct table *t)
+{
+	if (++t->entries <= 2 * t->chains || t->chains > SIZE_MAX / 4 / sizeof(void *))
+		return;
+	size_t old = t->chains;
+	void **from = heads(t), **to = calloc(2 * old, sizeof *to);
+	if (!to)
+		return;
+	t->chains = 2 * old;
+	for (size_t c = 0; c < old; c++)
+		for (void *e = from[c], *next; e; e = next) {
+			next = *next_of(t, e);
+			void **at = &to[chain_of(t, key_of(t, e))];
+			*next_of(t, e) = *at;
+			*at = e;
+		}
+	if (t->chain)
+		free(t->chain);
+	t->chain = to;
 }
 
 static int none(void)
@@ -41,7 +109,7 @@ static int none(void)
 
 static struct jc_cl_program *find_app(cl_program app)
 {
-	struct jc_cl_program *p = by_app[bucket(app)];
+	struct jc_cl_program *p = *head(&by_app, app);
 	while (p && p->app != app)
 		p = p->next_app;
 	return p;
@@ -49,7 +117,7 @@ static struct jc_cl_program *find_app(cl_program app)
 
 static struct jc_cl_program *find_shadow(cl_program shadow)
 {
-	struct jc_cl_program *p = by_shadow[bucket(shadow)];
+	struct jc_cl_program *p = *head(&by_shadow, shadow);
 	while (p && p->shadow->program != shadow)
 		p = p->next_shadow;
 	return p;
@@ -59,15 +127,16 @@ static void unlink_shadow(struct jc_cl_program *rec)
 {
 	if (!rec->shadow || !rec->shadow->program) /* a failure is not linked */
 		return;
-	struct jc_cl_program **at = &by_shadow[bucket(rec->shadow->program)];
+	struct jc_cl_program **at = (struct jc_cl_program **)head(&by_shadow, rec->shadow->program);
 	while (*at != rec)
 		at = &(*at)->next_shadow;
 	*at = rec->next_shadow;
+	by_shadow.entries--;
 }
 
 static struct kernel_ref **kernel_at(cl_kernel kernel)
 {
-	struct kernel_ref **at = &by_kernel[bucket(kernel)];
+	struct kernel_ref **at = (struct kernel_ref **)head(&by_kernel, kernel);
 	while (*at && (*at)->kernel != kernel)
 		at = &(*at)->next;
 	return at;
@@ -76,8 +145,9 @@ static struct kernel_ref **kernel_at(cl_kernel kernel)
 /* Forget the kernels still counted for `rec`. */
 static void forget_kernels(struct jc_cl_program *rec)
 {
-	for (unsigned b = 0; b < BUCKETS && rec->kernels > 0; b++)
-		for (struct kernel_ref **at = &by_kernel[b]; *at;) {
+	void **chain = heads(&by_kernel);
+	for (size_t c = 0; c < by_kernel.chains && rec->kernels > 0; c++)
+		for (struct kernel_ref **at = (struct kernel_ref **)&chain[c]; *at;) {
 			struct kernel_ref *k = *at;
 			if (k->rec != rec) {
 				at = &k->next;
@@ -85,6 +155,7 @@ static void forget_kernels(struct jc_cl_program *rec)
 			}
 			*at = k->next;
 			free(k);
+			by_kernel.entries--;
 			rec->kernels--;
 		}
 }
@@ -95,26 +166,30 @@ static void unlink_app(struct jc_cl_program *rec)
 {
 	unlink_shadow(rec);
 	forget_kernels(rec);
-	struct jc_cl_program **at = &by_app[bucket(rec->app)];
+	struct jc_cl_program **at = (struct jc_cl_program **)head(&by_app, rec->app);
 	while (*at != rec)
 		at = &(*at)->next_app;
 	*at = rec->next_app;
+	by_app.entries--;
 	__atomic_sub_fetch(&records, 1, __ATOMIC_RELEASE);
 }
 
 static void add_kernel(struct jc_cl_program *rec, cl_kernel kernel)
 {
 	struct kernel_ref **at = kernel_at(kernel), *k = *at;
+	int added = 0;
 	if (k) /* a handle the driver reused after a release jitcache missed */
 		k->rec->kernels--;
 	else if (!(k = calloc(1, sizeof *k)))
 		return; /* not counted: the record then may go before the kernel */
 	else
-		*at = k;
+		*at = k, added = 1;
 	k->kernel = kernel;
 	k->rec = rec;
 	k->refs = 1;
 	rec->kernels++;
+	if (added)
+		counted_in(&by_kernel);
 }
 
 static cl_uint ref_count(cl_program program)
@@ -182,9 +257,10 @@ int jc_clmap_add(cl_program app, struct jc_cl_input *input)
 	struct jc_cl_program *stale = find_app(app);
 	if (stale)
 		unlink_app(stale);
-	unsigned b = bucket(app);
-	rec->next_app = by_app[b];
-	by_app[b] = rec;
+	struct jc_cl_program **at = (struct jc_cl_program **)head(&by_app, app);
+	rec->next_app = *at;
+	*at = rec;
+	counted_in(&by_app);
 	__atomic_add_fetch(&records, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&lock);
 	if (stale)
@@ -292,6 +368,7 @@ cl_int jc_clmap_kernel_release(cl_kernel kernel)
 		*at = k->next;
 		struct jc_cl_program *rec = k->rec;
 		free(k);
+		by_kernel.entries--;
 		if (--rec->kernels == 0 && rec->app_refs == 0) {
 			unlink_app(rec);
 			done = rec;
@@ -314,9 +391,11 @@ void jc_clmap_set_shadow(cl_program app, struct jc_cl_shadow *shadow)
 		unlink_shadow(rec);
 		rec->shadow = shadow;
 		if (shadow && shadow->program) {
-			unsigned b = bucket(shadow->program);
-			rec->next_shadow = by_shadow[b];
-			by_shadow[b] = rec;
+			struct jc_cl_program **at =
+				(struct jc_cl_program **)head(&by_shadow, shadow->program);
+			rec->next_shadow = *at;
+			*at = rec;
+			counted_in(&by_shadow);
 		}
 	}
 	pthread_mutex_unlock(&lock);

@@ -5,8 +5,12 @@
  *
  *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
  *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--dlopen-name LIB]
- *            [--async] [--sleep] [--keep]
+ *            [--async] [--sleep] [--keep] [--many N]
  *
+ * --many N then makes N more programs of the same input, alive together,
+ * builds each and makes a kernel of each (--run's, else the first), checks
+ * that every kernel answers its own program handle and name, and releases
+ * them all: prints "many=N ok=M" (M: programs whose answers were right).
  * --keep ends without releasing the program and its context, as many
  * programs do (exit() ends them for the driver).
  * --sleep, as a server does after its warm-up: once built (and run), prints
@@ -46,7 +50,8 @@
 	X(clCreateKernel) X(clCreateBuffer) X(clSetKernelArg)                        \
 	X(clCreateCommandQueueWithProperties) X(clEnqueueNDRangeKernel)              \
 	X(clEnqueueReadBuffer) X(clFinish) X(clReleaseKernel) X(clReleaseProgram)    \
-	X(clReleaseMemObject) X(clReleaseCommandQueue) X(clReleaseContext)
+	X(clReleaseMemObject) X(clReleaseCommandQueue) X(clReleaseContext)          \
+	X(clGetProgramInfo) X(clGetKernelInfo)
 
 static struct {
 #define X(name) __typeof__(name) *name;
@@ -210,12 +215,55 @@ static cl_program create(cl_context context, cl_platform_id platform, const char
 	return program;
 }
 
+/* --many: n programs of the input alive together, each with a kernel. */
+static int build_many(cl_context context, cl_platform_id platform, cl_device_id device,
+		      const char *kind, const char *path, const char *options, const char *name,
+		      int n)
+{
+	cl_program *p = calloc((size_t)n, sizeof *p);
+	cl_kernel *k = calloc((size_t)n, sizeof *k);
+	char first[256] = "";
+	int ok = 0;
+	for (int i = 0; p && k && i < n; i++) {
+		if (!(p[i] = create(context, platform, kind, path)) ||
+		    cl.clBuildProgram(p[i], 1, &device, options, NULL, NULL) != CL_SUCCESS)
+			continue;
+		if (!name) { /* the first kernel's name */
+			char names[4096] = "";
+			cl.clGetProgramInfo(p[i], CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL);
+			snprintf(first, sizeof first, "%.*s", (int)strcspn(names, ";"), names);
+			name = first;
+		}
+		k[i] = cl.clCreateKernel(p[i], name, NULL);
+	}
+	for (int i = 0; p && k && i < n; i++) {
+		cl_program of = NULL;
+		char fn[256] = "";
+		if (k[i] &&
+		    cl.clGetKernelInfo(k[i], CL_KERNEL_PROGRAM, sizeof of, &of, NULL) == CL_SUCCESS &&
+		    cl.clGetKernelInfo(k[i], CL_KERNEL_FUNCTION_NAME, sizeof fn, fn, NULL) ==
+			    CL_SUCCESS &&
+		    of == p[i] && strcmp(fn, name) == 0)
+			ok++;
+	}
+	for (int i = 0; p && k && i < n; i++) {
+		if (k[i])
+			cl.clReleaseKernel(k[i]);
+		if (p[i])
+			cl.clReleaseProgram(p[i]);
+	}
+	free(p);
+	free(k);
+	printf("many=%d ok=%d\n", n, ok);
+	return ok == n ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *platform_name = NULL, *kind = NULL, *path = NULL, *options = NULL;
 	const char *kernel = NULL;
 	const char *use_dlopen = NULL;
-	int async = 0, sleep_after = 0, keep = 0;
+	int async = 0, sleep_after = 0, keep = 0, many = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dlopen") == 0)
 			use_dlopen = "libOpenCL.so.1";
@@ -237,6 +285,8 @@ int main(int argc, char **argv)
 			options = argv[++i];
 		else if (strcmp(argv[i], "--run") == 0)
 			kernel = argv[++i];
+		else if (strcmp(argv[i], "--many") == 0)
+			many = atoi(argv[++i]);
 		else
 			kind = argv[i], path = argv[++i];
 	}
@@ -283,6 +333,9 @@ int main(int argc, char **argv)
 	       (int)kerr);
 	int rc = err == CL_SUCCESS ? 0 : 1;
 	if (rc == 0 && kernel && run(context, device, program, kernel) != 0)
+		rc = 1;
+	if (rc == 0 && many > 0 && build_many(context, platform, device, kind, path, options,
+					      kernel, many) != 0)
 		rc = 1;
 	if (sleep_after) {
 		printf("sleeping\n");

@@ -41,6 +41,14 @@ run_build dl $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options
 check "dlopen + dlsym: answered from the cache" grep -q 'jitcache: 1 hits, 0 misses, 0 stores' dl.err
 check "dlopen + dlsym: results bit-identical" test "$(result dl.out)" = "$expected"
 
+# 600 programs of one input alive at once, each with a kernel: more than
+# twice the program map's first 256 chains, so its tables grow while the
+# programs live; every kernel still answers its own program and name.
+run_build many $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS" --many 600
+check "600 programs alive at once: every kernel answers its own program ($(sed -n 's/^many=.*ok=//p' many.out) of 600)" \
+	grep -q '^many=600 ok=600$' many.out
+check "600 programs alive at once: 601 hits" grep -q 'jitcache: 601 hits, 0 misses' many.err
+
 # A build with pfn_notify: cold (stored from inside the callback), then warm.
 run_build plain2 "$CLB" --platform Portable --source k.cl --options "$OPTS -DASYNC" --run compute
 run_build acold $JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS -DASYNC" --run compute --async
