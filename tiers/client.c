@@ -110,3 +110,22 @@ void jc_pipe_unblock(struct jc_pipe_guard *g)
 	}
 	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
+
+void jc_cond_init_mono(pthread_cond_t *cv)
+{
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+int jc_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int made = pthread_create(thread, NULL, fn, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return made;
+}

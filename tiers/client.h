@@ -26,6 +26,7 @@
 #define JITCACHE_CLIENT_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -55,5 +56,13 @@ struct jc_pipe_guard {
 };
 void jc_pipe_block(struct jc_pipe_guard *g);
 void jc_pipe_unblock(struct jc_pipe_guard *g);
+
+/* The remotes' threads (writers, lease renewals) and their waits:
+ * jc_cond_init_mono() makes a condition variable whose timed waits take
+ * CLOCK_MONOTONIC deadlines (config/clock.h's jc_mono_ns()), and
+ * jc_thread_start() a thread that takes no signal of the host's (all are
+ * blocked in it).  1 if the thread started, 0 if not. */
+void jc_cond_init_mono(pthread_cond_t *cv);
+int jc_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 #endif

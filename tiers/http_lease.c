@@ -3,6 +3,7 @@
  * (RFC 4918 LOCK) on a small file per key, renewed while its holder
  * compiles.  See http.h ("compile leases through WebDAV LOCK"). */
 #include "tiers/http.h"
+#include "tiers/client.h"
 
 #include "config/clock.h"
 #include "config/log.h"
@@ -248,17 +249,9 @@ static void *renew_loop(void *arg)
 /* The renewal thread takes no signal of the host's. */
 static void start_renewal(struct jc_http_lease *l)
 {
-	pthread_condattr_t attr;
-	sigset_t all, old;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->cv, &attr);
-	pthread_condattr_destroy(&attr);
+	jc_cond_init_mono(&l->cv);
 	pthread_mutex_init(&l->mu, NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	l->has_thread = pthread_create(&l->thread, NULL, renew_loop, l) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	l->has_thread = jc_thread_start(&l->thread, renew_loop, l);
 	if (!l->has_thread)
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot start a thread to renew compile leases; a compile "
 			    "longer than the lease may be repeated on another machine");

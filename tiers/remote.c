@@ -2,6 +2,7 @@
 /* remote.c — the remote tiers in order, and the queue that writes to them
  * off the program's path (remote.h). */
 #include "tiers/remote.h"
+#include "tiers/client.h"
 #include "config/clock.h"
 
 #include "tiers/http.h"
@@ -129,12 +130,8 @@ static void open_tier(struct jc_remote *r, struct tier *t, const struct jc_remot
 static void init_sync(struct jc_remote *r)
 {
 	pthread_mutex_init(&r->mu, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->work, &attr);
-	pthread_cond_init(&r->idle, &attr);
-	pthread_condattr_destroy(&attr);
+	jc_cond_init_mono(&r->work);
+	jc_cond_init_mono(&r->idle);
 }
 
 /* The web and S3 remotes' client library is loaded by the first exchange
@@ -460,12 +457,7 @@ static int have_thread(struct jc_remote *r)
 {
 	if (r->threads > 0 && (r->busy < r->threads || r->threads == JC_REMOTE_WRITERS))
 		return 0;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int made = pthread_create(&r->thread[r->threads], NULL, writer, r) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (made) {
+	if (jc_thread_start(&r->thread[r->threads], writer, r)) {
 		r->threads++;
 		__atomic_store_n(&writer_pid, getpid(), __ATOMIC_RELEASE);
 		return 0;

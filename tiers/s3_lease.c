@@ -2,6 +2,7 @@
 /* s3_lease.c — compile leases as objects of an S3 bucket, taken and kept
  * with conditional writes.  See s3_lease.h. */
 #include "tiers/s3_lease.h"
+#include "tiers/client.h"
 
 #include "config/clock.h"
 #include "config/log.h"
@@ -147,17 +148,9 @@ static void *renew_loop(void *arg)
 /* The renewal thread takes no signal of the host's. */
 static void start_renewal(struct jc_remote_lease *l)
 {
-	pthread_condattr_t attr;
-	sigset_t all, old;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->cv, &attr);
-	pthread_condattr_destroy(&attr);
+	jc_cond_init_mono(&l->cv);
 	pthread_mutex_init(&l->mu, NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	l->has_thread = pthread_create(&l->thread, NULL, renew_loop, l) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	l->has_thread = jc_thread_start(&l->thread, renew_loop, l);
 	if (!l->has_thread) {
 		pthread_cond_destroy(&l->cv);
 		pthread_mutex_destroy(&l->mu);
