@@ -12,7 +12,7 @@
 
 /* The variables a setting is read from: the settings' own, and what
  * "~" and the default directories are made of. */
-static int captured(const char *entry)
+JC_AT_START static int captured(const char *entry)
 {
 	static const char *const names[] = { "HOME=", "XDG_CACHE_HOME=", "XDG_CONFIG_HOME=" };
 	if (strncmp(entry, "JITCACHE_", 9) == 0)
@@ -43,26 +43,29 @@ static int absolute(const char *text, size_t len, const char *cwd, char *out, si
 	return n >= 0 && (size_t)n < size ? n : -1;
 }
 
-/* setenv(env, value) with each relative path of it (a list if list) made
- * absolute against the starting directory, if any was relative. */
-static void hand_on(const char *env, int list, char *cwd, size_t cwd_size)
+/* Whether the part p[0..len) of a setting's path is relative: neither
+ * absolute nor "~" or "~/x" (each process expands those with its own HOME:
+ * `sudo -u`, `env HOME=...`). */
+JC_AT_START static int relative(const char *p, size_t len)
 {
-	const char *v = getenv(env);
-	char out[JC_REMOTE_LIST_MAX];
+	return len > 0 && p[0] != '/' && !(p[0] == '~' && (len == 1 || p[1] == '/'));
+}
+
+/* setenv(env, v) with each relative path of v (a list if list) made
+ * absolute against the starting directory.  Apart from hand_on() so that
+ * a process whose settings hold no relative path (nearly every one) never
+ * touches the stack these buffers take. */
+__attribute__((noinline)) static void make_absolute(const char *env, const char *v, int list)
+{
+	char cwd[PATH_MAX], out[JC_REMOTE_LIST_MAX];
 	size_t used = 0;
-	int changed = 0;
-	if (!v || !*v)
-		return;
+	if (!getcwd(cwd, sizeof cwd))
+		return; /* read later, it is refused with its reason */
 	for (const char *p = v; *p; p += list ? strcspn(p, ":") : strlen(p), p += *p == ':') {
 		size_t len = list ? strcspn(p, ":") : strlen(p);
 		if (len == 0)
 			continue;
-		if (p[0] != '/' && !(p[0] == '~' && (len == 1 || p[1] == '/'))) {
-			if (!cwd[0] && !getcwd(cwd, cwd_size))
-				return; /* read later, it is refused with its reason */
-			changed = 1;
-		}
-		int n = absolute(p, len, cwd[0] ? cwd : "/", out + used + !!used,
+		int n = absolute(p, len, cwd, out + used + !!used,
 				 sizeof out - used - !!used);
 		if (n < 0)
 			return; /* too long: refused with its reason when read */
@@ -70,18 +73,27 @@ static void hand_on(const char *env, int list, char *cwd, size_t cwd_size)
 			out[used] = ':';
 		used += (size_t)n + !!used;
 	}
-	if (changed)
-		setenv(env, out, 1);
+	setenv(env, out, 1);
 }
 
-void jc_config_capture_into(struct jc_start_env *start_env)
+/* Hands env on with its relative paths made absolute, if it has any. */
+JC_AT_START static void hand_on(const char *env, int list)
 {
-	char cwd[PATH_MAX] = "";
-	hand_on("JITCACHE_SYSTEM_CONFIG", 0, cwd, sizeof cwd);
-	hand_on("JITCACHE_CONFIG", 0, cwd, sizeof cwd);
-#define HAND_ON_PATH(env)  hand_on(env, 0, cwd, sizeof cwd);
-#define HAND_ON_PATHS(env) hand_on(env, 1, cwd, sizeof cwd);
-#define HAND_ON_FILES(env) hand_on(env, 1, cwd, sizeof cwd);
+	const char *v = getenv(env);
+	for (const char *p = v; p && *p; p += list ? strcspn(p, ":") : strlen(p), p += *p == ':')
+		if (relative(p, list ? strcspn(p, ":") : strlen(p))) {
+			make_absolute(env, v, list);
+			return;
+		}
+}
+
+JC_AT_START void jc_config_capture_into(struct jc_start_env *start_env)
+{
+	hand_on("JITCACHE_SYSTEM_CONFIG", 0);
+	hand_on("JITCACHE_CONFIG", 0);
+#define HAND_ON_PATH(env)  hand_on(env, 0);
+#define HAND_ON_PATHS(env) hand_on(env, 1);
+#define HAND_ON_FILES(env) hand_on(env, 1);
 #define HAND_ON_SIZE(env)
 #define HAND_ON_BOOL(env)
 #define HAND_ON_SECS(env)
@@ -90,18 +102,24 @@ void jc_config_capture_into(struct jc_start_env *start_env)
 #define X(sec, nm, kind, field, def, env, help) HAND_ON_##kind(env)
 	JC_SETTINGS(X)
 #undef X
-	size_t used = 0;
+	size_t total = 0;
+	int n = 0;
+	for (char **e = environ; e && *e; e++)
+		if (captured(*e))
+			total += strlen(*e) + 1, n++;
+	if (n > (int)(sizeof start_env->var / sizeof start_env->var[0]))
+		return; /* too many to copy: read with getenv() when needed */
+	char *text = start_env->small;
+	if (total > sizeof start_env->small && !(text = malloc(total)))
+		return;
 	start_env->n = 0;
 	for (char **e = environ; e && *e; e++) {
-		size_t len = strlen(*e) + 1;
 		if (!captured(*e))
 			continue;
-		if (start_env->n == (int)(sizeof start_env->var / sizeof start_env->var[0]) ||
-		    len > sizeof start_env->text - used)
-			return; /* too many to copy: read with getenv() when needed */
-		memcpy(start_env->text + used, *e, len);
-		start_env->var[start_env->n++] = start_env->text + used;
-		used += len;
+		size_t len = strlen(*e) + 1;
+		memcpy(text, *e, len);
+		start_env->var[start_env->n++] = text;
+		text += len;
 	}
 	start_env->taken = 1;
 }

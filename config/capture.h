@@ -12,12 +12,21 @@
 #ifndef JITCACHE_CAPTURE_H
 #define JITCACHE_CAPTURE_H
 
-/* The variables settings are read from, as they were at start. */
+/* What runs at start in every process that preloads jitcache goes beside
+ * the constructors (GCC's .text.startup, laid out together by the
+ * linker), so that it faults in one page of code, not one per file. */
+#define JC_AT_START __attribute__((section(".text.startup")))
+
+/* The variables settings are read from, as they were at start.  Small
+ * enough to lie in the preloaded library's one data page (every page of
+ * it is a page fault in every process: shim/preload.c): the variables'
+ * text goes to `small` when it fits, as it does unless JITCACHE_* values
+ * are long, else to one allocation made at start and kept. */
 struct jc_start_env {
 	int taken; /* 0: not captured (read with getenv() when needed) */
 	int n;
-	const char *var[48]; /* "NAME=value", in text */
-	char text[16384];
+	const char *var[40]; /* "NAME=value", in small or on the heap */
+	char small[1024];
 };
 
 /* Makes each relative path of the settings' variables absolute in the

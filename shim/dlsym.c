@@ -23,6 +23,7 @@
  * architectures fall back to a walk of the link maps that follow the
  * caller's object.
  */
+#include "config/capture.h"
 #include "shim/preload.h"
 #include "shim/shim.h"
 
@@ -118,7 +119,7 @@ void *jc_real_for_caller(const void *caller, const char *name)
 static void *(*door_hook)(const char *name, void *real);
 static int (*door_in_core)(const void *address);
 
-void jc_dlsym_use(void *(*hook)(const char *name, void *real), int (*in_core)(const void *address))
+JC_AT_START void jc_dlsym_use(void *(*hook)(const char *name, void *real), int (*in_core)(const void *address))
 {
 	__atomic_store_n(&door_in_core, in_core, __ATOMIC_RELEASE);
 	__atomic_store_n(&door_hook, hook, __ATOMIC_RELEASE);

@@ -32,6 +32,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,8 +77,8 @@ static const char export_api[] = {
 extern void *jc_preload_wrappers[EXPORTS] __attribute__((visibility("hidden")));
 
 static struct jc_start_env start_env;
-static const char *self_file;  /* this library's file, as the loader named it */
-static char self_abs[PATH_MAX]; /* ... made absolute, when it was relative */
+static const char *self_file; /* this library's file, as the loader named it
+				* (made absolute when it was relative) */
 
 static const struct jc_core *core;
 static struct link_map *core_map;
@@ -86,19 +87,33 @@ static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static int in_core(const void *address);
 static void *dlsym_hook(const char *name, void *real);
 
+/* Whether LD_PRELOAD names a library by a path that is not absolute. */
+JC_AT_START static int relative_preload(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+	for (; p && *p; p += strcspn(p, " :"), p += strspn(p, " :"))
+		if (p[0] != '/')
+			return 1;
+	return 0;
+}
+
 __attribute__((constructor)) static void preload_start(void)
 {
 	jc_dlsym_use(dlsym_hook, in_core); /* the door's part of this file */
 	jc_config_capture_into(&start_env);
 	/* A relative LD_PRELOAD path names this library only from the starting
-	 * directory: the core is found from it later, wherever the program went. */
+	 * directory: the core is found from it later, wherever the program
+	 * went.  Only such a path is looked at here (an absolute one, or
+	 * /etc/ld.so.preload's, is found as well on the first call). */
+	if (!relative_preload())
+		return;
 	self_file = jc_library_file_of((const void *)preload_start);
-	if (self_file && self_file[0] != '/' && strchr(self_file, '/')) {
-		char cwd[PATH_MAX];
-		if (getcwd(cwd, sizeof cwd) &&
-		    (size_t)snprintf(self_abs, sizeof self_abs, "%s/%s", cwd, self_file) <
-			    sizeof self_abs)
-			self_file = self_abs;
+	char cwd[PATH_MAX];
+	if (self_file && self_file[0] != '/' && strchr(self_file, '/') && getcwd(cwd, sizeof cwd)) {
+		size_t size = strlen(cwd) + 1 + strlen(self_file) + 1;
+		char *abs = malloc(size); /* kept: the process's own library path */
+		if (abs && (size_t)snprintf(abs, size, "%s/%s", cwd, self_file) < size)
+			self_file = abs;
 	}
 }
 

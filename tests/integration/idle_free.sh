@@ -74,6 +74,16 @@ check "relative JITCACHE_DIR: the compile succeeded" grep -q '^build=0' rel.out
 check "relative JITCACHE_DIR: the cache is in the starting directory" test -f start/rel/stats
 check_not "relative JITCACHE_DIR: none in the child's directory" test -e start/sub/rel
 
+# The same with more settings' text than the preloaded library keeps in
+# its own page (1 KB: config/capture.h): the copy made at start goes to the
+# heap, and reads the same.
+pad=$(printf 'x%.0s' $(seq 1500))
+(cd start && JITCACHE_NOTE_PAD=$pad JITCACHE_DIR=big "$JITCACHE" run -- sh -c 'cd sub && exec "$0" --platform Portable --source "$1"' \
+	"$CLB" "$T/tiny.cl" >"$T/big.out" 2>"$T/big.err")
+check "long settings' text: the compile succeeded" grep -q '^build=0' big.out
+check "long settings' text: the cache is in the starting directory" test -f start/big/stats
+check_not "long settings' text: none in the child's directory" test -e start/sub/big
+
 # "~" is the HOME of the process that compiles, not of the one that started it.
 mkdir -p h1 h2
 HOME=$T/h1 JITCACHE_DIR='~/jc' "$JITCACHE" run -- sh -c 'HOME=$1 exec "$0" --platform Portable --source "$2"' \
