@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # bench/fleet.sh OUTDIR — a driver rollout across a simulated fleet (issue 39,
-# item 4): N nodes (FLEET_NODES, "4 16"; each its own process and empty cache
+# item 4): N nodes (FLEET_NODES, "4 16 64"; each its own process and empty cache
 # directory) start the same module at the same moment against one remote
 # with default settings: Redis, nginx with WebDAV locks (http: Debian's
 # libnginx-mod-http-dav-ext, its lock zone's timeout the default lease, 10 s),
@@ -32,13 +32,17 @@
 # and "fleet none 1 ... warm_max=S": one node, no remote, cold.  After each
 # rollout, N fresh nodes against the place it filled: "fleet_warm REMOTE N
 # hits=H created=K req_per_node=R warm_max=S reqs=..." (a hit's requests).
-# Then the killed server (FLEET_KILL=0 skips it): FLEET_KILL_N nodes (4)
-# start, the server is SIGKILLed 1 s in (at=compile) or as the first node
+# Then the killed server (FLEET_KILL=0 skips the hostile cases, FLEET_KILL=
+# holder runs only the killed holder's): FLEET_KILL_N nodes (4) start, the server is SIGKILLed 1 s in (at=compile) or as the first node
 # exits (at=stores), restarted on the same data, and a fresh node runs:
 # "fleet_kill REMOTE at=WHEN created=K/N compiles=C warm_max=S later=RESULT"
 # (every node must still create its module; later: the fresh node's module
 # created from whatever the restarted server holds, a hit or a miss).
+# Then a node killed while it holds the compile lease (below: fleet_holder).
 # The plot: OUT/fleet.png (time until every node is warm against N, per remote).
+# FLEET_NETNS=1 puts each node in its own network namespace, FLEET_DELAY_MS=D
+# adds D ms each way (below: the nodes' network).  Each fleet line ends with
+# the load average (1 min) as it finished; the last line, the run's wall time.
 set -u
 . "$(dirname "$0")/lib.sh"
 bench_init fleet build "${1:-}"
@@ -494,7 +498,7 @@ fi
 # most a lease time plus one compile).
 # proc_cpu PID: its user+system clock ticks
 proc_cpu() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
-if [ "${FLEET_KILL:-1}" = 1 ]; then
+if [ "${FLEET_KILL:-1}" = 1 ] || [ "${FLEET_KILL:-1}" = holder ]; then
 	kn=${FLEET_KILL_N:-4}
 	for remote in $remotes; do
 		case $remote in http-plain) continue ;; s3) [ "$S3_BACKEND" = rados ] || continue ;; esac
