@@ -33,8 +33,9 @@
 # rollout, N fresh nodes against the place it filled: "fleet_warm REMOTE N
 # hits=H created=K req_per_node=R warm_max=S reqs=..." (a hit's requests).
 # Then the killed server (FLEET_KILL=0 skips the hostile cases, FLEET_KILL=
-# holder runs only the killed holder's): FLEET_KILL_N nodes (4) start, the server is SIGKILLed 1 s in (at=compile) or as the first node
-# exits (at=stores), restarted on the same data, and a fresh node runs:
+# holder runs only the killed holder's): FLEET_KILL_N nodes (4) start, the
+# server is SIGKILLed 1 s in (at=compile) or as the first node exits
+# (at=stores), restarted on the same data, and a fresh node runs:
 # "fleet_kill REMOTE at=WHEN created=K/N compiles=C warm_max=S later=RESULT"
 # (every node must still create its module; later: the fresh node's module
 # created from whatever the restarted server holds, a hit or a miss).
@@ -91,7 +92,8 @@ NETNS=${FLEET_NETNS:-0} DELAY=${FLEET_DELAY_MS:-0} SRV="" NHOST=127.0.0.1 RELAY=
 PY=$(command -v /usr/bin/python3 python3 | head -n 1)
 NSP=jcf$$ # the names of this run's namespaces (NSP-I), veths (NSPhI) and bridge (NSPbr)
 NS_MADE=0 RELAY_PIDS=()
-max_nodes() { echo "$NODES" | tr ' ' '\n' | sort -n | tail -n 1; }
+# as many as the largest rollout or the hostile cases' FLEET_KILL_N take
+max_nodes() { echo "$NODES ${FLEET_KILL_N:-4}" | tr ' ' '\n' | sort -n | tail -n 1; }
 netns_down() {
 	local i p
 	for p in "${RELAY_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
