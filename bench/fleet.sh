@@ -439,7 +439,7 @@ if command -v gnuplot >/dev/null; then
 		echo "set output '$OUT/fleet.png'"
 		net="loopback"
 		[ "$NETNS" = 1 ] && net="a netns each$([ "$DELAY" != 0 ] && echo ", ${DELAY} ms each way")"
-		echo "set title 'Driver rollout: time until every node has its module (simulated Arc, 2 cores, $net)'"
+		echo "set title \"Driver rollout: time until every node has its module\\n(simulated Arc, 2 cores, $net)\""
 		echo "set xlabel 'nodes'; set ylabel 'seconds until the last node had its module (log)'; set key left top"
 		echo "set logscale xy; set grid; set xtics ($(echo "$NODES" | sed 's/ /, /g')); set yrange [1:*]"
 		echo "set xrange [$(echo "$NODES" | tr ' ' '\n' | sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%g:%g", a / 1.4, b * 1.4 }')]"
