@@ -98,6 +98,7 @@ netns_down() {
 	local i p
 	for p in "${RELAY_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	for i in $(seq 1 "$NS_MADE"); do ip netns del "$NSP-$i" 2>/dev/null; done
+	ip netns del "${NSP}-probe" 2>/dev/null # interrupted while looking for sch_netem
 	ip link del "${NSP}br" 2>/dev/null
 	NS_MADE=0 RELAY_PIDS=()
 }
