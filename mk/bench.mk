@@ -71,6 +71,6 @@ bench-apps: deps-all ## only hashcat's and ffmpeg's rows on PoCL: none / jitcach
 bench-hit: all $(BUILD)/bench/ze_bench $(BUILD)/bench/tier_latency ## only a hit's own cost by tier against the driver's native load (bench/hit.sh, ~0.5 min)
 	BUILD=$(BUILD) bash bench/hit.sh $(BUILD)/bench/hit | tee $(BUILD)/bench/hit.txt
 
-bench-fleet: deps-all testbed-s3 tests ## a driver rollout on N simulated nodes (FLEET_NODES, "4 16") against Redis, nginx and radosgw, plotted in fleet.png (bench/fleet.sh, ~5 min)
+bench-fleet: deps-all testbed-s3 tests ## a driver rollout on N simulated nodes (FLEET_NODES, "4 16 64"; FLEET_NETNS=1: a network namespace each, FLEET_DELAY_MS) against Redis, nginx and radosgw, plotted in fleet.png (bench/fleet.sh, ~15 min)
 	rm -rf $(BUILD)/bench/fleet && mkdir -p $(BUILD)/bench/fleet
 	BUILD=$(BUILD) bash bench/fleet.sh $(BUILD)/bench/fleet | tee $(BUILD)/bench/fleet/fleet.txt
