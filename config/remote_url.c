@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* remote_url.c — parsing and redacting the remote tier's Redis URL. */
+/* remote_url.c — parsing and redacting the remote tiers' URLs, each into
+ * the typed value its tier opens with (remote_url.h). */
 #include "config/remote_url.h"
 
 #include <ctype.h>
@@ -256,6 +257,105 @@ static int s3_url(const char *s, size_t n, const char **why)
 	return 0;
 }
 
+/* A character a path may hold as it is (RFC 3986 pchar, '/' and '%'). */
+static int path_char(int ch)
+{
+	return isalnum(ch) || strchr("-._~!$&'()*+,;=:@/%", ch);
+}
+
+int jc_remote_url_web(const char *url, struct jc_web_url *w, const char **why)
+{
+	memset(w, 0, sizeof *w);
+	size_t skip = strncasecmp(url, "http://", 7) == 0 ? 7
+		    : strncasecmp(url, "https://", 8) == 0 ? 8 : 0;
+	if (!skip)
+		return fail(why, "not http://, https:// or s3://");
+	const char *auth = url + skip, *slash = strchr(auth, '/');
+	size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
+	if (alen == 0 || alen >= sizeof w->host)
+		return fail(why, "no host, or a host name too long");
+	if (memchr(auth, '@', alen))
+		return fail(why, "credentials in a URL are not read (put them in auth_file)");
+	for (size_t i = 0; i < alen; i++)
+		if (!isalnum((unsigned char)auth[i]) && !strchr("-._:[]", auth[i]))
+			return fail(why, "a host with characters a host name cannot hold");
+	const char *colon = auth[0] == '[' ? memchr(auth, ']', alen) : auth;
+	colon = colon ? memchr(colon, ':', alen - (size_t)(colon - auth)) : NULL;
+	if (colon) {
+		char *end;
+		long port = strtol(colon + 1, &end, 10);
+		if (end != auth + alen || port < 1 || port > 65535)
+			return fail(why, "a port that is not a number from 1 to 65535");
+	}
+	memcpy(w->host, auth, alen);
+	w->host[alen] = '\0';
+	snprintf(w->base, sizeof w->base, "%.*s%s", (int)skip, url, w->host);
+	const char *p = slash ? slash : "";
+	size_t plen = strlen(p);
+	while (plen && p[plen - 1] == '/')
+		plen--;
+	if (plen >= sizeof w->path)
+		return fail(why, "a path too long");
+	for (size_t i = 0; i < plen; i++)
+		if (!path_char((unsigned char)p[i]))
+			return fail(why, "a path with characters a URL path cannot hold (no query, "
+				    "no fragment)");
+	if (jc_url_dot_segment(p, plen))
+		return fail(why, "a path with a '.' or '..' segment");
+	memcpy(w->path, p, plen);
+	w->path[plen] = '\0';
+	return 0;
+}
+
+/* ---- each scheme's URL into sp->at --------------------------------------- */
+
+static int redis_at(struct jc_remote_spec *sp, const char **why)
+{
+	return jc_remote_url_parse(sp->url, &sp->at.redis, why);
+}
+
+static int web_at(struct jc_remote_spec *sp, const char **why)
+{
+	if (http_url(sp->url, strlen(sp->url), why) != 0)
+		return -1;
+	return jc_remote_url_web(sp->url, &sp->at.web, why);
+}
+
+static int s3_at(struct jc_remote_spec *sp, const char **why)
+{
+	if (s3_url(sp->url, strlen(sp->url), why) != 0)
+		return -1;
+	const char *bucket = sp->url + 5, *slash = strchr(bucket, '/');
+	size_t blen = slash ? (size_t)(slash - bucket) : strlen(bucket);
+	const char *prefix = slash ? slash + 1 : "";
+	size_t plen = strlen(prefix);
+	while (plen && prefix[plen - 1] == '/')
+		plen--;
+	for (size_t i = 0; i < plen; i++)
+		if (!isalnum((unsigned char)prefix[i]) && !strchr("-._~/", prefix[i]))
+			return fail(why, "a prefix of letters, digits and -._~/ only");
+	if (plen >= sizeof sp->at.s3.prefix)
+		return fail(why, "a prefix too long");
+	snprintf(sp->at.s3.bucket, sizeof sp->at.s3.bucket, "%.*s", (int)blen, bucket);
+	snprintf(sp->at.s3.prefix, sizeof sp->at.s3.prefix, "%.*s", (int)plen, prefix);
+	return 0;
+}
+
+/* The schemes of the remotes, one line each (docs/design.md, "Adding a
+ * tier"): the URL's prefix (case-insensitive), the kind of tier it names
+ * (its operations: tiers/tier.h), and how its URL is parsed into sp->at. */
+static const struct {
+	const char *prefix;
+	enum jc_remote_kind kind;
+	int (*parse)(struct jc_remote_spec *sp, const char **why);
+} schemes[] = {
+	{ "redis://", JC_REMOTE_REDIS, redis_at },
+	{ "redis+unix://", JC_REMOTE_REDIS, redis_at },
+	{ "http://", JC_REMOTE_HTTP, web_at },
+	{ "https://", JC_REMOTE_HTTP, web_at },
+	{ "s3://", JC_REMOTE_S3, s3_at },
+};
+
 static int attr_path(const char *value, size_t n, char *out, size_t size, const char **why)
 {
 	if (n == 0 || value[0] != '/')
@@ -324,21 +424,19 @@ static int one_remote(const char *s, size_t n, struct jc_remote_spec *sp, const 
 		return fail(why, "URL too long");
 	memcpy(sp->url, s, url_len);
 	sp->url[url_len] = '\0';
-	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0) {
-		sp->kind = JC_REMOTE_HTTP;
-		if (http_url(s, url_len, why) != 0)
+	size_t k = 0;
+	while (k < sizeof schemes / sizeof *schemes &&
+	       strncasecmp(sp->url, schemes[k].prefix, strlen(schemes[k].prefix)) != 0)
+		k++;
+	if (k < sizeof schemes / sizeof *schemes) {
+		sp->kind = schemes[k].kind;
+		if (schemes[k].parse(sp, why) != 0)
 			return -1;
-	} else if (strncasecmp(s, "s3://", 5) == 0) {
-		sp->kind = JC_REMOTE_S3;
-		if (s3_url(s, url_len, why) != 0)
-			return -1;
-	} else {
-		struct jc_remote_url u;
+	} else if (strncasecmp(s, "redis", 5) == 0) { /* Redis's own reason */
 		sp->kind = JC_REMOTE_REDIS;
-		if (strncasecmp(s, "redis", 5) != 0)
-			return fail(why, "expected redis://, redis+unix://, http://, https:// or s3://");
-		if (jc_remote_url_parse(sp->url, &u, why) != 0)
-			return -1;
+		return redis_at(sp, why);
+	} else {
+		return fail(why, "expected redis://, redis+unix://, http://, https:// or s3://");
 	}
 	while (bar) {
 		const char *a = bar + 1, *next = memchr(a, '|', (size_t)(s + n - a));

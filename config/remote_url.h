@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote_url.h — the addresses of the remote tiers: parsing and redacting
- * the list of remotes ([remote] url, JITCACHE_REMOTE) and each Redis URL.
- * Pure string work: no I/O, no allocation, no logging.
+ * the list of remotes ([remote] url, JITCACHE_REMOTE).  Each URL is parsed
+ * here, once, into the typed value its tier opens with (struct
+ * jc_remote_spec's `at`); the tiers parse nothing.  Pure string work: no
+ * I/O, no allocation, no logging.
  *
  * The list: remotes separated by spaces, asked in that order; each is a URL
  * followed by attributes, each after a '|' (ccache's form):
@@ -73,12 +75,33 @@ int jc_remote_url_parse(const char *text, struct jc_remote_url *out, const char 
  * to size bytes.  Works on any text, valid or not, of any scheme. */
 void jc_remote_url_redact(const char *text, char *out, size_t size);
 
-enum jc_remote_kind { JC_REMOTE_REDIS, JC_REMOTE_HTTP, JC_REMOTE_S3 };
+/* The kinds of remote tier.  Each has its operations in tiers/ (tiers/tier.h,
+ * the table in tiers/tier.c); the schemes that name each are the table at
+ * the top of remote_url.c. */
+enum jc_remote_kind { JC_REMOTE_REDIS, JC_REMOTE_HTTP, JC_REMOTE_S3, JC_REMOTE_KINDS };
 enum jc_remote_layout { JC_LAYOUT_SUBDIRS, JC_LAYOUT_FLAT, JC_LAYOUT_BAZEL };
+
+/* An http(s) URL, split as its requests use it. */
+struct jc_web_url {
+	char base[512];   /* scheme://AUTHORITY, the scheme as written */
+	char host[300];   /* AUTHORITY: HOST[:PORT] (the Host header) */
+	char path[1024];  /* PATH, encoded, without trailing '/'; "" for none */
+};
+
+/* An s3:// URL: its bucket and prefix (the endpoint is the AWS variables'). */
+struct jc_s3_url {
+	char bucket[64];
+	char prefix[1024]; /* without the leading and trailing '/'; "" for none */
+};
 
 struct jc_remote_spec {
 	enum jc_remote_kind kind;
 	char url[JC_REMOTE_URL_MAX];  /* the URL alone, attributes removed */
+	union {                       /* the URL parsed, by kind: */
+		struct jc_remote_url redis;
+		struct jc_web_url web;
+		struct jc_s3_url s3;
+	} at;
 	int read_only;
 	enum jc_remote_layout layout;
 	char auth_file[1024];         /* "" : none */
@@ -86,6 +109,10 @@ struct jc_remote_spec {
 	double connect_timeout;       /* seconds; 0: not given (the [remote] settings') */
 	double timeout;               /* seconds; 0: not given */
 };
+
+/* An http:// or https:// URL (a remote's, or AWS_ENDPOINT_URL) into w.
+ * 0, or -1 with *why a short static reason. */
+int jc_remote_url_web(const char *text, struct jc_web_url *w, const char **why);
 
 /* Parse the list into out[0..*n-1] (at most JC_REMOTES_MAX).  "" and "off"
  * are no remote (*n = 0).  0, or -1 with *why a short static reason. */

@@ -58,23 +58,19 @@
 #define JITCACHE_HTTP_H
 
 #include "tiers/remote.h"
+#include "config/remote_url.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
-enum jc_http_layout { JC_HTTP_SUBDIRS, JC_HTTP_FLAT, JC_HTTP_BAZEL };
-
 struct jc_http_options {
-	const char *url;            /* http://, https:// or s3:// (above) */
-	enum jc_http_layout layout; /* where an entry lives under the URL's path */
-	const char *auth_file;      /* http(s) only: "Bearer TOKEN" or "USER:PASSWORD"; NULL: none */
+	const struct jc_remote_spec *spec; /* the URL parsed (http://, https:// or s3://,
+					      above), its layout, auth and CA files */
 	double connect_timeout;     /* seconds */
 	double timeout;             /* seconds, for each whole answer */
 	double backoff;             /* seconds the remote is skipped after a failure */
 	uint64_t limit;             /* an object larger than this is never read */
-	const char *ca_file;        /* https: a PEM file of the CAs to trust instead of
-				       the system's store; NULL: the system's */
 };
 
 struct jc_http;

@@ -36,7 +36,7 @@
  *
  * Calling sequence (remote.c):
  *
- *   struct jc_redis *r = jc_redis_open(&opts, url, read_only, state_dir, limit); // NULL: unusable
+ *   struct jc_redis *r = jc_redis_open(&opts, spec, read_only, state_dir, limit); // NULL: unusable
  *   jc_redis_set_keys(r, signer, trust, trust_required)   // optional
  *   jc_redis_get(r, key, &v, delta)          1 found (v filled), 0 absent, -1 failed
  *   jc_redis_wait(r, key, deadline, &lease, &v, delta)   on a miss, before compiling
@@ -63,6 +63,7 @@
 #define JITCACHE_REDIS_H
 
 #include "tiers/remote.h"
+#include "config/remote_url.h"
 
 struct jc_redis;
 
@@ -72,8 +73,9 @@ struct jc_redis;
  * holds the back-off file.  A value larger than limit bytes (jc_entry_limit)
  * is never read: the first read (1 MiB, or the limit and a byte) shows
  * that, or the header it brings says so, and the lookup is a miss. */
-struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char *url,
-			       int read_only, const char *state_dir, uint64_t limit);
+struct jc_redis *jc_redis_open(const struct jc_remote_options *opts,
+			       const struct jc_remote_spec *spec, int read_only,
+			       const char *state_dir, uint64_t limit);
 void jc_redis_close(struct jc_redis *r);
 
 /* 1 found (v filled, remote.h), 0 absent, -1 failed. */
