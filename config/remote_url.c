@@ -341,6 +341,27 @@ static int s3_at(struct jc_remote_spec *sp, const char **why)
 	return 0;
 }
 
+/* file:///PATH: an absolute path, as it is (no %XX, no '.' or '..'). */
+static int file_at(struct jc_remote_spec *sp, const char **why)
+{
+	const char *p = sp->url + 7;
+	size_t n = strlen(p);
+	if (*p != '/')
+		return fail(why, "a file URL names an absolute path on this machine (file:///PATH)");
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	if (n >= sizeof sp->at.file.path)
+		return fail(why, "a file URL's path is too long");
+	for (size_t i = 0; i < n; i++)
+		if (strchr("%?#", p[i]) || (unsigned char)p[i] <= ' ')
+			return fail(why, "a file URL's path is written as it is (no %, ?, # or spaces)");
+	if (jc_url_dot_segment(p, n))
+		return fail(why, "a file URL's path has no '.' or '..' segment");
+	memcpy(sp->at.file.path, p, n);
+	sp->at.file.path[n] = '\0';
+	return 0;
+}
+
 /* The schemes of the remotes, one line each (docs/design.md, "Adding a
  * tier"): the URL's prefix (case-insensitive), the kind of tier it names
  * (its operations: tiers/tier.h), and how its URL is parsed into sp->at. */
@@ -354,6 +375,7 @@ static const struct {
 	{ "http://", JC_REMOTE_HTTP, web_at },
 	{ "https://", JC_REMOTE_HTTP, web_at },
 	{ "s3://", JC_REMOTE_S3, s3_at },
+	{ "file://", JC_REMOTE_FILE, file_at },
 };
 
 static int attr_path(const char *value, size_t n, char *out, size_t size, const char **why)
@@ -397,7 +419,7 @@ static int attribute(const char *a, size_t n, struct jc_remote_spec *sp, const c
 		sp->layout = JC_LAYOUT_BAZEL;
 	else if (IS("layout="))
 		return fail(why, web ? "layout is subdirs, flat or bazel"
-				     : "layout= is for http and s3 remotes");
+				     : "layout= is for http and s3 remotes (and file://)");
 	else if (sp->kind == JC_REMOTE_HTTP && IS("auth-file="))
 		return attr_path(VALUE("auth-file="), sp->auth_file, sizeof sp->auth_file, why);
 	else if (sp->kind == JC_REMOTE_HTTP && IS("ca-file="))
@@ -436,7 +458,7 @@ static int one_remote(const char *s, size_t n, struct jc_remote_spec *sp, const 
 		sp->kind = JC_REMOTE_REDIS;
 		return redis_at(sp, why);
 	} else {
-		return fail(why, "expected redis://, redis+unix://, http://, https:// or s3://");
+		return fail(why, "expected redis://, redis+unix://, http://, https://, s3:// or file://");
 	}
 	while (bar) {
 		const char *a = bar + 1, *next = memchr(a, '|', (size_t)(s + n - a));

@@ -14,11 +14,13 @@
  *   redis://...  redis+unix://...   Redis (below); compile-once across machines
  *   http://HOST[:PORT][/PATH]  https://...   a web server (WebDAV PUT)
  *   s3://BUCKET[/PREFIX]       an S3 bucket (AWS variables and files)
+ *   file:///PATH               a directory shared by the caches (NFS, a
+ *                              mounted volume); PATH must exist
  *
  *   |read-only          entries are read, never written (also [remote] read_only)
- *   |layout=subdirs     http and s3: PATH/<2 hex>/<key>, as a cache directory (default)
- *   |layout=flat        http and s3: PATH/<key>
- *   |layout=bazel       http and s3: PATH/ac/<64 hex>, as bazel-remote serves
+ *   |layout=subdirs     http, s3 and file: PATH/<2 hex>/<key>, as a cache directory (default)
+ *   |layout=flat        http, s3 and file: PATH/<key>
+ *   |layout=bazel       http, s3 and file: PATH/ac/<64 hex>, as bazel-remote serves
  *   |auth-file=/PATH    http: a file holding the credentials (never the URL)
  *   |ca-file=/PATH      https: trust this CA (default: the system's CA store)
  *   |connect-timeout=S  seconds to connect (TLS included for https), this remote only
@@ -75,10 +77,22 @@ int jc_remote_url_parse(const char *text, struct jc_remote_url *out, const char 
  * to size bytes.  Works on any text, valid or not, of any scheme. */
 void jc_remote_url_redact(const char *text, char *out, size_t size);
 
-/* The kinds of remote tier.  Each has its operations in tiers/ (tiers/tier.h,
- * the table in tiers/tier.c); the schemes that name each are the table at
- * the top of remote_url.c. */
-enum jc_remote_kind { JC_REMOTE_REDIS, JC_REMOTE_HTTP, JC_REMOTE_S3, JC_REMOTE_KINDS };
+/* The kinds of remote tier, one line each (docs/design.md, "Adding a
+ * tier"): X(NAME, name) gives JC_REMOTE_NAME here, and in tiers/ the
+ * operations jc_tier_name (tiers/tier.h) that its file defines.  The
+ * schemes that name each kind are the table in remote_url.c. */
+#define JC_REMOTE_KINDS_LIST(X) \
+	X(REDIS, redis)         \
+	X(HTTP, http)           \
+	X(S3, s3)               \
+	X(FILE, file)
+
+enum jc_remote_kind {
+#define X(NAME, name) JC_REMOTE_##NAME,
+	JC_REMOTE_KINDS_LIST(X)
+#undef X
+	JC_REMOTE_KINDS
+};
 enum jc_remote_layout { JC_LAYOUT_SUBDIRS, JC_LAYOUT_FLAT, JC_LAYOUT_BAZEL };
 
 /* An http(s) URL, split as its requests use it. */
@@ -94,6 +108,11 @@ struct jc_s3_url {
 	char prefix[1024]; /* without the leading and trailing '/'; "" for none */
 };
 
+/* A file:///PATH URL: a directory (NFS, a mounted volume) shared by caches. */
+struct jc_file_url {
+	char path[1024]; /* absolute, without trailing '/' ("/" stays) */
+};
+
 struct jc_remote_spec {
 	enum jc_remote_kind kind;
 	char url[JC_REMOTE_URL_MAX];  /* the URL alone, attributes removed */
@@ -101,6 +120,7 @@ struct jc_remote_spec {
 		struct jc_remote_url redis;
 		struct jc_web_url web;
 		struct jc_s3_url s3;
+		struct jc_file_url file;
 	} at;
 	int read_only;
 	enum jc_remote_layout layout;

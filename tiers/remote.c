@@ -101,8 +101,12 @@ static void open_tier(struct tier *t, const struct jc_remote_spec *sp,
  * the list among equals, whose kind gives some (tier.h). */
 static void open_leases(struct jc_remote *r, const struct jc_remote_options *opts)
 {
+	int last = 0;
+	for (int i = 0; i < r->n; i++)
+		if (r->t[i].ops->lease_order > last)
+			last = r->t[i].ops->lease_order;
 	r->lease_tier = -1;
-	for (int order = 1; order <= 8 && r->lease_tier < 0; order++)
+	for (int order = 1; order <= last && r->lease_tier < 0; order++)
 		for (int i = 0; i < r->n && r->lease_tier < 0; i++) {
 			const struct tier *t = &r->t[i];
 			if (!t->h || t->read_only || t->ops->lease_order != order ||
@@ -125,10 +129,10 @@ static void init_sync(struct jc_remote *r)
 	jc_cond_init_mono(&r->idle);
 }
 
-/* The web and S3 remotes' client library (a kind's ops->load) is loaded by
- * the first exchange with one, not at load: a process that never asks one (a shell, a tool
- * started under `jitcache run`, a program whose every lookup hits locally)
- * loads no libcurl and no TLS.  The library registers TLS's exit handler
+/* The web and S3 remotes' client library (their kind's ops->load) is
+ * loaded by the first exchange with one, not at load: a process that never
+ * asks one (a shell, a tool started under `jitcache run`, a program whose
+ * every lookup hits locally) loads no libcurl and no TLS.  The library registers TLS's exit handler
  * as it loads; ours is registered again after it, so that it runs first
  * (handlers run in reverse) and the queued writes still have TLS. */
 static void load_libraries(void)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote.h — the remote tiers: entries shared by many machines, through
- * Redis (redis.h), web servers and S3 buckets (http.h).  Used by cache.c
+ * Redis (redis.h), web servers and S3 buckets (http.h), shared directories
+ * (file.c); each kind asked through its table of operations (tier.h).  Used by cache.c
  * and lock.c only; the rest of jitcache sees the remotes through cache.h
  * (jc_cache_options.remote), as more places a lookup, a store and a
  * compile-once lock go.

@@ -2,12 +2,11 @@
 /* tier.c — the table of the kinds of remote tier (tier.h). */
 #include "tiers/tier.h"
 
-/* One line per kind (docs/design.md, "Adding a tier"); its schemes are in
- * config/remote_url.c. */
+/* From config/remote_url.h's list of kinds, one line each. */
 static const struct jc_tier_ops *const kinds[JC_REMOTE_KINDS] = {
-	[JC_REMOTE_REDIS] = &jc_tier_redis,
-	[JC_REMOTE_HTTP] = &jc_tier_http,
-	[JC_REMOTE_S3] = &jc_tier_s3,
+#define X(NAME, name) [JC_REMOTE_##NAME] = &jc_tier_##name,
+	JC_REMOTE_KINDS_LIST(X)
+#undef X
 };
 
 const struct jc_tier_ops *jc_tier_of(enum jc_remote_kind kind)

@@ -5,12 +5,14 @@
  * backfill, exit and fork) asks every remote, whatever its kind.  The
  * manual for writing a new kind (docs/design.md, "Adding a tier"):
  *
- *   1. its scheme: one line in the table of schemes of
- *      config/remote_url.c (prefix, kind, the parser that fills the
- *      spec's typed address `at`), and its kind in enum jc_remote_kind;
- *   2. its file, tiers/KIND.c, that defines `const struct jc_tier_ops
- *      jc_tier_KIND` (declared below);
- *   3. its line in the table of kinds, tiers/tier.c.
+ *   1. its file, tiers/KIND.c, that defines `const struct jc_tier_ops
+ *      jc_tier_KIND`;
+ *   2. its kind: one line X(KIND, kind) in config/remote_url.h's
+ *      JC_REMOTE_KINDS_LIST (which makes JC_REMOTE_KIND and puts its
+ *      operations in the table of kinds);
+ *   3. its scheme: one line in the table of schemes of config/remote_url.c
+ *      (prefix, kind, the parser that fills the spec's typed address
+ *      `at`, a new shape of address being a member of that union).
  *
  * The URL is parsed once, by config/remote_url.c, when the settings are
  * read: open() gets it typed (jc_tier_open.spec->at) and never parses it
@@ -102,12 +104,15 @@ struct jc_tier_ops {
 	void (*leases_close)(void *z);
 };
 
-/* The kinds (each in its own file). */
-extern const struct jc_tier_ops jc_tier_redis; /* redis.c */
-extern const struct jc_tier_ops jc_tier_http;  /* web.c: http.c and WebDAV leases */
-extern const struct jc_tier_ops jc_tier_s3;    /* web.c: http.c and S3 leases */
+/* The kinds (config/remote_url.h's JC_REMOTE_KINDS_LIST), each defined by
+ * its own file: jc_tier_redis (redis.c), jc_tier_http (web.c: http.c and
+ * WebDAV leases), jc_tier_s3 (web.c: http.c and S3 leases), jc_tier_file
+ * (file.c). */
+#define X(NAME, name) extern const struct jc_tier_ops jc_tier_##name;
+JC_REMOTE_KINDS_LIST(X)
+#undef X
 
-/* The operations of a kind (tier.c's table); NULL for none. */
+/* The operations of a kind; NULL for none. */
 const struct jc_tier_ops *jc_tier_of(enum jc_remote_kind kind);
 
 #endif

@@ -321,7 +321,10 @@ int main(int argc, char **argv)
 	int nspec = 0;
 	struct jc_http *h = NULL;
 	if (jc_remote_list_parse(url, spec, &nspec, &why) != 0 || nspec != 1) {
-		fprintf(stderr, "jc_http_tool: remote URL %s is not valid (%s)\n", url, why);
+		char shown[JC_REMOTE_URL_MAX];
+		jc_remote_url_redact(url, shown, sizeof shown);
+		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled", shown,
+		       why);
 	} else {
 		spec[0].layout = layout;
 		snprintf(spec[0].auth_file, sizeof spec[0].auth_file, "%s", auth_file);
