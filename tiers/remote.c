@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -224,6 +225,19 @@ int jc_remote_tiers(const struct jc_remote *r)
 int jc_remote_slot(const struct jc_remote *r, int i)
 {
 	return r && i >= 0 && i < r->n ? r->t[i].ops->slot : JC_SLOT_REDIS;
+}
+
+void jc_remote_describe(const struct jc_remote *r, int i, char *out, size_t size)
+{
+	if (!size)
+		return;
+	out[0] = '\0';
+	if (!r || i < 0 || i >= r->n)
+		return;
+	if (r->t[i].h)
+		r->t[i].ops->describe(r->t[i].h, out, size);
+	else
+		snprintf(out, size, "%s (unusable)", r->t[i].ops->name);
 }
 
 void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
