@@ -828,6 +828,11 @@ struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_
 	const struct jc_remote_spec *sp = o->spec;
 	show_url(sp->url, h->shown, sizeof h->shown);
 	int s3 = sp->kind == JC_REMOTE_S3;
+	if (!s3 && sp->kind != JC_REMOTE_HTTP) {
+		jc_log(JC_LOG_WARN, "remote URL %s is not valid (not http://, https:// or s3://); "
+		       "remote tier disabled", h->shown);
+		goto fail;
+	}
 	if (s3 && place_s3(&sp->at.s3, h, &why) != 0) {
 		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
 		       h->shown, why);

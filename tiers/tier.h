@@ -12,7 +12,10 @@
  *      operations in the table of kinds);
  *   3. its scheme: one line in the table of schemes of config/remote_url.c
  *      (prefix, kind, the parser that fills the spec's typed address
- *      `at`, a new shape of address being a member of that union).
+ *      `at`, a new shape of address being a member of that union);
+ *   4. its hits counted apart (optional): X(KIND, kind, N, 1) in
+ *      store/store.h's JC_TIERS, N the next free slot, and .slot =
+ *      JC_SLOT_KIND.
  *
  * The URL is parsed once, by config/remote_url.c, when the settings are
  * read: open() gets it typed (jc_tier_open.spec->at) and never parses it
@@ -44,10 +47,11 @@
  *   ops->leases_close(z)                     NULL: closed with the tier
  *
  * Failure convention: as remote.h's, never fatal and never slow; each
- * operation bounds itself by the timeouts it was opened with, skips the
- * remote for `backoff` after a failure, and says each kind of problem
- * once.  Counting: operations add to delta what they did (errors, bytes,
- * stores); hits and misses are remote.c's.
+ * operation bounds itself by the timeouts it was opened with, a remote
+ * across a network is skipped for `backoff` after a failure (client.h),
+ * and each kind of problem is said once.  Counting: operations add to
+ * delta what they did (errors, bytes, stores, values too large); hits and
+ * misses are the caller's.
  */
 #ifndef JITCACHE_TIER_H
 #define JITCACHE_TIER_H

@@ -3,7 +3,8 @@
 # tier: quick
 # The file tier (file:///PATH, tiers/file.c): caches on several machines
 # sharing one directory (NFS, a mounted volume), as ccache's file storage.
-# OpenCL programs on Intel's driver simulating an Arc GPU (PoCL if not):
+# OpenCL programs on Intel's driver simulating an Arc GPU (PoCL if not, or
+# under AddressSanitizer):
 # node A compiles and writes the entry into the shared directory; node B,
 # with its own empty cache directory, gets it from there without
 # compiling; a read-only node writes nothing there; an entry spoilt in the
@@ -23,13 +24,16 @@ stat_of() { stats_in "$T/node-$1" "$2"; } # NODE FIELD
 result() { sed -n 's/.*build=\([0-9-]*\).*/\1/p' "$T/$1.out"; }
 shared_entries() { find "$T/shared" -type f | wc -l; }
 
+# AddressSanitizer cannot host Intel's driver (RTLD_DEEPBIND): PoCL alone then.
+ASAN_RT=$(ldd "$LIB" 2>/dev/null | awk '/libasan/ { print $3 }')
+[ -n "$ASAN_RT" ] && rm -f "$OCL_ICD_VENDORS/intel.icd"
 sim_dg2
-if clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
+if [ -z "$ASAN_RT" ] && clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
 	PLATFORM=Intel
 elif clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
 	PLATFORM=Portable
 else
-	skip "neither Intel's OpenCL driver (simulated) nor PoCL is installed"
+	skip "neither Intel's OpenCL driver (simulated, not under ASan) nor PoCL is installed"
 	finish
 	exit $?
 fi
