@@ -235,10 +235,10 @@ static int http_url(const char *s, size_t n, const char **why)
 	return 0;
 }
 
-/* s3://BUCKET[/PREFIX] */
+/* s3://BUCKET[/PREFIX] (any scheme) */
 static int s3_url(const char *s, size_t n, const char **why)
 {
-	const char *bucket = s + 5, *end = s + n;
+	const char *bucket = strstr(s, "://") + 3, *end = s + n;
 	const char *slash = memchr(bucket, '/', (size_t)(end - bucket));
 	size_t len = (size_t)((slash ? slash : end) - bucket);
 	if (len < 3 || len > 63)
@@ -309,23 +309,23 @@ int jc_remote_url_web(const char *url, struct jc_web_url *w, const char **why)
 
 /* ---- each scheme's URL into sp->at --------------------------------------- */
 
-static int redis_at(struct jc_remote_spec *sp, const char **why)
+static int shape_redis(struct jc_remote_spec *sp, const char **why)
 {
 	return jc_remote_url_parse(sp->url, &sp->at.redis, why);
 }
 
-static int web_at(struct jc_remote_spec *sp, const char **why)
+static int shape_web(struct jc_remote_spec *sp, const char **why)
 {
 	if (http_url(sp->url, strlen(sp->url), why) != 0)
 		return -1;
 	return jc_remote_url_web(sp->url, &sp->at.web, why);
 }
 
-static int s3_at(struct jc_remote_spec *sp, const char **why)
+static int shape_bucket(struct jc_remote_spec *sp, const char **why)
 {
 	if (s3_url(sp->url, strlen(sp->url), why) != 0)
 		return -1;
-	const char *bucket = sp->url + 5, *slash = strchr(bucket, '/');
+	const char *bucket = strstr(sp->url, "://") + 3, *slash = strchr(bucket, '/');
 	size_t blen = slash ? (size_t)(slash - bucket) : strlen(bucket);
 	const char *prefix = slash ? slash + 1 : "";
 	size_t plen = strlen(prefix);
@@ -341,10 +341,11 @@ static int s3_at(struct jc_remote_spec *sp, const char **why)
 	return 0;
 }
 
-/* file:///PATH: an absolute path, as it is (no %XX, no '.' or '..'). */
-static int file_at(struct jc_remote_spec *sp, const char **why)
+/* SCHEME:///PATH (file:///PATH): an absolute path, as it is (no %XX, no
+ * '.' or '..'). */
+static int shape_path(struct jc_remote_spec *sp, const char **why)
 {
-	const char *p = sp->url + 7;
+	const char *p = strstr(sp->url, "://") + 3;
 	size_t n = strlen(p);
 	if (*p != '/')
 		return fail(why, "a file URL names an absolute path on this machine (file:///PATH)");
@@ -362,21 +363,28 @@ static int file_at(struct jc_remote_spec *sp, const char **why)
 	return 0;
 }
 
-/* The schemes of the remotes, one line each (docs/design.md, "Adding a
- * tier"): the URL's prefix (case-insensitive), the kind of tier it names
- * (its operations: tiers/tier.h), and how its URL is parsed into sp->at. */
+/* The kinds, from remote_url.h's list: each one's shape of address and
+ * schemes. */
 static const struct {
-	const char *prefix;
 	enum jc_remote_kind kind;
 	int (*parse)(struct jc_remote_spec *sp, const char **why);
-} schemes[] = {
-	{ "redis://", JC_REMOTE_REDIS, redis_at },
-	{ "redis+unix://", JC_REMOTE_REDIS, redis_at },
-	{ "http://", JC_REMOTE_HTTP, web_at },
-	{ "https://", JC_REMOTE_HTTP, web_at },
-	{ "s3://", JC_REMOTE_S3, s3_at },
-	{ "file://", JC_REMOTE_FILE, file_at },
+	const char *const *schemes; /* NULL-ended */
+} kinds[] = {
+#define X(NAME, name, shape, ...) \
+	{ JC_REMOTE_##NAME, shape_##shape, (const char *const[]){ __VA_ARGS__, NULL } },
+	JC_REMOTE_KINDS_LIST(X)
+#undef X
 };
+
+/* The kind whose scheme starts url: its index in kinds[], or -1. */
+static int kind_of(const char *url)
+{
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		for (const char *const *p = kinds[k].schemes; *p; p++)
+			if (strncasecmp(url, *p, strlen(*p)) == 0)
+				return (int)k;
+	return -1;
+}
 
 static int attr_path(const char *value, size_t n, char *out, size_t size, const char **why)
 {
@@ -446,17 +454,14 @@ static int one_remote(const char *s, size_t n, struct jc_remote_spec *sp, const 
 		return fail(why, "URL too long");
 	memcpy(sp->url, s, url_len);
 	sp->url[url_len] = '\0';
-	size_t k = 0;
-	while (k < sizeof schemes / sizeof *schemes &&
-	       strncasecmp(sp->url, schemes[k].prefix, strlen(schemes[k].prefix)) != 0)
-		k++;
-	if (k < sizeof schemes / sizeof *schemes) {
-		sp->kind = schemes[k].kind;
-		if (schemes[k].parse(sp, why) != 0)
+	int k = kind_of(sp->url);
+	if (k >= 0) {
+		sp->kind = kinds[k].kind;
+		if (kinds[k].parse(sp, why) != 0)
 			return -1;
 	} else if (strncasecmp(s, "redis", 5) == 0) { /* Redis's own reason */
 		sp->kind = JC_REMOTE_REDIS;
-		return redis_at(sp, why);
+		return shape_redis(sp, why);
 	} else {
 		return fail(why, "expected redis://, redis+unix://, http://, https://, s3:// or file://");
 	}

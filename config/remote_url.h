@@ -78,17 +78,20 @@ int jc_remote_url_parse(const char *text, struct jc_remote_url *out, const char 
 void jc_remote_url_redact(const char *text, char *out, size_t size);
 
 /* The kinds of remote tier, one line each (docs/design.md, "Adding a
- * tier"): X(NAME, name) gives JC_REMOTE_NAME here, and in tiers/ the
- * operations jc_tier_name (tiers/tier.h) that its file defines.  The
- * schemes that name each kind are the table in remote_url.c. */
-#define JC_REMOTE_KINDS_LIST(X) \
-	X(REDIS, redis)         \
-	X(HTTP, http)           \
-	X(S3, s3)               \
-	X(FILE, file)
+ * tier"): X(NAME, name, shape, schemes...) gives JC_REMOTE_NAME here, puts
+ * the operations jc_tier_name (tiers/tier.h) that its file defines in the
+ * table of kinds, parses its URL as `shape` says into the spec's typed
+ * address `at` (remote_url.c: redis, web: http(s)://HOST/PATH, bucket:
+ * BUCKET/PREFIX, path: an absolute path) and names the URL prefixes (the
+ * schemes, case-insensitive) that select it. */
+#define JC_REMOTE_KINDS_LIST(X)                               \
+	X(REDIS, redis, redis, "redis://", "redis+unix://")   \
+	X(HTTP, http, web, "http://", "https://")             \
+	X(S3, s3, bucket, "s3://")                            \
+	X(FILE, file, path, "file://")
 
 enum jc_remote_kind {
-#define X(NAME, name) JC_REMOTE_##NAME,
+#define X(NAME, name, ...) JC_REMOTE_##NAME,
 	JC_REMOTE_KINDS_LIST(X)
 #undef X
 	JC_REMOTE_KINDS

@@ -4,7 +4,7 @@
 
 /* From config/remote_url.h's list of kinds, one line each. */
 static const struct jc_tier_ops *const kinds[JC_REMOTE_KINDS] = {
-#define X(NAME, name) [JC_REMOTE_##NAME] = &jc_tier_##name,
+#define X(NAME, name, ...) [JC_REMOTE_##NAME] = &jc_tier_##name,
 	JC_REMOTE_KINDS_LIST(X)
 #undef X
 };

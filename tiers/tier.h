@@ -7,15 +7,14 @@
  *
  *   1. its file, tiers/KIND.c, that defines `const struct jc_tier_ops
  *      jc_tier_KIND`;
- *   2. its kind: one line X(KIND, kind) in config/remote_url.h's
- *      JC_REMOTE_KINDS_LIST (which makes JC_REMOTE_KIND and puts its
- *      operations in the table of kinds);
- *   3. its scheme: one line in the table of schemes of config/remote_url.c
- *      (prefix, kind, the parser that fills the spec's typed address
- *      `at`, a new shape of address being a member of that union);
- *   4. its hits counted apart (optional): X(KIND, kind, N, 1) in
+ *   2. its line X(KIND, kind, shape, "scheme://"...) in config/remote_url.h's
+ *      JC_REMOTE_KINDS_LIST: JC_REMOTE_KIND, its operations in the table
+ *      of kinds, the shape its URL is parsed into (the spec's typed
+ *      address `at`: redis, web, bucket or path; a new shape is a parser
+ *      in config/remote_url.c and a member of that union) and its schemes;
+ *   3. optional, its hits counted apart: X(KIND, kind, N, 1) in
  *      store/store.h's JC_TIERS, N the next free slot, and .slot =
- *      JC_SLOT_KIND.
+ *      JC_SLOT_KIND (else it counts in another kind's slot).
  *
  * The URL is parsed once, by config/remote_url.c, when the settings are
  * read: open() gets it typed (jc_tier_open.spec->at) and never parses it
@@ -112,7 +111,7 @@ struct jc_tier_ops {
  * its own file: jc_tier_redis (redis.c), jc_tier_http (web.c: http.c and
  * WebDAV leases), jc_tier_s3 (web.c: http.c and S3 leases), jc_tier_file
  * (file.c). */
-#define X(NAME, name) extern const struct jc_tier_ops jc_tier_##name;
+#define X(NAME, name, ...) extern const struct jc_tier_ops jc_tier_##name;
 JC_REMOTE_KINDS_LIST(X)
 #undef X
 

@@ -63,7 +63,7 @@ done
 
 # A kind of remote is its own files' business: remote.c and everything
 # outside tiers/ see the kinds through tiers/tier.h's table of operations
-# alone, so that a new kind is its file and one line in each table
+# alone, so that a new kind is its file and one line in the list of kinds
 # (docs/design.md, "Adding a tier").
 kind_headers='tiers/(redis|http|s3_lease|sigv4|curl_abi)\.h'
 bad=$(grep -lE "^#include \"$kind_headers\"" "$ROOT"/tiers/remote.[ch] "$ROOT"/tiers/tier.[ch] \
