@@ -334,10 +334,10 @@ static int shape_bucket(struct jc_remote_spec *sp, const char **why)
 	for (size_t i = 0; i < plen; i++)
 		if (!isalnum((unsigned char)prefix[i]) && !strchr("-._~/", prefix[i]))
 			return fail(why, "a prefix of letters, digits and -._~/ only");
-	if (plen >= sizeof sp->at.s3.prefix)
+	if (plen >= sizeof sp->at.bucket.prefix)
 		return fail(why, "a prefix too long");
-	snprintf(sp->at.s3.bucket, sizeof sp->at.s3.bucket, "%.*s", (int)blen, bucket);
-	snprintf(sp->at.s3.prefix, sizeof sp->at.s3.prefix, "%.*s", (int)plen, prefix);
+	snprintf(sp->at.bucket.bucket, sizeof sp->at.bucket.bucket, "%.*s", (int)blen, bucket);
+	snprintf(sp->at.bucket.prefix, sizeof sp->at.bucket.prefix, "%.*s", (int)plen, prefix);
 	return 0;
 }
 
@@ -351,15 +351,15 @@ static int shape_path(struct jc_remote_spec *sp, const char **why)
 		return fail(why, "a file URL names an absolute path on this machine (file:///PATH)");
 	while (n > 1 && p[n - 1] == '/')
 		n--;
-	if (n >= sizeof sp->at.file.path)
+	if (n >= sizeof sp->at.path.path)
 		return fail(why, "a file URL's path is too long");
 	for (size_t i = 0; i < n; i++)
 		if (strchr("%?#", p[i]) || (unsigned char)p[i] <= ' ')
 			return fail(why, "a file URL's path is written as it is (no %, ?, # or spaces)");
 	if (jc_url_dot_segment(p, n))
 		return fail(why, "a file URL's path has no '.' or '..' segment");
-	memcpy(sp->at.file.path, p, n);
-	sp->at.file.path[n] = '\0';
+	memcpy(sp->at.path.path, p, n);
+	sp->at.path.path[n] = '\0';
 	return 0;
 }
 

@@ -105,25 +105,26 @@ struct jc_web_url {
 	char path[1024];  /* PATH, encoded, without trailing '/'; "" for none */
 };
 
-/* An s3:// URL: its bucket and prefix (the endpoint is the AWS variables'). */
-struct jc_s3_url {
+/* SCHEME://BUCKET[/PREFIX] (s3://): its bucket and prefix (for S3 the
+ * endpoint is the AWS variables'). */
+struct jc_bucket_url {
 	char bucket[64];
 	char prefix[1024]; /* without the leading and trailing '/'; "" for none */
 };
 
-/* A file:///PATH URL: a directory (NFS, a mounted volume) shared by caches. */
-struct jc_file_url {
+/* SCHEME:///PATH (file:///PATH): an absolute path on this machine. */
+struct jc_path_url {
 	char path[1024]; /* absolute, without trailing '/' ("/" stays) */
 };
 
 struct jc_remote_spec {
 	enum jc_remote_kind kind;
 	char url[JC_REMOTE_URL_MAX];  /* the URL alone, attributes removed */
-	union {                       /* the URL parsed, by kind: */
+	union {                       /* the URL parsed, by its kind's shape: */
 		struct jc_remote_url redis;
 		struct jc_web_url web;
-		struct jc_s3_url s3;
-		struct jc_file_url file;
+		struct jc_bucket_url bucket;
+		struct jc_path_url path;
 	} at;
 	int read_only;
 	enum jc_remote_layout layout;

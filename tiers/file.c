@@ -32,8 +32,8 @@
 enum problem { P_READ, P_WRITE, P_LARGE, P_COUNT };
 
 struct file_tier {
-	char dir[sizeof ((struct jc_file_url *)0)->path]; /* PATH */
-	char shown[sizeof ((struct jc_file_url *)0)->path + 8]; /* file://PATH, for messages */
+	char dir[sizeof ((struct jc_path_url *)0)->path]; /* PATH */
+	char shown[sizeof ((struct jc_path_url *)0)->path + 8]; /* file://PATH, for messages */
 	enum jc_remote_layout layout;
 	uint64_t limit;              /* an entry larger is never read */
 	int told[P_COUNT];           /* each kind of problem said once: atomic */
@@ -80,7 +80,7 @@ static void *file_open(const struct jc_tier_open *o)
 	struct file_tier *f = calloc(1, sizeof *f);
 	if (!f)
 		return NULL;
-	snprintf(f->dir, sizeof f->dir, "%s", o->spec->at.file.path);
+	snprintf(f->dir, sizeof f->dir, "%s", o->spec->at.path.path);
 	snprintf(f->shown, sizeof f->shown, "file://%s", f->dir);
 	f->layout = o->spec->layout;
 	f->limit = o->limit;

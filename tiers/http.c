@@ -737,7 +737,7 @@ static const char *env(const char *name)
 
 /* Where an s3://BUCKET[/PREFIX] remote's objects are: the endpoint, and
  * the path under it. */
-static int place_s3(const struct jc_s3_url *u, struct jc_http *h, const char **why)
+static int place_s3(const struct jc_bucket_url *u, struct jc_http *h, const char **why)
 {
 	if (jc_sigv4_load(&h->creds, why) != 0)
 		return -1;
@@ -833,7 +833,7 @@ struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_
 		       "remote tier disabled", h->shown);
 		goto fail;
 	}
-	if (s3 && place_s3(&sp->at.s3, h, &why) != 0) {
+	if (s3 && place_s3(&sp->at.bucket, h, &why) != 0) {
 		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
 		       h->shown, why);
 		goto fail;

@@ -204,15 +204,15 @@ static void addresses(void)
 	CHECK(list_refused("http://h:99999/c", "port") && list_refused("http://h/a\"b", "path"),
 	      "http(s): a bad port or path character refused with the list");
 	CHECK(list_ok("s3://team-bucket/jc/a770/ s3://b.dotted") &&
-	      strcmp(specs[0].at.s3.bucket, "team-bucket") == 0 &&
-	      strcmp(specs[0].at.s3.prefix, "jc/a770") == 0 &&
-	      strcmp(specs[1].at.s3.bucket, "b.dotted") == 0 && specs[1].at.s3.prefix[0] == 0,
+	      strcmp(specs[0].at.bucket.bucket, "team-bucket") == 0 &&
+	      strcmp(specs[0].at.bucket.prefix, "jc/a770") == 0 &&
+	      strcmp(specs[1].at.bucket.bucket, "b.dotted") == 0 && specs[1].at.bucket.prefix[0] == 0,
 	      "s3: bucket and prefix");
 	CHECK(list_refused("s3://team-bucket/a+b", "prefix"), "s3: a prefix character refused");
 	CHECK(list_ok("file:///mnt/jc/ FILE:///|read-only|layout=flat") &&
-	      specs[0].kind == JC_REMOTE_FILE && strcmp(specs[0].at.file.path, "/mnt/jc") == 0 &&
+	      specs[0].kind == JC_REMOTE_FILE && strcmp(specs[0].at.path.path, "/mnt/jc") == 0 &&
 	      specs[1].read_only && specs[1].layout == JC_LAYOUT_FLAT &&
-	      strcmp(specs[1].at.file.path, "/") == 0,
+	      strcmp(specs[1].at.path.path, "/") == 0,
 	      "file: an absolute path, without its trailing '/'");
 	CHECK(list_refused("file://host/mnt", "absolute") && list_refused("file://rel", "absolute"),
 	      "file: a host or a relative path refused");
