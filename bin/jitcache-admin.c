@@ -747,7 +747,7 @@ static void version(const struct jc_config *cfg)
 #define X(NAME, name, slot, n) printf("%s%s", sep, #name), sep = ", ";
 	JC_TIERS(X)
 #undef X
-	printf(" (remotes: redis://, redis+unix://, http://, https://, s3://)\n");
+	printf(" (remotes: redis://, redis+unix://, http://, https://, s3://, file://)\n");
 	void *curl = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
 	printf("%-14s %s\n", "libcurl", curl ? "found (libcurl.so.4): http, https and s3 remotes work"
 	       : "not found: http, https and s3 remotes need libcurl4 (libcurl.so.4)");

@@ -5,6 +5,7 @@
 
 #include "config/escape.h"
 #include "config/remote_url.h"
+#include "tiers/tier.h"
 #include "store/stats.h"
 
 #include <stdarg.h>
@@ -75,8 +76,7 @@ static void configured_tiers(const struct jc_config *cfg, int shown[JC_TIER_SLOT
 	shown[JC_SLOT_LAYER] = cfg->layers[0] != '\0';
 	if (specs && jc_remote_list_parse(cfg->remote_url, specs, &n, &why) == 0)
 		for (int i = 0; i < n; i++)
-			shown[specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REDIS
-			      : specs[i].kind == JC_REMOTE_S3 ? JC_SLOT_S3 : JC_SLOT_HTTP] = 1;
+			shown[jc_tier_of(specs[i].kind)->slot] = 1;
 	free(specs);
 }
 

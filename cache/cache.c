@@ -7,6 +7,7 @@
 #include "store/misses.h"
 #include "tiers/layers.h"
 #include "config/log.h"
+#include "config/remote_url.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,11 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 		jc_key_hex(key, hex);
 		JC_LOG_ONCE(JC_LOG_WARN, "the remote's value for %s is refused: %s (trusted_keys); "
 			    "compiling here", hex, why);
-		jc_log(JC_LOG_DEBUG, "remote value %s refused: %s", hex, why);
+		if (jc_log_enabled(JC_LOG_DEBUG)) {
+			char from[JC_REMOTE_URL_MAX + 16];
+			jc_remote_describe(c->remote, i, from, sizeof from);
+			jc_log(JC_LOG_DEBUG, "remote value %s from %s refused: %s", hex, from, why);
+		}
 		free(v.payload);
 		delta[JC_UNTRUSTED] += count_miss;
 		seen->untrusted = 1;

@@ -53,7 +53,8 @@
 	X(remote, url,         URL,   remote_url,   "",     "JITCACHE_REMOTE",             \
 	  "remote tiers shared by many machines, asked in order, separated by spaces: " \
 	  "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], redis+unix:///PATH[?db=N], "      \
-	  "http(s)://HOST[:PORT]/PATH or s3://BUCKET[/PREFIX], each followed by "       \
+	  "http(s)://HOST[:PORT]/PATH, s3://BUCKET[/PREFIX] or file:///PATH (a shared "  \
+	  "directory), each followed by "                                                 \
 	  "|read-only, |layout=subdirs|flat|bazel, |auth-file=/PATH, |ca-file=/PATH, "  \
 	  "|connect-timeout=SECS, |timeout=SECS; "                                        \
 	  "empty or off: none")                                                          \

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* remote_url.c — parsing and redacting the remote tier's Redis URL. */
+/* remote_url.c — parsing and redacting the remote tiers' URLs, each into
+ * the typed value its tier opens with (remote_url.h). */
 #include "config/remote_url.h"
 
 #include <ctype.h>
@@ -234,10 +235,10 @@ static int http_url(const char *s, size_t n, const char **why)
 	return 0;
 }
 
-/* s3://BUCKET[/PREFIX] */
+/* s3://BUCKET[/PREFIX] (any scheme) */
 static int s3_url(const char *s, size_t n, const char **why)
 {
-	const char *bucket = s + 5, *end = s + n;
+	const char *bucket = strstr(s, "://") + 3, *end = s + n;
 	const char *slash = memchr(bucket, '/', (size_t)(end - bucket));
 	size_t len = (size_t)((slash ? slash : end) - bucket);
 	if (len < 3 || len > 63)
@@ -254,6 +255,135 @@ static int s3_url(const char *s, size_t n, const char **why)
 	if (jc_url_dot_segment(bucket + len, (size_t)(end - bucket - len)))
 		return fail(why, "an S3 prefix has no '.' or '..' segment (it would leave the bucket)");
 	return 0;
+}
+
+/* A character a path may hold as it is (RFC 3986 pchar, '/' and '%'). */
+static int path_char(int ch)
+{
+	return isalnum(ch) || strchr("-._~!$&'()*+,;=:@/%", ch);
+}
+
+int jc_remote_url_web(const char *url, struct jc_web_url *w, const char **why)
+{
+	memset(w, 0, sizeof *w);
+	size_t skip = strncasecmp(url, "http://", 7) == 0 ? 7
+		    : strncasecmp(url, "https://", 8) == 0 ? 8 : 0;
+	if (!skip)
+		return fail(why, "not http://, https:// or s3://");
+	const char *auth = url + skip, *slash = strchr(auth, '/');
+	size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
+	if (alen == 0 || alen >= sizeof w->host)
+		return fail(why, "no host, or a host name too long");
+	if (memchr(auth, '@', alen))
+		return fail(why, "credentials in a URL are not read (put them in auth_file)");
+	for (size_t i = 0; i < alen; i++)
+		if (!isalnum((unsigned char)auth[i]) && !strchr("-._:[]", auth[i]))
+			return fail(why, "a host with characters a host name cannot hold");
+	const char *colon = auth[0] == '[' ? memchr(auth, ']', alen) : auth;
+	colon = colon ? memchr(colon, ':', alen - (size_t)(colon - auth)) : NULL;
+	if (colon) {
+		char *end;
+		long port = strtol(colon + 1, &end, 10);
+		if (end != auth + alen || port < 1 || port > 65535)
+			return fail(why, "a port that is not a number from 1 to 65535");
+	}
+	memcpy(w->host, auth, alen);
+	w->host[alen] = '\0';
+	snprintf(w->base, sizeof w->base, "%.*s%s", (int)skip, url, w->host);
+	const char *p = slash ? slash : "";
+	size_t plen = strlen(p);
+	while (plen && p[plen - 1] == '/')
+		plen--;
+	if (plen >= sizeof w->path)
+		return fail(why, "a path too long");
+	for (size_t i = 0; i < plen; i++)
+		if (!path_char((unsigned char)p[i]))
+			return fail(why, "a path with characters a URL path cannot hold (no query, "
+				    "no fragment)");
+	if (jc_url_dot_segment(p, plen))
+		return fail(why, "a path with a '.' or '..' segment");
+	memcpy(w->path, p, plen);
+	w->path[plen] = '\0';
+	return 0;
+}
+
+/* ---- each scheme's URL into sp->at --------------------------------------- */
+
+static int shape_redis(struct jc_remote_spec *sp, const char **why)
+{
+	return jc_remote_url_parse(sp->url, &sp->at.redis, why);
+}
+
+static int shape_web(struct jc_remote_spec *sp, const char **why)
+{
+	if (http_url(sp->url, strlen(sp->url), why) != 0)
+		return -1;
+	return jc_remote_url_web(sp->url, &sp->at.web, why);
+}
+
+static int shape_bucket(struct jc_remote_spec *sp, const char **why)
+{
+	if (s3_url(sp->url, strlen(sp->url), why) != 0)
+		return -1;
+	const char *bucket = strstr(sp->url, "://") + 3, *slash = strchr(bucket, '/');
+	size_t blen = slash ? (size_t)(slash - bucket) : strlen(bucket);
+	const char *prefix = slash ? slash + 1 : "";
+	size_t plen = strlen(prefix);
+	while (plen && prefix[plen - 1] == '/')
+		plen--;
+	for (size_t i = 0; i < plen; i++)
+		if (!isalnum((unsigned char)prefix[i]) && !strchr("-._~/", prefix[i]))
+			return fail(why, "a prefix of letters, digits and -._~/ only");
+	if (plen >= sizeof sp->at.bucket.prefix)
+		return fail(why, "a prefix too long");
+	snprintf(sp->at.bucket.bucket, sizeof sp->at.bucket.bucket, "%.*s", (int)blen, bucket);
+	snprintf(sp->at.bucket.prefix, sizeof sp->at.bucket.prefix, "%.*s", (int)plen, prefix);
+	return 0;
+}
+
+/* SCHEME:///PATH (file:///PATH): an absolute path, as it is (no %XX, no
+ * '.' or '..'). */
+static int shape_path(struct jc_remote_spec *sp, const char **why)
+{
+	const char *p = strstr(sp->url, "://") + 3;
+	size_t n = strlen(p);
+	if (*p != '/')
+		return fail(why, "a file URL names an absolute path on this machine (file:///PATH)");
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	if (n >= sizeof sp->at.path.path)
+		return fail(why, "a file URL's path is too long");
+	for (size_t i = 0; i < n; i++)
+		if (strchr("%?#", p[i]) || (unsigned char)p[i] <= ' ')
+			return fail(why, "a file URL's path is written as it is (no %, ?, # or spaces)");
+	if (jc_url_dot_segment(p, n))
+		return fail(why, "a file URL's path has no '.' or '..' segment");
+	memcpy(sp->at.path.path, p, n);
+	sp->at.path.path[n] = '\0';
+	return 0;
+}
+
+/* The kinds, from remote_url.h's list: each one's shape of address and
+ * schemes. */
+static const struct {
+	enum jc_remote_kind kind;
+	int (*parse)(struct jc_remote_spec *sp, const char **why);
+	const char *const *schemes; /* NULL-ended */
+} kinds[] = {
+#define X(NAME, name, shape, ...) \
+	{ JC_REMOTE_##NAME, shape_##shape, (const char *const[]){ __VA_ARGS__, NULL } },
+	JC_REMOTE_KINDS_LIST(X)
+#undef X
+};
+
+/* The kind whose scheme starts url: its index in kinds[], or -1. */
+static int kind_of(const char *url)
+{
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		for (const char *const *p = kinds[k].schemes; *p; p++)
+			if (strncasecmp(url, *p, strlen(*p)) == 0)
+				return (int)k;
+	return -1;
 }
 
 static int attr_path(const char *value, size_t n, char *out, size_t size, const char **why)
@@ -297,7 +427,7 @@ static int attribute(const char *a, size_t n, struct jc_remote_spec *sp, const c
 		sp->layout = JC_LAYOUT_BAZEL;
 	else if (IS("layout="))
 		return fail(why, web ? "layout is subdirs, flat or bazel"
-				     : "layout= is for http and s3 remotes");
+				     : "layout= is for http and s3 remotes (and file://)");
 	else if (sp->kind == JC_REMOTE_HTTP && IS("auth-file="))
 		return attr_path(VALUE("auth-file="), sp->auth_file, sizeof sp->auth_file, why);
 	else if (sp->kind == JC_REMOTE_HTTP && IS("ca-file="))
@@ -324,21 +454,16 @@ static int one_remote(const char *s, size_t n, struct jc_remote_spec *sp, const 
 		return fail(why, "URL too long");
 	memcpy(sp->url, s, url_len);
 	sp->url[url_len] = '\0';
-	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0) {
-		sp->kind = JC_REMOTE_HTTP;
-		if (http_url(s, url_len, why) != 0)
+	int k = kind_of(sp->url);
+	if (k >= 0) {
+		sp->kind = kinds[k].kind;
+		if (kinds[k].parse(sp, why) != 0)
 			return -1;
-	} else if (strncasecmp(s, "s3://", 5) == 0) {
-		sp->kind = JC_REMOTE_S3;
-		if (s3_url(s, url_len, why) != 0)
-			return -1;
-	} else {
-		struct jc_remote_url u;
+	} else if (strncasecmp(s, "redis", 5) == 0) { /* Redis's own reason */
 		sp->kind = JC_REMOTE_REDIS;
-		if (strncasecmp(s, "redis", 5) != 0)
-			return fail(why, "expected redis://, redis+unix://, http://, https:// or s3://");
-		if (jc_remote_url_parse(sp->url, &u, why) != 0)
-			return -1;
+		return shape_redis(sp, why);
+	} else {
+		return fail(why, "expected redis://, redis+unix://, http://, https://, s3:// or file://");
 	}
 	while (bar) {
 		const char *a = bar + 1, *next = memchr(a, '|', (size_t)(s + n - a));

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote_url.h — the addresses of the remote tiers: parsing and redacting
- * the list of remotes ([remote] url, JITCACHE_REMOTE) and each Redis URL.
- * Pure string work: no I/O, no allocation, no logging.
+ * the list of remotes ([remote] url, JITCACHE_REMOTE).  Each URL is parsed
+ * here, once, into the typed value its tier opens with (struct
+ * jc_remote_spec's `at`); the tiers parse nothing.  Pure string work: no
+ * I/O, no allocation, no logging.
  *
  * The list: remotes separated by spaces, asked in that order; each is a URL
  * followed by attributes, each after a '|' (ccache's form):
@@ -12,11 +14,13 @@
  *   redis://...  redis+unix://...   Redis (below); compile-once across machines
  *   http://HOST[:PORT][/PATH]  https://...   a web server (WebDAV PUT)
  *   s3://BUCKET[/PREFIX]       an S3 bucket (AWS variables and files)
+ *   file:///PATH               a directory shared by the caches (NFS, a
+ *                              mounted volume); PATH must exist
  *
  *   |read-only          entries are read, never written (also [remote] read_only)
- *   |layout=subdirs     http and s3: PATH/<2 hex>/<key>, as a cache directory (default)
- *   |layout=flat        http and s3: PATH/<key>
- *   |layout=bazel       http and s3: PATH/ac/<64 hex>, as bazel-remote serves
+ *   |layout=subdirs     http, s3 and file: PATH/<2 hex>/<key>, as a cache directory (default)
+ *   |layout=flat        http, s3 and file: PATH/<key>
+ *   |layout=bazel       http, s3 and file: PATH/ac/<64 hex>, as bazel-remote serves
  *   |auth-file=/PATH    http: a file holding the credentials (never the URL)
  *   |ca-file=/PATH      https: trust this CA (default: the system's CA store)
  *   |connect-timeout=S  seconds to connect (TLS included for https), this remote only
@@ -73,12 +77,55 @@ int jc_remote_url_parse(const char *text, struct jc_remote_url *out, const char 
  * to size bytes.  Works on any text, valid or not, of any scheme. */
 void jc_remote_url_redact(const char *text, char *out, size_t size);
 
-enum jc_remote_kind { JC_REMOTE_REDIS, JC_REMOTE_HTTP, JC_REMOTE_S3 };
+/* The kinds of remote tier, one line each (docs/design.md, "Adding a
+ * tier"): X(NAME, name, shape, schemes...) gives JC_REMOTE_NAME here, puts
+ * the operations jc_tier_name (tiers/tier.h) that its file defines in the
+ * table of kinds, parses its URL as `shape` says into the spec's typed
+ * address `at` (remote_url.c: redis, web: http(s)://HOST/PATH, bucket:
+ * BUCKET/PREFIX, path: an absolute path) and names the URL prefixes (the
+ * schemes, case-insensitive) that select it. */
+#define JC_REMOTE_KINDS_LIST(X)                               \
+	X(REDIS, redis, redis, "redis://", "redis+unix://")   \
+	X(HTTP, http, web, "http://", "https://")             \
+	X(S3, s3, bucket, "s3://")                            \
+	X(FILE, file, path, "file://")
+
+enum jc_remote_kind {
+#define X(NAME, name, ...) JC_REMOTE_##NAME,
+	JC_REMOTE_KINDS_LIST(X)
+#undef X
+	JC_REMOTE_KINDS
+};
 enum jc_remote_layout { JC_LAYOUT_SUBDIRS, JC_LAYOUT_FLAT, JC_LAYOUT_BAZEL };
+
+/* An http(s) URL, split as its requests use it. */
+struct jc_web_url {
+	char base[512];   /* scheme://AUTHORITY, the scheme as written */
+	char host[300];   /* AUTHORITY: HOST[:PORT] (the Host header) */
+	char path[1024];  /* PATH, encoded, without trailing '/'; "" for none */
+};
+
+/* SCHEME://BUCKET[/PREFIX] (s3://): its bucket and prefix (for S3 the
+ * endpoint is the AWS variables'). */
+struct jc_bucket_url {
+	char bucket[64];
+	char prefix[1024]; /* without the leading and trailing '/'; "" for none */
+};
+
+/* SCHEME:///PATH (file:///PATH): an absolute path on this machine. */
+struct jc_path_url {
+	char path[1024]; /* absolute, without trailing '/' ("/" stays) */
+};
 
 struct jc_remote_spec {
 	enum jc_remote_kind kind;
 	char url[JC_REMOTE_URL_MAX];  /* the URL alone, attributes removed */
+	union {                       /* the URL parsed, by its kind's shape: */
+		struct jc_remote_url redis;
+		struct jc_web_url web;
+		struct jc_bucket_url bucket;
+		struct jc_path_url path;
+	} at;
 	int read_only;
 	enum jc_remote_layout layout;
 	char auth_file[1024];         /* "" : none */
@@ -86,6 +133,10 @@ struct jc_remote_spec {
 	double connect_timeout;       /* seconds; 0: not given (the [remote] settings') */
 	double timeout;               /* seconds; 0: not given */
 };
+
+/* An http:// or https:// URL (a remote's, or AWS_ENDPOINT_URL) into w.
+ * 0, or -1 with *why a short static reason. */
+int jc_remote_url_web(const char *text, struct jc_web_url *w, const char **why);
 
 /* Parse the list into out[0..*n-1] (at most JC_REMOTES_MAX).  "" and "off"
  * are no remote (*n = 0).  0, or -1 with *why a short static reason. */

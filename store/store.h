@@ -145,7 +145,8 @@ void jc_entry_free(struct jc_entry *entry);
 	X(REDIS, redis, 1,  1)                  \
 	X(LAYER, layer, 2,  JC_LAYER_SLOTS)     \
 	X(HTTP,  http,  11, 1)                  \
-	X(S3,    s3,    12, 1)
+	X(S3,    s3,    12, 1)                  \
+	X(FILE,  file,  13, 1)
 #define JC_TIER_SLOTS 64 /* room for tiers to come */
 
 struct jc_cache_stats {

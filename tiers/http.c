@@ -111,7 +111,7 @@ struct jc_http {
 	char base[512];        /* scheme://authority */
 	char host[300];        /* the authority: Host header, signed for S3 */
 	char path[1024];       /* the path objects live under, encoded, no trailing / */
-	enum jc_http_layout layout;
+	enum jc_remote_layout layout;
 	int s3;
 	struct jc_sigv4_creds creds;
 	char auth_header[1024]; /* "Authorization: Bearer ..." or "" */
@@ -377,10 +377,10 @@ static void object_path(const struct jc_http *h, const struct jc_key *key, char 
 	char hex[2 * JC_KEY_BYTES + 1];
 	jc_key_hex(key, hex);
 	switch (h->layout) {
-	case JC_HTTP_FLAT:
+	case JC_LAYOUT_FLAT:
 		snprintf(out, cap, "%s/%s", h->path, hex);
 		break;
-	case JC_HTTP_BAZEL: /* as ccache: the digest's hex, extended to 64 with itself */
+	case JC_LAYOUT_BAZEL: /* as ccache: the digest's hex, extended to 64 with itself */
 		snprintf(out, cap, "%s/ac/%s%s", h->path, hex, hex);
 		break;
 	default:
@@ -729,103 +729,40 @@ const char *jc_http_url(const struct jc_http *h)
 
 /* ---- opening ------------------------------------------------------------------ */
 
-/* A character a path may hold as it is (RFC 3986 pchar, '/' and '%'). */
-static int path_char(int ch)
-{
-	return isalnum(ch) || strchr("-._~!$&'()*+,;=:@/%", ch);
-}
-
-/* http[s]://AUTHORITY[/PATH] into base, host (the authority) and path. */
-static int parse_http(const char *url, struct jc_http *h, const char **why)
-{
-	size_t skip = strncasecmp(url, "http://", 7) == 0 ? 7
-		    : strncasecmp(url, "https://", 8) == 0 ? 8 : 0;
-	if (!skip)
-		return *why = "not http://, https:// or s3://", -1;
-	const char *auth = url + skip, *slash = strchr(auth, '/');
-	size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
-	if (alen == 0 || alen >= sizeof h->host)
-		return *why = "no host, or a host name too long", -1;
-	if (memchr(auth, '@', alen))
-		return *why = "credentials in a URL are not read (put them in auth_file)", -1;
-	for (size_t i = 0; i < alen; i++)
-		if (!isalnum((unsigned char)auth[i]) && !strchr("-._:[]", auth[i]))
-			return *why = "a host with characters a host name cannot hold", -1;
-	const char *colon = auth[0] == '[' ? memchr(auth, ']', alen) : auth;
-	colon = colon ? memchr(colon, ':', alen - (size_t)(colon - auth)) : NULL;
-	if (colon) {
-		char *end;
-		long port = strtol(colon + 1, &end, 10);
-		if (end != auth + alen || port < 1 || port > 65535)
-			return *why = "a port that is not a number from 1 to 65535", -1;
-	}
-	memcpy(h->host, auth, alen);
-	h->host[alen] = '\0';
-	snprintf(h->base, sizeof h->base, "%.*s%s", (int)skip, url, h->host);
-	const char *p = slash ? slash : "";
-	size_t plen = strlen(p);
-	while (plen && p[plen - 1] == '/')
-		plen--;
-	if (plen >= sizeof h->path)
-		return *why = "a path too long", -1;
-	for (size_t i = 0; i < plen; i++)
-		if (!path_char((unsigned char)p[i]))
-			return *why = "a path with characters a URL path cannot hold (no query, "
-				      "no fragment)", -1;
-	if (jc_url_dot_segment(p, plen))
-		return *why = "a path with a '.' or '..' segment", -1;
-	memcpy(h->path, p, plen);
-	h->path[plen] = '\0';
-	return 0;
-}
-
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
 	return v && *v ? v : NULL;
 }
 
-/* s3://BUCKET[/PREFIX]: the endpoint and path of its objects. */
-static int parse_s3(const char *url, struct jc_http *h, const char **why)
+/* Where an s3://BUCKET[/PREFIX] remote's objects are: the endpoint, and
+ * the path under it. */
+static int place_s3(const struct jc_bucket_url *u, struct jc_http *h, const char **why)
 {
-	const char *bucket = url + 5, *slash = strchr(bucket, '/');
-	size_t blen = slash ? (size_t)(slash - bucket) : strlen(bucket);
-	if (blen < 3 || blen > 63)
-		return *why = "a bucket name of 3 to 63 characters", -1;
-	for (size_t i = 0; i < blen; i++)
-		if (!islower((unsigned char)bucket[i]) && !isdigit((unsigned char)bucket[i]) &&
-		    bucket[i] != '-' && bucket[i] != '.')
-			return *why = "a bucket name of lowercase letters, digits, '-' and '.'", -1;
-	const char *prefix = slash ? slash + 1 : "";
-	size_t plen = strlen(prefix);
-	while (plen && prefix[plen - 1] == '/')
-		plen--;
-	for (size_t i = 0; i < plen; i++)
-		if (!isalnum((unsigned char)prefix[i]) && !strchr("-._~/", prefix[i]))
-			return *why = "a prefix of letters, digits and -._~/ only", -1;
-	if (jc_url_dot_segment(prefix, plen)) /* libcurl would take it out of the bucket */
-		return *why = "a prefix with a '.' or '..' segment (it would leave the bucket)", -1;
 	if (jc_sigv4_load(&h->creds, why) != 0)
 		return -1;
 	const char *endpoint = env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")
 							 : env("AWS_ENDPOINT_URL");
 	char at[sizeof h->path + 80];
 	if (endpoint) { /* path-style, as MinIO, Ceph and rclone need */
-		if (parse_http(endpoint, h, why) != 0)
+		struct jc_web_url w;
+		if (jc_remote_url_web(endpoint, &w, why) != 0)
 			return *why = "AWS_ENDPOINT_URL is not an http:// or https:// URL", -1;
-		snprintf(at, sizeof at, "%s/%.*s", h->path, (int)blen, bucket);
-	} else if (memchr(bucket, '.', blen)) { /* a dotted name breaks the TLS wildcard */
+		snprintf(h->base, sizeof h->base, "%s", w.base);
+		snprintf(h->host, sizeof h->host, "%s", w.host);
+		snprintf(at, sizeof at, "%s/%s", w.path, u->bucket);
+	} else if (strchr(u->bucket, '.')) { /* a dotted name breaks the TLS wildcard */
 		snprintf(h->host, sizeof h->host, "s3.%s.amazonaws.com", h->creds.region);
-		snprintf(at, sizeof at, "/%.*s", (int)blen, bucket);
+		snprintf(at, sizeof at, "/%s", u->bucket);
 	} else {
-		snprintf(h->host, sizeof h->host, "%.*s.s3.%s.amazonaws.com", (int)blen, bucket,
+		snprintf(h->host, sizeof h->host, "%s.s3.%s.amazonaws.com", u->bucket,
 			 h->creds.region);
 		at[0] = '\0';
 	}
 	if (!endpoint)
 		snprintf(h->base, sizeof h->base, "https://%s", h->host);
-	int n = snprintf(h->path, sizeof h->path, "%s%s%.*s", at, plen ? "/" : "", (int)plen,
-			 prefix);
+	int n = snprintf(h->path, sizeof h->path, "%s%s%s", at, u->prefix[0] ? "/" : "",
+			 u->prefix);
 	if (n < 0 || (size_t)n >= sizeof h->path)
 		return *why = "a prefix too long", -1;
 	h->s3 = 1;
@@ -859,16 +796,18 @@ static int read_auth(const char *path, struct jc_http *h, const char **why)
 	return rc;
 }
 
-/* The URL for messages: a password in it is not shown. */
+/* The URL for messages: a password in it is not shown.  Cut to cap. */
 static void show_url(const char *url, char *out, size_t cap)
 {
+	char whole[JC_REMOTE_URL_MAX + 8];
 	const char *auth = strstr(url, "://");
 	auth = auth ? auth + 3 : url;
 	const char *end = auth + strcspn(auth, "/"), *at = memchr(auth, '@', (size_t)(end - auth));
 	if (at)
-		snprintf(out, cap, "%.*s***%s", (int)(auth - url), url, at);
+		snprintf(whole, sizeof whole, "%.*s***%s", (int)(auth - url), url, at);
 	else
-		snprintf(out, cap, "%s", url);
+		snprintf(whole, sizeof whole, "%s", url);
+	snprintf(out, cap, "%.*s", (int)cap - 1, whole);
 }
 
 static long to_ms(double seconds)
@@ -881,31 +820,42 @@ static long to_ms(double seconds)
 struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_dir)
 {
 	const char *why = "";
-	if (!o || !o->url || !o->url[0])
+	if (!o || !o->spec)
 		return NULL;
 	struct jc_http *h = calloc(1, sizeof *h);
 	if (!h)
 		return NULL;
-	show_url(o->url, h->shown, sizeof h->shown);
-	int s3 = strncasecmp(o->url, "s3://", 5) == 0;
-	if ((s3 ? parse_s3(o->url, h, &why) : parse_http(o->url, h, &why)) != 0) {
+	const struct jc_remote_spec *sp = o->spec;
+	show_url(sp->url, h->shown, sizeof h->shown);
+	int s3 = sp->kind == JC_REMOTE_S3;
+	if (!s3 && sp->kind != JC_REMOTE_HTTP) {
+		jc_log(JC_LOG_WARN, "remote URL %s is not valid (not http://, https:// or s3://); "
+		       "remote tier disabled", h->shown);
+		goto fail;
+	}
+	if (s3 && place_s3(&sp->at.bucket, h, &why) != 0) {
 		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
 		       h->shown, why);
 		goto fail;
 	}
-	if (o->auth_file && o->auth_file[0] && s3) {
+	if (!s3) {
+		snprintf(h->base, sizeof h->base, "%s", sp->at.web.base);
+		snprintf(h->host, sizeof h->host, "%s", sp->at.web.host);
+		snprintf(h->path, sizeof h->path, "%s", sp->at.web.path);
+	}
+	const char *auth_file = sp->auth_file;
+	if (auth_file[0] && s3) {
 		jc_log(JC_LOG_WARN, "remote %s: auth_file is for http(s); S3 takes the AWS "
 		       "credentials; remote tier disabled", h->shown);
 		goto fail;
 	}
-	if (o->auth_file && o->auth_file[0] && read_auth(o->auth_file, h, &why) != 0) {
+	if (auth_file[0] && read_auth(auth_file, h, &why) != 0) {
 		jc_log(JC_LOG_WARN, "cannot use the remote's auth file %s (%s); remote tier "
-		       "disabled", o->auth_file, why);
+		       "disabled", auth_file, why);
 		goto fail;
 	}
-	h->layout = o->layout;
-	if (o->ca_file && o->ca_file[0])
-		snprintf(h->ca_file, sizeof h->ca_file, "%s", o->ca_file);
+	h->layout = sp->layout;
+	snprintf(h->ca_file, sizeof h->ca_file, "%s", sp->ca_file);
 	h->connect_ms = to_ms(o->connect_timeout);
 	h->timeout_ms = to_ms(o->timeout);
 	h->timeout = (double)h->timeout_ms / 1000;

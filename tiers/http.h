@@ -2,7 +2,8 @@
 /*
  * http.h — the HTTP(S) and S3 tiers: entries shared through a web server
  * (WebDAV, bazel-remote, any server that answers GET and takes PUT) or an
- * S3 bucket.  Used by remote.c, the front that holds the remotes in order (remote.h).
+ * S3 bucket: the client of the two web kinds of tier, whose operations
+ * (jc_tier_http, jc_tier_s3: tier.h) are in web.c.
  *
  * One object per entry, its bytes exactly an entry file's (header + stored
  * payload, entry.h), so an object read is verified exactly like a file
@@ -28,7 +29,7 @@
  * the settings (URL, auth file, AWS variables and files): a program with
  * no such tier, or one that never asks it, never maps it.
  *
- * Calling sequence (remote.c):
+ * Calling sequence (web.c, and tests/helpers/jc_http_tool.c):
  *
  *   struct jc_http *h = jc_http_open(&opts, cache_dir);   // NULL: one line said why
  *   jc_http_get(h, key, &v, delta)       1 found (v filled), 0 absent, -1 failed
@@ -58,30 +59,26 @@
 #define JITCACHE_HTTP_H
 
 #include "tiers/remote.h"
+#include "config/remote_url.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
-enum jc_http_layout { JC_HTTP_SUBDIRS, JC_HTTP_FLAT, JC_HTTP_BAZEL };
-
 struct jc_http_options {
-	const char *url;            /* http://, https:// or s3:// (above) */
-	enum jc_http_layout layout; /* where an entry lives under the URL's path */
-	const char *auth_file;      /* http(s) only: "Bearer TOKEN" or "USER:PASSWORD"; NULL: none */
+	const struct jc_remote_spec *spec; /* the URL parsed (http://, https:// or s3://,
+					      above), its layout, auth and CA files */
 	double connect_timeout;     /* seconds */
 	double timeout;             /* seconds, for each whole answer */
 	double backoff;             /* seconds the remote is skipped after a failure */
 	uint64_t limit;             /* an object larger than this is never read */
-	const char *ca_file;        /* https: a PEM file of the CAs to trust instead of
-				       the system's store; NULL: the system's */
 };
 
 struct jc_http;
 
-/* NULL after one log line if the URL, the auth file or (S3) the
- * credentials are not usable.  state_dir (the cache directory) holds the
- * back-off file; NULL: none. */
+/* NULL after one log line if the auth file or (S3) the credentials or
+ * AWS_ENDPOINT_URL are not usable.  The URL comes parsed (o->spec->at).
+ * state_dir (the cache directory) holds the back-off file; NULL: none. */
 struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_dir);
 
 /* Load libcurl (once per process; it registers TLS's exit handler): 0, or

@@ -2,6 +2,7 @@
 /* redis.c — the Redis remote through hiredis: connections, values and
  * compile leases.  See redis.h. */
 #include "tiers/redis.h"
+#include "tiers/tier.h"
 #include "config/clock.h"
 
 #include "tiers/client.h"
@@ -459,20 +460,16 @@ static struct timeval to_timeval(double seconds)
 	return (struct timeval){ .tv_sec = us / 1000000, .tv_usec = us % 1000000 };
 }
 
-struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char *url,
-			       int read_only, const char *state_dir, uint64_t limit)
+struct jc_redis *jc_redis_open(const struct jc_remote_options *opts,
+			       const struct jc_remote_spec *spec, int read_only,
+			       const char *state_dir, uint64_t limit)
 {
 	const char *why = "";
 	struct jc_redis *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	jc_remote_url_redact(url, r->shown, sizeof r->shown);
-	if (jc_remote_url_parse(url, &r->url, &why) != 0) {
-		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled",
-		       r->shown, why);
-		free(r);
-		return NULL;
-	}
+	jc_remote_url_redact(spec->url, r->shown, sizeof r->shown);
+	r->url = spec->at.redis;
 	if (opts->password_file && opts->password_file[0] &&
 	    read_password(opts->password_file, &r->url, &why) != 0) {
 		jc_log(JC_LOG_WARN, "cannot read the remote's password file %s (%s); "
@@ -1216,3 +1213,68 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 	}
 	return w;
 }
+
+/* ---- the tier's operations (tier.h) ------------------------------------------ */
+
+static void *tier_open(const struct jc_tier_open *o)
+{
+	return jc_redis_open(o->opts, o->spec, o->read_only, o->state_dir, o->limit);
+}
+
+static int tier_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
+		    uint64_t delta[JC_NCOUNTERS])
+{
+	return jc_redis_get(t, key, v, delta);
+}
+
+static int tier_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
+		    uint64_t delta[JC_NCOUNTERS])
+{
+	return jc_redis_put(t, key, bytes, n, delta);
+}
+
+static void tier_describe(void *t, char *out, size_t size)
+{
+	snprintf(out, size, "redis %s", ((struct jc_redis *)t)->shown);
+}
+
+static void tier_close(void *t)
+{
+	jc_redis_close(t);
+}
+
+/* The leases are the tier's own: the same handle. */
+static void *tier_leases(void *t, const struct jc_remote_options *opts)
+{
+	(void)opts;
+	return t;
+}
+
+static void tier_set_keys(void *z, const struct jc_signer *signer, const struct jc_trust *trust,
+			  int trust_required)
+{
+	jc_redis_set_keys(z, signer, trust, trust_required);
+}
+
+static enum jc_remote_wait tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
+				     struct jc_remote_lease **lease, struct jc_remote_value *v,
+				     uint64_t delta[JC_NCOUNTERS])
+{
+	return jc_redis_wait(z, key, deadline_ns, lease, v, delta);
+}
+
+const struct jc_tier_ops jc_tier_redis = {
+	.name = "redis",
+	.slot = JC_SLOT_REDIS,
+	.wait_looks = 1,
+	.open = tier_open,
+	.get = tier_get,
+	.put = tier_put,
+	.describe = tier_describe,
+	.close = tier_close,
+	.lease_order = 1,
+	.leases_open = tier_leases,
+	.set_keys = tier_set_keys,
+	.wait = tier_wait,
+	.release = jc_redis_release,
+};

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * redis.h — the Redis remote tier: entries shared by many machines through
- * a Redis server, and compile-once across machines.  Used by remote.c only
- * (the front that holds the remote tiers in order); the rest of jitcache
- * sees it through remote.h.
+ * a Redis server, and compile-once across machines.  A kind of remote tier:
+ * its operations, jc_tier_redis (tier.h), are at the end of redis.c, and
+ * remote.c (the front that holds the remote tiers in order) calls it
+ * through them alone; the rest of jitcache sees it through remote.h.
  *
  * On the wire a value is exactly an entry file's bytes (header + stored
  * payload, entry.h), under the name "jitcache:v<format>:<32 hex digits of
@@ -34,9 +35,9 @@
  *                     lease time.
  * A server that lacks a script (NOSCRIPT) costs one EVAL more, once.
  *
- * Calling sequence (remote.c):
+ * Calling sequence (through jc_tier_redis):
  *
- *   struct jc_redis *r = jc_redis_open(&opts, url, read_only, state_dir, limit); // NULL: unusable
+ *   struct jc_redis *r = jc_redis_open(&opts, spec, read_only, state_dir, limit); // NULL: unusable
  *   jc_redis_set_keys(r, signer, trust, trust_required)   // optional
  *   jc_redis_get(r, key, &v, delta)          1 found (v filled), 0 absent, -1 failed
  *   jc_redis_wait(r, key, deadline, &lease, &v, delta)   on a miss, before compiling
@@ -63,17 +64,20 @@
 #define JITCACHE_REDIS_H
 
 #include "tiers/remote.h"
+#include "config/remote_url.h"
 
 struct jc_redis;
 
-/* NULL, after one log line, if url is invalid or the password file cannot
- * be read.  Of opts, the timeouts, back-off, leases and password file are
- * used.  Connects later, on first use.  state_dir (the cache directory)
+/* NULL, after one log line, if the password file cannot be read.  spec:
+ * its URL, parsed (config/remote_url.h: spec->at.redis).  Of opts, the
+ * timeouts, back-off, leases and password file are used.  Connects later,
+ * on first use.  state_dir (the cache directory)
  * holds the back-off file.  A value larger than limit bytes (jc_entry_limit)
  * is never read: the first read (1 MiB, or the limit and a byte) shows
  * that, or the header it brings says so, and the lookup is a miss. */
-struct jc_redis *jc_redis_open(const struct jc_remote_options *opts, const char *url,
-			       int read_only, const char *state_dir, uint64_t limit);
+struct jc_redis *jc_redis_open(const struct jc_remote_options *opts,
+			       const struct jc_remote_spec *spec, int read_only,
+			       const char *state_dir, uint64_t limit);
 void jc_redis_close(struct jc_redis *r);
 
 /* 1 found (v filled, remote.h), 0 absent, -1 failed. */

@@ -3,27 +3,25 @@
  * off the program's path (remote.h). */
 #include "tiers/remote.h"
 #include "tiers/client.h"
+#include "tiers/tier.h"
 #include "config/clock.h"
 
-#include "tiers/http.h"
-#include "tiers/redis.h"
-#include "tiers/s3_lease.h"
 #include "config/log.h"
 #include "config/remote_url.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 struct tier {
+	const struct jc_tier_ops *ops; /* its kind's (tier.h) */
+	void *h;                       /* what ops->open() gave; NULL: unusable */
 	int read_only;
-	int slot; /* JC_SLOT_... of its hits */
-	struct jc_redis *redis; /* one of these */
-	struct jc_http *http;
 };
 
 /* A queued write: a value for every writable tier before `upto` (all of
@@ -41,10 +39,8 @@ struct job {
 struct jc_remote {
 	struct tier t[JC_REMOTES_MAX]; /* in the list's order (no handle: unusable) */
 	int n, writable, compress;
-	struct jc_redis *leases; /* the first writable Redis: compile-once */
-	struct jc_s3_leases *s3_leases; /* else the first writable S3 remote's */
-	struct jc_http_leases *dav; /* else the first writable web server's */
-	int trust_required;         /* only signed leases are waited for */
+	int lease_tier;             /* the tier whose leases are taken (tier.h), or -1 */
+	void *leases;               /* its ops->leases_open()'s */
 	double exit_wait;
 	jc_remote_count_fn *count;
 	void *ctx;
@@ -84,43 +80,43 @@ static double at_least(double v, double least)
 	return v > least ? v : least; /* also NaN */
 }
 
-/* Open tier t as sp says; one that cannot be opened keeps neither handle,
- * said once, and answers nothing. */
-static void open_tier(struct jc_remote *r, struct tier *t, const struct jc_remote_spec *sp,
+/* Open tier t as sp says; one that cannot be opened has no handle, said
+ * once, and answers nothing. */
+static void open_tier(struct tier *t, const struct jc_remote_spec *sp,
 		      const struct jc_remote_options *opts, const char *state_dir, uint64_t limit)
 {
 	struct jc_remote_options o = *opts;
-	int web = sp->kind != JC_REMOTE_REDIS;
+	const struct jc_tier_ops *ops = t->ops;
 	/* [remote]'s timeouts are for Redis on a LAN; a web server or a bucket
 	 * is often across the internet, with TLS to set up */
 	o.connect_timeout = sp->connect_timeout > 0 ? sp->connect_timeout
-		: web ? at_least(opts->connect_timeout, JC_WEB_CONNECT_TIMEOUT) : opts->connect_timeout;
+		: ops->min_connect_timeout > 0 ? at_least(opts->connect_timeout, ops->min_connect_timeout)
+		: opts->connect_timeout;
 	o.timeout = sp->timeout > 0 ? sp->timeout
-		: web ? at_least(opts->timeout, JC_WEB_TIMEOUT) : opts->timeout;
-	if (!web) {
-		t->redis = jc_redis_open(&o, sp->url, t->read_only, state_dir, limit);
-		if (t->redis && !t->read_only && !r->leases)
-			r->leases = t->redis;
-		return;
-	}
-	static const enum jc_http_layout layouts[] = {
-		[JC_LAYOUT_SUBDIRS] = JC_HTTP_SUBDIRS,
-		[JC_LAYOUT_FLAT] = JC_HTTP_FLAT,
-		[JC_LAYOUT_BAZEL] = JC_HTTP_BAZEL,
-	};
-	struct jc_http_options ho = {
-		.url = sp->url,
-		.layout = layouts[sp->layout],
-		.auth_file = sp->auth_file[0] ? sp->auth_file : NULL,
-		.ca_file = sp->ca_file[0] ? sp->ca_file : NULL,
-		.connect_timeout = o.connect_timeout,
-		.timeout = o.timeout,
-		.backoff = o.backoff,
-		.limit = limit,
-	};
-	t->http = jc_http_open(&ho, state_dir);
-	if (!t->read_only && !r->s3_leases)
-		r->s3_leases = jc_s3_leases_open(t->http, opts->lease, opts->lease_wait);
+		: ops->min_timeout > 0 ? at_least(opts->timeout, ops->min_timeout) : opts->timeout;
+	t->h = ops->open(&(struct jc_tier_open){ .spec = sp, .opts = &o, .read_only = t->read_only,
+						  .state_dir = state_dir, .limit = limit });
+}
+
+/* The leases of the writable tier of the smallest lease_order, first in
+ * the list among equals, whose kind gives some (tier.h). */
+static void open_leases(struct jc_remote *r, const struct jc_remote_options *opts)
+{
+	int last = 0;
+	for (int i = 0; i < r->n; i++)
+		if (r->t[i].ops->lease_order > last)
+			last = r->t[i].ops->lease_order;
+	r->lease_tier = -1;
+	for (int order = 1; order <= last && r->lease_tier < 0; order++)
+		for (int i = 0; i < r->n && r->lease_tier < 0; i++) {
+			const struct tier *t = &r->t[i];
+			if (!t->h || t->read_only || t->ops->lease_order != order ||
+			    !t->ops->leases_open)
+				continue;
+			r->leases = t->ops->leases_open(t->h, opts);
+			if (r->leases)
+				r->lease_tier = i;
+		}
 }
 
 /* The queue's mutex and condition variables, new: at open, and in a fork()ed
@@ -134,22 +130,26 @@ static void init_sync(struct jc_remote *r)
 	jc_cond_init_mono(&r->idle);
 }
 
-/* The web and S3 remotes' client library is loaded by the first exchange
- * with one, not at load: a process that never asks one (a shell, a tool
- * started under `jitcache run`, a program whose every lookup hits locally)
- * loads no libcurl and no TLS.  The library registers TLS's exit handler
+/* The web and S3 remotes' client library (their kind's ops->load) is
+ * loaded by the first exchange with one, not at load: a process that never
+ * asks one (a shell, a tool started under `jitcache run`, a program whose
+ * every lookup hits locally) loads no libcurl and no TLS.  The library registers TLS's exit handler
  * as it loads; ours is registered again after it, so that it runs first
  * (handlers run in reverse) and the queued writes still have TLS. */
-static void load_web(void)
+static void load_libraries(void)
 {
-	jc_http_load(); /* said why if not */
+	for (int k = 0; k < JC_REMOTE_KINDS; k++)
+		if (jc_tier_of(k) && jc_tier_of(k)->load)
+			jc_tier_of(k)->load(); /* said why if not */
 	atexit(at_exit);
 }
 
-static void web_ready(void)
+/* Before t's first exchange. */
+static void ready(const struct tier *t)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, load_web);
+	if (t->ops->load)
+		pthread_once(&once, load_libraries);
 }
 
 struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const char *state_dir,
@@ -175,10 +175,9 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	for (int i = 0; i < r->n; i++) {
 		struct tier *t = &r->t[i];
 		t->read_only = specs[i].read_only || opts->read_only;
-		t->slot = specs[i].kind == JC_REMOTE_REDIS ? JC_SLOT_REDIS
-			: specs[i].kind == JC_REMOTE_S3 ? JC_SLOT_S3 : JC_SLOT_HTTP;
-		open_tier(r, t, &specs[i], opts, state_dir, limit); /* said why if not */
-		if (!t->redis && !t->http)
+		t->ops = jc_tier_of(specs[i].kind);
+		open_tier(t, &specs[i], opts, state_dir, limit); /* said why if not */
+		if (!t->h)
 			continue;
 		usable++;
 		r->writable += !t->read_only;
@@ -188,9 +187,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 		free(r);
 		return NULL;
 	}
-	for (int i = 0; i < r->n && !r->leases && !r->s3_leases && !r->dav; i++)
-		if (r->t[i].http && !r->t[i].read_only && !jc_http_is_s3(r->t[i].http))
-			r->dav = jc_http_leases_open(r->t[i].http, opts->lease, opts->backoff);
+	open_leases(r, opts);
 	r->compress = opts->compress;
 	r->exit_wait = opts->exit_wait > 0 ? opts->exit_wait : 0; /* also NaN */
 	if (r->exit_wait > 3600)
@@ -227,18 +224,27 @@ int jc_remote_tiers(const struct jc_remote *r)
 
 int jc_remote_slot(const struct jc_remote *r, int i)
 {
-	return r && i >= 0 && i < r->n ? r->t[i].slot : JC_SLOT_REDIS;
+	return r && i >= 0 && i < r->n ? r->t[i].ops->slot : JC_SLOT_REDIS;
+}
+
+void jc_remote_describe(const struct jc_remote *r, int i, char *out, size_t size)
+{
+	if (!size)
+		return;
+	out[0] = '\0';
+	if (!r || i < 0 || i >= r->n)
+		return;
+	if (r->t[i].h)
+		r->t[i].ops->describe(r->t[i].h, out, size);
+	else
+		snprintf(out, size, "%s (unusable)", r->t[i].ops->name);
 }
 
 void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 			const struct jc_trust *trust, int trust_required)
 {
-	for (int i = 0; r && i < r->n; i++)
-		jc_redis_set_keys(r->t[i].redis, signer, trust, trust_required);
-	if (r) {
-		jc_s3_leases_set_trust(r->s3_leases, trust_required);
-		r->trust_required = trust_required;
-	}
+	if (r && r->leases && r->t[r->lease_tier].ops->set_keys)
+		r->t[r->lease_tier].ops->set_keys(r->leases, signer, trust, trust_required);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -293,11 +299,12 @@ int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		last_look.ready_tier = -1;
 		return 1;
 	}
-	if (!r->t[i].http)
-		return jc_redis_get(r->t[i].redis, key, v, delta);
-	web_ready();
-	int found = jc_http_get(r->t[i].http, key, v, delta);
-	if (found == 0)
+	const struct tier *t = &r->t[i];
+	if (!t->h)
+		return -1;
+	ready(t);
+	int found = t->ops->get(t->h, key, v, delta);
+	if (found == 0 && !t->ops->wait_looks)
 		last_look.absent |= 1u << i;
 	return found;
 }
@@ -324,37 +331,14 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 				   int64_t deadline_ns, struct jc_remote_lease **lease,
 				   uint64_t delta[JC_NCOUNTERS])
 {
-	struct jc_remote_value v;
+	struct jc_remote_value v = { .size = 0 };
 	*lease = NULL;
-	if (!r || (!r->leases && !r->s3_leases && !r->dav))
+	if (!r || !r->leases)
 		return JC_REMOTE_FREE;
-	if (!r->leases) { /* the first writable S3 remote's, else web server's */
-		enum jc_remote_wait w;
-		if (r->s3_leases) {
-			web_ready();
-			w = jc_s3_lease_wait(r->s3_leases, key, deadline_ns, lease, delta);
-		} else if (r->trust_required) {
-			/* a WebDAV lock carries no signature: anyone who may LOCK could
-			 * make every miss wait */
-			JC_LOG_ONCE(JC_LOG_INFO, "WebDAV compile leases are not signed, and "
-				    "trusted_keys waits only for signed ones: compiling without "
-				    "waiting for other machines (a Redis remote holds signed leases)");
-			return JC_REMOTE_FREE;
-		} else {
-			struct jc_http_lease *l = NULL;
-			web_ready();
-			w = jc_http_wait(r->dav, key, deadline_ns, &l, delta);
-			*lease = (struct jc_remote_lease *)l; /* see release_lease() */
-		}
-		last_look_for(r, key);
-		if (w == JC_REMOTE_READY)
-			last_look.absent = 0; /* stored by another machine: ask every remote */
-		return w;
-	}
-	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, &v, delta);
-	int i = 0;
-	while (i < r->n && r->t[i].redis != r->leases)
-		i++;
+	int i = r->lease_tier;
+	const struct tier *t = &r->t[i];
+	ready(t);
+	enum jc_remote_wait w = t->ops->wait(r->leases, key, deadline_ns, lease, &v, delta);
 	last_look_for(r, key);
 	if (w == JC_REMOTE_READY) {
 		last_look.absent = 0; /* stored by another machine: ask every remote */
@@ -362,7 +346,7 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 			last_look.ready = v;
 			last_look.ready_tier = i;
 		}
-	} else if (w != JC_REMOTE_FAILED) {
+	} else if (w != JC_REMOTE_FAILED && t->ops->wait_looks) {
 		last_look.absent |= 1u << i; /* not there at the wait's last look */
 	}
 	return w;
@@ -376,17 +360,10 @@ static void count(struct jc_remote *r, const uint64_t delta[JC_NCOUNTERS])
 		r->count(r->ctx, delta);
 }
 
-/* A lease is Redis's if there is a writable Redis, else the S3 remote's if
- * there is a writable S3 remote, else the web server's (jc_remote_wait): the
- * pointer handed out is the one or the other. */
+/* A lease is always the lease tier's (jc_remote_wait). */
 static void release_lease(struct jc_remote *r, struct jc_remote_lease *l)
 {
-	if (!r || r->leases)
-		jc_redis_release(l);
-	else if (r->s3_leases)
-		jc_s3_lease_release(l);
-	else
-		jc_http_release((struct jc_http_lease *)l);
+	r->t[r->lease_tier].ops->release(l);
 }
 
 static void run_job(struct jc_remote *r, struct job *j)
@@ -398,14 +375,10 @@ static void run_job(struct jc_remote *r, struct job *j)
 	}
 	for (int i = 0; i < j->upto && i < r->n; i++) {
 		struct tier *t = &r->t[i];
-		if (t->read_only)
+		if (t->read_only || !t->h)
 			continue;
-		if (t->http) {
-			web_ready();
-			jc_http_put(t->http, &j->key, j->value, j->size, delta);
-		}
-		else
-			jc_redis_put(t->redis, &j->key, j->value, j->size, delta);
+		ready(t);
+		t->ops->put(t->h, &j->key, j->value, j->size, delta);
 	}
 	count(r, delta);
 }
@@ -675,12 +648,11 @@ void jc_remote_close(struct jc_remote *r)
 		return;
 	forget(r);
 	finish(r, r->exit_wait, 1);
-	jc_s3_leases_close(r->s3_leases);
-	jc_http_leases_close(r->dav);
-	for (int i = 0; i < r->n; i++) {
-		jc_redis_close(r->t[i].redis);
-		jc_http_close(r->t[i].http);
-	}
+	if (r->leases && r->t[r->lease_tier].ops->leases_close)
+		r->t[r->lease_tier].ops->leases_close(r->leases);
+	for (int i = 0; i < r->n; i++)
+		if (r->t[i].h)
+			r->t[i].ops->close(r->t[i].h);
 	pthread_cond_destroy(&r->work);
 	pthread_cond_destroy(&r->idle);
 	pthread_mutex_destroy(&r->mu);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote.h — the remote tiers: entries shared by many machines, through
- * Redis (redis.h), web servers and S3 buckets (http.h).  Used by cache.c
+ * Redis (redis.h), web servers and S3 buckets (http.h), shared directories
+ * (file.c); each kind asked through its table of operations (tier.h).  Used by cache.c
  * and lock.c only; the rest of jitcache sees the remotes through cache.h
  * (jc_cache_options.remote), as more places a lookup, a store and a
  * compile-once lock go.
@@ -74,6 +75,7 @@
 #include "store/entry.h"
 #include "store/stats.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The remote tiers (README "The remote tier"). */
@@ -127,6 +129,8 @@ int jc_remote_compress(const struct jc_remote *r);
  * i-th one's hits. */
 int jc_remote_tiers(const struct jc_remote *r);
 int jc_remote_slot(const struct jc_remote *r, int i);
+/* The i-th remote for messages: "KIND URL", without credentials. */
+void jc_remote_describe(const struct jc_remote *r, int i, char *out, size_t size);
 /* Wait up to seconds for the queued writes to be done; 0 if none is left. */
 int jc_remote_flush(struct jc_remote *r, double seconds);
 /* Just before execve() (and every exec function, shim/exec.c): the writes

@@ -2,9 +2,9 @@
 /*
  * s3_lease.h — compile-once across machines through an S3 bucket, for
  * fleets that share no Redis: a lease object beside the key's value,
- * created with a conditional write.  Used by remote.c only, which takes
- * its leases from the first writable Redis remote, else from the first
- * writable S3 remote (remote.h).
+ * created with a conditional write.  The S3 kind's leases (web.c's
+ * jc_tier_s3, tier.h): remote.c takes its leases from the first writable
+ * Redis remote, else from the first writable S3 remote (remote.h).
  *
  * The lease of a key is the object "<the value's name>.lease", its body
  * "jitcache-lease-v1 HOST/PID/NONCE WRITE UNTIL_MS" (who holds it, its

@@ -5,7 +5,10 @@
  * socket path that fits, a port in range.  And they must agree: the
  * redacted form of a valid URL shows its whole user information (user and
  * password) as "***", so that what is printed never holds either, and with
- * "***" put back as "x:y" it parses to the same address. */
+ * "***" put back as "x:y" it parses to the same address.  The list parser
+ * too, which parses every kind's URL into its typed address: any text,
+ * a reason for each refusal, and each address it accepts whole (a
+ * NUL-ended path that is absolute where it must be). */
 #include "config/remote_url.h"
 
 #include <stdint.h>
@@ -13,6 +16,30 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void list(const char *text)
+{
+	static struct jc_remote_spec specs[JC_REMOTES_MAX];
+	const char *why = NULL;
+	int n = -1;
+	if (jc_remote_list_parse(text, specs, &n, &why) != 0) {
+		if (!why || !*why)
+			abort();
+		return;
+	}
+	if (n < 0 || n > JC_REMOTES_MAX)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const struct jc_remote_spec *sp = &specs[i];
+		if ((sp->kind == JC_REMOTE_HTTP &&
+		     (!memchr(sp->at.web.host, 0, sizeof sp->at.web.host) || !sp->at.web.host[0] ||
+		      !memchr(sp->at.web.path, 0, sizeof sp->at.web.path) ||
+		      (sp->at.web.path[0] && sp->at.web.path[0] != '/'))) ||
+		    (sp->kind == JC_REMOTE_S3 && strlen(sp->at.bucket.bucket) < 3) ||
+		    (sp->kind == JC_REMOTE_FILE && sp->at.path.path[0] != '/'))
+			abort();
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	jc_remote_url_redact(text, shown, sizeof shown);
+	list(text);
 	if (jc_remote_url_parse(text, &u, &why) != 0) {
 		if (!why || !*why)
 			abort();

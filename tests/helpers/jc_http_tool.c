@@ -264,18 +264,21 @@ int main(int argc, char **argv)
 {
 	struct jc_http_options o = { .timeout = 5, .connect_timeout = 2, .backoff = 0,
 				     .limit = JC_ENTRY_LIMIT_UNCAPPED };
+	static struct jc_remote_spec spec[JC_REMOTES_MAX];
+	enum jc_remote_layout layout = JC_LAYOUT_SUBDIRS;
+	const char *auth_file = "", *ca_file = "", *url;
 	const char *dir = NULL;
 	int opt;
 	jc_log_set_level(JC_LOG_INFO);
 	while ((opt = getopt(argc, argv, "l:a:c:t:T:b:m:d:")) != -1) {
 		switch (opt) {
 		case 'l':
-			o.layout = strcmp(optarg, "flat") == 0    ? JC_HTTP_FLAT
-				 : strcmp(optarg, "bazel") == 0 ? JC_HTTP_BAZEL
-								: JC_HTTP_SUBDIRS;
+			layout = strcmp(optarg, "flat") == 0    ? JC_LAYOUT_FLAT
+			       : strcmp(optarg, "bazel") == 0 ? JC_LAYOUT_BAZEL
+							      : JC_LAYOUT_SUBDIRS;
 			break;
-		case 'a': o.auth_file = optarg; break;
-		case 'c': o.ca_file = optarg; break;
+		case 'a': auth_file = optarg; break;
+		case 'c': ca_file = optarg; break;
 		case 't': o.timeout = atof(optarg); break;
 		case 'T': o.connect_timeout = atof(optarg); break;
 		case 'b': o.backoff = atof(optarg); break;
@@ -286,7 +289,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 2)
 		return usage();
-	o.url = argv[optind];
+	url = argv[optind];
 	char **cmd = argv + optind + 1;
 	if (strcmp(cmd[0], "path") == 0 && cmd[1]) {
 		char hex[2 * JC_KEY_BYTES + 1];
@@ -300,7 +303,7 @@ int main(int argc, char **argv)
 		 * curl -H @FILE, to make a bucket */
 		struct jc_sigv4_creds c;
 		struct jc_sigv4_headers sh;
-		const char *why = "", *host = strstr(o.url, "://");
+		const char *why = "", *host = strstr(url, "://");
 		char authority[256];
 		if (!host || jc_sigv4_load(&c, &why) != 0) {
 			fprintf(stderr, "jc_http_tool: %s\n", why);
@@ -313,7 +316,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	int before = maps_has_curl();
-	struct jc_http *h = jc_http_open(&o, dir);
+	/* the URL parsed as the settings parse it (config/remote_url.h) */
+	const char *why = "";
+	int nspec = 0;
+	struct jc_http *h = NULL;
+	if (jc_remote_list_parse(url, spec, &nspec, &why) != 0 || nspec != 1) {
+		char shown[JC_REMOTE_URL_MAX];
+		jc_remote_url_redact(url, shown, sizeof shown);
+		jc_log(JC_LOG_WARN, "remote URL %s is not valid (%s); remote tier disabled", shown,
+		       why);
+	} else {
+		spec[0].layout = layout;
+		snprintf(spec[0].auth_file, sizeof spec[0].auth_file, "%s", auth_file);
+		snprintf(spec[0].ca_file, sizeof spec[0].ca_file, "%s", ca_file);
+		o.spec = &spec[0];
+		h = jc_http_open(&o, dir);
+	}
 	if (strcmp(cmd[0], "maps") == 0) {
 		int opened = maps_has_curl();
 		jc_http_load();

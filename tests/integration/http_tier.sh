@@ -92,7 +92,7 @@ check "an object of garbage is refused by the check" has garbled '^get 1 corrupt
 # ---- URLs and auth files ------------------------------------------------------------
 tool userinfo "http://u:p@127.0.0.1:1/x" get a
 check "credentials in a URL: the tier is not opened" has userinfo '^open failed$'
-check "... one line says where they go, without the password" eval 'has userinfo auth_file && ! has userinfo u:p@'
+check "... one line says where they go, without the password" eval 'has userinfo "auth[-_]file" && ! has userinfo u:p@'
 tool badurl "ftp://127.0.0.1/x" get a
 check "a URL of another scheme: not opened, one line" said badurl 1
 stop_server nginx

@@ -61,6 +61,22 @@ for room in $ROOMS; do
 	check "$room/ includes nothing of a room above it${bad:+ (includes$bad)}" test -z "$bad"
 done
 
+# A kind of remote is its own files' business: remote.c and everything
+# outside tiers/ see the kinds through tiers/tier.h's table of operations
+# alone, so that a new kind is its file and one line in the list of kinds
+# (docs/design.md, "Adding a tier").
+kind_headers='tiers/(redis|http|s3_lease|sigv4|curl_abi)\.h'
+bad=$(grep -lE "^#include \"$kind_headers\"" "$ROOT"/tiers/remote.[ch] "$ROOT"/tiers/tier.[ch] \
+	"$ROOT"/shim/*.[ch] "$ROOT"/shim/ze/*.[ch] "$ROOT"/shim/cl/*.[ch] "$ROOT"/key/*.[ch] \
+	"$ROOT"/cache/*.[ch] "$ROOT"/store/*.[ch] "$ROOT"/trust/*.[ch] "$ROOT"/config/*.[ch] \
+	"$ROOT"/bin/*.c 2>/dev/null | sed "s|^$ROOT/||" | tr '\n' ' ')
+check "the remotes' kinds are seen through tiers/tier.h alone${bad:+ (the header of a kind in $bad)}" \
+	test -z "$bad"
+# ... and remote.c names no kind: its dispatch goes through the operations.
+bad=$(grep -nE 'JC_REMOTE_(REDIS|HTTP|S3|FILE)\>|jc_(redis|http|s3|file)_' "$ROOT"/tiers/remote.c |
+	cut -d: -f1 | tr '\n' ' ')
+check "tiers/remote.c names no kind of remote${bad:+ (lines $bad)}" test -z "$bad"
+
 # A room's internal.h is its own: no file elsewhere (other rooms, bin/,
 # tests, benchmarks, examples) includes it.
 for room in $ROOMS; do

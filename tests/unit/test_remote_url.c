@@ -187,6 +187,39 @@ static void lists(void)
 	      "every URL's user info hidden in a list, whatever its scheme (%s)", shown);
 }
 
+/* Each URL parsed once, into the typed address its tier opens with. */
+static void addresses(void)
+{
+	CHECK(list_ok("redis://:pw@cache.lan:6380/2 redis+unix:///run/r.sock?db=3") &&
+	      strcmp(specs[0].at.redis.host, "cache.lan") == 0 && specs[0].at.redis.port == 6380 &&
+	      specs[0].at.redis.db == 2 && strcmp(specs[0].at.redis.password, "pw") == 0 &&
+	      specs[1].at.redis.is_unix && strcmp(specs[1].at.redis.path, "/run/r.sock") == 0 &&
+	      specs[1].at.redis.db == 3, "Redis: host, port, db, password; a unix socket");
+	CHECK(list_ok("https://[::1]:8443/team/jc/ http://packs.example") &&
+	      strcmp(specs[0].at.web.base, "https://[::1]:8443") == 0 &&
+	      strcmp(specs[0].at.web.host, "[::1]:8443") == 0 &&
+	      strcmp(specs[0].at.web.path, "/team/jc") == 0 &&
+	      strcmp(specs[1].at.web.host, "packs.example") == 0 && specs[1].at.web.path[0] == 0,
+	      "http(s): base, authority, path without its trailing '/'");
+	CHECK(list_refused("http://h:99999/c", "port") && list_refused("http://h/a\"b", "path"),
+	      "http(s): a bad port or path character refused with the list");
+	CHECK(list_ok("s3://team-bucket/jc/a770/ s3://b.dotted") &&
+	      strcmp(specs[0].at.bucket.bucket, "team-bucket") == 0 &&
+	      strcmp(specs[0].at.bucket.prefix, "jc/a770") == 0 &&
+	      strcmp(specs[1].at.bucket.bucket, "b.dotted") == 0 && specs[1].at.bucket.prefix[0] == 0,
+	      "s3: bucket and prefix");
+	CHECK(list_refused("s3://team-bucket/a+b", "prefix"), "s3: a prefix character refused");
+	CHECK(list_ok("file:///mnt/jc/ FILE:///|read-only|layout=flat") &&
+	      specs[0].kind == JC_REMOTE_FILE && strcmp(specs[0].at.path.path, "/mnt/jc") == 0 &&
+	      specs[1].read_only && specs[1].layout == JC_LAYOUT_FLAT &&
+	      strcmp(specs[1].at.path.path, "/") == 0,
+	      "file: an absolute path, without its trailing '/'");
+	CHECK(list_refused("file://host/mnt", "absolute") && list_refused("file://rel", "absolute"),
+	      "file: a host or a relative path refused");
+	CHECK(list_refused("file:///mnt/../etc", "'..'") && list_refused("file:///mnt/a%20b", "%"),
+	      "file: dot segments and escapes refused");
+}
+
 int main(void)
 {
 	tcp_forms();
@@ -194,5 +227,6 @@ int main(void)
 	refusals();
 	redaction();
 	lists();
+	addresses();
 	return check_summary();
 }
