@@ -34,6 +34,7 @@ struct job {
 	struct jc_key key;
 	int upto;
 	struct jc_remote_lease *lease; /* a release, not a write */
+	struct jc_remote_lease *release; /* a write that releases this lease (Redis's) */
 	size_t size;
 	unsigned char value[];
 };
@@ -262,6 +263,13 @@ static __thread struct {
 	unsigned absent; /* bit i: the i-th remote */
 	int ready_tier;  /* ready holds the value read by the lease wait, or -1 */
 	struct jc_remote_value ready;
+	/* what the first look of a compile learnt of the Redis lease (the lease
+	 * taken, or another's seen), for the wait (jc_remote_get_or_lease) */
+	struct jc_remote_lease *looked;
+	/* the Redis lease the wait handed out: the put of the key that follows
+	 * on this thread writes and releases it in one script (claimed: then
+	 * jc_remote_release() of it has nothing left to do) */
+	struct jc_remote_lease *held, *claimed;
 } last_look = { .ready_tier = -1 };
 
 /* Forget what was learnt, unless it was of key (and r). */
@@ -271,14 +279,17 @@ static void last_look_for(const struct jc_remote *r, const struct jc_key *key)
 		return;
 	if (last_look.ready_tier >= 0)
 		free(last_look.ready.payload);
+	jc_redis_release(last_look.looked); /* not waited for */
+	last_look.looked = last_look.held = NULL;
 	last_look.r = r;
 	last_look.key = *key;
 	last_look.absent = 0;
 	last_look.ready_tier = -1;
 }
 
-int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
-		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+/* jc_remote_get(); leasing: the first look of a compile. */
+static int get(struct jc_remote *r, int i, const struct jc_key *key, struct jc_remote_value *v,
+	       uint64_t delta[JC_NCOUNTERS], int leasing)
 {
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
@@ -293,6 +304,10 @@ int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		last_look.ready_tier = -1;
 		return 1;
 	}
+	if (leasing && r->t[i].redis && r->t[i].redis == r->leases) {
+		jc_redis_release(last_look.looked);
+		return jc_redis_get_or_lease(r->leases, key, v, &last_look.looked, delta);
+	}
 	if (!r->t[i].http)
 		return jc_redis_get(r->t[i].redis, key, v, delta);
 	web_ready();
@@ -300,6 +315,26 @@ int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 	if (found == 0)
 		last_look.absent |= 1u << i;
 	return found;
+}
+
+int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
+		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	return get(r, i, key, v, delta, 0);
+}
+
+int jc_remote_get_or_lease(struct jc_remote *r, int i, const struct jc_key *key,
+			   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	return get(r, i, key, v, delta, 1);
+}
+
+void jc_remote_drop_look(struct jc_remote *r, const struct jc_key *key)
+{
+	if (last_look.r != r || memcmp(&last_look.key, key, sizeof *key) != 0)
+		return;
+	jc_redis_release(last_look.looked);
+	last_look.looked = NULL;
 }
 
 enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
@@ -351,11 +386,15 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 			last_look.absent = 0; /* stored by another machine: ask every remote */
 		return w;
 	}
-	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, lease, &v, delta);
+	last_look_for(r, key);
+	struct jc_remote_lease *look = last_look.looked;
+	last_look.looked = NULL;
+	enum jc_remote_wait w = jc_redis_wait(r->leases, key, deadline_ns, look, lease, &v, delta);
 	int i = 0;
 	while (i < r->n && r->t[i].redis != r->leases)
 		i++;
-	last_look_for(r, key);
+	last_look.held = w == JC_REMOTE_LEASED ? *lease : NULL;
+	last_look.claimed = NULL;
 	if (w == JC_REMOTE_READY) {
 		last_look.absent = 0; /* stored by another machine: ask every remote */
 		if (v.size) {
@@ -403,10 +442,15 @@ static void run_job(struct jc_remote *r, struct job *j)
 		if (t->http) {
 			web_ready();
 			jc_http_put(t->http, &j->key, j->value, j->size, delta);
-		}
-		else
+		} else if (j->release && t->redis == r->leases) {
+			jc_redis_put_release(t->redis, &j->key, j->value, j->size, j->release, delta);
+			j->release = NULL;
+		} else {
 			jc_redis_put(t->redis, &j->key, j->value, j->size, delta);
+		}
 	}
+	if (j->release)
+		release_lease(r, j->release);
 	count(r, delta);
 }
 
@@ -483,8 +527,8 @@ static void enqueue(struct jc_remote *r, struct job *j)
 				    "%d values; later ones are dropped (each is in the local store)",
 				    JC_REMOTE_QUEUE_BYTES >> 20, JC_REMOTE_QUEUE_WRITES);
 			count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = !j->lease });
-			if (j->lease)
-				release_lease(r, j->lease);
+			if (j->lease || j->release)
+				release_lease(r, j->lease ? j->lease : j->release);
 		} else {
 			run_job(r, j);
 		}
@@ -501,6 +545,24 @@ static void enqueue(struct jc_remote *r, struct job *j)
 	r->queued_bytes += j->size;
 	pthread_cond_signal(&r->work);
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* The Redis lease this thread holds for key (*lease: the wait's, or the
+ * lookup's), taken by the write j of its value: the write stores it and
+ * releases the lease in one script.  Only a lease ours and of the Redis
+ * that j writes. */
+static void claim_lease(struct jc_remote *r, const struct jc_key *key, struct job *j,
+			struct jc_remote_lease **lease)
+{
+	int at = 0;
+	while (at < r->n && (!r->leases || r->t[at].redis != r->leases))
+		at++;
+	if (!*lease || last_look.r != r || at >= j->upto ||
+	    memcmp(&last_look.key, key, sizeof *key) != 0 || !jc_redis_lease_ours(*lease))
+		return;
+	j->release = *lease;
+	last_look.claimed = lease == &last_look.held ? *lease : NULL;
+	*lease = NULL;
 }
 
 static struct job *new_job(const struct jc_key *key, int upto, size_t size)
@@ -528,6 +590,7 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 	memcpy(j->value, e->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE, e->payload, e->payload_size);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE + e->payload_size, e->trailer, e->trailer_size);
+	claim_lease(r, key, j, &last_look.held);
 	enqueue(r, j);
 	return 0;
 }
@@ -545,6 +608,7 @@ void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,
 		return;
 	memcpy(j->value, v->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE, v->payload, (size_t)v->size - JC_ENTRY_HEADER_SIZE);
+	claim_lease(r, key, j, &last_look.looked); /* the lookup took it: a later tier hit */
 	enqueue(r, j);
 }
 
@@ -552,6 +616,12 @@ void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease)
 {
 	if (!lease)
 		return;
+	if (lease == last_look.claimed) { /* its put releases it */
+		last_look.claimed = NULL;
+		return;
+	}
+	if (lease == last_look.held)
+		last_look.held = NULL;
 	struct job *j = r ? new_job(&(struct jc_key){ 0 }, 0, 0) : NULL;
 	if (!j) {
 		if (r)
@@ -591,8 +661,8 @@ static uint64_t drop_queued(struct jc_remote *r)
 		dropped += !j->lease;
 		r->queued--;
 		r->queued_bytes -= j->size;
-		if (j->lease) /* no write of ours is left before it */
-			release_lease(r, j->lease);
+		if (j->lease || j->release) /* no write of ours is left before it */
+			release_lease(r, j->lease ? j->lease : j->release);
 		free(j);
 	}
 	r->tail = NULL;
@@ -728,8 +798,9 @@ static void after_fork_child(void)
 		struct job *j = r->head;
 		while (j) {
 			struct job *next = j->next;
-			if (j->lease)
-				release_lease(r, j->lease); /* a child's copy: freed only */
+			if (j->lease || j->release)
+				release_lease(r, j->lease ? j->lease : j->release); /* a
+				child's copy: freed only */
 			free(j);
 			j = next;
 		}
