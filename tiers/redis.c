@@ -787,30 +787,34 @@ static const struct script resign_script = {
  * lease times left, is not a compile in progress but a squatter's (or a
  * leftover of something else): it is removed and the lease taken, instead
  * of making every miss wait lock_timeout for it.  A lease the waiter saw go
- * unrenewed for lease_wait seconds (ARGV[3], its value's first ARGV[5] + 1
- * bytes then, and ARGV[4], its PTTL then) is removed too, unless it was
- * renewed since: a renewal raises its PTTL or, signed, changes its value.
- * While a lease is held the wake list is emptied: its element says
- * "released", of an earlier lease (or one a node of an older jitcache
- * released without waking anyone), and would wake waiters at once.  A
- * waiter notes that it waits ("...:waiting", for two lease times), so that
- * a release with nobody waiting leaves no wake list behind.  KEYS: the
- * lease, the value, the wake list, the note; ARGV[1], ARGV[2]: our lease's
- * value and PX; ARGV[6]: the last byte of the value read (a GETRANGE as a
- * lookup's).  The answer: {0, the value's first bytes} the value exists;
- * {1} taken; {2, PTTL, value} another's. */
+ * unrenewed for lease_wait seconds (ARGV[3], its value's first
+ * LEASE_TOKEN_MAX bytes then, and ARGV[4], its PTTL then) is removed too,
+ * unless it was renewed since: a renewal raises its PTTL or, signed,
+ * changes its value.  While a lease is held the wake list is emptied: its
+ * element says "released", of an earlier lease (or one a node of an older
+ * jitcache released without waking anyone), and would wake waiters at
+ * once.  A waiter notes that it waits ("...:waiting", for two lease
+ * times), so that a release with nobody waiting leaves no wake list
+ * behind.  KEYS: the lease, the value (the wake list and the note are
+ * named after it: a server refuses a client that has not logged in yet
+ * more than 10 arguments, and says so in a way that hides its NOAUTH);
+ * ARGV[1], ARGV[2]: our lease's value and PX; ARGV[5]: the last byte of
+ * the value read (a GETRANGE as a lookup's).  The answer: {0, the value's
+ * first bytes} the value exists; {1} taken; {2, PTTL, value} another's. */
+_Static_assert(LEASE_TOKEN_MAX == 320, "take_script reads a lease's first 320 bytes");
 static const struct script take_script = {
-	"6569c340e1e9d536f26a41be24b20386f4b9dec7",
-	"local v = redis.call('getrange', KEYS[2], 0, ARGV[6]) "
+	"ab17cd08da138e18ef8ab339cc59525c939b2447",
+	"local v = redis.call('getrange', KEYS[2], 0, ARGV[5]) "
 	"if v ~= '' then return {0, v} end "
+	"local wake, waiting = KEYS[2] .. ':wake', KEYS[2] .. ':waiting' "
 	"local t = redis.call('pttl', KEYS[1]) "
 	"if t == -1 or t > 10 * tonumber(ARGV[2]) or (ARGV[3] ~= '' and t >= 0 and "
-	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, ARGV[5]) == ARGV[3]) then "
+	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, 319) == ARGV[3]) then "
 	"redis.call('del', KEYS[1]) end "
 	"local taken = redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) "
-	"redis.call('del', KEYS[3]) if taken then return {1} end "
-	"redis.call('set', KEYS[4], '1', 'PX', 2 * tonumber(ARGV[2])) "
-	"return {2, redis.call('pttl', KEYS[1]), redis.call('getrange', KEYS[1], 0, ARGV[5])}"
+	"redis.call('del', wake) if taken then return {1} end "
+	"redis.call('set', waiting, '1', 'PX', 2 * tonumber(ARGV[2])) "
+	"return {2, redis.call('pttl', KEYS[1]), redis.call('getrange', KEYS[1], 0, 319)}"
 };
 /* Delete the lease if still ours, and wake its waiters, if any noted that
  * they wait: the wake list's one element, for a lease time.  A lease that
@@ -826,19 +830,21 @@ static const struct script release_script = {
 /* The holder's store: the value written, the lease deleted if still ours,
  * and its waiters, if any noted that they wait, woken with the value
  * itself as the wake list's one element (for a lease time), so that a
- * waiter's blocking wait brings the value; a value longer than ARGV[4]
- * bytes (more than a lookup's first read) wakes them with "1" instead, and
- * they read it.  A lease that is no longer ours wakes nobody: its new
- * holder will.  KEYS: the value, the lease, the wake list, the note;
- * ARGV: the value, our lease's value, PX, the longest value pushed.
- * The answer: 1 released, 0 the lease was not ours (stored either way). */
+ * waiter's blocking wait brings the value; a value longer than a lookup's
+ * first read (FIRST_READ - 1 bytes) wakes them with "1" instead, and they
+ * read it.  A lease that is no longer ours wakes nobody: its new holder
+ * will.  KEYS: the value, the lease; ARGV: the value, our lease's value,
+ * PX.  The answer: 1 released, 0 the lease was not ours (stored either
+ * way). */
+_Static_assert(FIRST_READ - 1 == 1048575, "store_script pushes values of a first read");
 static const struct script store_script = {
-	"42d660a7c62a4028909bdcdf0be981de946ddc6c",
+	"f788549812fd572e29e7bc4afe30cb301bbcade1",
 	"redis.call('set', KEYS[1], ARGV[1]) "
 	"if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0 end "
-	"redis.call('del', KEYS[2], KEYS[3]) if redis.call('del', KEYS[4]) == 1 then "
-	"redis.call('rpush', KEYS[3], #ARGV[1] <= tonumber(ARGV[4]) and ARGV[1] or '1') "
-	"redis.call('pexpire', KEYS[3], ARGV[3]) end return 1"
+	"local wake = KEYS[1] .. ':wake' "
+	"redis.call('del', KEYS[2], wake) if redis.call('del', KEYS[1] .. ':waiting') == 1 then "
+	"redis.call('rpush', wake, #ARGV[1] <= 1048575 and ARGV[1] or '1') "
+	"redis.call('pexpire', wake, ARGV[3]) end return 1"
 };
 
 /* Run sc with nkeys keys then the other arguments (n in all; lens: their
@@ -1085,16 +1091,15 @@ int jc_redis_put_release(struct jc_redis *r, const struct jc_key *key, const voi
 	stop_renewal(l); /* before the script deletes it: not renewed, nor said lost */
 	struct session s;
 	struct names nm;
-	char ms[32], most[32];
+	char ms[32];
 	names_of(key, &nm);
 	snprintf(ms, sizeof ms, "%lld", lease_ms(r));
-	snprintf(most, sizeof most, "%d", FIRST_READ - 1);
-	const char *args[] = { nm.value, nm.lease, nm.wake, nm.waiting, value, l->token, ms, most };
-	const size_t lens[] = { strlen(nm.value), strlen(nm.lease), strlen(nm.wake),
-				strlen(nm.waiting), size, strlen(l->token), strlen(ms), strlen(most) };
+	const char *args[] = { nm.value, nm.lease, value, l->token, ms };
+	const size_t lens[] = { strlen(nm.value), strlen(nm.lease), size, strlen(l->token),
+				strlen(ms) };
 	int rc = -1;
 	if (begin(&s, r, delta) == 0) {
-		redisReply *rep = script_run_n(&s, &store_script, 4, 8, args, lens, "SET");
+		redisReply *rep = script_run_n(&s, &store_script, 2, 5, args, lens, "SET");
 		if (rep && rep->type == REDIS_REPLY_INTEGER) {
 			delta[JC_REMOTE_STORES]++;
 			delta[JC_REMOTE_BYTES_OUT] += size;
@@ -1148,18 +1153,17 @@ static void watch_saw(struct watch *wt, const struct jc_redis *r, const char *va
  * 0) for a value found but refused unread (too large: said once). */
 static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
 				const struct names *nm, struct watch *wt,
-				const struct jc_key *key, struct jc_remote_value *v)
+				const struct jc_key *key, struct jc_remote_value *v, const char *what)
 {
-	char ms[32], token_end[16], stale_pttl[32], value_end[32];
-	snprintf(token_end, sizeof token_end, "%d", LEASE_TOKEN_MAX - 1);
+	char ms[32], stale_pttl[32], value_end[32];
 	snprintf(value_end, sizeof value_end, "%zu", first_read(s->r) - 1);
 	if (s->r->signer)
 		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
 	snprintf(stale_pttl, sizeof stale_pttl, "%lld", wt->pttl);
-	const char *args[] = { nm->lease, nm->value, nm->wake, nm->waiting, l->token, ms,
-			       wt->stale ? wt->value : "", stale_pttl, token_end, value_end };
-	redisReply *rep = script_run(s, &take_script, 4, 10, args, "a lease request");
+	const char *args[] = { nm->lease, nm->value, l->token, ms, wt->stale ? wt->value : "",
+			       stale_pttl, value_end };
+	redisReply *rep = script_run(s, &take_script, 2, 7, args, what);
 	if (!rep)
 		return JC_REMOTE_FAILED;
 	enum jc_remote_wait w = JC_REMOTE_FAILED;
@@ -1169,7 +1173,7 @@ static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
 	    (e[0]->integer == 0 && (rep->elements != 2 || e[1]->type != REDIS_REPLY_STRING)) ||
 	    (e[0]->integer == 2 && (rep->elements != 3 || e[1]->type != REDIS_REPLY_INTEGER ||
 				    e[2]->type != REDIS_REPLY_STRING))) {
-		unexpected(s, rep, "a lease request");
+		unexpected(s, rep, what);
 	} else if (e[0]->integer == 0) {
 		int got = get_finish(s, key, nm->value, e[1], v);
 		if (got == 1)
@@ -1277,7 +1281,8 @@ int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
 		free(l);
 		return -1;
 	}
-	enum jc_remote_wait w = take(&s, l, &nm, &l->wt, key, v);
+	/* a lookup, as the user sees it */
+	enum jc_remote_wait w = take(&s, l, &nm, &l->wt, key, v, "GET");
 	int rc = 0;
 	if (w == JC_REMOTE_FAILED && !s.broken && !jc_backoff_active(&r->down))
 		rc = get_bounded(&s, key, nm.value, v); /* the script refused: a plain lookup */
@@ -1349,7 +1354,7 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 			break;
 		}
 		int took_over = wt.stale;
-		w = looked ? JC_REMOTE_TIMEOUT : take(&s, l, &nm, &wt, key, v);
+		w = looked ? JC_REMOTE_TIMEOUT : take(&s, l, &nm, &wt, key, v, "a lease request");
 		looked = 0;
 		if (w == JC_REMOTE_TIMEOUT)
 			w = block(&s, &nm, key, &wt, deadline_ns, v);
