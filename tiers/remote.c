@@ -367,7 +367,7 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 		enum jc_remote_wait w;
 		if (r->s3_leases) {
 			web_ready();
-			w = jc_s3_lease_wait(r->s3_leases, key, deadline_ns, lease, delta);
+			w = jc_s3_lease_wait(r->s3_leases, key, deadline_ns, lease, &v, delta);
 		} else if (r->trust_required) {
 			/* a WebDAV lock carries no signature: anyone who may LOCK could
 			 * make every miss wait */
@@ -378,12 +378,22 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 		} else {
 			struct jc_http_lease *l = NULL;
 			web_ready();
-			w = jc_http_wait(r->dav, key, deadline_ns, &l, delta);
+			w = jc_http_wait(r->dav, key, deadline_ns, &l, &v, delta);
 			*lease = (struct jc_remote_lease *)l; /* see release_lease() */
 		}
 		last_look_for(r, key);
 		if (w == JC_REMOTE_READY)
 			last_look.absent = 0; /* stored by another machine: ask every remote */
+		int i = 0; /* the tier of the leases: the first writable one of their kind */
+		while (i < r->n && (!r->t[i].http || r->t[i].read_only ||
+				    !jc_http_is_s3(r->t[i].http) != !r->s3_leases))
+			i++;
+		if (w == JC_REMOTE_READY && v.size && i < r->n) {
+			last_look.ready = v; /* the value the wait read */
+			last_look.ready_tier = i;
+		} else if (w == JC_REMOTE_READY) {
+			free(v.payload);
+		}
 		return w;
 	}
 	last_look_for(r, key);
