@@ -739,10 +739,11 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
 
 /* ---- leases ------------------------------------------------------------------------ */
 
-/* A key's lease is "<value's name>:lease"; its holder's release wakes the
- * nodes waiting for it through "<value's name>:wake", a list of one element
- * that lives a lease time: a waiter blocks on it (BRPOPLPUSH from and to
- * the list, which leaves the element for the next waiter) with a timeout
+/* A key's lease is "<value's name>:lease"; its holder's store (or release)
+ * wakes the nodes waiting for it through "<value's name>:wake", a list of
+ * one element, the value (or "1"), that lives a lease time: a waiter
+ * blocks on it (BRPOPLPUSH from and to the list, which leaves the element
+ * for the next waiter) with a timeout
  * of when the lease would expire, so that a waiter costs a few commands
  * however long the compile, and a holder that dies without waking anyone
  * is taken over once its lease has expired.  The names of a key: */

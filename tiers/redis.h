@@ -11,9 +11,12 @@
  * While one machine compiles a key it holds a lease, a second name
  * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
  * released; a lease whose holder died expires by itself.  Its release
- * wakes the waiters through a third, "...:<hex>:wake", a list they block
- * on, where a fourth, "...:<hex>:waiting", notes that some do (so a
- * compile nobody waited for leaves no wake list behind).  With keys
+ * (with the store: one script) wakes the waiters through a third,
+ * "...:<hex>:wake", a list they block on, whose element is the value
+ * itself (checked as a lookup's; over a MiB, a token); a fourth,
+ * "...:<hex>:waiting", notes that some do (so a compile nobody waited for
+ * leaves no wake list behind).  A compile's first look reads the value,
+ * or else takes the lease, or sees who holds it, in one script.  With keys
  * (jc_redis_set_keys, sign.h) a lease's value is signed and dated, renewed
  * with a new date, and a node with trusted keys waits only for a lease
  * signed by one of them within a lease time: whoever else can write Redis

@@ -31,10 +31,15 @@
  * server has LOCK; a lease is released only after the writes queued before
  * the release (the value) are done, so a machine waiting for it finds the
  * value (Redis's release also wakes the machines waiting for it); a lease
- * its holder renews is waited for up to lock_timeout.  What a Redis wait
- * learnt serves the look after it (jc_remote_get, same thread and key):
- * the value it read, or that the value was absent at its last look, so
- * that a miss asks that Redis once (redis.h counts the commands).  Web
+ * its holder renews is waited for up to lock_timeout.  At Redis the first
+ * look of a compile (jc_remote_get_or_lease) already takes the lease, or
+ * sees who holds it, and the wait starts from what it learnt; the put that
+ * follows on the thread holding the lease also releases it (one script,
+ * which wakes the waiters with the value).  What a wait learnt serves the
+ * look after it (jc_remote_get, same thread and key): the value it read
+ * (Redis, or a web or S3 waiter's GET), or that the value was absent at
+ * its last look, so that a miss asks that remote once (redis.h counts the
+ * commands).  Web
  * servers without LOCK (said once) and buckets that ignore conditional
  * writes hold none: machines that share only those may compile the same
  * kernel at once (each process still compiles each kernel once; see
