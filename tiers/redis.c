@@ -1322,8 +1322,10 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 		jc_redis_release(look);
 		return JC_REMOTE_FAILED;
 	}
-	if (r->read_only)
+	if (r->read_only) {
+		jc_redis_release(look);
 		return JC_REMOTE_FREE; /* never waits: a lease is not its business */
+	}
 	if (look && look->ours) { /* taken by the lookup */
 		*lease = look;
 		return JC_REMOTE_LEASED;
