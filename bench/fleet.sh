@@ -20,8 +20,7 @@
 #   compiles   nodes whose exit line (JITCACHE_LOG=info) counts a miss
 #   created    nodes whose module the driver created (44 kernels)
 #   req_per_node  the server's requests for the rollout / N (Redis: the commands
-#              nodes sent, from MONITOR, not those its scripts ran; a waiter's
-#              wait and value are two in one round trip; nginx's access
+#              nodes sent, from MONITOR, not those its scripts ran; nginx's access
 #              log, leases' requests included; radosgw's log at its default
 #              debug_rgw 1)
 #   warm_*     seconds from the common start until a node exits with its

@@ -157,14 +157,15 @@ static int remote_usable(struct jc_cache *c)
  * -1 otherwise.  Counts into delta (a miss in one remote is counted by the
  * caller, once for all). */
 static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key,
-			     struct jc_entry *out, uint64_t count_miss,
+			     struct jc_entry *out, uint64_t count_miss, int leasing,
 			     uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
 	struct jc_remote_value v;
 	struct jc_entry_header h;
 	const char *why = "";
 	uint64_t asked = (uint64_t)jc_mono_ns();
-	int got = jc_remote_get(c->remote, i, key, &v, delta);
+	int got = leasing ? jc_remote_get_or_lease(c->remote, i, key, &v, delta)
+			  : jc_remote_get(c->remote, i, key, &v, delta);
 	delta[JC_REMOTE_WAIT_NS] += (uint64_t)jc_mono_ns() - asked;
 	if (got <= 0) {
 		seen->unreachable |= got < 0;
@@ -233,15 +234,21 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 }
 
 /* Ask the remote tiers in order: 0 and *out filled on the first valid value;
- * -1 otherwise.  Counts into delta. */
+ * -1 otherwise.  Counts into delta.  leasing: the first look of a compile,
+ * whose miss takes the lease (or sees who holds it) in the same command;
+ * a hit after that (a later remote) releases it. */
 static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
-			 uint64_t count_miss, uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
+			 uint64_t count_miss, int leasing, uint64_t delta[JC_NCOUNTERS],
+			 struct miss_seen *seen)
 {
 	if (!remote_usable(c))
 		return -1;
 	for (int i = 0; i < jc_remote_tiers(c->remote); i++)
-		if (remote_lookup_one(c, i, key, out, count_miss, delta, seen) == 0)
+		if (remote_lookup_one(c, i, key, out, count_miss, leasing, delta, seen) == 0) {
+			if (leasing)
+				jc_remote_drop_look(c->remote, key);
 			return 0;
+		}
 	delta[JC_REMOTE_MISSES] += c->remote ? count_miss : 0;
 	return -1;
 }
@@ -289,7 +296,7 @@ static __thread struct {
  * miss is not counted again, and a hit takes that miss back, so that each
  * request counts exactly one hit or one miss. */
 static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
-		  uint64_t count_miss)
+		  uint64_t count_miss, int leasing)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct miss_seen seen = { 0 };
@@ -298,7 +305,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 	if (rc != 0)
 		rc = layer_lookup(cache, key, out, count_miss, delta, &seen);
 	if (rc != 0)
-		rc = remote_lookup(cache, key, out, count_miss, delta, &seen);
+		rc = remote_lookup(cache, key, out, count_miss, leasing, delta, &seen);
 	if (rc == 0) {
 		delta[JC_HITS] = 1;
 		delta[tier_counter(out)] = 1;
@@ -325,12 +332,18 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
 {
-	return lookup(cache, key, out, 1);
+	return lookup(cache, key, out, 1, 0);
+}
+
+int jc_cache_get_to_compile(struct jc_cache *cache, const struct jc_key *key,
+			    struct jc_entry *out)
+{
+	return lookup(cache, key, out, 1, 1);
 }
 
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
 {
-	return lookup(cache, key, out, 0);
+	return lookup(cache, key, out, 0, 0);
 }
 
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)

@@ -122,6 +122,12 @@ const char *jc_cache_dir(const struct jc_cache *cache);
  * from the cache directory is looked up in the read-only layers next (a
  * hit there is served from the layer, which is never changed). */
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
+/* jc_cache_get() for a caller that compiles on a miss and calls
+ * jc_cache_lock_key() next (shim/compile_once.c): the lookup in the Redis
+ * that holds compile leases also takes the key's lease, or sees who holds
+ * it, in the same command (remote.h), and the lock starts from there. */
+int jc_cache_get_to_compile(struct jc_cache *cache, const struct jc_key *key,
+			    struct jc_entry *out);
 /* The same, for the second look after jc_cache_lock_key(), following a
  * jc_cache_get() miss: a miss is not counted again, and a hit turns that
  * first miss into a hit, so that each request counts one hit or one miss. */

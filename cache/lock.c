@@ -173,6 +173,8 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 		*lock = (struct jc_cache_lock){ .fd = -1 }; /* no local lock: still coordinate */
 	if (lock && cache->remote)
 		wait_remote(cache, key, deadline, lock);
+	else if (cache->remote) /* a lease jc_cache_get_to_compile() took */
+		jc_remote_drop_look(cache->remote, key);
 	return lock;
 }
 

@@ -119,7 +119,7 @@ void jc_strict_passed(const char *what, const char *why)
 int jc_compile_once(struct jc_once *o, int *status)
 {
 	jc_key_hex(&o->key, o->hex);
-	if (try_hit(o, jc_cache_get))
+	if (try_hit(o, jc_cache_get_to_compile))
 		return 1;
 	struct jc_cache_lock *lock = jc_cache_lock_key(o->cache, &o->key);
 	if (try_hit(o, jc_cache_recheck)) {

@@ -129,10 +129,13 @@ const char *jc_http_url(const struct jc_http *h);
  * every third of the lease time (or of the server's, if shorter) from a
  * small thread, and DELETEs the file with the token once the value is
  * stored (UNLOCK if DELETE is not allowed).  Another machine's LOCK is then
- * answered 423 Locked: it waits, asking for the value (HEAD) and the lock
- * with a growing pause (500 ms at most), until the value exists, the lock
- * is free (a dead holder's expires by the server's timeout) or the
- * deadline.  Before its first LOCK a process PUTs PATH/leases/README, which
+ * answered 423 Locked: it waits, asking for the value (a GET, which
+ * brings it once stored: one request a look) with a pause growing from
+ * 50 ms to a twentieth of the lease (0.5 s by default; 1 s at most), and
+ * for the lock again every fifth of the lease (0.2 s at least), until the
+ * value exists (JC_REMOTE_READY with v filled, as jc_http_get() fills it),
+ * the lock is free (a dead holder's expires by the server's timeout) or
+ * the deadline.  Before its first LOCK a process PUTs PATH/leases/README, which
  * makes the directory: nginx's dav-ext adds a lock before creating its
  * file and keeps it when that fails (409), for nobody, for its timeout.
  * A server that refuses the README or LOCK (a 4xx other than 409, 412 and
@@ -143,7 +146,7 @@ const char *jc_http_url(const struct jc_http *h);
  * is asked for backoff seconds (by this process).  Not for S3.
  *
  *   struct jc_http_leases *z = jc_http_leases_open(h, lease, backoff);  // NULL: none
- *   jc_http_wait(z, key, deadline, &lease, delta)   as jc_remote_wait()
+ *   jc_http_wait(z, key, deadline, &lease, &v, delta)   as jc_remote_wait()
  *   jc_http_release(lease)        after the value's PUT; NULL is fine
  *   jc_http_leases_close(z)
  */
@@ -153,7 +156,7 @@ struct jc_http_leases *jc_http_leases_open(struct jc_http *h, double lease, doub
 void jc_http_leases_close(struct jc_http_leases *z);
 enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *key,
 				 int64_t deadline_ns, struct jc_http_lease **lease,
-				 uint64_t delta[JC_NCOUNTERS]);
+				 struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
 void jc_http_release(struct jc_http_lease *l);
 
 /* The most a lease request waits for its whole answer (unless the remote's

@@ -168,15 +168,6 @@ static enum take take(struct jc_http_lease *l, uint64_t delta[JC_NCOUNTERS])
 	return FAILED;
 }
 
-/* Is the key's value stored?  1 yes, 0 no, -1 no answer. */
-static int stored(struct jc_http_leases *z, const struct jc_key *key,
-		  uint64_t delta[JC_NCOUNTERS])
-{
-	struct jc_http_answer a;
-	long code = jc_http_request(z->h, "HEAD", key, JC_HTTP_ENTRY, NULL, NULL, 0, &a, delta);
-	return code == 200 ? 1 : code == 404 || code == 410 ? 0 : -1;
-}
-
 /* Give the lock back: DELETE the file with the token (it goes with its
  * lock), or UNLOCK where DELETE is not allowed.  A lock that expired and
  * was taken by another is not ours: its 423 is left alone. */
@@ -266,17 +257,14 @@ static void sleep_ns(int64_t ns)
 	}
 }
 
-/* One look: take the lease, else see whether the value is stored.  After
- * the first look, whose lookup has just missed, the value is asked first:
- * once the holder is done, the waiters find it without taking the lease. */
-static enum jc_remote_wait look(struct jc_http_lease *l, int first, uint64_t delta[JC_NCOUNTERS])
+/* Take the lease; JC_REMOTE_READY (v filled) where the holder before
+ * stored the value and let go just before. */
+static enum jc_remote_wait try_take(struct jc_http_lease *l, struct jc_remote_value *v,
+				    uint64_t delta[JC_NCOUNTERS])
 {
-	int found = first ? 0 : stored(l->z, &l->key, delta);
-	if (found)
-		return found > 0 ? JC_REMOTE_READY : JC_REMOTE_FAILED;
 	enum take t = take(l, delta);
-	if (t == TAKEN) { /* the holder before may have stored it and let go just now */
-		if (stored(l->z, &l->key, delta) != 1)
+	if (t == TAKEN) {
+		if (jc_http_get(l->z->h, &l->key, v, delta) != 1)
 			return JC_REMOTE_LEASED;
 		give_back(l);
 		return JC_REMOTE_READY;
@@ -285,11 +273,23 @@ static enum jc_remote_wait look(struct jc_http_lease *l, int first, uint64_t del
 		: JC_REMOTE_FAILED;
 }
 
+/* The waiter's pause between looks at the value: 50 ms, doubling to a
+ * twentieth of the lease (at least 50 ms, at most 1 s: a value stored is
+ * found that late at most); and between LOCKs, which find a dead holder's
+ * lock gone once the server dropped it (a lease time after its last
+ * renewal): a fifth of the lease, 0.2 s at least. */
+static int64_t pause_most(double lease)
+{
+	double s = lease / 20;
+	return (int64_t)((s < 0.05 ? 0.05 : s > 1 ? 1 : s) * 1e9);
+}
+
 enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *key,
 				 int64_t deadline_ns, struct jc_http_lease **lease,
-				 uint64_t delta[JC_NCOUNTERS])
+				 struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
 	*lease = NULL;
+	memset(v, 0, sizeof *v);
 	if (!z)
 		return JC_REMOTE_FAILED;
 	if (__atomic_load_n(&z->none, __ATOMIC_RELAXED))
@@ -304,18 +304,31 @@ enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *
 	l->pid = getpid();
 	/* A lock is waited for while the server keeps it, which is while its
 	 * holder renews it (a dead holder's expires by the server's timeout),
-	 * up to the deadline (lock_timeout). */
-	int64_t pause = 50000000; /* 50 ms, doubling to 500 ms */
-	enum jc_remote_wait w;
+	 * up to the deadline (lock_timeout).  The first look, whose lookup
+	 * has just missed, is a LOCK; then the value is looked at (a GET,
+	 * which brings it once it is there: once the holder is done, the
+	 * waiters find it without taking the lease), and the lock tried again
+	 * only now and then. */
+	int64_t pause = 50000000, most = pause_most(z->lease);
+	int64_t lock_every = (int64_t)(z->lease / 5 * 1e9), next_lock = 0;
+	if (lock_every < 200000000)
+		lock_every = 200000000;
+	enum jc_remote_wait w = JC_REMOTE_TIMEOUT;
 	for (int first = 1;; first = 0) {
-		w = look(l, first, delta);
+		int found = first ? 0 : jc_http_get(z->h, key, v, delta);
+		if (found)
+			w = found > 0 ? JC_REMOTE_READY : JC_REMOTE_FAILED;
+		else if (jc_wall_ns() >= next_lock) {
+			w = try_take(l, v, delta);
+			next_lock = jc_wall_ns() + lock_every;
+		}
 		if (w != JC_REMOTE_TIMEOUT)
 			break;
 		int64_t left = deadline_ns - jc_wall_ns();
 		if (left <= 0)
 			break;
 		sleep_ns(pause < left ? pause : left);
-		pause = pause * 2 < 500000000 ? pause * 2 : 500000000;
+		pause = pause * 2 < most ? pause * 2 : most;
 	}
 	if (w == JC_REMOTE_FAILED) {
 		/* (no answer, or not a lease's: each miss would wait for it again) */

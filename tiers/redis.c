@@ -62,12 +62,34 @@ struct jc_redis {
 	int no_blocking;               /* BRPOPLPUSH refused: leases polled (atomic) */
 };
 
+/* What a waiter saw of another's lease at its last look: its value (no
+ * more than a token's length), its PTTL and so when it would expire, and
+ * when it was last seen renewed (or first seen).  stale: not seen renewed
+ * for lease_wait seconds. */
+struct watch {
+	char value[LEASE_TOKEN_MAX + 1]; /* GETRANGE 0 LEASE_TOKEN_MAX-1, and a NUL */
+	long long pttl;
+	int64_t expires_ns, alive_ns;
+	int seen, stale;
+};
+
+/* A renewal moves a lease's expiry by a third of a lease time at least
+ * (33 ms for the shortest, 0.1 s); two looks at a lease nobody renews may
+ * put it a few milliseconds apart, from the round trips between. */
+#define RENEWED_NS 20000000
+
+/* A lease: ours (taken, renewed by a thread until released), or what a
+ * lookup learnt of another's (jc_redis_get_or_lease: watched, or not
+ * trusted), handed to jc_redis_wait. */
 struct jc_remote_lease {
 	struct jc_redis *r;
 	char name[NAME_MAX_LEN], wake[NAME_MAX_LEN], waiting[NAME_MAX_LEN];
 	char token[LEASE_TOKEN_MAX];
 	char holder[96];          /* "HOST/PID/NONCE": the token's first part */
 	pid_t pid;
+	int ours;                 /* taken: renewed, and released */
+	int untrusted;            /* another's, not trusted (trust_required) */
+	struct watch wt;          /* another's, as the lookup saw it */
 	pthread_t thread;
 	int has_thread, stop;
 	pthread_mutex_t mu;
@@ -330,8 +352,8 @@ static redisReply *exchange(struct jc_redis *r, redisContext *c, int argc, const
  * and nothing to free. */
 struct command {
 	int argc;
-	const char *argv[12];
-	size_t lens[12];
+	const char *argv[16];
+	size_t lens[16];
 };
 
 static int send_and_read(const struct jc_redis *r, redisContext *c, int n, struct command *cmd,
@@ -714,10 +736,11 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
 
 /* ---- leases ------------------------------------------------------------------------ */
 
-/* A key's lease is "<value's name>:lease"; its holder's release wakes the
- * nodes waiting for it through "<value's name>:wake", a list of one element
- * that lives a lease time: a waiter blocks on it (BRPOPLPUSH from and to
- * the list, which leaves the element for the next waiter) with a timeout
+/* A key's lease is "<value's name>:lease"; its holder's store (or release)
+ * wakes the nodes waiting for it through "<value's name>:wake", a list of
+ * one element, the value (or "1"), that lives a lease time: a waiter
+ * blocks on it (BRPOPLPUSH from and to the list, which leaves the element
+ * for the next waiter) with a timeout
  * of when the lease would expire, so that a waiter costs a few commands
  * however long the compile, and a holder that dies without waking anyone
  * is taken over once its lease has expired.  The names of a key: */
@@ -755,34 +778,41 @@ static const struct script resign_script = {
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "
 	"return redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2]) and 1 or 0 else return 0 end"
 };
-/* Take the lease if the value does not exist and the lease is free, in one
- * command.  Every lease jitcache sets expires within its lease time (PX,
+/* Read the value, or else take the lease if it is free, in one command:
+ * the first look of a compile (jc_redis_get_or_lease) and every later one
+ * of a wait.  Every lease jitcache sets expires within its lease time (PX,
  * renewed to the same), so one without an expiry, or with more than ten
  * lease times left, is not a compile in progress but a squatter's (or a
  * leftover of something else): it is removed and the lease taken, instead
  * of making every miss wait lock_timeout for it.  A lease the waiter saw go
- * unrenewed for lease_wait seconds (ARGV[3], its value's first ARGV[5] + 1
- * bytes then, and ARGV[4], its PTTL then) is removed too, unless it was
- * renewed since: a renewal raises its PTTL or, signed, changes its value.
- * While a lease is held the wake list is emptied: its element says
- * "released", of an earlier lease (or one a node of an older jitcache
- * released without waking anyone), and would wake waiters at once.  A
- * waiter notes that it waits ("...:waiting", for two lease times), so that
- * a release with nobody waiting leaves no wake list behind.  KEYS: the
- * lease, the value, the wake list, the note; ARGV[1], ARGV[2]: our lease's
- * value and PX.  The answer: {0} the value exists; {1} taken; {2, PTTL,
- * value} another's. */
+ * unrenewed for lease_wait seconds (ARGV[3], its value's first
+ * LEASE_TOKEN_MAX bytes then, and ARGV[4], its PTTL then) is removed too,
+ * unless it was renewed since: a renewal raises its PTTL or, signed,
+ * changes its value.  While a lease is held the wake list is emptied: its
+ * element says "released", of an earlier lease (or one a node of an older
+ * jitcache released without waking anyone), and would wake waiters at
+ * once.  A waiter notes that it waits ("...:waiting", for two lease
+ * times), so that a release with nobody waiting leaves no wake list
+ * behind.  KEYS: the lease, the value (the wake list and the note are
+ * named after it: a server refuses a client that has not logged in yet
+ * more than 10 arguments, and says so in a way that hides its NOAUTH);
+ * ARGV[1], ARGV[2]: our lease's value and PX; ARGV[5]: the last byte of
+ * the value read (a GETRANGE as a lookup's).  The answer: {0, the value's
+ * first bytes} the value exists; {1} taken; {2, PTTL, value} another's. */
+_Static_assert(LEASE_TOKEN_MAX == 320, "take_script reads a lease's first 320 bytes");
 static const struct script take_script = {
-	"363030106697755daca1e71a40bf15c14782c65b",
-	"if redis.call('exists', KEYS[2]) == 1 then return {0} end "
+	"ab17cd08da138e18ef8ab339cc59525c939b2447",
+	"local v = redis.call('getrange', KEYS[2], 0, ARGV[5]) "
+	"if v ~= '' then return {0, v} end "
+	"local wake, waiting = KEYS[2] .. ':wake', KEYS[2] .. ':waiting' "
 	"local t = redis.call('pttl', KEYS[1]) "
 	"if t == -1 or t > 10 * tonumber(ARGV[2]) or (ARGV[3] ~= '' and t >= 0 and "
-	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, ARGV[5]) == ARGV[3]) then "
+	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, 319) == ARGV[3]) then "
 	"redis.call('del', KEYS[1]) end "
 	"local taken = redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) "
-	"redis.call('del', KEYS[3]) if taken then return {1} end "
-	"redis.call('set', KEYS[4], '1', 'PX', 2 * tonumber(ARGV[2])) "
-	"return {2, redis.call('pttl', KEYS[1]), redis.call('getrange', KEYS[1], 0, ARGV[5])}"
+	"redis.call('del', wake) if taken then return {1} end "
+	"redis.call('set', waiting, '1', 'PX', 2 * tonumber(ARGV[2])) "
+	"return {2, redis.call('pttl', KEYS[1]), redis.call('getrange', KEYS[1], 0, 319)}"
 };
 /* Delete the lease if still ours, and wake its waiters, if any noted that
  * they wait: the wake list's one element, for a lease time.  A lease that
@@ -795,10 +825,30 @@ static const struct script release_script = {
 	"redis.call('rpush', KEYS[2], '1') redis.call('pexpire', KEYS[2], ARGV[2]) end return 1"
 };
 
-/* Run sc with nkeys keys then the other arguments (n in all): its reply,
- * or NULL (the session broken). */
-static redisReply *script_run(struct session *s, const struct script *sc, int nkeys, int n,
-			      const char *const *args, const char *what)
+/* The holder's store: the value written, the lease deleted if still ours,
+ * and its waiters, if any noted that they wait, woken with the value
+ * itself as the wake list's one element (for a lease time), so that a
+ * waiter's blocking wait brings the value; a value longer than a lookup's
+ * first read (FIRST_READ - 1 bytes) wakes them with "1" instead, and they
+ * read it.  A lease that is no longer ours wakes nobody: its new holder
+ * will.  KEYS: the value, the lease; ARGV: the value, our lease's value,
+ * PX.  The answer: 1 released, 0 the lease was not ours (stored either
+ * way). */
+_Static_assert(FIRST_READ - 1 == 1048575, "store_script pushes values of a first read");
+static const struct script store_script = {
+	"f788549812fd572e29e7bc4afe30cb301bbcade1",
+	"redis.call('set', KEYS[1], ARGV[1]) "
+	"if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0 end "
+	"local wake = KEYS[1] .. ':wake' "
+	"redis.call('del', KEYS[2], wake) if redis.call('del', KEYS[1] .. ':waiting') == 1 then "
+	"redis.call('rpush', wake, #ARGV[1] <= 1048575 and ARGV[1] or '1') "
+	"redis.call('pexpire', wake, ARGV[3]) end return 1"
+};
+
+/* Run sc with nkeys keys then the other arguments (n in all; lens: their
+ * lengths, or NULL for strings): its reply, or NULL (the session broken). */
+static redisReply *script_run_n(struct session *s, const struct script *sc, int nkeys, int n,
+				const char *const *args, const size_t *lens, const char *what)
 {
 	struct command cmd;
 	char keys[16];
@@ -809,7 +859,7 @@ static redisReply *script_run(struct session *s, const struct script *sc, int nk
 			    ARG(keys));
 		for (int i = 0; i < n && cmd.argc < (int)(sizeof cmd.argv / sizeof *cmd.argv); i++) {
 			cmd.argv[cmd.argc] = args[i];
-			cmd.lens[cmd.argc++] = strlen(args[i]);
+			cmd.lens[cmd.argc++] = lens ? lens[i] : strlen(args[i]);
 		}
 		if (pipeline(s, 1, &cmd, &rep, what) != 0)
 			return NULL;
@@ -819,6 +869,12 @@ static redisReply *script_run(struct session *s, const struct script *sc, int nk
 		rep = NULL;
 	}
 	return rep;
+}
+
+static redisReply *script_run(struct session *s, const struct script *sc, int nkeys, int n,
+			      const char *const *args, const char *what)
+{
+	return script_run_n(s, sc, nkeys, n, args, NULL, what);
 }
 
 static long long lease_ms(const struct jc_redis *r)
@@ -988,27 +1044,77 @@ static struct jc_remote_lease *new_lease(struct jc_redis *r, const struct names 
 	return l;
 }
 
+/* Stop renewing the lease (ours: its thread joined). */
+static void stop_renewal(struct jc_remote_lease *l)
+{
+	if (!l->has_thread)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->stop = 1;
+	pthread_cond_signal(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+	pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->cv);
+	pthread_mutex_destroy(&l->mu);
+	l->has_thread = 0;
+}
+
 void jc_redis_release(struct jc_remote_lease *l)
 {
 	if (!l)
 		return;
-	if (l->pid != getpid()) { /* a fork()ed child's copy: the parent's to release */
+	if (l->pid != getpid() || !l->ours) { /* a fork()ed child's copy (the parent's
+						  to release), or another's looked at */
 		free(l);
 		return;
 	}
-	if (l->has_thread) {
-		pthread_mutex_lock(&l->mu);
-		l->stop = 1;
-		pthread_cond_signal(&l->cv);
-		pthread_mutex_unlock(&l->mu);
-		pthread_join(l->thread, NULL);
-	}
+	stop_renewal(l);
 	lease_script(l, &release_script, NULL, "lease release");
-	if (l->has_thread) {
-		pthread_cond_destroy(&l->cv);
-		pthread_mutex_destroy(&l->mu);
+	free(l);
+}
+
+int jc_redis_lease_ours(const struct jc_remote_lease *l)
+{
+	return l && l->ours && l->pid == getpid();
+}
+
+int jc_redis_put_release(struct jc_redis *r, const struct jc_key *key, const void *value,
+			 size_t size, struct jc_remote_lease *l, uint64_t delta[JC_NCOUNTERS])
+{
+	if (!r || r->read_only || !l || l->r != r || !l->ours || l->pid != getpid()) {
+		int rc = jc_redis_put(r, key, value, size, delta);
+		jc_redis_release(l);
+		return rc;
+	}
+	stop_renewal(l); /* before the script deletes it: not renewed, nor said lost */
+	struct session s;
+	struct names nm;
+	char ms[32];
+	names_of(key, &nm);
+	snprintf(ms, sizeof ms, "%lld", lease_ms(r));
+	const char *args[] = { nm.value, nm.lease, value, l->token, ms };
+	const size_t lens[] = { strlen(nm.value), strlen(nm.lease), size, strlen(l->token),
+				strlen(ms) };
+	int rc = -1;
+	if (begin(&s, r, delta) == 0) {
+		redisReply *rep = script_run_n(&s, &store_script, 2, 5, args, lens, "SET");
+		if (rep && rep->type == REDIS_REPLY_INTEGER) {
+			delta[JC_REMOTE_STORES]++;
+			delta[JC_REMOTE_BYTES_OUT] += size;
+			rc = 0;
+		} else if (rep) {
+			unexpected(&s, rep, "a store script");
+		}
+		if (rep)
+			freeReplyObject(rep);
+		end(&s);
+	}
+	if (rc != 0 && !jc_backoff_active(&r->down)) { /* refused (scripts, memory): as before */
+		rc = jc_redis_put(r, key, value, size, delta);
+		lease_script(l, &release_script, NULL, "lease release");
 	}
 	free(l);
+	return rc;
 }
 
 static void sleep_ns(int64_t ns)
@@ -1018,21 +1124,6 @@ static void sleep_ns(int64_t ns)
 	}
 }
 
-/* What a waiter saw of another's lease at its last look: its value (no
- * more than a token's length), its PTTL and so when it would expire, and
- * when it was last seen renewed (or first seen).  stale: not seen renewed
- * for lease_wait seconds. */
-struct watch {
-	char value[LEASE_TOKEN_MAX + 1]; /* GETRANGE 0 LEASE_TOKEN_MAX-1, and a NUL */
-	long long pttl;
-	int64_t expires_ns, alive_ns;
-	int seen, stale;
-};
-
-/* A renewal moves a lease's expiry by a third of a lease time at least
- * (33 ms for the shortest, 0.1 s); two looks at a lease nobody renews may
- * put it a few milliseconds apart, from the round trips between. */
-#define RENEWED_NS 20000000
 
 /* Note what one look saw of the lease: a later expiry than the last look's,
  * or another value, is a renewal (or a new holder). */
@@ -1054,31 +1145,38 @@ static void watch_saw(struct watch *wt, const struct jc_redis *r, const char *va
 	wt->stale = !r->trust_required && now - wt->alive_ns >= (int64_t)(r->lease_wait * 1e9);
 }
 
-/* One command: take the lease (or take over a stale one), unless the value
- * exists; or note what another's looks like (JC_REMOTE_TIMEOUT). */
+/* One command: read the value, or else take the lease (or take over a
+ * stale one), or note what another's looks like (JC_REMOTE_TIMEOUT).
+ * JC_REMOTE_READY with v filled as jc_redis_get() fills it, or empty (size
+ * 0) for a value found but refused unread (too large: said once). */
 static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
-				const struct names *nm, struct watch *wt)
+				const struct names *nm, struct watch *wt,
+				const struct jc_key *key, struct jc_remote_value *v, const char *what)
 {
-	char ms[32], token_end[16], stale_pttl[32];
-	snprintf(token_end, sizeof token_end, "%d", LEASE_TOKEN_MAX - 1);
+	char ms[32], stale_pttl[32], value_end[32];
+	snprintf(value_end, sizeof value_end, "%zu", first_read(s->r) - 1);
 	if (s->r->signer)
 		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
 	snprintf(stale_pttl, sizeof stale_pttl, "%lld", wt->pttl);
-	const char *args[] = { nm->lease, nm->value, nm->wake, nm->waiting, l->token, ms,
-			       wt->stale ? wt->value : "", stale_pttl, token_end };
-	redisReply *rep = script_run(s, &take_script, 4, 9, args, "a lease request");
+	const char *args[] = { nm->lease, nm->value, l->token, ms, wt->stale ? wt->value : "",
+			       stale_pttl, value_end };
+	redisReply *rep = script_run(s, &take_script, 2, 7, args, what);
 	if (!rep)
 		return JC_REMOTE_FAILED;
 	enum jc_remote_wait w = JC_REMOTE_FAILED;
 	redisReply **e = rep->element;
 	const char *why = "";
 	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1 || e[0]->type != REDIS_REPLY_INTEGER ||
+	    (e[0]->integer == 0 && (rep->elements != 2 || e[1]->type != REDIS_REPLY_STRING)) ||
 	    (e[0]->integer == 2 && (rep->elements != 3 || e[1]->type != REDIS_REPLY_INTEGER ||
 				    e[2]->type != REDIS_REPLY_STRING))) {
-		unexpected(s, rep, "a lease request");
+		unexpected(s, rep, what);
 	} else if (e[0]->integer == 0) {
-		w = JC_REMOTE_READY;
+		int got = get_finish(s, key, nm->value, e[1], v);
+		if (got == 1)
+			s->delta[JC_REMOTE_BYTES_IN] += v->size;
+		w = got < 0 ? JC_REMOTE_FAILED : JC_REMOTE_READY;
 	} else if (e[0]->integer == 1) {
 		w = JC_REMOTE_LEASED;
 	} else if (s->r->trust_required && e[2]->len > 0 &&
@@ -1103,9 +1201,10 @@ static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
 #define BLOCK_MIN_NS 10000000
 
 /* Block until the holder wakes us (its value written and its lease
- * released), its lease would have expired or gone stale, or the deadline;
- * then read the value in the same round trip.  JC_REMOTE_READY with v
- * filled, JC_REMOTE_TIMEOUT (not there: look again), or FAILED. */
+ * released: the wake list's element is the value itself, or "1" for one
+ * larger than a first read, then read), its lease would have expired or
+ * gone stale, or the deadline.  JC_REMOTE_READY with v filled (or empty:
+ * refused unread), JC_REMOTE_TIMEOUT (not woken: look again), or FAILED. */
 static enum jc_remote_wait block(struct session *s, const struct names *nm,
 				 const struct jc_key *key, const struct watch *wt,
 				 int64_t deadline_ns, struct jc_remote_value *v)
@@ -1121,27 +1220,34 @@ static enum jc_remote_wait block(struct session *s, const struct names *nm,
 		return JC_REMOTE_TIMEOUT;
 	if (ns < BLOCK_MIN_NS)
 		ns = BLOCK_MIN_NS;
-	struct command cmd[2];
-	redisReply *rep[2];
-	char secs[32], last[32];
+	struct command cmd;
+	redisReply *rep;
+	char secs[32];
 	snprintf(secs, sizeof secs, "%.3f", (double)((ns + 999999) / 1000000) / 1e3);
-	command_set(&cmd[0], 4, ARG("BRPOPLPUSH"), ARG(nm->wake), ARG(nm->wake), ARG(secs));
-	first_command(r, nm->value, &cmd[1], last);
-	/* The wake list's element is one byte; the value, first_read(r) at most. */
-	if (pipeline_blocking(s, 2, cmd, rep, "a lease wait", ns, first_read(r) + 4096) != 0)
+	command_set(&cmd, 4, ARG("BRPOPLPUSH"), ARG(nm->wake), ARG(nm->wake), ARG(secs));
+	/* The wake list's element: a value of FIRST_READ - 1 bytes at most,
+	 * whatever this node's limit (get_finish refuses one over it). */
+	if (pipeline_blocking(s, 1, &cmd, &rep, "a lease wait", ns, FIRST_READ + 4096) != 0)
 		return JC_REMOTE_FAILED;
-	if (rep[0]->type == REDIS_REPLY_ERROR) {
+	int got = 0;
+	if (rep->type == REDIS_REPLY_ERROR) {
 		/* Before Redis 6 (a timeout in seconds only), or refused by
 		 * its ACL: waiters look again every 200 ms instead. */
 		__atomic_store_n(&r->no_blocking, 1, __ATOMIC_RELAXED);
 		JC_LOG_ONCE(JC_LOG_INFO, "remote %s: BRPOPLPUSH refused (%s); waiting for compile "
-			    "leases by looking every 200 ms instead", r->shown, rep[0]->str);
+			    "leases by looking every 200 ms instead", r->shown, rep->str);
+	} else if (rep->type == REDIS_REPLY_STRING && rep->len >= JC_ENTRY_HEADER_SIZE) {
+		got = get_finish(s, key, nm->value, rep, v); /* the value: checked as a GET's */
+		got = got < 0 ? -1 : 1;
+	} else if (rep->type == REDIS_REPLY_STRING) { /* "1": woken, the value to read */
+		got = get_bounded(s, key, nm->value, v);
+	} else if (rep->type != REDIS_REPLY_NIL) {
+		unexpected(s, rep, "a lease wait");
+		got = -1;
 	}
-	int got = get_finish(s, key, nm->value, rep[1], v);
-	if (got == 1)
+	if (got == 1 && v->size)
 		s->delta[JC_REMOTE_BYTES_IN] += v->size;
-	freeReplyObject(rep[0]);
-	freeReplyObject(rep[1]);
+	freeReplyObject(rep);
 	return got > 0 ? JC_REMOTE_READY : got < 0 ? JC_REMOTE_FAILED : JC_REMOTE_TIMEOUT;
 }
 
@@ -1155,19 +1261,78 @@ void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
 	r->trust_required = trust_required;
 }
 
+int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
+			  struct jc_remote_value *v, struct jc_remote_lease **look,
+			  uint64_t delta[JC_NCOUNTERS])
+{
+	struct names nm;
+	struct session s;
+	*look = NULL;
+	memset(v, 0, sizeof *v);
+	if (!r || r->read_only)
+		return jc_redis_get(r, key, v, delta);
+	names_of(key, &nm);
+	struct jc_remote_lease *l = new_lease(r, &nm);
+	if (!l)
+		return jc_redis_get(r, key, v, delta);
+	if (begin(&s, r, delta) != 0) {
+		free(l);
+		return -1;
+	}
+	/* a lookup, as the user sees it */
+	enum jc_remote_wait w = take(&s, l, &nm, &l->wt, key, v, "GET");
+	int rc = 0;
+	if (w == JC_REMOTE_FAILED && !s.broken && !jc_backoff_active(&r->down))
+		rc = get_bounded(&s, key, nm.value, v); /* the script refused: a plain lookup */
+	else if (w == JC_REMOTE_FAILED)
+		rc = -1;
+	else if (w == JC_REMOTE_READY)
+		rc = v->size ? 1 : 0; /* found, or refused unread (said) */
+	end(&s);
+	if (rc == 1 && w == JC_REMOTE_FAILED)
+		delta[JC_REMOTE_BYTES_IN] += v->size;
+	if (w == JC_REMOTE_LEASED) {
+		l->ours = 1;
+		start_renewal(l);
+	}
+	l->untrusted = w == JC_REMOTE_FREE;
+	if (w == JC_REMOTE_LEASED || w == JC_REMOTE_TIMEOUT || w == JC_REMOTE_FREE)
+		*look = l;
+	else
+		free(l);
+	return rc;
+}
+
 enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
-				   int64_t deadline_ns, struct jc_remote_lease **lease,
-				   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+				   int64_t deadline_ns, struct jc_remote_lease *look,
+				   struct jc_remote_lease **lease, struct jc_remote_value *v,
+				   uint64_t delta[JC_NCOUNTERS])
 {
 	struct names nm;
 	*lease = NULL;
 	memset(v, 0, sizeof *v);
-	if (!r)
+	if (look && (look->r != r || look->pid != getpid())) {
+		jc_redis_release(look);
+		look = NULL;
+	}
+	if (!r) {
+		jc_redis_release(look);
 		return JC_REMOTE_FAILED;
-	if (r->read_only)
+	}
+	if (r->read_only) {
+		jc_redis_release(look);
 		return JC_REMOTE_FREE; /* never waits: a lease is not its business */
+	}
+	if (look && look->ours) { /* taken by the lookup */
+		*lease = look;
+		return JC_REMOTE_LEASED;
+	}
+	if (look && look->untrusted) {
+		free(look);
+		return JC_REMOTE_FREE;
+	}
 	names_of(key, &nm);
-	struct jc_remote_lease *l = new_lease(r, &nm);
+	struct jc_remote_lease *l = look ? look : new_lease(r, &nm);
 	if (!l)
 		return JC_REMOTE_FAILED;
 	/* A lease is waited for while its holder renews it (every third of a
@@ -1176,8 +1341,10 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 	 * lease_wait seconds is a dead holder's (or a squatter's) and taken
 	 * over; one a squatter keeps renewing costs the deadline at most.
 	 * Where Redis cannot block (no_blocking), the lease is looked at every
-	 * 5 ms, doubling to 200 ms. */
-	struct watch wt = { .seen = 0 };
+	 * 5 ms, doubling to 200 ms.  What the lookup saw of another's lease
+	 * (look) is the first look: the wait starts by blocking. */
+	struct watch wt = look ? look->wt : (struct watch){ .seen = 0 };
+	int looked = look != NULL;
 	int64_t pause = 5000000;
 	enum jc_remote_wait w;
 	for (;;) {
@@ -1187,7 +1354,8 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 			break;
 		}
 		int took_over = wt.stale;
-		w = take(&s, l, &nm, &wt);
+		w = looked ? JC_REMOTE_TIMEOUT : take(&s, l, &nm, &wt, key, v, "a lease request");
+		looked = 0;
 		if (w == JC_REMOTE_TIMEOUT)
 			w = block(&s, &nm, key, &wt, deadline_ns, v);
 		end(&s);
@@ -1206,6 +1374,7 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 		}
 	}
 	if (w == JC_REMOTE_LEASED) {
+		l->ours = 1;
 		start_renewal(l);
 		*lease = l;
 	} else {
@@ -1256,11 +1425,23 @@ static void tier_set_keys(void *z, const struct jc_signer *signer, const struct 
 	jc_redis_set_keys(z, signer, trust, trust_required);
 }
 
-static enum jc_remote_wait tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
-				     struct jc_remote_lease **lease, struct jc_remote_value *v,
-				     uint64_t delta[JC_NCOUNTERS])
+static int tier_get_or_lease(void *z, const struct jc_key *key, struct jc_remote_value *v,
+			     struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
-	return jc_redis_wait(z, key, deadline_ns, lease, v, delta);
+	return jc_redis_get_or_lease(z, key, v, look, delta);
+}
+
+static enum jc_remote_wait tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
+				     struct jc_remote_lease *look, struct jc_remote_lease **lease,
+				     struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	return jc_redis_wait(z, key, deadline_ns, look, lease, v, delta);
+}
+
+static int tier_put_release(void *t, const struct jc_key *key, const void *bytes, size_t n,
+			    struct jc_remote_lease *lease, uint64_t delta[JC_NCOUNTERS])
+{
+	return jc_redis_put_release(t, key, bytes, n, lease, delta);
 }
 
 const struct jc_tier_ops jc_tier_redis = {
@@ -1275,6 +1456,9 @@ const struct jc_tier_ops jc_tier_redis = {
 	.lease_order = 1,
 	.leases_open = tier_leases,
 	.set_keys = tier_set_keys,
+	.get_or_lease = tier_get_or_lease,
 	.wait = tier_wait,
+	.put_release = tier_put_release,
+	.lease_ours = jc_redis_lease_ours,
 	.release = jc_redis_release,
 };

@@ -32,6 +32,7 @@ struct job {
 	struct jc_key key;
 	int upto;
 	struct jc_remote_lease *lease; /* a release, not a write */
+	struct jc_remote_lease *release; /* a write that releases this lease (tier.h's put_release) */
 	size_t size;
 	unsigned char value[];
 };
@@ -268,7 +269,24 @@ static __thread struct {
 	unsigned absent; /* bit i: the i-th remote */
 	int ready_tier;  /* ready holds the value read by the lease wait, or -1 */
 	struct jc_remote_value ready;
+	/* what the first look of a compile learnt of the lease (the lease
+	 * taken, or another's seen: tier.h's get_or_lease), for the wait; and
+	 * how to let it go if nobody waits (the ops outlive any remote) */
+	struct jc_remote_lease *looked;
+	void (*looked_release)(struct jc_remote_lease *lease);
+	/* the lease the wait handed out: the put of the key that follows on
+	 * this thread writes and releases it in one request (claimed: then
+	 * jc_remote_release() of it has nothing left to do) */
+	struct jc_remote_lease *held, *claimed;
 } last_look = { .ready_tier = -1 };
+
+/* Let go the lease the first look took or saw, not waited for. */
+static void drop_looked(void)
+{
+	if (last_look.looked)
+		last_look.looked_release(last_look.looked);
+	last_look.looked = NULL;
+}
 
 /* Forget what was learnt, unless it was of key (and r). */
 static void last_look_for(const struct jc_remote *r, const struct jc_key *key)
@@ -277,14 +295,17 @@ static void last_look_for(const struct jc_remote *r, const struct jc_key *key)
 		return;
 	if (last_look.ready_tier >= 0)
 		free(last_look.ready.payload);
+	drop_looked();
+	last_look.held = NULL;
 	last_look.r = r;
 	last_look.key = *key;
 	last_look.absent = 0;
 	last_look.ready_tier = -1;
 }
 
-int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
-		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+/* jc_remote_get(); leasing: the first look of a compile. */
+static int get(struct jc_remote *r, int i, const struct jc_key *key, struct jc_remote_value *v,
+	       uint64_t delta[JC_NCOUNTERS], int leasing)
 {
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
@@ -303,10 +324,34 @@ int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 	if (!t->h)
 		return -1;
 	ready(t);
+	if (leasing && r->leases && i == r->lease_tier && t->ops->get_or_lease) {
+		drop_looked();
+		last_look.looked_release = t->ops->release;
+		return t->ops->get_or_lease(r->leases, key, v, &last_look.looked, delta);
+	}
 	int found = t->ops->get(t->h, key, v, delta);
 	if (found == 0 && !t->ops->wait_looks)
 		last_look.absent |= 1u << i;
 	return found;
+}
+
+int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
+		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	return get(r, i, key, v, delta, 0);
+}
+
+int jc_remote_get_or_lease(struct jc_remote *r, int i, const struct jc_key *key,
+			   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	return get(r, i, key, v, delta, 1);
+}
+
+void jc_remote_drop_look(struct jc_remote *r, const struct jc_key *key)
+{
+	if (last_look.r != r || memcmp(&last_look.key, key, sizeof *key) != 0)
+		return;
+	drop_looked();
 }
 
 enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
@@ -338,8 +383,12 @@ enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key
 	int i = r->lease_tier;
 	const struct tier *t = &r->t[i];
 	ready(t);
-	enum jc_remote_wait w = t->ops->wait(r->leases, key, deadline_ns, lease, &v, delta);
 	last_look_for(r, key);
+	struct jc_remote_lease *look = last_look.looked; /* the wait's now */
+	last_look.looked = NULL;
+	enum jc_remote_wait w = t->ops->wait(r->leases, key, deadline_ns, look, lease, &v, delta);
+	last_look.held = w == JC_REMOTE_LEASED ? *lease : NULL;
+	last_look.claimed = NULL;
 	if (w == JC_REMOTE_READY) {
 		last_look.absent = 0; /* stored by another machine: ask every remote */
 		if (v.size) {
@@ -378,8 +427,15 @@ static void run_job(struct jc_remote *r, struct job *j)
 		if (t->read_only || !t->h)
 			continue;
 		ready(t);
-		t->ops->put(t->h, &j->key, j->value, j->size, delta);
+		if (j->release && i == r->lease_tier && t->ops->put_release) {
+			t->ops->put_release(t->h, &j->key, j->value, j->size, j->release, delta);
+			j->release = NULL;
+		} else {
+			t->ops->put(t->h, &j->key, j->value, j->size, delta);
+		}
 	}
+	if (j->release)
+		release_lease(r, j->release);
 	count(r, delta);
 }
 
@@ -456,8 +512,8 @@ static void enqueue(struct jc_remote *r, struct job *j)
 				    "%d values; later ones are dropped (each is in the local store)",
 				    JC_REMOTE_QUEUE_BYTES >> 20, JC_REMOTE_QUEUE_WRITES);
 			count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = !j->lease });
-			if (j->lease)
-				release_lease(r, j->lease);
+			if (j->lease || j->release)
+				release_lease(r, j->lease ? j->lease : j->release);
 		} else {
 			run_job(r, j);
 		}
@@ -474,6 +530,23 @@ static void enqueue(struct jc_remote *r, struct job *j)
 	r->queued_bytes += j->size;
 	pthread_cond_signal(&r->work);
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* The lease this thread holds for key (*lease: the wait's, or the first
+ * look's), taken by the write j of its value: the write stores it and
+ * releases the lease in one request.  Only a lease ours, of a tier that
+ * can (tier.h's put_release), which j writes. */
+static void claim_lease(struct jc_remote *r, const struct jc_key *key, struct job *j,
+			struct jc_remote_lease **lease)
+{
+	const struct jc_tier_ops *ops = r->leases ? r->t[r->lease_tier].ops : NULL;
+	if (!*lease || !ops || !ops->put_release || !ops->lease_ours || last_look.r != r ||
+	    r->lease_tier >= j->upto || memcmp(&last_look.key, key, sizeof *key) != 0 ||
+	    !ops->lease_ours(*lease))
+		return;
+	j->release = *lease;
+	last_look.claimed = lease == &last_look.held ? *lease : NULL;
+	*lease = NULL;
 }
 
 static struct job *new_job(const struct jc_key *key, int upto, size_t size)
@@ -501,6 +574,7 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 	memcpy(j->value, e->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE, e->payload, e->payload_size);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE + e->payload_size, e->trailer, e->trailer_size);
+	claim_lease(r, key, j, &last_look.held);
 	enqueue(r, j);
 	return 0;
 }
@@ -518,6 +592,7 @@ void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,
 		return;
 	memcpy(j->value, v->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE, v->payload, (size_t)v->size - JC_ENTRY_HEADER_SIZE);
+	claim_lease(r, key, j, &last_look.looked); /* the first look took it: a later tier hit */
 	enqueue(r, j);
 }
 
@@ -525,6 +600,12 @@ void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease)
 {
 	if (!lease)
 		return;
+	if (lease == last_look.claimed) { /* its put releases it */
+		last_look.claimed = NULL;
+		return;
+	}
+	if (lease == last_look.held)
+		last_look.held = NULL;
 	struct job *j = r ? new_job(&(struct jc_key){ 0 }, 0, 0) : NULL;
 	if (!j) {
 		if (r)
@@ -564,8 +645,8 @@ static uint64_t drop_queued(struct jc_remote *r)
 		dropped += !j->lease;
 		r->queued--;
 		r->queued_bytes -= j->size;
-		if (j->lease) /* no write of ours is left before it */
-			release_lease(r, j->lease);
+		if (j->lease || j->release) /* no write of ours is left before it */
+			release_lease(r, j->lease ? j->lease : j->release);
 		free(j);
 	}
 	r->tail = NULL;
@@ -700,8 +781,8 @@ static void after_fork_child(void)
 		struct job *j = r->head;
 		while (j) {
 			struct job *next = j->next;
-			if (j->lease)
-				release_lease(r, j->lease); /* a child's copy: freed only */
+			if (j->lease || j->release) /* a child's copy: freed only */
+				release_lease(r, j->lease ? j->lease : j->release);
 			free(j);
 			j = next;
 		}

@@ -32,10 +32,15 @@
  * server has LOCK; a lease is released only after the writes queued before
  * the release (the value) are done, so a machine waiting for it finds the
  * value (Redis's release also wakes the machines waiting for it); a lease
- * its holder renews is waited for up to lock_timeout.  What a Redis wait
- * learnt serves the look after it (jc_remote_get, same thread and key):
- * the value it read, or that the value was absent at its last look, so
- * that a miss asks that Redis once (redis.h counts the commands).  Web
+ * its holder renews is waited for up to lock_timeout.  At Redis the first
+ * look of a compile (jc_remote_get_or_lease) already takes the lease, or
+ * sees who holds it, and the wait starts from what it learnt; the put that
+ * follows on the thread holding the lease also releases it (one script,
+ * which wakes the waiters with the value).  What a wait learnt serves the
+ * look after it (jc_remote_get, same thread and key): the value it read
+ * (Redis, or a web or S3 waiter's GET), or that the value was absent at
+ * its last look, so that a miss asks that remote once (redis.h counts the
+ * commands).  Web
  * servers without LOCK (said once) and buckets that ignore conditional
  * writes hold none: machines that share only those may compile the same
  * kernel at once (each process still compiles each kernel once; see
@@ -48,6 +53,7 @@
  *   jc_remote_set_keys(r, signer, trust, trust_required)   // optional
  *   for (i = 0; i < jc_remote_tiers(r); i++)
  *       jc_remote_get(r, i, key, &v, delta)    1 found (v filled), 0 absent, -1 failed
+ *       (or jc_remote_get_or_lease(), the first look of a compile)
  *   jc_remote_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
  *   jc_remote_put(r, key, &encoded, delta)  after compiling: queued
  *   jc_remote_release(r, lease)             after the put; NULL is fine
@@ -152,6 +158,14 @@ struct jc_remote_value {
 /* Ask the i-th remote: 1 found (v filled), 0 absent, -1 failed. */
 int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
+/* The first look of a compile, which calls jc_remote_wait() next on a miss
+ * (cache.c): as jc_remote_get(), but at the Redis that holds the leases the
+ * same command takes the key's lease, or sees who holds it (redis.h), and
+ * the wait starts from there.  A lookup that then hits (a later remote) or
+ * does not wait: jc_remote_drop_look() releases that lease. */
+int jc_remote_get_or_lease(struct jc_remote *r, int i, const struct jc_key *key,
+			   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
+void jc_remote_drop_look(struct jc_remote *r, const struct jc_key *key);
 /* After the i-th remote's value was found good: write it to the writable
  * remotes before it (queued, as a put).  bytes: the value as read. */
 void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,

@@ -260,20 +260,58 @@ static enum jc_remote_wait check_conditions(struct jc_remote_lease *l,
 	return JC_REMOTE_FREE;
 }
 
-/* Was the value stored by a holder that released its lease between this
- * node's lookup and its create?  (Unknown: no.) */
-static int value_exists(struct jc_remote_lease *l, uint64_t delta[JC_NCOUNTERS])
+/* The waiter's pause between looks at the value: 50 ms, doubling to a
+ * twentieth of the lease (at least 50 ms, at most 1 s: a value stored is
+ * found that late at most); and between looks at the lease (its ETag, for
+ * a dead holder's; gone, for one released without a value): a fifth of
+ * the lease or of lease_wait, 0.1 s at least. */
+static int64_t pause_most(const struct jc_s3_leases *s)
 {
-	struct jc_http_answer v;
-	return jc_http_exchange(l->s->h, &l->key, "", "HEAD", NULL, NULL, 0, &v, delta) == 0 &&
-	       v.code == 200;
+	double most = s->lease / 20;
+	return (int64_t)((most < 0.05 ? 0.05 : most > 1 ? 1 : most) * 1e9);
+}
+
+static int64_t look_every(const struct jc_s3_leases *s)
+{
+	double every = (s->lease < s->lease_wait ? s->lease : s->lease_wait) / 5;
+	return (int64_t)((every < 0.1 ? 0.1 : every) * 1e9);
+}
+
+/* One look at another's lease (HEAD): JC_REMOTE_TIMEOUT to keep waiting
+ * (*gone: released, or never there: take it), or what the wait ends with. */
+static enum jc_remote_wait look_at_lease(struct jc_remote_lease *l, struct watch *w, int *gone,
+					 int *took_over, uint64_t delta[JC_NCOUNTERS])
+{
+	struct jc_s3_leases *s = l->s;
+	struct jc_http_answer a;
+	if (jc_http_exchange(s->h, &l->key, SUFFIX, "HEAD", NULL, NULL, 0, &a, delta) != 0)
+		return JC_REMOTE_FAILED;
+	*gone = a.code == 404;
+	if (a.code != 200 && a.code != 404)
+		return JC_REMOTE_FAILED; /* (said by neither: not a failure of the server's) */
+	if (a.code == 200 && s->trust_required) {
+		JC_LOG_ONCE(JC_LOG_WARN, "remote S3: another machine's compile lease is "
+			    "not waited for (S3 leases are not signed; trusted_keys): "
+			    "compiling here");
+		return JC_REMOTE_FREE;
+	}
+	if (a.code == 200 && stale(s, w, &a) && a.etag[0]) {
+		int wrote = write_if_match(l, a.etag, delta);
+		if (wrote != 0) {
+			*took_over = wrote > 0;
+			return wrote > 0 ? JC_REMOTE_LEASED : JC_REMOTE_FAILED;
+		}
+		w->etag[0] = '\0'; /* another took it over: watch the new holder */
+	}
+	return JC_REMOTE_TIMEOUT;
 }
 
 enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key *key,
 				     int64_t deadline_ns, struct jc_remote_lease **lease,
-				     uint64_t delta[JC_NCOUNTERS])
+				     struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
 	*lease = NULL;
+	memset(v, 0, sizeof *v);
 	if (!s)
 		return JC_REMOTE_FAILED;
 	if (__atomic_load_n(&ignored, __ATOMIC_RELAXED))
@@ -281,57 +319,39 @@ enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key
 	struct jc_remote_lease *l = new_lease(s, key);
 	if (!l)
 		return JC_REMOTE_FAILED;
+	/* Create the lease; refused (another's), look at the value (a GET,
+	 * which brings it once stored: one request a look) with a growing
+	 * pause, and at the lease now and then (the lease first, then the
+	 * value: a holder writes the value before it deletes the lease). */
 	struct watch w = { .etag = "" };
-	int64_t pause = 20000000; /* 20 ms, doubling to 500 ms */
+	int64_t pause = 50000000, most = pause_most(s), every = look_every(s), next_look = 0;
 	int create = 1, took_over = 0;
 	enum jc_remote_wait r = JC_REMOTE_TIMEOUT;
 	while (r == JC_REMOTE_TIMEOUT) {
-		struct jc_http_answer a;
-		int wrote = 0;
+		int wrote = 0, refused = 0;
 		if (create && (wrote = write_lease(l, CREATE, delta)) != 0) {
 			r = wrote > 0 ? check_conditions(l, delta) : JC_REMOTE_FAILED;
-			if (r == JC_REMOTE_LEASED && value_exists(l, delta)) {
+			if (r == JC_REMOTE_LEASED && jc_http_get(s->h, key, v, delta) == 1) {
 				jc_s3_lease_release(l); /* stored since our lookup: no compile */
 				return JC_REMOTE_READY;
 			}
 			break;
 		}
-		/* the lease first, then the value: a holder writes the value
-		 * before it deletes the lease */
-		if (jc_http_exchange(s->h, key, SUFFIX, "HEAD", NULL, NULL, 0, &a, delta) != 0) {
-			r = JC_REMOTE_FAILED;
-			break;
+		if (create) { /* another's, just seen: the value is looked at after a pause */
+			refused = 1;
+			create = 0;
+			next_look = s->trust_required ? 0 : jc_wall_ns() + every;
 		}
-		create = a.code == 404;
-		int is_stale = a.code == 200 && stale(s, &w, &a);
-		struct jc_http_answer v;
-		if (jc_http_exchange(s->h, key, "", "HEAD", NULL, NULL, 0, &v, delta) != 0) {
-			r = JC_REMOTE_FAILED;
-			break;
-		}
-		if (v.code == 200) {
-			r = JC_REMOTE_READY;
-			break;
-		}
-		if ((a.code != 200 && a.code != 404) || v.code != 404) {
-			r = JC_REMOTE_FAILED; /* (said by neither: not a failure of the server's) */
-			break;
-		}
-		if (a.code == 200 && s->trust_required) {
-			JC_LOG_ONCE(JC_LOG_WARN, "remote S3: another machine's compile lease is "
-				    "not waited for (S3 leases are not signed; trusted_keys): "
-				    "compiling here");
-			r = JC_REMOTE_FREE;
-			break;
-		}
-		if (is_stale && a.etag[0]) {
-			wrote = write_if_match(l, a.etag, delta);
-			if (wrote != 0) {
-				r = wrote > 0 ? JC_REMOTE_LEASED : JC_REMOTE_FAILED;
-				took_over = wrote > 0;
+		if (jc_wall_ns() >= next_look) {
+			r = look_at_lease(l, &w, &create, &took_over, delta);
+			next_look = jc_wall_ns() + every;
+			if (r != JC_REMOTE_TIMEOUT)
 				break;
-			}
-			w.etag[0] = '\0'; /* another took it over: watch the new holder */
+		}
+		int found = refused ? 0 : jc_http_get(s->h, key, v, delta);
+		if (found) {
+			r = found > 0 ? JC_REMOTE_READY : JC_REMOTE_FAILED;
+			break;
 		}
 		int64_t left = deadline_ns - jc_wall_ns();
 		if (left <= 0)
@@ -339,8 +359,8 @@ enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key
 		/* released, or never there: try to take it again soon */
 		int64_t ns = create ? 20000000 : pause;
 		sleep_ns(ns < left ? ns : left);
-		if (!create)
-			pause = pause * 2 < 500000000 ? pause * 2 : 500000000;
+		if (!create && !refused)
+			pause = pause * 2 < most ? pause * 2 : most;
 	}
 	if (took_over)
 		JC_LOG_ONCE(JC_LOG_INFO, "remote S3: another machine's compile lease was not "

@@ -17,9 +17,12 @@
  * with `If-Match: <its ETag>`, each time with a new body (the ETag is the
  * body's MD5), so that a waiter sees it renewed.  The lease is deleted
  * (`If-Match`: only if still ours) after the value's write.  A node whose
- * create gets 412 waits, until the deadline (lock_timeout), looking at the
- * lease and the value (a HEAD of each, with a pause growing to 500 ms),
- * for as long as the lease is renewed.  A lease that is not, its holder
+ * create gets 412 waits, until the deadline (lock_timeout), for as long as
+ * the lease is renewed: it looks at the value (a GET, which brings it once
+ * stored: one request a look, JC_REMOTE_READY with v filled) with a pause
+ * growing from 50 ms to a twentieth of the lease (0.5 s by default, 1 s
+ * at most), and at the lease (a HEAD) every fifth of the lease or of
+ * lease_wait, whichever is shorter (0.1 s at least).  A lease that is not, its holder
  * dead, is stale once either clock says so: the server's (its Date less the
  * lease's Last-Modified is more than `lease` + 2 s) or the waiter's (the
  * ETag not seen changing for `lease_wait` seconds); it is taken over with
@@ -35,7 +38,7 @@
  * waited for: unsigned, it could be anyone's who can write the bucket.
  *
  *   struct jc_s3_leases *s = jc_s3_leases_open(http, lease, lease_wait);
- *   jc_s3_lease_wait(s, key, deadline, &lease, delta)   as jc_redis_wait
+ *   jc_s3_lease_wait(s, key, deadline, &lease, &v, delta)   as jc_redis_wait
  *   jc_s3_lease_release(lease)                           after the put
  *   jc_s3_leases_close(s)
  *
@@ -60,7 +63,7 @@ void jc_s3_leases_set_trust(struct jc_s3_leases *s, int trust_required);
 /* As jc_redis_wait (remote.h's enum jc_remote_wait). */
 enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key *key,
 				     int64_t deadline_ns, struct jc_remote_lease **lease,
-				     uint64_t delta[JC_NCOUNTERS]);
+				     struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
 /* Stop renewing and delete the lease if it is still ours; NULL is fine.
  * In a fork()ed child (not the holder): only freed. */
 void jc_s3_lease_release(struct jc_remote_lease *lease);

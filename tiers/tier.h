@@ -40,8 +40,20 @@
  *
  *   void *z = ops->leases_open(t, opts)      NULL: none here
  *   ops->set_keys(z, signer, trust, trust_required)
- *   ops->wait(z, key, deadline, &lease, &v, delta)   as jc_remote_wait (remote.h)
- *   ops->release(lease)                      after the value's put; in a
+ *   ops->get_or_lease(z, key, &v, &look, delta)   optional: the first look
+ *                                            of a compile, as get, whose
+ *                                            miss takes the lease or sees
+ *                                            who holds it in the same request
+ *   ops->wait(z, key, deadline, look, &lease, &v, delta)   as jc_remote_wait
+ *                                            (remote.h), from what look
+ *                                            learnt (consumed; NULL: none)
+ *   ops->put_release(t, key, bytes, n, lease, delta)   optional: the value's
+ *                                            put and the release in one
+ *                                            request, for a lease that
+ *                                            ops->lease_ours(lease) says
+ *                                            this process holds
+ *   ops->release(lease)                      after the value's put, or a
+ *                                            look not waited for; in a
  *                                            fork()ed child: only freed
  *   ops->leases_close(z)                     NULL: closed with the tier
  *
@@ -98,11 +110,19 @@ struct jc_tier_ops {
 	void *(*leases_open)(void *t, const struct jc_remote_options *opts);
 	void (*set_keys)(void *z, const struct jc_signer *signer, const struct jc_trust *trust,
 			 int trust_required);
-	/* v: filled (the caller's) with the value when the wait read it with
-	 * JC_REMOTE_READY; else left empty (size 0). */
+	/* optional (NULL: get is asked, and the wait starts afresh) */
+	int (*get_or_lease)(void *z, const struct jc_key *key, struct jc_remote_value *v,
+			    struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS]);
+	/* look: what get_or_lease learnt of this key, the wait's to free (NULL
+	 * for none).  v: filled (the caller's) with the value when the wait read
+	 * it with JC_REMOTE_READY; else left empty (size 0). */
 	enum jc_remote_wait (*wait)(void *z, const struct jc_key *key, int64_t deadline_ns,
-				    struct jc_remote_lease **lease, struct jc_remote_value *v,
-				    uint64_t delta[JC_NCOUNTERS]);
+				    struct jc_remote_lease *look, struct jc_remote_lease **lease,
+				    struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
+	/* optional, both or neither */
+	int (*put_release)(void *t, const struct jc_key *key, const void *bytes, size_t n,
+			   struct jc_remote_lease *lease, uint64_t delta[JC_NCOUNTERS]);
+	int (*lease_ours)(const struct jc_remote_lease *lease);
 	void (*release)(struct jc_remote_lease *lease);
 	void (*leases_close)(void *z);
 };

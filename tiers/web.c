@@ -75,12 +75,12 @@ static void dav_set_keys(void *z, const struct jc_signer *signer, const struct j
 }
 
 static enum jc_remote_wait dav_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
-				    struct jc_remote_lease **lease, struct jc_remote_value *v,
-				    uint64_t delta[JC_NCOUNTERS])
+				    struct jc_remote_lease *look, struct jc_remote_lease **lease,
+				    struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
 	struct dav *d = z;
 	struct jc_http_lease *l = NULL;
-	(void)v;
+	(void)look; /* no get_or_lease: always NULL */
 	if (d->trust_required) {
 		/* a WebDAV lock carries no signature: anyone who may LOCK could
 		 * make every miss wait */
@@ -90,7 +90,7 @@ static enum jc_remote_wait dav_wait(void *z, const struct jc_key *key, int64_t d
 		*lease = NULL;
 		return JC_REMOTE_FREE;
 	}
-	enum jc_remote_wait w = jc_http_wait(d->z, key, deadline_ns, &l, delta);
+	enum jc_remote_wait w = jc_http_wait(d->z, key, deadline_ns, &l, v, delta);
 	*lease = (struct jc_remote_lease *)l; /* given back to dav_release() alone */
 	return w;
 }
@@ -142,11 +142,11 @@ static void s3_set_keys(void *z, const struct jc_signer *signer, const struct jc
 }
 
 static enum jc_remote_wait s3_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
-				   struct jc_remote_lease **lease, struct jc_remote_value *v,
-				   uint64_t delta[JC_NCOUNTERS])
+				   struct jc_remote_lease *look, struct jc_remote_lease **lease,
+				   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
-	(void)v;
-	return jc_s3_lease_wait(z, key, deadline_ns, lease, delta);
+	(void)look; /* no get_or_lease: always NULL */
+	return jc_s3_lease_wait(z, key, deadline_ns, lease, v, delta);
 }
 
 static void s3_close(void *z)

@@ -240,8 +240,10 @@ static void lease(struct jc_http *h, const char *seed, double hold, double secon
 	struct jc_http_lease *l = NULL;
 	struct jc_key k = key_of(seed);
 	int64_t t = now_us();
+	struct jc_remote_value v;
 	enum jc_remote_wait w = jc_http_wait(z, &k, jc_wall_ns() + 60 * (int64_t)1000000000, &l,
-					     delta);
+					     &v, delta);
+	free(v.payload);
 	printf("lease %s %.2f\n", names[w], (double)(now_us() - t) / 1e6);
 	fflush(stdout);
 	if (l) {
@@ -388,7 +390,9 @@ int main(int argc, char **argv)
 			struct jc_remote_lease *l;
 			struct jc_key k = key_of(cmd[1]);
 			int64_t deadline = jc_wall_ns() + 60 * (int64_t)1000000000;
-			enum jc_remote_wait w = jc_s3_lease_wait(s, &k, deadline, &l, delta);
+			struct jc_remote_value v;
+			enum jc_remote_wait w = jc_s3_lease_wait(s, &k, deadline, &l, &v, delta);
+			free(v.payload);
 			printf("lease %s\n", names[w]);
 			if (l) {
 				long long from = (long long)(jc_wall_ns() / 1000000);

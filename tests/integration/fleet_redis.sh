@@ -12,9 +12,10 @@
 #   - the holder killed (SIGKILL) in the middle of its compile: another node
 #     takes the lease over within about one lease time (3 s here), and every
 #     node still creates its module, the killed one's work done once more;
-#   - requests per node per module (Redis's MONITOR): a waiter blocks until
-#     the holder wakes it, in 4 commands in all (3 round trips), however long
-#     the compile within a lease time; a hit is 1 command;
+#   - requests per node per module (Redis's MONITOR): 2 commands a node, a
+#     waiter's first look (the lease script, held by another) and its
+#     blocking wait, which the holder's store answers with the value; the
+#     holder's first look (the lease taken) and its store; a hit is 1;
 #   - Redis killed (SIGKILL) in the middle of a rollout: every node still
 #     creates its module from the driver, and Redis restarted on its
 #     append-only file serves nothing half-written;
@@ -46,16 +47,6 @@ check "redis-server started on 127.0.0.1" start_redis main
 export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
 cd "$T" || exit 1
 
-# rollout NAME [COUNT]: COUNT (N) nodes NAME1.. start the module at once; their pids in PIDS.
-rollout() {
-	local i
-	PIDS=()
-	for i in $(seq 1 "${2:-$N}"); do
-		node "$1$i" "$CLIENT" link "$T/fleet.spv" 2>/dev/null & # (bash's note of a killed node)
-		PIDS+=($!)
-	done
-}
-created() { cat "$@" | grep -c "result 0x0 kernels 44" || true; }
 # Redis's MONITOR, into $T/NAME.mon, from monitor_start NAME to monitor_stop:
 # every command a client sent ("[0 127.0.0.1:PORT] "CMD" ..."), and those a
 # script ran ("[0 lua]").  requests NAME: "COUNT CMD:N,..." of the nodes'
@@ -75,8 +66,12 @@ requests() {
 	grep -a '\[[0-9]* 127\.0\.0\.1:[0-9]*\] "' "$T/$1.mon" | sed 's/^[^]]*\] "\([A-Za-z]*\)".*/\1/' |
 		sort | uniq -c | awk '{ n += $1; s = s sprintf("%s%s:%d", s == "" ? "" : ",", $2, $1) } END { print n + 0, s }'
 }
-# Nodes whose exit line says they compiled (and stored) the module.
-compiled() { cat "$@" | grep -c "^jitcache: 0 hits, 1 misses, 1 stores" || true; }
+# The pid in the module's lease, if any ("HOST/PID/NONCE/MS...").
+lease_holder() {
+	local lease
+	lease=$(rcli main KEYS '*:lease' | head -n 1)
+	[ -n "$lease" ] && rcli main GET "$lease" | cut -d/ -f2
+}
 
 # ---- a rollout: one compile fleet-wide --------------------------------------------------
 rollout cold
@@ -89,13 +84,15 @@ check "... the $((N - 1)) others loaded its value" \
 check "... and no lease is left behind" test "$(rcli main KEYS '*:lease' | grep -c lease)" -eq 0
 
 # ---- requests per node per module (issue 39) ---------------------------------------------
-# A waiter blocks until the holder's release wakes it, instead of polling;
-# it looks again only when the lease would have expired (once a lease time
-# while the holder renews it): with a lease of 30 s, longer than this
-# compile on a busy machine, a waiter costs its first lookup, the lease
-# script, the wait and the value, and the holder its lookup, the lease
-# script, the store and the release (ceb2f08 polled: 25 to 100 commands a
-# node).  A hit is one GETRANGE.
+# A compile's first look reads the value or else takes the lease (or sees
+# who holds it), in one script; a waiter then blocks until the holder's
+# store wakes it with the value itself, instead of polling, and looks again
+# only when the lease would have expired (once a lease time while the
+# holder renews it).  With a lease of 30 s, longer than this compile on a
+# busy machine, a waiter costs its first look and its wait, the holder its
+# first look and its store (value, release and wake in one script): 2
+# commands a node (ceb2f08 polled: 25 to 100; f598d80: 4.25 at 8 nodes).
+# A hit is one command.
 rcli main FLUSHALL >/dev/null
 check "MONITOR started" monitor_start req
 JITCACHE_REMOTE_LEASE=30 JITCACHE_REMOTE_LEASE_WAIT=30
@@ -106,7 +103,8 @@ read -r total each < <(requests req)
 rpn=$(awk -v t="$total" -v n=$N 'BEGIN { printf "%.2f", t / n }')
 check "$N nodes: all created the module, one compile" \
 	test "$(created "$T"/req*.out)" -eq $N -a "$(compiled "$T"/req*.out)" -eq 1
-check "... at most 4.5 requests per node ($rpn: $each)" ge 4.5 "$rpn"
+echo "     requests per node per module, a rollout of $N nodes: $rpn ($each)"
+check "... at most 2.25 requests per node ($rpn: $each)" ge 2.25 "$rpn"
 check "... scripts sent by SHA-1: at most one EVAL per script ($each)" \
 	test "$(grep -ac '127\.0\.0\.1:[0-9]*\] "EVAL"' "$T/req.mon")" -le 3
 monitor_start hit
@@ -118,41 +116,8 @@ JITCACHE_REMOTE_LEASE=3 JITCACHE_REMOTE_LEASE_WAIT=2
 
 # ---- the holder killed in the middle of its compile ----------------------------------------
 rcli main FLUSHALL >/dev/null
-rollout dead
-lease="" holder=""
-for i in $(seq 1 400); do
-	lease=$(rcli main KEYS '*:lease' | head -n 1)
-	[ -n "$lease" ] && holder=$(rcli main GET "$lease" | cut -d/ -f2) && [ -n "$holder" ] && break
-	sleep 0.025
-done
-check "a node took the lease (pid $holder)" test -n "$holder"
-victim=""
-for i in "${!PIDS[@]}"; do
-	# The node's pid is the client's, or its subshell's (the client its child).
-	[ "${PIDS[$i]}" = "$holder" ] || [ "$(pgrep -P "${PIDS[$i]}")" = "$holder" ] && victim=$i
-done
-check "... one of the nodes" test -n "$victim"
-sleep 0.5 # into its compile
-kill -KILL "$holder"
-t0=$(date +%s.%N)
-took=""
-for i in $(seq 1 400); do
-	now=$(rcli main GET "$lease" | cut -d/ -f2)
-	if [ -n "$now" ] && [ "$now" != "$holder" ]; then
-		took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-		break
-	fi
-	sleep 0.025
-done
-check "the holder killed: another node took the lease over within about a lease time (${took:-never} s of 3)" \
-	ge 4.5 "${took:-99}"
-wait "${PIDS[@]}"
-alive=()
-for i in "${!PIDS[@]}"; do [ "$i" = "$victim" ] || alive+=("$T/dead$((i + 1)).out"); done
-check "... every other node created its module" test "$(created "${alive[@]}")" -eq $((N - 1))
-c=$(compiled "${alive[@]}")
-check "... compiled once more, by one node ($c)" test "$c" -eq 1
-node "dead$((victim + 1))" "$CLIENT" link "$T/fleet.spv"
+killed_holder dead lease_holder 4.5 # a lease of 3 s
+[ -n "$victim" ] && node "dead$((victim + 1))" "$CLIENT" link "$T/fleet.spv"
 check "... and the killed node, run again, creates its module from Redis" \
 	sh -c "grep -q 'result 0x0 kernels 44' '$T/dead$((victim + 1)).out' &&
 		grep -q '^jitcache: 1 hits, 0 misses' '$T/dead$((victim + 1)).out'"

@@ -17,6 +17,19 @@
 #                                preloaded; output in $T/NAME.out (stdout and stderr)
 #   compiles FILE...             how many compiles the debug logs in FILEs show
 #   elapsed CMD...               run CMD, print its wall time in seconds
+#
+# The fleet scripts (fleet_*.sh: nodes that start $T/fleet.spv at once):
+#   rollout NAME [COUNT]         COUNT ($N) nodes NAME1.. run "$CLIENT link $T/fleet.spv"
+#                                at once, in the background; their pids in PIDS
+#   created FILE...              how many nodes created the module
+#   compiled FILE...             how many nodes' exit lines say they compiled and stored it
+#   killed_holder NAME HOLDER BOUND
+#                                a rollout NAME whose lease holder is killed (SIGKILL) 0.5 s
+#                                into its compile (HOLDER: a command that prints the pid in
+#                                the lease, if any): checks that another node took the lease
+#                                over within BOUND seconds, that every other node created
+#                                the module, compiled once more; sets victim (its index in
+#                                PIDS, empty if none) and holder
 
 declare -A REDIS_PIDS=()
 
@@ -90,4 +103,56 @@ elapsed() {
 	"$@" >/dev/null 2>&1
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+
+rollout() {
+	local i
+	PIDS=()
+	for i in $(seq 1 "${2:-$N}"); do
+		node "$1$i" "$CLIENT" link "$T/fleet.spv" 2>/dev/null & # (bash's note of a killed node)
+		PIDS+=($!)
+	done
+}
+created() { cat "$@" | grep -c "result 0x0 kernels 44" || true; }
+compiled() { cat "$@" | grep -c "^jitcache: 0 hits, 1 misses, 1 stores" || true; }
+
+killed_holder() {
+	local name=$1 holder_of=$2 bound=$3 i t0 now took="" alive=() c
+	rollout "$name"
+	holder=""
+	for i in $(seq 1 400); do
+		holder=$($holder_of)
+		[ -n "$holder" ] && break
+		sleep 0.025
+	done
+	check "a node took the lease (pid $holder)" test -n "$holder"
+	victim=""
+	for i in "${!PIDS[@]}"; do
+		# The node's pid is the client's, or its subshell's (the client its child).
+		[ -n "$holder" ] && { [ "${PIDS[$i]}" = "$holder" ] ||
+			[ "$(pgrep -P "${PIDS[$i]}")" = "$holder" ]; } && victim=$i
+	done
+	check "... one of the nodes" test -n "$victim"
+	if [ -z "$victim" ]; then
+		wait "${PIDS[@]}" # no lease: nothing to kill
+		return
+	fi
+	sleep 0.5 # into its compile
+	kill -KILL "$holder"
+	t0=$(date +%s.%N)
+	for i in $(seq 1 "$(awk -v b="$bound" 'BEGIN { print int((b + 5) * 40) }')"); do
+		now=$($holder_of)
+		if [ -n "$now" ] && [ "$now" != "$holder" ]; then
+			took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+			break
+		fi
+		sleep 0.025
+	done
+	check "the holder killed: another node took the lease over within about a lease time (${took:-never} s, at most $bound)" \
+		ge "$bound" "${took:-99}"
+	wait "${PIDS[@]}"
+	for i in "${!PIDS[@]}"; do [ "$i" = "$victim" ] || alive+=("$T/$name$((i + 1)).out"); done
+	check "... every other node created its module" test "$(created "${alive[@]}")" -eq $((${#PIDS[@]} - 1))
+	c=$(compiled "${alive[@]}")
+	check "... compiled once more, by one node ($c)" test "$c" -eq 1
 }

@@ -259,6 +259,94 @@ static void test_compile_once(void)
 	      compiles);
 }
 
+/* A compile's first look (jc_cache_get_to_compile) takes the lease in the
+ * Redis that holds them: a node with two remotes, the first read-only
+ * (database 1) or the second (a team's Redis, then a pack read-only).
+ * How many keys Redis holds, by name pattern, through a remote of our own. */
+static long long lease_keys(void)
+{
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "redis-cli -s '%s' --scan --pattern '*:lease' | wc -l", sock);
+	FILE *f = popen(cmd, "r");
+	long long n = -1;
+	if (f) {
+		if (fscanf(f, "%lld", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
+
+static struct jc_cache *node_list(const char *name, const char *list)
+{
+	char dir[256];
+	test_path(dir, name);
+	struct jc_cache_options o = {
+		.dir = dir, .lock_timeout = 5,
+		.remote = { .url = list, .connect_timeout = 1, .timeout = 2, .backoff = 30,
+			    .lease = 5, .lease_wait = 60, .exit_wait = 5 },
+	};
+	return jc_cache_open(&o);
+}
+
+static void test_lease_in_lookup(void)
+{
+	char ro_first[800], ro_after[800];
+	snprintf(ro_first, sizeof ro_first, "%s?db=1|read-only %s", url, url);
+	snprintf(ro_after, sizeof ro_after, "%s %s?db=1|read-only", url, url);
+	struct jc_cache *a = node_list("la", ro_first), *b = node_list("lb", ro_after);
+	struct jc_key k = make_key(11, 1), k2 = make_key(11, 2);
+	struct jc_entry e;
+	char data[3000];
+	fill(data, sizeof data, 4);
+	CHECK(a && b, "two nodes of two remotes each open");
+	/* a read-only remote first: the Redis after it leases */
+	CHECK(jc_cache_get_to_compile(a, &k, &e) != 0, "a compile's first look: a miss");
+	CHECK(lease_keys() == 1, "... which took the lease in the writable Redis (%lld)",
+	      lease_keys());
+	struct jc_cache_lock *l = jc_cache_lock_key(a, &k);
+	CHECK(l && jc_cache_recheck(a, &k, &e) != 0, "the lock is had at once, no value");
+	CHECK(jc_cache_put(a, &k, data, sizeof data, 1) == 0, "stored");
+	jc_cache_unlock(l);
+	CHECK(jc_cache_flush_remote(a, 10) == 0, "... written to Redis");
+	CHECK(lease_keys() == 0, "the store released the lease (%lld left)", lease_keys());
+	struct jc_cache *c = node("lc", 0, 5, 5);
+	CHECK(c && jc_cache_get(c, &k, &e) == 0 && e.size == sizeof data,
+	      "another node finds the value in Redis");
+	if (c)
+		jc_entry_free(&e);
+	jc_cache_close(c);
+
+	/* the value in the read-only remote after the Redis: the lease the first
+	 * look took there is released by the backfill that writes it back */
+	struct jc_remote_options o = { .url = ro_after, .timeout = 1, .connect_timeout = 1 };
+	struct jc_remote *r = jc_remote_open(&o, NULL, JC_ENTRY_LIMIT_UNCAPPED, NULL, NULL);
+	struct jc_encoded enc;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	char db1[400];
+	snprintf(db1, sizeof db1, "%s?db=1", url);
+	struct jc_remote_options o1 = { .url = db1, .timeout = 1, .connect_timeout = 1 };
+	struct jc_remote *r1 = jc_remote_open(&o1, NULL, JC_ENTRY_LIMIT_UNCAPPED, NULL, NULL);
+	jc_entry_encode(&k2, data, sizeof data, 5, 0, &enc);
+	CHECK(r1 && jc_remote_put(r1, &k2, &enc, delta) == 0 && jc_remote_flush(r1, 10) == 0,
+	      "a value only in the read-only remote (database 1)");
+	free(enc.owned);
+	jc_remote_close(r1);
+	CHECK(jc_cache_get_to_compile(b, &k2, &e) == 0 && e.size == sizeof data,
+	      "a compile's first look: the Redis misses (its lease taken), the pack hits");
+	jc_entry_free(&e);
+	CHECK(jc_cache_flush_remote(b, 10) == 0 && lease_keys() == 0,
+	      "... and the lease is released (%lld left)", lease_keys());
+	struct jc_remote_value v;
+	CHECK(r && jc_remote_get(r, 0, &k2, &v, delta) == 1 && v.size == enc.payload_size + 64,
+	      "... by the backfill that wrote the value into the Redis");
+	if (r)
+		free(v.payload);
+	jc_remote_close(r);
+	jc_cache_close(a);
+	jc_cache_close(b);
+}
+
 /* A machine that dies holding a lease: the lease expires, and the next one
  * takes it after about the lease's life, not the lock timeout. */
 static void test_dead_holder(void)
@@ -494,6 +582,7 @@ int main(void)
 	} else {
 		test_fall_through();
 		test_compile_once();
+		test_lease_in_lookup();
 		test_dead_holder();
 	test_woken();
 		test_bounded_wait();
