@@ -60,6 +60,7 @@ struct jc_redis {
 	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
 	int trust_required;
 	int no_blocking;               /* BRPOPLPUSH refused: leases polled (atomic) */
+	int no_scripts;                /* EVAL refused (an ACL): no leases (atomic) */
 };
 
 /* What a waiter saw of another's lease at its last look: its value (no
@@ -1167,7 +1168,16 @@ static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
 	enum jc_remote_wait w = JC_REMOTE_FAILED;
 	redisReply **e = rep->element;
 	const char *why = "";
-	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1 || e[0]->type != REDIS_REPLY_INTEGER ||
+	if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOPERM", 6) == 0) {
+		/* An ACL without scripting (-@scripting): the values are still
+		 * read and written with plain commands; only leases need a
+		 * script, and none is taken or waited for from now on. */
+		__atomic_store_n(&s->r->no_scripts, 1, __ATOMIC_RELAXED);
+		s->delta[JC_REMOTE_ERRORS]++;
+		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: scripts refused (%s); no compile leases "
+			    "(machines that miss together each compile), lookups and stores go on",
+			    s->r->shown, rep->str);
+	} else if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1 || e[0]->type != REDIS_REPLY_INTEGER ||
 	    (e[0]->integer == 0 && (rep->elements != 2 || e[1]->type != REDIS_REPLY_STRING)) ||
 	    (e[0]->integer == 2 && (rep->elements != 3 || e[1]->type != REDIS_REPLY_INTEGER ||
 				    e[2]->type != REDIS_REPLY_STRING))) {
@@ -1269,7 +1279,7 @@ int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
 	struct session s;
 	*look = NULL;
 	memset(v, 0, sizeof *v);
-	if (!r || r->read_only)
+	if (!r || r->read_only || __atomic_load_n(&r->no_scripts, __ATOMIC_RELAXED))
 		return jc_redis_get(r, key, v, delta);
 	names_of(key, &nm);
 	struct jc_remote_lease *l = new_lease(r, &nm);
@@ -1319,9 +1329,10 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 		jc_redis_release(look);
 		return JC_REMOTE_FAILED;
 	}
-	if (r->read_only) {
+	if (r->read_only || __atomic_load_n(&r->no_scripts, __ATOMIC_RELAXED)) {
 		jc_redis_release(look);
-		return JC_REMOTE_FREE; /* never waits: a lease is not its business */
+		return JC_REMOTE_FREE; /* never waits: a lease is not its business, or
+					* cannot be taken (scripts refused: said) */
 	}
 	if (look && look->ours) { /* taken by the lookup */
 		*lease = look;

@@ -170,6 +170,23 @@ check "... the waiters said they look every 200 ms instead" \
 	test "$(cat "$T"/acl*.out | grep -c "BRPOPLPUSH refused (NOPERM.*looking every 200 ms instead")" -eq 2
 export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
 
+# ---- a Redis whose ACL refuses scripts ----------------------------------------------------------
+# No lease can be taken (every lease is a script), so nodes that miss
+# together each compile, said once each; but lookups and stores are plain
+# commands and go on: a later node hits.
+check "redis-server with an ACL user refused scripting started" \
+	start_redis noscript --user fleet on '>Fleet-Pass-1' '~jitcache:*' '+@all' '-@scripting'
+export JITCACHE_REMOTE=redis://fleet:Fleet-Pass-1@127.0.0.1:$REDIS_PORT_noscript
+rollout noscript 3
+wait "${PIDS[@]}"
+check "scripts refused: 3 nodes all created the module" test "$(created "$T"/noscript*.out)" -eq 3
+check "... each said once that no lease is taken" \
+	test "$(cat "$T"/noscript*.out | grep -c "scripts refused (NOPERM.*no compile leases")" -eq 3
+node noscript-later "$CLIENT" link "$T/fleet.spv"
+check "... and a later node hits the stored module (lookups and stores go on)" \
+	sh -c "test \"\$(created '$T/noscript-later.out')\" -eq 1 && test \"\$(compiled '$T/noscript-later.out')\" -eq 0"
+export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
+
 # ---- a squatter who keeps renewing a lease and never stores ----------------------------------
 rcli main FLUSHALL >/dev/null
 # $lease: the module's, from the rollout above
