@@ -234,7 +234,7 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 		[JC_CAUSE_CORRUPT] = "the entry was found damaged (removed, compiled again)",
 		[JC_CAUSE_REJECTED] = "the driver refused the entry (removed, compiled again)",
 		[JC_CAUSE_UNTRUSTED] = "the entry found was not signed by a trusted key",
-		[JC_CAUSE_UNREACHABLE] = "a remote did not answer (Redis, a web server or S3)",
+		[JC_CAUSE_UNREACHABLE] = "its server did not answer (Redis, a web server or S3)",
 	};
 	static const char *const names[] = { [JC_CAUSE_CORRUPT] = "damaged",
 		[JC_CAUSE_REJECTED] = "rejected", [JC_CAUSE_UNTRUSTED] = "not_trusted",

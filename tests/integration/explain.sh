@@ -69,8 +69,8 @@ printf 'X' | dd of="$entry" bs=1 seek=70 conv=notrunc 2>/dev/null
 build damaged ""
 check "a damaged entry: found damaged" grep -q "the entry was found damaged" <(last)
 JITCACHE_DIR=$T/unreach JITCACHE_REMOTE=redis://127.0.0.1:1 build unreachable ""
-check "Redis unreachable: a remote did not answer" \
-	grep -q "a remote did not answer" <(JITCACHE_DIR=$T/unreach "$JITCACHE" explain --last)
+check "Redis unreachable: its server did not answer" \
+	grep -q "its server did not answer" <(JITCACHE_DIR=$T/unreach "$JITCACHE" explain --last)
 printf 'kernel void compute(global float *o) { o[0] = ; }\n' >bad.cl
 "$JITCACHE" run -- "$CLB" --platform Portable --source bad.cl >bad.out 2>&1
 check "a build that failed: said" grep -q "never seen before.*; the build failed" <(last)
