@@ -184,7 +184,8 @@ check "... each said once that no lease is taken" \
 	test "$(cat "$T"/noscript*.out | grep -c "scripts refused (NOPERM.*no compile leases")" -eq 3
 node noscript-later "$CLIENT" link "$T/fleet.spv"
 check "... and a later node hits the stored module (lookups and stores go on)" \
-	sh -c "test \"\$(created '$T/noscript-later.out')\" -eq 1 && test \"\$(compiled '$T/noscript-later.out')\" -eq 0"
+	test "$(created "$T/noscript-later.out")" -eq 1 -a "$(compiled "$T/noscript-later.out")" -eq 0 -a \
+	"$(grep -c "^jitcache: 1 hits, 0 misses" "$T/noscript-later.out")" -eq 1
 export JITCACHE_REMOTE=redis://127.0.0.1:$REDIS_PORT_main
 
 # ---- a squatter who keeps renewing a lease and never stores ----------------------------------
