@@ -4,6 +4,7 @@
 #include "config/remote_url.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,6 +387,30 @@ static int kind_of(const char *url)
 	return -1;
 }
 
+/* "expected redis://, ... or file://": every kind's schemes, in the list's
+ * order, so that a new kind's line says its own. */
+static char expected[256];
+
+static void make_expected(void)
+{
+	size_t used = (size_t)snprintf(expected, sizeof expected, "expected");
+	int n = 0, total = 0;
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		for (const char *const *p = kinds[k].schemes; *p; p++)
+			total++;
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		for (const char *const *p = kinds[k].schemes; *p && used < sizeof expected; p++, n++)
+			used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
+						 n == 0 ? " " : n == total - 1 ? " or " : ", ", *p);
+}
+
+static const char *schemes_expected(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, make_expected);
+	return expected;
+}
+
 static int attr_path(const char *value, size_t n, char *out, size_t size, const char **why)
 {
 	if (n == 0 || value[0] != '/')
@@ -463,7 +488,7 @@ static int one_remote(const char *s, size_t n, struct jc_remote_spec *sp, const 
 		sp->kind = JC_REMOTE_REDIS;
 		return shape_redis(sp, why);
 	} else {
-		return fail(why, "expected redis://, redis+unix://, http://, https://, s3:// or file://");
+		return fail(why, schemes_expected());
 	}
 	while (bar) {
 		const char *a = bar + 1, *next = memchr(a, '|', (size_t)(s + n - a));

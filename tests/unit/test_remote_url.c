@@ -153,6 +153,13 @@ static void lists(void)
 	      specs[0].timeout == 30 && specs[0].connect_timeout == 1.5 && specs[1].timeout == 0,
 	      "a remote's own timeouts (the others keep [remote]'s)");
 	CHECK(list_refused("http://h/c|timeout=0", "more than 0"), "a timeout of 0 refused");
+	/* the refusal of an unknown scheme names every kind's, from the list */
+#define X(NAME, name, shape, ...)                                                         \
+	for (const char *const *p = (const char *const[]){ __VA_ARGS__, NULL }; *p; p++) \
+		CHECK(list_refused("ftp://h/c", *p), "an unknown scheme: %s named", *p);
+	JC_REMOTE_KINDS_LIST(X)
+#undef X
+	CHECK(list_refused("ftp://h/c", " or file://"), "an unknown scheme: the last after \"or\"");
 	CHECK(list_refused("http://h/c|connect-timeout=soon", "number of seconds"),
 	      "a timeout that is not a number refused");
 	CHECK(list_refused("http://u:p@h/c", "auth-file"), "credentials in an http URL refused");
