@@ -87,34 +87,32 @@ static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static int in_core(const void *address);
 static void *dlsym_hook(const char *name, void *real);
 
-/* Whether LD_PRELOAD names a library by a path that is not absolute. */
-JC_AT_START static int relative_preload(void)
+/* self_file, relative: made absolute against the starting directory.
+ * Apart from the constructor so that the common case (an absolute path)
+ * never touches the stack its buffer takes. */
+__attribute__((noinline)) static void self_file_absolute(void)
 {
-	const char *p = getenv("LD_PRELOAD");
-	for (; p && *p; p += strcspn(p, " :"), p += strspn(p, " :"))
-		if (p[0] != '/')
-			return 1;
-	return 0;
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return;
+	size_t size = strlen(cwd) + 1 + strlen(self_file) + 1;
+	char *abs = malloc(size); /* kept: the process's own library path */
+	if (abs && (size_t)snprintf(abs, size, "%s/%s", cwd, self_file) < size)
+		self_file = abs;
+	else
+		free(abs);
 }
 
 __attribute__((constructor)) static void preload_start(void)
 {
 	jc_dlsym_use(dlsym_hook, in_core); /* the door's part of this file */
 	jc_config_capture_into(&start_env);
-	/* A relative LD_PRELOAD path names this library only from the starting
-	 * directory: the core is found from it later, wherever the program
-	 * went.  Only such a path is looked at here (an absolute one, or
-	 * /etc/ld.so.preload's, is found as well on the first call). */
-	if (!relative_preload())
-		return;
+	/* A relative path (LD_PRELOAD's, or /etc/ld.so.preload's) names this
+	 * library only from the starting directory: the core is found from it
+	 * later, wherever the program went. */
 	self_file = jc_library_file_of((const void *)preload_start);
-	char cwd[PATH_MAX];
-	if (self_file && self_file[0] != '/' && strchr(self_file, '/') && getcwd(cwd, sizeof cwd)) {
-		size_t size = strlen(cwd) + 1 + strlen(self_file) + 1;
-		char *abs = malloc(size); /* kept: the process's own library path */
-		if (abs && (size_t)snprintf(abs, size, "%s/%s", cwd, self_file) < size)
-			self_file = abs;
-	}
+	if (self_file && self_file[0] != '/' && strchr(self_file, '/'))
+		self_file_absolute();
 }
 
 static const struct jc_preload table = {
