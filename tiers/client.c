@@ -129,3 +129,14 @@ int jc_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return made;
 }
+
+void jc_thread_stop(pthread_t thread, pthread_mutex_t *mu, pthread_cond_t *cv, int *stop)
+{
+	pthread_mutex_lock(mu);
+	*stop = 1;
+	pthread_cond_signal(cv);
+	pthread_mutex_unlock(mu);
+	pthread_join(thread, NULL);
+	pthread_cond_destroy(cv);
+	pthread_mutex_destroy(mu);
+}

@@ -64,5 +64,8 @@ void jc_pipe_unblock(struct jc_pipe_guard *g);
  * blocked in it).  1 if the thread started, 0 if not. */
 void jc_cond_init_mono(pthread_cond_t *cv);
 int jc_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
+/* The end of such a thread that waits on cv, under mu, until *stop: sets
+ * *stop, wakes it, joins it, then destroys mu and cv. */
+void jc_thread_stop(pthread_t thread, pthread_mutex_t *mu, pthread_cond_t *cv, int *stop);
 
 #endif

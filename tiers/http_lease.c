@@ -352,15 +352,8 @@ void jc_http_release(struct jc_http_lease *l)
 		free(l);
 		return;
 	}
-	if (l->has_thread) {
-		pthread_mutex_lock(&l->mu);
-		l->stop = 1;
-		pthread_cond_signal(&l->cv);
-		pthread_mutex_unlock(&l->mu);
-		pthread_join(l->thread, NULL);
-		pthread_cond_destroy(&l->cv);
-		pthread_mutex_destroy(&l->mu);
-	}
+	if (l->has_thread)
+		jc_thread_stop(l->thread, &l->mu, &l->cv, &l->stop);
 	give_back(l);
 	free(l);
 }

@@ -1050,13 +1050,7 @@ static void stop_renewal(struct jc_remote_lease *l)
 {
 	if (!l->has_thread)
 		return;
-	pthread_mutex_lock(&l->mu);
-	l->stop = 1;
-	pthread_cond_signal(&l->cv);
-	pthread_mutex_unlock(&l->mu);
-	pthread_join(l->thread, NULL);
-	pthread_cond_destroy(&l->cv);
-	pthread_mutex_destroy(&l->mu);
+	jc_thread_stop(l->thread, &l->mu, &l->cv, &l->stop);
 	l->has_thread = 0;
 }
 

@@ -186,15 +186,8 @@ void jc_s3_lease_release(struct jc_remote_lease *l)
 		free(l);
 		return;
 	}
-	if (l->has_thread) {
-		pthread_mutex_lock(&l->mu);
-		l->stop = 1;
-		pthread_cond_signal(&l->cv);
-		pthread_mutex_unlock(&l->mu);
-		pthread_join(l->thread, NULL);
-		pthread_cond_destroy(&l->cv);
-		pthread_mutex_destroy(&l->mu);
-	}
+	if (l->has_thread)
+		jc_thread_stop(l->thread, &l->mu, &l->cv, &l->stop);
 	if (l->etag[0]) {
 		char line[100];
 		const char *cond[] = { line, NULL };
