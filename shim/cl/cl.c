@@ -285,8 +285,14 @@ struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
  * aborts the process ("Can't get stat() on .../_UNCACHED_..."), seen with
  * 8 threads hitting the same entry, and two processes would do the same.
  * Each hit therefore gets a directory name of its own, as a build from
- * source would: the six characters after each "_UNCACHED_" are replaced in
- * a copy of the binary.  NULL: the binary is used as stored.
+ * source would: the six characters after "_UNCACHED_" are replaced in a copy
+ * of the binary, in its header's directory name alone (PoCL's binary
+ * header, cl_pocl_binary.c: "poclbin\0", device id, version, kernel count,
+ * flags, root entry count, then the 41-byte name), where PoCL takes it
+ * from: never elsewhere, where the same letters may be a kernel's or a
+ * symbol's name (kernel k_UNCACHED_abcdef, issue 44).  A binary whose
+ * header does not name such a directory there is used as stored.  NULL:
+ * the binary is used as stored.
  * With PoCL's cache on in this process (POCL_KERNEL_CACHE unset or 1: an
  * entry made with it off, by a CI job or `jitcache warm`), PoCL unpacks
  * the binary into POCL_CACHE_DIR/_UNCACHED_XXXXXX and keeps it there, with
@@ -300,12 +306,29 @@ static int pocl_cache_on(void)
 	return !v || v[0] == '1'; /* as PoCL reads it: its first character */
 }
 
-static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
+#define POCL_DIR_AT (8 + 8 + 4 + 4 + 8 + 4) /* the header's directory name */
+#define POCL_DIR_SIZE 41
+
+/* Where the six characters of the directory's own name begin in bin: its
+ * offset, or 0 if the header names no _UNCACHED_ directory. */
+static size_t pocl_uncached_name(const unsigned char *bin, size_t size)
 {
 	static const char tag[] = "_UNCACHED_";
 	const size_t tag_len = sizeof tag - 1, name_len = 6;
-	if (size < 4 || memcmp(bin, "pocl", 4) != 0 || !memmem(bin, size, tag, tag_len) ||
-	    pocl_cache_on())
+	if (size < POCL_DIR_AT + POCL_DIR_SIZE || memcmp(bin, "poclbin", 8) != 0)
+		return 0;
+	const unsigned char *dir = bin + POCL_DIR_AT;
+	const unsigned char *at = memmem(dir, POCL_DIR_SIZE, tag, tag_len);
+	if (!at || (size_t)(at - dir) + tag_len + name_len >= POCL_DIR_SIZE)
+		return 0; /* the name must end inside the field, before its NUL */
+	return (size_t)(at - bin) + tag_len;
+}
+
+static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
+{
+	const size_t name_len = 6;
+	size_t at = pocl_uncached_name(bin, size);
+	if (!at || pocl_cache_on())
 		return NULL;
 	unsigned char *copy = malloc(size);
 	if (!copy)
@@ -316,13 +339,8 @@ static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
 	if (getrandom(name, sizeof name, GRND_NONBLOCK) != (ssize_t)sizeof name)
 		for (size_t i = 0; i < sizeof name; i++) /* no entropy yet: unique enough */
 			name[i] = (unsigned char)(getpid() * 31 + i * 7 + (size_t)clock());
-	unsigned char *at = copy;
-	while ((at = memmem(at, size - (size_t)(at - copy), tag, tag_len)) &&
-	       (size_t)(at - copy) + tag_len + name_len <= size) {
-		at += tag_len;
-		for (size_t i = 0; i < name_len; i++)
-			at[i] = (unsigned char)alnum[name[i] % (sizeof alnum - 1)];
-	}
+	for (size_t i = 0; i < name_len; i++)
+		copy[at + i] = (unsigned char)alnum[name[i] % (sizeof alnum - 1)];
 	return copy;
 }
 
