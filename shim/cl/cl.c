@@ -532,15 +532,30 @@ static int failed_on(cl_program program, cl_device_id device)
 	return status == CL_BUILD_ERROR;
 }
 
+/* Whether a failed build's log reports a compile error: a diagnostic of
+ * the compiler ("error: ", as Clang, PoCL and Intel's compilers write
+ * them), a fact about what the key covers.  A build that failed for a
+ * reason outside it (PoCL's cache directory full or unwritable: "Device
+ * ... failed to build the program" alone; out of memory; an empty log)
+ * may build the next time, and is never remembered. */
+static int compile_error_log(const char *log, size_t size)
+{
+	return log && memmem(log, size, "error: ", 7) != NULL;
+}
+
 /* A failed build's logs, into `owned` (one per device); -1 unless every
- * device's build failed. */
+ * device's build failed with a compile error. */
 static int collect_logs(cl_program program, cl_uint ndev, const cl_device_id *devices,
 			struct jc_cl_payload *p, void **owned)
 {
 	for (cl_uint i = 0; i < ndev; i++) {
 		if (!failed_on(program, devices[i]) ||
-		    !(owned[i] = build_log(program, devices[i], &p->log_sizes[i])))
+		    !(owned[i] = build_log(program, devices[i], &p->log_sizes[i])) ||
+		    !compile_error_log(owned[i], p->log_sizes[i])) {
+			jc_log(JC_LOG_DEBUG, "OpenCL build failed, not remembered: not a compile "
+					     "error on every device (its log names none)");
 			return -1;
+		}
 		p->logs[i] = owned[i];
 		p->binary_sizes[i] = 0;
 	}
