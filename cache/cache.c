@@ -390,6 +390,40 @@ int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const v
 	return cause;
 }
 
+void jc_cache_note_changed(struct jc_cache *cache, const struct jc_key *key, int cause,
+			   const void *trace, size_t trace_len)
+{
+	static const uint8_t counter_of[] = {
+		[JC_CAUSE_NOT_FOUND] = JC_MISS_NOT_FOUND, [JC_CAUSE_CORRUPT] = JC_MISS_CORRUPT,
+		[JC_CAUSE_REJECTED] = JC_MISS_REJECTED, [JC_CAUSE_UNTRUSTED] = JC_MISS_UNTRUSTED,
+		[JC_CAUSE_UNREACHABLE] = JC_MISS_UNREACHABLE,
+	};
+	if (!cache)
+		return;
+	int from = cause > 0 && (size_t)cause < sizeof counter_of && counter_of[cause]
+		 ? counter_of[cause] : JC_MISS_NOT_FOUND;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	delta[from] = (uint64_t)-1; /* modulo 2^64: takes one back */
+	delta[JC_MISS_CHANGED] = 1;
+	jc_cache_count(cache, delta, NULL);
+	struct jc_miss *m = calloc(1, sizeof *m);
+	if (!m)
+		return;
+	m->when_ns = jc_wall_ns();
+	m->pid = (uint32_t)getpid();
+	m->cause = JC_CAUSE_CHANGED;
+	m->key = *key;
+	snprintf(m->program, sizeof m->program, "%s",
+		 program_invocation_short_name ? program_invocation_short_name : "");
+	if (trace && trace_len <= JC_MISS_TRACE_MAX) {
+		memcpy(m->trace, trace, trace_len);
+		m->trace_len = trace_len;
+	}
+	if (cache && cache->store)
+		jc_store_note_miss(cache->store, m);
+	free(m);
+}
+
 int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n)
 {
 	*out = NULL;

@@ -164,6 +164,13 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
  * it (enum jc_miss_cause). */
 int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
 		       size_t trace_len, int failed);
+/* A miss whose compile read a file the key covers after it had changed
+ * (the key computed again after the compile differs): nothing was stored.
+ * The miss, counted under `cause` (what the lookup saw, enum
+ * jc_miss_cause), is counted as JC_MISS_CHANGED instead, and recorded for
+ * `jitcache explain` with that cause. */
+void jc_cache_note_changed(struct jc_cache *cache, const struct jc_key *key, int cause,
+			   const void *trace, size_t trace_len);
 /* The cause this thread's last lookup of key saw (enum jc_miss_cause). */
 int jc_cache_miss_cause(const struct jc_key *key);
 /* Every recorded miss, oldest first (free *out); 0 or -1 (none recorded). */

@@ -181,6 +181,33 @@ void jc_cl_input_free(struct jc_cl_input *in)
 	memset(in, 0, sizeof *in);
 }
 
+int jc_cl_input_copy(struct jc_cl_input *out, const struct jc_cl_input *in)
+{
+	*out = *in;
+	out->text = NULL;
+	out->text_size = 0;
+	out->includes = in->n_includes ? calloc(in->n_includes, sizeof *out->includes) : NULL;
+	out->specs = in->n_specs ? calloc(in->n_specs, sizeof *out->specs) : NULL;
+	int ok = (!in->n_includes || out->includes) && (!in->n_specs || out->specs);
+	for (size_t i = 0; ok && i < in->n_includes; i++)
+		ok = (out->includes[i] = strdup(in->includes[i])) != NULL;
+	for (size_t i = 0; ok && i < in->n_specs; i++) {
+		out->specs[i] = in->specs[i];
+		out->specs[i].value = malloc(in->specs[i].size ? in->specs[i].size : 1);
+		if ((ok = out->specs[i].value != NULL))
+			memcpy(out->specs[i].value, in->specs[i].value, in->specs[i].size);
+	}
+	if (!ok) {
+		if (!out->includes)
+			out->n_includes = 0;
+		if (!out->specs)
+			out->n_specs = 0;
+		jc_cl_input_free(out);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the key ------------------------------------------------------------ */
 
 /* What a build and a compile key alike: the input, its options and

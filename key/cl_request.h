@@ -63,6 +63,9 @@ int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **stri
 int jc_cl_input_il(struct jc_cl_input *in, const void *il, size_t size);
 int jc_cl_input_spec(struct jc_cl_input *in, uint32_t id, size_t size, const void *value);
 void jc_cl_input_free(struct jc_cl_input *in);
+/* A copy of in for a key computed again later (its text left out):
+ * 0, or -1 when out of memory (out is then empty). */
+int jc_cl_input_copy(struct jc_cl_input *out, const struct jc_cl_input *in);
 
 typedef int (*jc_cl_hash_devices_fn)(void *ctx, struct jc_fp *fp);
 int jc_cl_key(const struct jc_cl_input *in, const char *options,

@@ -227,6 +227,19 @@ static const char *differ(const struct fields *a, const struct fields *b, char *
 	return NULL;
 }
 
+/* An earlier miss of the same key whose result was not stored, since a
+ * file it covers changed during the compile (JC_CAUSE_CHANGED); NULL if
+ * none. */
+static const struct jc_miss *not_stored(const struct jc_miss *m, const struct jc_miss *seen,
+					size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if ((!m->seq || seen[i].seq < m->seq) && seen[i].cause == JC_CAUSE_CHANGED &&
+		    memcmp(&seen[i].key, &m->key, sizeof m->key) == 0)
+			return &seen[i];
+	return NULL;
+}
+
 const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size_t n,
 		       char *out, size_t size)
 {
@@ -235,12 +248,14 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 		[JC_CAUSE_REJECTED] = "the driver refused the entry (removed, compiled again)",
 		[JC_CAUSE_UNTRUSTED] = "the entry found was not signed by a trusted key",
 		[JC_CAUSE_UNREACHABLE] = "its server did not answer (Redis, a web server or S3)",
+		[JC_CAUSE_CHANGED] = "a file the key covers changed while the compiler read it "
+				     "(the result was used, not stored)",
 	};
 	static const char *const names[] = { [JC_CAUSE_CORRUPT] = "damaged",
 		[JC_CAUSE_REJECTED] = "rejected", [JC_CAUSE_UNTRUSTED] = "not_trusted",
-		[JC_CAUSE_UNREACHABLE] = "unreachable" };
+		[JC_CAUSE_UNREACHABLE] = "unreachable", [JC_CAUSE_CHANGED] = "changed" };
 	const char *failed = m->flags & JC_MISS_BUILD_FAILED ? "; the build failed" : "";
-	if (m->cause >= JC_CAUSE_CORRUPT && m->cause <= JC_CAUSE_UNREACHABLE) {
+	if (m->cause >= JC_CAUSE_CORRUPT && m->cause <= JC_CAUSE_CHANGED) {
 		snprintf(out, size, "%s%s", causes[m->cause], failed);
 		return names[m->cause];
 	}
@@ -304,6 +319,10 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 			snprintf(out, size, "%s (and other fields of the key)%s", diff, failed);
 		else
 			snprintf(out, size, "%s%s", diff, failed);
+	} else if ((d = not_stored(m, seen, n))) {
+		what = "changed";
+		snprintf(out, size, "the same request as pid %u's, whose result was not stored: a "
+			 "file the key covers changed while the compiler read it%s", d->pid, failed);
 	} else {
 		what = "evicted";
 		snprintf(out, size, "the same request as pid %u's: its entry was evicted or "

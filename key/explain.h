@@ -10,7 +10,8 @@
  * (name, old -> new); an included file's contents (path); an input that
  * differs only in debug information from an earlier one (the same hash
  * without it: key/spirv.h, key/cl_request.c); or nothing, when the entry
- * of an identical request was evicted or removed.
+ * of an identical request was evicted or removed, or never stored (a file
+ * its key covers changed while the compiler read it: JC_CAUSE_CHANGED).
  */
 #ifndef JITCACHE_KEY_EXPLAIN_H
 #define JITCACHE_KEY_EXPLAIN_H
@@ -24,7 +25,9 @@
  * out.  Also for a miss not yet recorded (seq 0: every record is
  * earlier).  Returns a short name of the cause ("new", "driver",
  * "device", "options", "spec", "env", "include", "input", "debug", "evicted",
- * "damaged", "rejected", "not_trusted", "unreachable", "unknown"). */
+ * "damaged", "rejected", "not_trusted", "unreachable", "changed" (a file
+ * the key covers changed while the compiler read it: not stored),
+ * "unknown"). */
 const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size_t n,
 		       char *out, size_t size);
 

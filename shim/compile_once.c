@@ -70,11 +70,11 @@ void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
 /* A miss that is final: recorded for `jitcache explain` (unless refused),
  * its cause said in one line with JITCACHE_STRICT (the JIT monitor: a
  * warning, or the error that fails it) or JITCACHE_LOG=info, and left in
- * why (size bytes). */
-static void note_miss(const struct jc_once *o, int failed, int strict, char *why, size_t size)
+ * why (size bytes).  The trace is the key's, taken before the compile
+ * (which may make another key on this thread: cl.c checks its key again). */
+static void note_miss(const struct jc_once *o, const uint8_t *trace, size_t len, int failed,
+		      int changed, int strict, char *why, size_t size)
 {
-	const uint8_t *trace = NULL;
-	size_t len = jc_fp_trace_of(&o->key, &trace);
 	snprintf(why, size, "cause unknown (out of memory)");
 	if (strict || jc_log_enabled(JC_LOG_INFO)) {
 		struct jc_miss *m = calloc(1, sizeof *m), *seen = NULL;
@@ -105,8 +105,13 @@ static void note_miss(const struct jc_once *o, int failed, int strict, char *why
 	/* A refused miss is not recorded: nothing was compiled or stored, and
 	 * the next miss of the same request would be explained as an entry
 	 * evicted.  Its line above is its record. */
-	if (strict != JC_LOG_ERROR)
+	if (changed) {
+		jc_log(JC_LOG_DEBUG, "%s %s: a file the key covers changed while it compiled: "
+		       "not stored", o->what, o->hex);
+		jc_cache_note_changed(o->cache, &o->key, jc_cache_miss_cause(&o->key), trace, len);
+	} else if (strict != JC_LOG_ERROR) {
 		jc_cache_note_miss(o->cache, &o->key, trace, len, failed);
+	}
 }
 
 void jc_strict_passed(const char *what, const char *why)
@@ -130,8 +135,16 @@ int jc_compile_once(struct jc_once *o, int *status)
 	}
 	int strict = jc_runtime_config()->strict;
 	char why[600];
+	const uint8_t *at = NULL;
+	size_t len = jc_fp_trace_of(&o->key, &at);
+	uint8_t *trace = len ? malloc(len) : NULL; /* on the heap: the host's stack may be small */
+	if (trace)
+		memcpy(trace, at, len);
+	else
+		len = 0;
 	if (strict == JC_LOG_ERROR) {
-		note_miss(o, 0, strict, why, sizeof why);
+		note_miss(o, trace, len, 0, 0, strict, why, sizeof why);
+		free(trace);
 		*status = o->ops->refuse(o->call, why);
 		jc_cache_unlock(lock);
 		return 0;
@@ -139,7 +152,9 @@ int jc_compile_once(struct jc_once *o, int *status)
 	enum jc_built built = JC_BUILT_FAILED;
 	uint64_t start = jc_mono_ns(), cpu_start = jc_thread_cpu_ns();
 	*status = o->ops->compile(o->call, lock, &built);
-	note_miss(o, built != JC_BUILT_LATER && *status != 0, strict, why, sizeof why);
+	note_miss(o, trace, len, built != JC_BUILT_LATER && *status != 0, built == JC_BUILT_CHANGED,
+		  strict, why, sizeof why);
+	free(trace);
 	if (built == JC_BUILT_LATER)
 		return 0; /* compile() took the lock over */
 	if (*status != 0) /* 0: ZE_RESULT_SUCCESS, CL_SUCCESS */

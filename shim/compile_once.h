@@ -25,7 +25,11 @@
  *
  * compile() returns the API's status and says in *built whether the result
  * is there to store now (JC_BUILT_NOW), is not (JC_BUILT_FAILED), or will be
- * later (JC_BUILT_LATER: an OpenCL build with pfn_notify).  In the last case
+ * later (JC_BUILT_LATER: an OpenCL build with pfn_notify), or was compiled
+ * from a file the key covers that changed while the compiler read it
+ * (JC_BUILT_CHANGED: the key computed again after the compile differs; the
+ * result stands for the caller, nothing is stored, and the miss is counted
+ * and recorded with that cause: jc_cache_note_changed).  In JC_BUILT_LATER's case
  * compile() takes over `lock` (it may be NULL): whoever finishes the build
  * calls jc_once_store() if it succeeded, then jc_cache_unlock(lock).
  * Otherwise this file stores and unlocks.  After an entry is stored, the
@@ -49,7 +53,7 @@
 #include "cache/cache.h"
 
 enum jc_load { JC_LOADED, JC_LOAD_REJECTED, JC_LOAD_FAILED };
-enum jc_built { JC_BUILT_NOW, JC_BUILT_FAILED, JC_BUILT_LATER };
+enum jc_built { JC_BUILT_NOW, JC_BUILT_FAILED, JC_BUILT_LATER, JC_BUILT_CHANGED };
 
 struct jc_once_ops {
 	/* Answer the request from entry; log the hit, or why it is rejected. */

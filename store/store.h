@@ -128,7 +128,11 @@ void jc_entry_free(struct jc_entry *entry);
 	/* wall time the program waited for remote lookups (answers, misses,   \
 	 * failures and timeouts alike): what the remotes cost, to set against \
 	 * the compile wall time their hits saved */                          \
-	X(REMOTE_WAIT_NS, remote_wait_ns, "remote lookup time")
+	X(REMOTE_WAIT_NS, remote_wait_ns, "remote lookup time")             \
+	/* of the misses, by cause: a file the key covers changed while the    \
+	 * compiler read it, so nothing was stored (counted at first as the    \
+	 * cause the lookup saw, then moved here) */                            \
+	X(MISS_CHANGED, miss_changed, "misses: an input changed while compiling")
 
 /* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
  * name is the tier's in `jitcache stats`, its --json and its --prometheus.

@@ -239,6 +239,21 @@ static int prepare(struct build *b)
 	return jc_cl_key(&b->rec->input, b->options, hash_devices, b, &b->once.key);
 }
 
+/* The files a build's key covers are hashed before the driver reads them:
+ * one saved while the compiler ran (an editor, a build system) would give
+ * an entry of the old files' key and the new files' code, served once the
+ * old files are back.  So the key is made again once the compile is over,
+ * the same way: the result is stored only if it is the same (ccache
+ * refuses such a compile too).  A file changed and changed back during the
+ * compile is not seen, as no hash can see it. */
+int jc_cl_key_still(const struct jc_cl_input *in, const char *options,
+		    jc_cl_hash_devices_fn hash, void *ctx, const struct jc_key *key)
+{
+	struct jc_key now;
+	return jc_cl_key(in, options, hash, ctx, &now) == 0 &&
+	       memcmp(&now, key, sizeof now) == 0;
+}
+
 /* ---- hit: a shadow program from the stored binaries --------------------- */
 
 struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
@@ -792,12 +807,21 @@ struct pending {
 	void *user_data;
 	void *recipe; /* encoded now: the program's record may be gone by then */
 	size_t recipe_size;
+	/* to make the key again once the build is over (jc_cl_key_still) */
+	struct jc_cl_input input;
+	char *options;
+	int cause;         /* the miss's cause, as the lookup saw it */
+	uint8_t *trace;    /* the key's trace */
+	size_t trace_len;
 	int finished; /* the build's outcome has been handled */
 	int refs;     /* the clBuildProgram call and the callback */
 };
 
 static void pending_free(struct pending *w)
 {
+	jc_cl_input_free(&w->input);
+	free(w->options);
+	free(w->trace);
 	free(w->recipe);
 	free(w->devices);
 	free(w);
@@ -809,17 +833,37 @@ static void pending_put(struct pending *w)
 		pending_free(w);
 }
 
+static int pending_devices(void *ctx, struct jc_fp *fp)
+{
+	const struct pending *w = ctx;
+	return jc_cl_hash_devices(fp, w->ndev, w->devices);
+}
+
+/* The build ended (the driver calls this once the compiler is done): its
+ * key is made again, as the sync path does. */
+static void built_later(cl_program program, struct pending *w)
+{
+	uint64_t ns = jc_mono_ns() - w->start;
+	char hex[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(&w->key, hex);
+	if (!jc_cl_key_still(&w->input, w->options, pending_devices, w, &w->key)) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build %s: a file the key covers changed while it "
+		       "compiled: not stored", hex);
+		jc_cache_note_changed(jc_runtime_cache(), &w->key, w->cause, w->trace, w->trace_len);
+		return;
+	}
+	store(program, w->ndev, w->devices, &w->key, ns, w->recipe, w->recipe_size);
+}
+
 static void CL_CALLBACK on_built(cl_program program, void *data)
 {
 	struct pending *w = data;
 	if (!__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
-		uint64_t ns = jc_mono_ns() - w->start;
 		int ok = 1;
 		for (cl_uint i = 0; ok && i < w->ndev; i++)
 			ok = built_on(program, w->devices[i]);
 		if (ok)
-			store(program, w->ndev, w->devices, &w->key, ns, w->recipe,
-			      w->recipe_size);
+			built_later(program, w);
 		else
 			jc_cache_count_build_failure(jc_runtime_cache());
 		jc_cache_unlock(w->lock);
@@ -843,7 +887,18 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 	memcpy(devices, b->devices, b->ndev * sizeof *devices);
 	*w = (struct pending){ .key = b->once.key, .ndev = b->ndev, .devices = devices,
 			       .lock = lock, .notify = b->notify, .user_data = b->user_data,
-			       .refs = 2 };
+			       .refs = 2, .cause = jc_cache_miss_cause(&b->once.key) };
+	const uint8_t *trace = NULL;
+	w->trace_len = jc_fp_trace_of(&b->once.key, &trace);
+	if (w->trace_len && (w->trace = malloc(w->trace_len)))
+		memcpy(w->trace, trace, w->trace_len);
+	else
+		w->trace_len = 0;
+	if (jc_cl_input_copy(&w->input, &b->rec->input) != 0 ||
+	    (b->options && !(w->options = strdup(b->options)))) {
+		/* not stored: its key could not be made again */
+		w->input.incomplete = 1;
+	}
 	if (jc_runtime_config()->recipes && recipe(&b->out, &w->recipe, &w->recipe_size) != 0)
 		w->recipe = NULL;
 	w->start = jc_mono_ns();
@@ -879,6 +934,9 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 		b->out.failed = err;
 	*built = err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE ? JC_BUILT_NOW
 								     : JC_BUILT_FAILED;
+	if (*built == JC_BUILT_NOW && !jc_cl_key_still(&b->rec->input, b->options, hash_devices, b,
+						       &b->once.key))
+		*built = JC_BUILT_CHANGED;
 	return err;
 }
 

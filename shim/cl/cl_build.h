@@ -60,4 +60,10 @@ int jc_cl_covers(cl_uint n, const cl_device_id *list, cl_uint ndev, const cl_dev
  * driver: its status (CL_SUCCESS when none was deferred). */
 cl_int jc_cl_carry_out(cl_program app);
 
+/* Whether the key of a build of `in` made now is still `key` (cl.c): made
+ * again once the driver's compile is over, so that a file it covers that
+ * changed while the compiler read it stores nothing (JC_BUILT_CHANGED). */
+int jc_cl_key_still(const struct jc_cl_input *in, const char *options,
+		    jc_cl_hash_devices_fn hash_devices, void *ctx, const struct jc_key *key);
+
 #endif

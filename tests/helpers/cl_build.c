@@ -5,7 +5,7 @@
  *
  *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
  *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--dlopen-name LIB]
- *            [--async] [--sleep] [--keep] [--many N]
+ *            [--async] [--sleep] [--keep] [--many N] [--rewrite-during-build FILE=NEW]
  *
  * --many N then makes N more programs of the same input, alive together,
  * builds each and makes a kernel of each (--run's, else the first), checks
@@ -26,6 +26,13 @@
  * over 4096 items and prints a hash of the output's bytes; with --verify
  * the kernel must compute out[i] = in[i] * 2 + 1, which is checked exactly.
  *
+ * --rewrite-during-build FILE=NEW: a thread waits until FILE (a header the
+ * program includes) has been read once, closed after a read-only open
+ * (jitcache hashing it, as clBuildProgram starts), then puts a copy of NEW
+ * in its place (a rename: the compiler opens one or the other whole), and
+ * "rewritten=during" or "rewritten=after" says whether that was done
+ * before the build ended (clBuildProgram returned, or pfn_notify came).
+ *
  * Prints "build=CODE seconds=S", the build log between "log<<" and ">>log",
  * "status=ERR/STATUS options=[OPTIONS] kernel_after_failure=ERR" (the build
  * info, and clCreateKernel's error on a program whose build failed),
@@ -35,6 +42,7 @@
 #include <CL/cl.h>
 
 #include <dlfcn.h>
+#include <sys/inotify.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -258,6 +266,51 @@ static int build_many(cl_context context, cl_platform_id platform, cl_device_id 
 	return ok == n ? 0 : -1;
 }
 
+/* --rewrite-during-build */
+static const char *rewrite_file, *rewrite_new;
+static int rewritten;
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	size_t n;
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	if (!in || !out)
+		exit(2);
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	if (fclose(out) != 0)
+		exit(2);
+}
+
+static void *rewriter(void *arg)
+{
+	int fd = *(int *)arg;
+	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	if (read(fd, ev, sizeof ev) <= 0) /* the first read-only close */
+		return NULL;
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s.rewrite", rewrite_file);
+	copy_file(rewrite_new, tmp);
+	if (rename(tmp, rewrite_file) == 0)
+		__atomic_store_n(&rewritten, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void start_rewriter(void)
+{
+	static int fd;
+	pthread_t t;
+	fd = inotify_init();
+	if (fd < 0 || inotify_add_watch(fd, rewrite_file, IN_CLOSE_NOWRITE) < 0 ||
+	    pthread_create(&t, NULL, rewriter, &fd) != 0) {
+		perror("cl_build: --rewrite-during-build");
+		exit(2);
+	}
+	pthread_detach(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *platform_name = NULL, *kind = NULL, *path = NULL, *options = NULL;
@@ -287,6 +340,9 @@ int main(int argc, char **argv)
 			kernel = argv[++i];
 		else if (strcmp(argv[i], "--many") == 0)
 			many = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--rewrite-during-build") == 0 && strchr(argv[i + 1], '='))
+			rewrite_file = argv[++i], rewrite_new = strchr(rewrite_file, '=') + 1,
+			*strchr(argv[i], '=') = '\0';
 		else
 			kind = argv[i], path = argv[++i];
 	}
@@ -299,6 +355,8 @@ int main(int argc, char **argv)
 	cl_program program = create(context, platform, kind, path);
 	if (!program)
 		return 1;
+	if (rewrite_file)
+		start_rewriter();
 	double start = now();
 	err = cl.clBuildProgram(program, 1, &device, options, async ? on_built : NULL,
 				async ? (void *)&notified : NULL);
@@ -310,6 +368,9 @@ int main(int argc, char **argv)
 		if (notified != program)
 			printf("notify_program=wrong\n");
 	}
+	if (rewrite_file)
+		printf("rewritten=%s\n", __atomic_load_n(&rewritten, __ATOMIC_ACQUIRE) ? "during"
+											: "after");
 	printf("build=%d seconds=%.4f\n", err, now() - start);
 	size_t size = 0;
 	cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
