@@ -433,6 +433,14 @@ int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n)
 	return jc_store_misses(cache->store, out, n);
 }
 
+void jc_cache_hit_compiled(struct jc_cache *cache, const struct jc_entry *entry)
+{
+	uint64_t delta[JC_NCOUNTERS] = { [JC_SAVED_NS] = -entry->compile_ns,
+					 [JC_SAVED_WALL_NS] = -entry->wall_ns };
+	if (cache)
+		jc_cache_count(cache, delta, NULL);
+}
+
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry)
 {

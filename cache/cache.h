@@ -157,6 +157,11 @@ int jc_cache_replace(struct jc_cache *cache, const struct jc_key *key, const voi
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry);
 
+/* A hit on `entry` whose compile the caller carried out all the same (an
+ * OpenCL compile that reads files, cl_link.c): it stays a hit, but the
+ * compile time the entry would have saved is taken back. */
+void jc_cache_hit_compiled(struct jc_cache *cache, const struct jc_entry *entry);
+
 /* Record a miss that is final (the recheck after the lock missed too)
  * and the outcome of its compile in the cache directory's ring of recent
  * misses (store/misses.h), for `jitcache explain`, with the trace of its

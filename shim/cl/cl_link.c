@@ -8,16 +8,29 @@
  * object's binaries and logs are stored.  A compile that fails is not
  * stored: drivers differ in what a failed compile's program answers (PoCL
  * calls it a compiled object), which a replay could not match.
- * On a hit nothing is compiled: the compile is deferred, the map answers
- * its status, log, options and binary type (cl_program_map.h), and the
- * program keeps its compile key.  A link whose inputs all have a compile
+ * On a hit of a compile that reads no file (no #include in its source or
+ * embedded headers, no -include or -imacros option) nothing is compiled:
+ * the compile is deferred, the map answers its status, log, options and
+ * binary type (cl_program_map.h), and the program keeps its compile key.
+ * A compile that reads files is carried out at the call, on a hit too: a
+ * deferred one would read them when it is carried out, as they are then,
+ * after the program may have changed them (it computed another result
+ * than the compile would have, issue 44) or changed its directory (the
+ * header not found).  Its link can still hit, and for most drivers the
+ * link is the expensive part.  As for a build (cl.c), the key is made
+ * again once the driver's compile is over: if a file it covers changed
+ * meanwhile, nothing is stored and the program has no compile key (its
+ * link passes through).  A link whose inputs all have a compile
  * key is keyed by them, its options and devices: on a hit the linked
  * program is made from the stored executables, and the map answers its
  * link log; on a miss the deferred compiles of its inputs are carried out,
  * the driver links, and the executables are stored.  Anything else (an
  * input compiled elsewhere, -create-library, a subset of the program's
  * devices) passes through, after the deferred compiles it needs are
- * carried out, so the driver always sees what it would have.
+ * carried out, so the driver always sees what it would have.  A deferred
+ * compile that fails when carried out fails the link that needed it
+ * (CL_LINK_PROGRAM_FAILURE, and one line), never reaching the driver's
+ * link with an input that has no binary.
  *
  * A callback (pfn_notify) on a cached compile or link is called before the
  * call returns, once the result is there, as the API allows.
@@ -88,8 +101,34 @@ struct compile {
 	cl_uint nheaders;
 	const cl_program *headers;
 	const char **names;
+	const struct jc_cl_input **inputs; /* the headers' records, for the key */
+	const struct jc_cl_input *input;   /* the program's */
+	int defer;     /* a hit may be deferred: the compile reads no file */
 	cl_int answer; /* what a compile answered from the cache returns */
 };
+
+/* Whether a compile reads files beside its source and embedded headers:
+ * an #include in either (wherever the driver finds it), or an option
+ * that names one. */
+static int reads_files(const struct compile *c)
+{
+	if (c->input->n_includes ||
+	    (c->options && (strstr(c->options, "-include") || strstr(c->options, "-imacros"))))
+		return 1;
+	for (cl_uint i = 0; i < c->nheaders; i++)
+		if (c->inputs[i]->n_includes)
+			return 1;
+	return 0;
+}
+
+/* Whether the compile's key, made again now, is still the one looked up. */
+static int compile_key_still(struct compile *c)
+{
+	struct jc_key now;
+	return jc_cl_compile_key(c->input, c->options, c->nheaders, c->inputs, c->names,
+				 hash_devices, &c->devs, &now) == 0 &&
+	       memcmp(&now, &c->once.key, sizeof now) == 0;
+}
 
 /* The key, when the compile can be cached: 0. */
 static int compile_key(struct compile *c, const struct jc_cl_program *rec)
@@ -107,10 +146,13 @@ static int compile_key(struct compile *c, const struct jc_cl_program *rec)
 		else
 			rc = -1; /* a header made from binaries or IL */
 	}
+	c->inputs = inputs; /* freed by the caller */
+	c->input = &rec->input;
 	if (rc == 0)
 		rc = jc_cl_compile_key(&rec->input, c->options, c->nheaders, inputs, c->names,
 				       hash_devices, &c->devs, &c->once.key);
-	free(inputs);
+	if (rc == 0)
+		c->defer = !reads_files(c);
 	return rc;
 }
 
@@ -136,6 +178,21 @@ static int keep_headers(struct jc_cl_shadow *d, const struct compile *c)
 	return 0;
 }
 
+/* A hit of a compile that reads files, carried out at the call: the
+ * driver's status.  The program keeps its compile key only if it compiled
+ * and the files its key covers are as they were keyed. */
+static cl_int carry_out_now(struct compile *c)
+{
+	cl_int err = jc_cl_carry_out(c->app);
+	if (err != CL_SUCCESS || !compile_key_still(c)) {
+		if (err == CL_SUCCESS)
+			jc_log(JC_LOG_DEBUG, "OpenCL compile %s: a file the key covers changed "
+			       "while it compiled: its link is not cached", c->once.hex);
+		jc_clmap_set_compiled(c->app, NULL);
+	}
+	return err;
+}
+
 static enum jc_load load_compile(void *call, const struct jc_entry *e)
 {
 	struct compile *c = call;
@@ -155,7 +212,12 @@ static enum jc_load load_compile(void *call, const struct jc_entry *e)
 	jc_clmap_set_shadow(c->app, d);
 	jc_clmap_set_compiled(c->app, &c->once.key);
 	c->answer = CL_SUCCESS;
-	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: hit", c->once.hex);
+	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: hit%s", c->once.hex,
+	       c->defer ? "" : " (it reads files: carried out now)");
+	if (!c->defer) {
+		c->answer = carry_out_now(c);
+		jc_cache_hit_compiled(c->once.cache, e); /* it saved no compile time */
+	}
 	return JC_LOADED;
 }
 
@@ -167,9 +229,11 @@ static int run_compile(void *call, struct jc_cache_lock *lock, enum jc_built *bu
 	cl_int err = jc_cl_real()->real_clCompileProgram(c->app, c->req_ndev, c->req_devices,
 						    c->options, c->nheaders, c->headers,
 						    c->names, NULL, NULL);
-	if (err == CL_SUCCESS)
-		jc_clmap_set_compiled(c->app, &c->once.key);
 	*built = err == CL_SUCCESS ? JC_BUILT_NOW : JC_BUILT_FAILED;
+	if (err == CL_SUCCESS && !compile_key_still(c))
+		*built = JC_BUILT_CHANGED; /* stored nothing, no compile key: its link passes */
+	if (*built == JC_BUILT_NOW)
+		jc_clmap_set_compiled(c->app, &c->once.key);
 	return err;
 }
 
@@ -239,6 +303,7 @@ JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 					   header_include_names, pfn_notify, user_data);
 	}
 	free(c.devs.v);
+	free(c.inputs);
 	jc_leave();
 	if (keyed && pfn_notify)
 		jc_cl_call_notify(pfn_notify, program, user_data);
@@ -342,22 +407,44 @@ static enum jc_load load_link(void *call, const struct jc_entry *e)
 	return JC_LOADED;
 }
 
+/* The programs the driver links for the inputs, with the deferred compiles
+ * among them carried out: CL_SUCCESS and *targets (malloc'd; NULL when
+ * there are no inputs), or the error that fails the link: a compile
+ * answered from the cache that the driver could not carry out now has no
+ * binary to link (PoCL asserts on one: the process aborted). */
+static cl_int link_targets(const struct link *l, cl_program **targets)
+{
+	*targets = NULL;
+	if (!l->inputs || !l->ninputs)
+		return CL_SUCCESS;
+	if (!(*targets = malloc(l->ninputs * sizeof **targets)))
+		return CL_OUT_OF_HOST_MEMORY;
+	for (cl_uint i = 0; i < l->ninputs; i++) {
+		cl_int err = jc_cl_carry_out(l->inputs[i]);
+		if (err != CL_SUCCESS) {
+			jc_log(JC_LOG_WARN, "an OpenCL compile answered from the cache could not be "
+			       "carried out for its link (error %d); the link fails", (int)err);
+			free(*targets);
+			*targets = NULL;
+			return err == CL_OUT_OF_HOST_MEMORY ? err : CL_LINK_PROGRAM_FAILURE;
+		}
+		(*targets)[i] = jc_clmap_target(l->inputs[i]);
+	}
+	return CL_SUCCESS;
+}
+
 static int run_link(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 {
 	struct link *l = call;
 	const struct jc_cl_real *cl = jc_cl_real();
 	(void)lock;
 	jc_log(JC_LOG_DEBUG, "OpenCL link %s: miss", l->once.hex);
-	cl_program *targets = malloc(l->ninputs * sizeof *targets);
-	if (!targets) {
+	cl_program *targets;
+	cl_int err = link_targets(l, &targets);
+	if (err != CL_SUCCESS) {
 		*built = JC_BUILT_FAILED;
-		return CL_OUT_OF_HOST_MEMORY;
+		return err;
 	}
-	for (cl_uint i = 0; i < l->ninputs; i++) {
-		jc_cl_carry_out(l->inputs[i]);
-		targets[i] = jc_clmap_target(l->inputs[i]);
-	}
-	cl_int err = CL_SUCCESS;
 	l->linked = cl->real_clLinkProgram(l->context, l->req_ndev, l->req_devices, l->options,
 				      l->ninputs, targets, NULL, NULL, &err);
 	free(targets);
@@ -405,12 +492,9 @@ static const struct jc_once_ops link_ops = { load_link, run_link, export_link, s
 static cl_program link_through(const struct link *l, jc_cl_notify_fn notify, void *user_data,
 			       cl_int *err)
 {
-	cl_program *targets = l->inputs && l->ninputs ? malloc(l->ninputs * sizeof *targets)
-						      : NULL;
-	for (cl_uint i = 0; targets && i < l->ninputs; i++) {
-		jc_cl_carry_out(l->inputs[i]);
-		targets[i] = jc_clmap_target(l->inputs[i]);
-	}
+	cl_program *targets;
+	if ((*err = link_targets(l, &targets)) != CL_SUCCESS)
+		return NULL;
 	cl_program linked = jc_cl_real()->real_clLinkProgram(l->context, l->req_ndev, l->req_devices,
 							l->options, l->ninputs,
 							targets ? targets : l->inputs, notify,

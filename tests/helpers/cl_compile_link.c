@@ -5,12 +5,15 @@
  *
  *   cl_compile_link [--platform NAME] --source FILE [--source FILE2]
  *                   [--header NAME=FILE]... [--options STR] [--link-options STR]
- *                   [--run KERNEL] [--notify]
+ *                   [--run KERNEL] [--notify] [--then CMD]... [--chdir DIR]
  *
  * Each --source is compiled on its own (with every --header embedded
  * under its NAME), then all are linked into one program.  --run KERNEL
  * runs  kernel void KERNEL(global float *out, global const float *in, uint n)
  * over 4096 items.  --notify gives both steps a pfn_notify callback.
+ * --then CMD runs CMD (system()) right after the compile of the --source
+ * before it (a program that rewrites a header between two compiles);
+ * --chdir DIR changes directory after the compiles, before the link.
  * Prints, per source: "compile=ERR status=S type=T options=[O]" and its log
  * between "compile_log<<" and ">>compile_log"; then
  * "link=ERR status=S type=T kernels=N names=[...]" and the link log between
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static char *slurp(const char *path, size_t *size)
 {
@@ -156,7 +160,8 @@ static void CL_CALLBACK on_done(cl_program program, void *user_data)
 int main(int argc, char **argv)
 {
 	const char *platform = NULL, *options = NULL, *link_options = NULL, *kernel = NULL;
-	const char *sources[8], *header_names[8], *header_files[8];
+	const char *sources[8], *header_names[8], *header_files[8], *then[8] = { 0 };
+	const char *chdir_to = NULL;
 	int nsources = 0, nheaders = 0, notify = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -184,6 +189,10 @@ int main(int argc, char **argv)
 			link_options = v;
 		else if (!strcmp(a, "--run"))
 			kernel = v;
+		else if (!strcmp(a, "--then") && nsources > 0)
+			then[nsources - 1] = v;
+		else if (!strcmp(a, "--chdir"))
+			chdir_to = v;
 		else {
 			fprintf(stderr, "cl_compile_link: unknown argument %s\n", a);
 			return 2;
@@ -208,7 +217,11 @@ int main(int argc, char **argv)
 				       notify ? on_done : NULL, notify ? &notified : NULL);
 		describe("compile", err, objects[i], dev);
 		ok &= err == CL_SUCCESS;
+		if (then[i] && system(then[i]) != 0)
+			return fprintf(stderr, "cl_compile_link: --then %s failed\n", then[i]), 2;
 	}
+	if (chdir_to && chdir(chdir_to) != 0)
+		return perror(chdir_to), 2;
 	for (int i = 0; i < nheaders; i++)
 		clReleaseProgram(headers[i]);
 	cl_program linked = NULL;

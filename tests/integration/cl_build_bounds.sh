@@ -6,6 +6,11 @@
 #   - item 7: a hit's binary gets a directory name of its own (PoCL's cache
 #     off) in its header only: a kernel named k_UNCACHED_abcdef builds cold
 #     and is made and run on the hit.
+#   - items 4 and 6: a program writes params.h (PA=1), compiles a.cl, rewrites
+#     it (PA=2), compiles b.cl and links: the compiles hit and the link misses
+#     (its options differ); a compile that reads files is carried out at its
+#     call, never at the link, which computed 220 instead of 120 (4) and,
+#     after a chdir, aborted in PoCL's link (6).
 #   - item 5: a header saved while the compiler runs (after jitcache hashed it,
 #     before the compiler read it): nothing is stored, the miss is counted
 #     and explained as such, and the next run (the header back as it was)
@@ -122,5 +127,47 @@ for mode in sync async; do
 	cl --source m5.cl --run compute $flag >u5-$mode-next2.out 2>u5-$mode-next2.err
 	check "item 5, $mode: ... and the run after it, from the cache, too" \
 		sh -c "test '$(result u5-$mode-next2.out)' = '$(result u5-plain1.out)' && grep -q 'jitcache: 1 hits' u5-$mode-next2.err"
+done
+# --- items 4 and 6: a compile answered from the cache reads its headers then ------
+cat >a4.cl <<'CL'
+#include "params.h"
+float fa(void) { return PA * 100.0f; }
+CL
+cat >b4.cl <<'CL'
+#include "params.h"
+float fa(void);
+kernel void k(global float *out, global const float *in, uint n)
+{
+	size_t i = get_global_id(0);
+	if (i < n)
+		out[i] = fa() + PA * 10.0f + in[i] * 0.0f;
+}
+CL
+mkdir -p elsewhere
+# run4 NAME LINK_OPTIONS [ARGS...]: the program, with params.h PA=1 to begin with
+run4() {
+	local name=$1 lo=$2; shift 2
+	echo '#define PA 1' >params.h
+	"$@" "$CCL" --platform Portable --source a4.cl --then "echo '#define PA 2' >params.h" \
+		--source b4.cl --link-options "$lo" --run k $EXTRA >"$name.out" 2>"$name.err"
+}
+printf 'kernel void k(global float *out, global const float *in, uint n)\n{ size_t i = get_global_id(0); if (i < n) out[i] = 120.0f + in[i] * 0.0f; }\n' >k120.cl
+"$CLB" --platform Portable --source k120.cl --run k >u4-120.out 2>&1
+for item in 4 6; do
+	EXTRA=; [ $item = 6 ] && EXTRA="--chdir elsewhere"
+	export JITCACHE_DIR=$T/cache$item
+	run4 u$item-plain "" env JITCACHE_DISABLE=1
+	check "item $item: without jitcache the kernel computes 120" \
+		test "$(result u$item-plain.out)" = "$(result u4-120.out)"
+	run4 u$item-cold "" $JITCACHE run --
+	check "item $item: cold: the same" test "$(result u$item-cold.out)" = "$(result u4-120.out)"
+	# The same program, linking with other options (" ", which PoCL takes):
+	# both compiles hit, the link misses.
+	run4 u$item-link " " $JITCACHE run --
+	check "item $item: compiles from the cache, a link that misses: 120" \
+		sh -c "test '$(result u$item-link.out)' = '$(result u4-120.out)' && grep -q 'jitcache: 2 hits, 1 misses' u$item-link.err"
+	run4 u$item-warm " " $JITCACHE run --
+	check "item $item: ... and the next run, all from the cache: 120" \
+		sh -c "test '$(result u$item-warm.out)' = '$(result u4-120.out)' && grep -q 'jitcache: 3 hits, 0 misses' u$item-warm.err"
 done
 finish
