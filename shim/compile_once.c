@@ -114,11 +114,16 @@ static void note_miss(const struct jc_once *o, const uint8_t *trace, size_t len,
 	}
 }
 
-void jc_strict_passed(const char *what, const char *why)
+int jc_strict_passed(const char *what, const char *why)
 {
-	if (jc_runtime_config()->strict)
+	int strict = jc_runtime_config()->strict;
+	if (strict == JC_LOG_ERROR)
+		jc_log(JC_LOG_ERROR, "JITCACHE_STRICT=error refused a compile: %s[%d] %s not "
+		       "cached (%s)", program_invocation_short_name, (int)getpid(), what, why);
+	else if (strict)
 		jc_log(JC_LOG_WARN, "JIT at run time: %s[%d] %s not cached (%s)",
 		       program_invocation_short_name, (int)getpid(), what, why);
+	return strict == JC_LOG_ERROR;
 }
 
 int jc_compile_once(struct jc_once *o, int *status)

@@ -105,11 +105,14 @@ int jc_recompiled_from_ir(const char *log, size_t size);
  * they do not have it, or (with *failed set) if out of memory. */
 char *jc_keep_recompiled_warning(const char *options, int *failed);
 
-/* The JIT monitor's line for a compile the shim hands to the driver
- * uncached (a request it cannot key; OpenCL's separate compile and link
- * steps): with the strict setting at warn or error, one warning naming the
- * program, `what` and `why`.  It is never refused: no pack could answer it. */
-void jc_strict_passed(const char *what, const char *why);
+/* The JIT monitor for a compile the shim would hand to the driver uncached
+ * (a request it cannot key; OpenCL's separate compile and link steps it
+ * cannot key): with the strict setting at warn, one warning naming the
+ * program, `what` and `why`, and 0; at error, one error line and 1: the
+ * caller fails the request as a build that does not compile (no pack
+ * could answer it, and the JIT at run time is what the setting exists to
+ * catch); off, 0. */
+int jc_strict_passed(const char *what, const char *why);
 
 /* 1 if the request was answered from the cache; 0 after compile(), whose
  * status is in *status. */

@@ -949,7 +949,8 @@ static int refuse(void *call, const char *why)
 	struct build *b = call;
 	char text[700];
 	snprintf(text, sizeof text, "jitcache: JITCACHE_STRICT=error: not compiled, since it "
-		 "is not in the cache: %s (key %s)\n", why, b->once.hex);
+		 "is not in the cache: %s%s%s%s\n", why, b->once.hex[0] ? " (key " : "",
+		 b->once.hex, b->once.hex[0] ? ")" : "");
 	const char **logs = calloc(b->ndev, sizeof *logs);
 	size_t *sizes = calloc(b->ndev, sizeof *sizes);
 	struct jc_cl_shadow *failure = NULL;
@@ -981,8 +982,9 @@ static cl_int build(struct build *b)
 		jc_log(JC_LOG_DEBUG, "OpenCL build: passed through (not keyable: see above, or "
 				     "user_data without pfn_notify)");
 		jc_cache_count_pass(b->once.cache, JC_PASS_NOT_KEYABLE);
-		jc_strict_passed("OpenCL build", "a request jitcache cannot key: see "
-						 "JITCACHE_LOG=debug");
+		static const char why[] = "a request jitcache cannot key: see JITCACHE_LOG=debug";
+		if (jc_strict_passed("OpenCL build", why))
+			return refuse(b, why);
 		jc_clmap_set_shadow(b->app, NULL);
 		return jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						    b->options, b->notify, b->user_data);

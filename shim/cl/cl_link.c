@@ -58,13 +58,15 @@ static int hash_devices(void *ctx, struct jc_fp *fp)
 	return jc_cl_hash_devices(fp, d->n, d->v);
 }
 
-static void passed(struct jc_cache *cache, const char *what, const char *why)
+/* A compile or link the driver does uncached: 1 if JITCACHE_STRICT=error
+ * refuses it instead. */
+static int passed(struct jc_cache *cache, const char *what, const char *why)
 {
 	if (!cache)
-		return;
+		return 0;
 	jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", what, why);
 	jc_cache_count_pass(cache, JC_PASS_COMPILE_LINK);
-	jc_strict_passed(what, why);
+	return jc_strict_passed(what, why);
 }
 
 cl_int jc_cl_carry_out(cl_program app)
@@ -290,22 +292,25 @@ JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 				       .ops = &compile_ops } };
 	c.once.call = &c;
 	int keyed = rec && (pfn_notify || !user_data) && compile_key(&c, rec) == 0;
+	int refused = 0; /* JITCACHE_STRICT=error: failed as a compile error, unasked */
 	cl_int err;
 	int status = CL_SUCCESS;
 	if (keyed) {
 		err = jc_compile_once(&c.once, &status) ? c.answer : (cl_int)status;
 	} else {
-		passed(cache, "clCompileProgram", rec ? "not keyable: see above, or user_data "
-							"without pfn_notify"
-						      : "a program not created from source or IL");
-		err = cl->real_clCompileProgram(program, num_devices, device_list, options,
-					   num_input_headers, input_headers,
-					   header_include_names, pfn_notify, user_data);
+		refused = passed(cache, "clCompileProgram",
+				 rec ? "not keyable: see above, or user_data without pfn_notify"
+				     : "a program not created from source or IL");
+		err = refused ? CL_COMPILE_PROGRAM_FAILURE
+			      : cl->real_clCompileProgram(program, num_devices, device_list,
+							  options, num_input_headers,
+							  input_headers, header_include_names,
+							  pfn_notify, user_data);
 	}
 	free(c.devs.v);
 	free(c.inputs);
 	jc_leave();
-	if (keyed && pfn_notify)
+	if ((keyed || refused) && pfn_notify)
 		jc_cl_call_notify(pfn_notify, program, user_data);
 	return err;
 }
@@ -533,8 +538,10 @@ JC_EXPORT cl_program clLinkProgram(cl_context context, cl_uint num_devices,
 		if (!jc_compile_once(&l.once, &status))
 			err = (cl_int)status;
 	} else {
-		passed(cache, "clLinkProgram", why);
-		l.linked = link_through(&l, pfn_notify, user_data, &err);
+		if (passed(cache, "clLinkProgram", why))
+			err = CL_LINK_PROGRAM_FAILURE; /* JITCACHE_STRICT=error: no program */
+		else
+			l.linked = link_through(&l, pfn_notify, user_data, &err);
 	}
 	free(l.devs.v);
 	jc_leave();

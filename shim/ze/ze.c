@@ -742,6 +742,20 @@ static int refuse(void *call, const char *why)
 static const struct jc_once_ops ze_once_ops = { load_native, compile, export_native, stored,
 						 recipe, refuse };
 
+/* JITCACHE_STRICT=error and a request jitcache cannot key: refused as a
+ * miss is (refuse), without its functions where prepare() did not find
+ * them (no build log then: *log is NULL). */
+static ze_result_t refuse_unkeyed(struct ze_call *c, const char *why)
+{
+	if (!c->fn)
+		c->fn = fns_of(c->door);
+	if (c->fn)
+		return (ze_result_t)refuse(c, why);
+	if (c->log)
+		*c->log = NULL;
+	return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+}
+
 /* 0 and *c filled if the call can be answered from the cache. */
 static int prepare(struct ze_call *c)
 {
@@ -775,10 +789,11 @@ static ze_result_t module_create(struct ze_door *door, ze_context_handle_t conte
 		jc_log(JC_LOG_DEBUG, "%s: passed through (%s)", door->name,
 		       native ? "native input" : "not cacheable");
 		jc_cache_count_pass(c.once.cache, native ? JC_PASS_NATIVE : JC_PASS_NOT_KEYABLE);
-		if (!native && c.once.cache)
-			jc_strict_passed(door->name, "a request jitcache cannot key: see "
-						     "JITCACHE_LOG=debug");
-		r = door->create(context, device, desc, module, log);
+		static const char why[] = "a request jitcache cannot key: see JITCACHE_LOG=debug";
+		if (!native && c.once.cache && jc_strict_passed(door->name, why))
+			r = refuse_unkeyed(&c, why);
+		else
+			r = door->create(context, device, desc, module, log);
 	} else
 		r = jc_compile_once(&c.once, &status) ? c.answer : (ze_result_t)status;
 	free(c.failed_log);

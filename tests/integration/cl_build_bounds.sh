@@ -15,6 +15,9 @@
 #     before the compiler read it): nothing is stored, the miss is counted
 #     and explained as such, and the next run (the header back as it was)
 #     computes what the driver computes; with and without pfn_notify.
+#   - item 19: JITCACHE_STRICT=error fails a build jitcache cannot key (an
+#     #include nesting deeper than jitcache follows), a compile or link it
+#     passes through (-create-library), as it fails a miss; warn builds them.
 #   - item 8: a build that failed for a reason outside the key (PoCL could not
 #     write its cache directory: a file size limit, as a full file system
 #     does) is not remembered: the next run builds and computes.
@@ -170,4 +173,27 @@ for item in 4 6; do
 	check "item $item: ... and the next run, all from the cache: 120" \
 		sh -c "test '$(result u$item-warm.out)' = '$(result u4-120.out)' && grep -q 'jitcache: 3 hits, 0 misses' u$item-warm.err"
 done
+# --- item 19: JITCACHE_STRICT=error and what jitcache cannot key --------------------
+export JITCACHE_DIR=$T/cache19
+for i in $(seq 0 39); do echo "#include \"d$((i + 1)).h\"" >d$i.h; done
+echo '#define DEEP 1.0f' >d40.h
+printf '#include "d0.h"\nkernel void compute(global float *out, global const float *in, uint n)\n{ size_t i = get_global_id(0); if (i < n) out[i] = in[i] * DEEP; }\n' >deep.cl
+JITCACHE_LOG=debug cl --source deep.cl --run compute >u19-warn.out 2>u19-warn.err
+check "item 19: 40 nested includes: warn builds it, not cached" \
+	sh -c "grep -q '^build=0 ' u19-warn.out && grep -q 'OpenCL build: passed through (not keyable' u19-warn.err"
+JITCACHE_STRICT=error cl --source deep.cl --run compute >u19-error.out 2>u19-error.err
+check "item 19: ... error: CL_BUILD_PROGRAM_FAILURE (-11), not compiled" \
+	grep -q '^build=-11 ' u19-error.out
+check "item 19: ... its build log says why" \
+	grep -q '^jitcache: JITCACHE_STRICT=error: not compiled, since it is not in the cache: a request jitcache cannot key' u19-error.out
+check "item 19: ... and one line on stderr" \
+	grep -q '^jitcache: JITCACHE_STRICT=error refused a compile: cl_build\[[0-9]*\] OpenCL build not cached' u19-error.err
+lib() { JITCACHE_STRICT=$1 $JITCACHE run -- "$CCL" --platform Portable --source b4.cl \
+	--link-options -create-library >"$2.out" 2>"$2.err"; }
+echo '#define PA 1' >params.h
+lib warn u19-lib-warn
+check "item 19: a library link (passed through): warn links it" grep -q '^link=0 ' u19-lib-warn.out
+lib error u19-lib-error
+check "item 19: ... error: CL_LINK_PROGRAM_FAILURE (-17), and one line" \
+	sh -c "grep -q '^link=-17' u19-lib-error.out && grep -q 'JITCACHE_STRICT=error refused a compile: cl_compile_link.* clLinkProgram not cached' u19-lib-error.err"
 finish

@@ -9,6 +9,8 @@
 #  - JITCACHE_STRICT=error: a miss is not compiled: the driver's build-failure
 #    code (CL_BUILD_PROGRAM_FAILURE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE), an
 #    OpenCL build log saying why, nothing stored; a hit passes;
+#  - a request jitcache cannot key: refused at error as a miss is, said at
+#    warn (OpenCL's: cl_build_bounds.sh);
 #  - off by default, and shown by `jitcache config`.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
@@ -88,11 +90,16 @@ ze error ze-error-hit
 check "Level Zero, error, hit: passes" test "$(result ze-error-hit.out)" = 0x0
 check "... not a word" test "$(grep -c '^jitcache:' ze-error-hit.err)" -eq 0
 ze error ze-unkeyable -x
+check "a request jitcache cannot key (an unknown extension), error: refused as a miss is (issue 44 item 19)" \
+	test "$(result ze-unkeyable.out)" = 0x70000004
+check "... said in one line: no pack can answer it, and it would JIT at run time" \
+	grep -q "^jitcache: JITCACHE_STRICT=error refused a compile: ze_client\[[0-9]*\] zeModuleCreate not cached (a request jitcache cannot key" ze-unkeyable.err
+ze warn ze-unkeyable-warn -x
 JITCACHE_DISABLE=1 jc "$CLIENT" link -x "$T/reduce.spv" >ze-unkeyable-real.out 2>&1
-check "a request jitcache cannot key (an unknown extension), error: the driver's own result" \
-	test "$(result ze-unkeyable.out)" = "$(result ze-unkeyable-real.out)" -a -n "$(result ze-unkeyable.out)"
-check "... never refused, but said in one line: no pack can answer it" \
-	grep -q "^jitcache: JIT at run time: ze_client\[[0-9]*\] zeModuleCreate not cached (a request jitcache cannot key" ze-unkeyable.err
+check "... warn: the driver's own result" \
+	test "$(result ze-unkeyable-warn.out)" = "$(result ze-unkeyable-real.out)" -a -n "$(result ze-unkeyable-warn.out)"
+check "... said in one line" \
+	grep -q "^jitcache: JIT at run time: ze_client\[[0-9]*\] zeModuleCreate not cached (a request jitcache cannot key" ze-unkeyable-warn.err
 ze "" ze-unkeyable-off -x
 check "... off: not a word" test "$(grep -c '^jitcache:' ze-unkeyable-off.err)" -eq 0
 finish
