@@ -60,7 +60,8 @@ struct jc_cl_shadow {
 	cl_int failed;      /* 0, or the failed build's error (program is NULL) */
 	char *options;      /* a failed build's or a deferred compile's options,
 			       as given ("" for NULL) */
-	/* A compile answered from the cache (clCompileProgram) is deferred: the
+	/* A compile answered from the cache (clCompileProgram) that reads no
+	 * file (cl_link.c) is deferred: the
 	 * driver compiles only when something needs its result (a link that
 	 * misses, a query of the compiled object), with these; program is
 	 * NULL.  Until then the map answers the build status, log, options

@@ -173,6 +173,16 @@ int main(void)
 	CHECK(!strcmp(what, "not_trusted"), "untrusted: %s", line);
 	what = explain(&base, &r, JC_CAUSE_REJECTED, line, sizeof line);
 	CHECK(!strcmp(what, "rejected"), "refused by the driver: %s", line);
+	what = explain(&base, &r, JC_CAUSE_CHANGED, line, sizeof line);
+	CHECK(!strcmp(what, "changed") && strstr(line, "changed while the compiler read it"),
+	      "a file changed during the compile: %s", line);
+	{ /* the same request after one whose result was not stored */
+		struct jc_miss was[2] = { make(&base, 1, JC_CAUSE_CHANGED),
+					  make(&base, 2, JC_CAUSE_NOT_FOUND) };
+		what = jc_explain(&was[1], was, 2, line, sizeof line);
+		CHECK(!strcmp(what, "changed") && strstr(line, "whose result was not stored"),
+		      "the same request after a changed file: %s", line);
+	}
 
 	struct jc_miss seen[2] = { make(&base, 1, JC_CAUSE_NOT_FOUND), make(&base, 2, 0) };
 	seen[1].flags = JC_MISS_BUILD_FAILED;
