@@ -6,6 +6,7 @@
  *   cl_compile_link [--platform NAME] --source FILE [--source FILE2]
  *                   [--header NAME=FILE]... [--options STR] [--link-options STR]
  *                   [--run KERNEL] [--notify] [--then CMD]... [--chdir DIR]
+ *                   [--fsize-before-link BYTES]
  *
  * Each --source is compiled on its own (with every --header embedded
  * under its NAME), then all are linked into one program.  --run KERNEL
@@ -13,7 +14,10 @@
  * over 4096 items.  --notify gives both steps a pfn_notify callback.
  * --then CMD runs CMD (system()) right after the compile of the --source
  * before it (a program that rewrites a header between two compiles);
- * --chdir DIR changes directory after the compiles, before the link.
+ * --chdir DIR changes directory after the compiles, before the link;
+ * --fsize-before-link BYTES limits the size of the files the process may
+ * write from then on (RLIMIT_FSIZE, SIGXFSZ ignored: a longer write fails
+ * with EFBIG, as on a full file system).
  * Prints, per source: "compile=ERR status=S type=T options=[O]" and its log
  * between "compile_log<<" and ">>compile_log"; then
  * "link=ERR status=S type=T kernels=N names=[...]" and the link log between
@@ -28,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static char *slurp(const char *path, size_t *size)
@@ -162,6 +168,7 @@ int main(int argc, char **argv)
 	const char *platform = NULL, *options = NULL, *link_options = NULL, *kernel = NULL;
 	const char *sources[8], *header_names[8], *header_files[8], *then[8] = { 0 };
 	const char *chdir_to = NULL;
+	long fsize = -1;
 	int nsources = 0, nheaders = 0, notify = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -193,6 +200,8 @@ int main(int argc, char **argv)
 			then[nsources - 1] = v;
 		else if (!strcmp(a, "--chdir"))
 			chdir_to = v;
+		else if (!strcmp(a, "--fsize-before-link"))
+			fsize = atol(v);
 		else {
 			fprintf(stderr, "cl_compile_link: unknown argument %s\n", a);
 			return 2;
@@ -222,6 +231,12 @@ int main(int argc, char **argv)
 	}
 	if (chdir_to && chdir(chdir_to) != 0)
 		return perror(chdir_to), 2;
+	if (fsize >= 0) {
+		struct rlimit rl = { (rlim_t)fsize, (rlim_t)fsize };
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+			return perror("setrlimit"), 2;
+	}
 	for (int i = 0; i < nheaders; i++)
 		clReleaseProgram(headers[i]);
 	cl_program linked = NULL;

@@ -10,7 +10,10 @@
 #     it (PA=2), compiles b.cl and links: the compiles hit and the link misses
 #     (its options differ); a compile that reads files is carried out at its
 #     call, never at the link, which computed 220 instead of 120 (4) and,
-#     after a chdir, aborted in PoCL's link (6).
+#     after a chdir, aborted in PoCL's link (6); a deferred compile (one that
+#     reads no file) the driver cannot carry out at the link (PoCL cannot
+#     write its cache directory) fails that link as the driver's own link
+#     fails then (CL_LINK_PROGRAM_FAILURE), never aborting in PoCL's link.
 #   - item 5: a header saved while the compiler runs (after jitcache hashed it,
 #     before the compiler read it): nothing is stored, the miss is counted
 #     and explained as such, and the next run (the header back as it was)
@@ -196,4 +199,28 @@ check "item 19: a library link (passed through): warn links it" grep -q '^link=0
 lib error u19-lib-error
 check "item 19: ... error: CL_LINK_PROGRAM_FAILURE (-17), and one line" \
 	sh -c "grep -q '^link=-17' u19-lib-error.out && grep -q 'JITCACHE_STRICT=error refused a compile: cl_compile_link.* clLinkProgram not cached' u19-lib-error.err"
+# --- item 6: a deferred compile that cannot be carried out -------------------------
+# c6.cl includes nothing (its compile is deferred on a hit) and is larger
+# than 1 KiB: after --fsize-before-link 1024 PoCL cannot write it into its
+# cache directory, so its compile, carried out at the link, fails.
+{ cat "$ROOT/tests/integration/compute.cl"; for i in $(seq 40); do
+	echo "/* a comment that makes the source larger than the file size limit */"; done; } >c6.cl
+c6() { local name=$1; shift
+	"$@" "$CCL" --platform Portable --source c6.cl --options "-DSCALE=2.0f" --run compute \
+		--link-options " " $EXTRA >"$name.out" 2>"$name.err"; echo "rc=$?" >>"$name.out"; }
+export JITCACHE_DIR=$T/cache6b
+EXTRA="--fsize-before-link 1024"
+c6 u6b-plain env JITCACHE_DISABLE=1
+check "item 6: without jitcache, PoCL's link fails when it cannot write (-17)" grep -q '^link=-17' u6b-plain.out
+c6 u6b-cold $JITCACHE run --
+c6 u6b-hit $JITCACHE run --
+check "item 6: the compile from the cache, carried out at the link, fails: the link fails as the driver's (-17)" \
+	sh -c "grep -q '^link=-17' u6b-hit.out && grep -q 'jitcache: 1 hits, 1 misses' u6b-hit.err"
+check "item 6: ... no abort, and one line says why" \
+	sh -c "grep -q '^rc=1' u6b-hit.out && grep -q 'could not be carried out for its link' u6b-hit.err"
+EXTRA=
+c6 u6b-free-plain env JITCACHE_DISABLE=1
+c6 u6b-free $JITCACHE run --
+check "item 6: the next run, writes allowed, computes what the driver computes" \
+	test "$(result u6b-free.out)" = "$(result u6b-free-plain.out)" -a -n "$(result u6b-free.out)"
 finish
