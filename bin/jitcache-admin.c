@@ -14,14 +14,17 @@
 #include "config/escape.h"
 #include "config/ini_write.h"
 #include "config/log.h"
+#include "config/remote_url.h"
 #include "key/explain.h"
 #include "shim/exports.h"
 #include "shim/preload.h"
+#include "store/fsutil.h"
 #include "store/misses.h"
 #include "tiers/archive.h"
 #include "trust/sign.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -569,11 +572,40 @@ static const char *origin_of(const struct jc_config *cfg, const struct jc_settin
 	return "";
 }
 
+/* A value as `set` echoes it: the user info of any URL in it (a password, a
+ * token) as "***", as `jitcache config` and every log line show it; the
+ * file gets the value as given. */
+static const char *shown_value(const char *value, char *out, size_t size)
+{
+	jc_remote_list_redact(value, out, size);
+	return out;
+}
+
+/* Before a value with a password is written: the ini file readable by its
+ * owner alone (made so, or made empty so), since jc_ini_set() keeps the
+ * file's mode.  0, or -1 with errno. */
+static int keep_private(const char *file)
+{
+	struct stat st;
+	if (stat(file, &st) == 0)
+		return (st.st_mode & 077) ? chmod(file, st.st_mode & 07700) : 0;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", file);
+	char *slash = strrchr(dir, '/');
+	if (errno != ENOENT || !slash)
+		return -1;
+	*slash = '\0';
+	if (jc_fs_mkdir_p(dir, 0700) != 0)
+		return -1;
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	return fd >= 0 ? close(fd) : errno == EEXIST ? keep_private(file) : -1;
+}
+
 static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	const struct jc_setting *s, *near = NULL;
 	const char *why = NULL;
-	char file[PATH_MAX], text[PATH_MAX], msg[300];
+	char file[PATH_MAX], text[PATH_MAX], msg[300], shown[JC_REMOTE_LIST_MAX];
 	int rc = operands("set", argc, argv, 2, 2, "takes a NAME and a VALUE");
 	(void)cfg, (void)c;
 	if (rc)
@@ -593,7 +625,8 @@ static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, ch
 	}
 	if (jc_config_check(s, value, text, sizeof text, &why) != 0 ||
 	    !jc_ini_value_ok(text, &why)) {
-		fprintf(stderr, "jitcache: set: bad value '%s' for %s: %s\n", value, s->name, why);
+		fprintf(stderr, "jitcache: set: bad value '%s' for %s: %s\n",
+			shown_value(value, shown, sizeof shown), s->name, why);
 		return JC_EXIT_USAGE;
 	}
 	if (!jc_config_user_file(file, sizeof file)) {
@@ -601,11 +634,18 @@ static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, ch
 			"is set\n");
 		return JC_EXIT_FAILED;
 	}
+	int secret = strcmp(shown_value(text, shown, sizeof shown), text) != 0;
+	if (secret && keep_private(file) != 0) {
+		fprintf(stderr, "jitcache: set: cannot make %s private for a value with a password "
+			"(%s); nothing changed\n", file, strerror(errno));
+		return JC_EXIT_FAILED;
+	}
 	if (jc_ini_set(file, s->section, s->name, text, &why) != 0) {
 		fprintf(stderr, "jitcache: set: %s; nothing changed\n", why);
 		return JC_EXIT_FAILED;
 	}
-	printf("[%s] %s = %s written to %s\n", s->section, s->name, text, file);
+	printf("[%s] %s = %s written to %s\n", s->section, s->name,
+	       shown_value(text, shown, sizeof shown), file);
 	fflush(stdout);
 	/* The settings as they are now (a problem of the file is said here),
 	 * and whether a later file or the environment has the last word. */

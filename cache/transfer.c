@@ -169,7 +169,7 @@ static int bookkeeping(const char *name)
 	base = base ? base + 1 : name;
 	size_t n = strlen(base);
 	return strcmp(base, "stats") == 0 || strcmp(base, "locks") == 0 ||
-	       strcmp(base, "misses") == 0 ||
+	       strcmp(base, "misses") == 0 || strncmp(base, "stats-aside-", 12) == 0 ||
 	       strncmp(base, ".tmp.", 5) == 0 || (n > 5 && strcmp(base + n - 5, ".lock") == 0);
 }
 

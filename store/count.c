@@ -28,12 +28,18 @@
  *
  * The counters' lock is held for a read and a write.  A holder that keeps
  * it (a process stopped with Ctrl-Z inside it, or any program that opened
- * the file) must not slow the hits of others: a count waits at most
- * COUNT_WAIT for it, and after a wait that failed, for BUSY_PAUSE, only
- * tries once.  Counts not written wait in s->pending for the next write
- * that gets the lock, or for jc_store_flush() at exit; a process that
- * never gets it loses them (its own counts and stats_log line keep them:
- * cache/stats.c). */
+ * the file, or only one the scheduler stopped there while 64 processes
+ * count at once on two cores) must not slow the hits of others: a count
+ * waits at most COUNT_WAIT for it, and after a wait that failed, for
+ * BUSY_PAUSE, only tries once.  A count that cannot have it is set aside
+ * (stats.c: a file of this process's own beside the statistics file, which
+ * the next count that has the lock folds in, and which `jitcache stats`
+ * counts meanwhile), so that it too is in the cache directory before the
+ * call returns.  Only what cannot be set aside either (that file's own
+ * lock held as long, the disk full) waits in s->pending for the next count
+ * or for jc_store_flush() at exit; what the exit cannot write either is
+ * said in one line, with how many (its own exit line and stats_log line
+ * keep them: cache/stats.c). */
 #define COUNT_WAIT 0.005
 #define FLUSH_WAIT 0.05
 #define BUSY_PAUSE_NS 1000000000
@@ -87,6 +93,10 @@ static int add_or_keep(struct jc_store *c, const uint64_t sum[JC_NCOUNTERS],
 		return 0;
 	if (errno == ETIMEDOUT) {
 		__atomic_store_n(&c->counters_busy_ns, jc_wall_ns(), __ATOMIC_RELAXED);
+		if (shared_after) /* not known: the counts went aside */
+			memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
+		if (jc_stats_aside(c->dir, c->lock_mode, sum, wait) == 0)
+			return 0;
 		keep_pending(c, sum);
 		errno = ETIMEDOUT;
 	}
@@ -140,7 +150,17 @@ void jc_store_flush(struct jc_store *s)
 	if (!s || !take_pending(s, NULL, sum))
 		return;
 	__atomic_store_n(&s->counters_busy_ns, 0, __ATOMIC_RELAXED);
-	add_or_keep(s, sum, NULL, FLUSH_WAIT);
+	if (jc_dir_usable(s) == 0 && add_or_keep(s, sum, NULL, FLUSH_WAIT) == 0)
+		return;
+	/* Lost from the shared statistics (the process ends: nobody will
+	 * write what is pending): say so, with how many. */
+	int err = errno;
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		__atomic_store_n(&s->pending[i], 0, __ATOMIC_RELAXED);
+	jc_log(JC_LOG_WARN, "the statistics file in %s could not be updated at exit (%s): %llu "
+	       "hits, %llu misses and the other counts of this process are missing from "
+	       "`jitcache stats`", s->shown, jc_fs_strerror(err),
+	       (unsigned long long)sum[JC_HITS], (unsigned long long)sum[JC_MISSES]);
 }
 
 int jc_store_zero_stats(struct jc_store *s)

@@ -5,6 +5,7 @@
 #include "store/fsutil.h"
 #include "config/log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,7 +24,8 @@
 #define VERSION 1
 #define STORE_LOCK_AT FILE_SIZE  /* a lock, not data: past the end is fine */
 #define SINCE_AT (PAGE - 8)      /* when the counters started */
-_Static_assert(COUNTERS_AT + COUNTERS_SIZE <= SINCE_AT, "counters overflow page 0");
+#define ASIDE_AT (PAGE - 16)     /* nonzero: counts may have been set aside */
+_Static_assert(COUNTERS_AT + COUNTERS_SIZE <= ASIDE_AT, "counters overflow page 0");
 
 /* The counters are held for a read and a write; a usage record may be held
  * while its subdirectory is scanned. */
@@ -103,6 +105,7 @@ static int create_file(const char *dir, mode_t mode, int replace, int from)
 		memset(buf, 0, FILE_SIZE);
 		put_magic(buf);
 		jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
+		jc_put_le64(buf + ASIDE_AT, 1); /* counts set aside before, if any */
 	}
 	int rc = jc_fs_write_temp(dir, buf, FILE_SIZE, mode, tmp);
 	free(buf);
@@ -138,15 +141,186 @@ int jc_stats_init(const char *dir, mode_t mode)
 	return rc;
 }
 
-static int change_counters(int fd, const uint64_t delta[JC_NCOUNTERS],
+/* ---- counts set aside ------------------------------------------------------
+ *
+ * A count that cannot have the counters' lock in time (many processes
+ * counting at once on a loaded machine, whose holder the scheduler has
+ * stopped inside it) is not kept in the process, where an exit without the
+ * lock lost it: it is added to a file of the process's own beside the
+ * statistics file, DIR/stats-aside-PID (magic, then the counters, as page
+ * 0), under a lock on that file alone, and the word at ASIDE_AT of page 0
+ * is set.  The next process that holds the counters' lock and finds that
+ * word set clears it and folds every such file in: it locks the file
+ * (skipping one that is busy, and setting the word again), adds what it
+ * holds and removes it.  A writer that finds its file removed (no link
+ * left) after taking its lock makes a new one.  So every count is in the
+ * statistics file or in a file beside it before the call that made it
+ * returns; a reader under the counters' lock adds the files not yet folded
+ * in, which no fold can change meanwhile. */
+#define ASIDE_PREFIX "stats-aside-"
+#define ASIDE_SIZE (MAGIC_SIZE + COUNTERS_SIZE)
+#define ASIDE_FOLD_MAX 64 /* files folded in by one count */
+#define ASIDE_WAIT 0.05   /* for one held by its writer, when reading or zeroing */
+
+static void aside_mark(int fd, uint64_t v)
+{
+	uint8_t b[8];
+	jc_put_le64(b, v);
+	if (pwrite(fd, b, 8, ASIDE_AT) != 8)
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot mark counts set aside in a cache's statistics "
+			    "file (%s)", strerror(errno));
+}
+
+static int aside_marked(int fd)
+{
+	uint8_t b[8];
+	return pread(fd, b, 8, ASIDE_AT) == 8 && jc_get_le64(b) != 0;
+}
+
+/* Is the aside file fd still in the directory (not folded in and removed)? */
+static int aside_linked(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_nlink > 0;
+}
+
+/* The bytes of an aside file fd (locked): 0 if they are sound. */
+static int aside_read(int fd, uint8_t buf[ASIDE_SIZE])
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_size == ASIDE_SIZE &&
+	       pread(fd, buf, ASIDE_SIZE, 0) == ASIDE_SIZE && memcmp(buf, "jcaside", 8) == 0
+		? 0 : -1;
+}
+
+static void aside_sum(const uint8_t buf[ASIDE_SIZE], uint64_t v[JC_NCOUNTERS])
+{
+	for (int i = 0; i < JC_NCOUNTERS; i++)
+		v[i] += jc_get_le64(buf + MAGIC_SIZE + 8 * i);
+}
+
+int jc_stats_aside(const char *dir, mode_t mode, const uint64_t delta[JC_NCOUNTERS], double wait)
+{
+	char path[PATH_MAX];
+	uint8_t buf[ASIDE_SIZE];
+	snprintf(path, sizeof path, "%s/" ASIDE_PREFIX "%ld", dir, (long)getpid());
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
+		if (fd < 0)
+			return -1;
+		if (jc_fs_lock_range(fd, F_WRLCK, 0, 0, wait) != 0) {
+			int err = errno;
+			close(fd);
+			return errno = err, -1;
+		}
+		if (!aside_linked(fd)) { /* folded in meanwhile */
+			done(fd);
+			continue;
+		}
+		if (aside_read(fd, buf) != 0) { /* new (or not ours: replaced) */
+			memset(buf, 0, sizeof buf);
+			put_magic(buf);
+			memcpy(buf, "jcaside", 8);
+		}
+		for (int i = 0; i < JC_NCOUNTERS; i++) {
+			uint8_t *p = buf + MAGIC_SIZE + 8 * i;
+			jc_put_le64(p, jc_get_le64(p) + delta[i]);
+		}
+		int rc = pwrite(fd, buf, ASIDE_SIZE, 0) == ASIDE_SIZE ? 0 : -1;
+		done(fd);
+		if (rc != 0)
+			return -1;
+		int sfd = open_stats(dir, O_RDWR); /* after the file: see above */
+		if (sfd < 0)
+			return 0; /* a new one is made marked (create_file) */
+		aside_mark(sfd, 1);
+		close(sfd);
+		return 0;
+	}
+	return errno = EAGAIN, -1;
+}
+
+/* Call fn(ctx, fd) for each aside file of dir, opened and locked (waiting
+ * at most wait); 1 if some were left (busy, or past max), else 0. */
+static int each_aside(const char *dir, int flags, short type, double wait, int max,
+		      int (*fn)(void *ctx, int fd, const char *path), void *ctx)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+	int left = 0, n = 0;
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, ASIDE_PREFIX, sizeof ASIDE_PREFIX - 1) != 0)
+			continue;
+		if (n++ >= max) {
+			left = 1;
+			break;
+		}
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		int fd = jc_fs_open_file(AT_FDCWD, path, flags, 0);
+		if (fd < 0)
+			continue; /* gone, or not a regular file: not counts */
+		if (jc_fs_lock_range(fd, type, 0, 0, wait) != 0)
+			left = 1;
+		else
+			fn(ctx, fd, path);
+		done(fd);
+	}
+	if (d)
+		closedir(d);
+	return left;
+}
+
+/* Removed while locked and linked: path still names fd's file, which the
+ * next writer, finding no link left, makes again. */
+static int fold_one(void *ctx, int fd, const char *path)
+{
+	uint8_t buf[ASIDE_SIZE];
+	if (!aside_linked(fd))
+		return 0;
+	int sound = aside_read(fd, buf) == 0; /* else damaged: nothing to count */
+	if (unlink(path) == 0 && sound)
+		aside_sum(buf, ctx);
+	return 0;
+}
+
+static int read_one(void *ctx, int fd, const char *path)
+{
+	uint8_t buf[ASIDE_SIZE];
+	(void)path;
+	if (aside_linked(fd) && aside_read(fd, buf) == 0)
+		aside_sum(buf, ctx);
+	return 0;
+}
+
+static int drop_one(void *ctx, int fd, const char *path)
+{
+	(void)ctx;
+	return aside_linked(fd) ? unlink(path) : 0;
+}
+
+/* Under the counters' write lock: the counts set aside into add. */
+static void fold_aside(int fd, const char *dir, uint64_t add[JC_NCOUNTERS])
+{
+	if (!aside_marked(fd))
+		return;
+	aside_mark(fd, 0); /* before the files are looked for: see above */
+	if (each_aside(dir, O_RDWR, F_WRLCK, 0, ASIDE_FOLD_MAX, fold_one, add))
+		aside_mark(fd, 1);
+}
+
+static int change_counters(int fd, const char *dir, const uint64_t delta[JC_NCOUNTERS],
 			   uint64_t after[JC_NCOUNTERS], double wait)
 {
 	uint8_t head[MAGIC_SIZE + COUNTERS_SIZE];
+	uint64_t add[JC_NCOUNTERS];
 	if (jc_fs_lock_range(fd, F_WRLCK, 0, PAGE, wait) != 0 || read_head(fd, head) != 0)
 		return -1;
+	memcpy(add, delta, sizeof add);
+	fold_aside(fd, dir, add);
 	for (int i = 0; i < JC_NCOUNTERS; i++) {
 		uint8_t *p = head + COUNTERS_AT + 8 * i;
-		uint64_t v = jc_get_le64(p) + delta[i];
+		uint64_t v = jc_get_le64(p) + add[i];
 		jc_put_le64(p, v);
 		if (after)
 			after[i] = v;
@@ -160,7 +334,7 @@ int jc_stats_add(const char *dir, const uint64_t delta[JC_NCOUNTERS],
 	int fd = open_stats(dir, O_RDWR);
 	if (fd < 0)
 		return -1;
-	int rc = change_counters(fd, delta, after, wait);
+	int rc = change_counters(fd, dir, delta, after, wait);
 	done(fd);
 	return rc;
 }
@@ -172,9 +346,13 @@ int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS])
 	if (fd < 0)
 		return -1;
 	int rc = jc_fs_lock_range(fd, F_RDLCK, 0, PAGE, COUNTERS_WAIT) == 0 ? read_head(fd, head) : -1;
-	done(fd);
 	for (int i = 0; rc == 0 && i < JC_NCOUNTERS; i++)
 		out[i] = jc_get_le64(head + COUNTERS_AT + 8 * i);
+	/* With the counts set aside and not yet folded in (none can be
+	 * meanwhile: folding takes the write lock). */
+	if (rc == 0 && aside_marked(fd))
+		each_aside(dir, O_RDONLY, F_RDLCK, ASIDE_WAIT, INT32_MAX, read_one, out);
+	done(fd);
 	return rc;
 }
 
@@ -205,6 +383,11 @@ int jc_stats_zero(const char *dir)
 	if (rc == 0 && (pwrite(fd, head + COUNTERS_AT, COUNTERS_SIZE, COUNTERS_AT) != COUNTERS_SIZE ||
 			pwrite(fd, since, 8, SINCE_AT) != 8))
 		rc = -1;
+	if (rc == 0 && aside_marked(fd)) { /* counts set aside are counts too */
+		aside_mark(fd, 0);
+		if (each_aside(dir, O_RDWR, F_WRLCK, ASIDE_WAIT, INT32_MAX, drop_one, NULL))
+			aside_mark(fd, 1);
+	}
 	done(fd);
 	return rc;
 }

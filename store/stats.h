@@ -6,8 +6,10 @@
  *
  *   page 0     magic "jcstats" + version, then JC_NCOUNTERS event counters
  *              (hits, misses, ..., then the hits of each tier), each a
- *              little-endian uint64; in its last 8 bytes, when the
- *              counters started (ns since 1970; 0: not recorded)
+ *              little-endian uint64; 8 bytes before its end, a mark that
+ *              counts were set aside (stats.c: files DIR/stats-aside-PID
+ *              that the next count folds in); in its last 8 bytes, when
+ *              the counters started (ns since 1970; 0: not recorded)
  *   pages 1-2  one 32-byte usage record per subdirectory "00".."ff":
  *              bytes and entry files it holds, the mtime of its oldest
  *              entry and how many of its files are recipes (cache.h)
@@ -91,6 +93,12 @@ int jc_stats_init(const char *dir, mode_t mode);
  * (else -1, errno ETIMEDOUT); *after (if not NULL) gets the new values. */
 int jc_stats_add(const char *dir, const uint64_t delta[JC_NCOUNTERS],
 		 uint64_t after[JC_NCOUNTERS], double wait);
+/* When the counters' lock was busy: add delta to this process's file of
+ * counts set aside, DIR/stats-aside-PID (made with mode), waiting at most
+ * wait for its own lock; the next jc_stats_add() folds it in, and
+ * jc_stats_read() counts it meanwhile.  0, or -1. */
+int jc_stats_aside(const char *dir, mode_t mode, const uint64_t delta[JC_NCOUNTERS], double wait);
+/* The counters, with the counts set aside not yet folded in. */
 int jc_stats_read(const char *dir, uint64_t out[JC_NCOUNTERS]);
 /* When the counters started (0: not recorded). */
 int jc_stats_since(const char *dir, int64_t *since_ns);

@@ -17,6 +17,7 @@
 
 #include "store/entry.h"
 #include "store/fsutil.h"
+#include "config/clock.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -27,9 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-enum problem { P_READ, P_WRITE, P_LARGE, P_COUNT };
+enum problem { P_READ, P_WRITE, P_LARGE, P_LINK, P_OWNER, P_COUNT };
 
 struct file_tier {
 	char dir[sizeof ((struct jc_path_url *)0)->path]; /* PATH */
@@ -51,28 +53,86 @@ static void problem(struct file_tier *f, enum problem kind, const char *fmt, ...
 		jc_log(JC_LOG_WARN, "remote %s: %s", f->shown, what);
 }
 
-/* The entry's directory (dir) and file (path), as the layout puts it. */
-static int entry_path(const struct file_tier *f, const struct jc_key *key, char dir[PATH_MAX],
-		      char path[PATH_MAX])
+/* Where the layout puts the entry of key: its directory below PATH (sub:
+ * "" for PATH itself) and its name there. */
+static void entry_name(const struct file_tier *f, const struct jc_key *key, char sub[8],
+		       char name[4 * JC_KEY_BYTES + 1])
 {
 	char hex[2 * JC_KEY_BYTES + 1];
-	int n = 0;
 	jc_key_hex(key, hex);
 	switch (f->layout) {
 	case JC_LAYOUT_FLAT:
-		snprintf(dir, PATH_MAX, "%s", f->dir);
-		n = snprintf(path, PATH_MAX, "%s/%s", f->dir, hex);
+		sub[0] = '\0';
+		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s", hex);
 		break;
 	case JC_LAYOUT_BAZEL: /* as ccache: the digest's hex, extended to 64 with itself */
-		snprintf(dir, PATH_MAX, "%s/ac", f->dir);
-		n = snprintf(path, PATH_MAX, "%s/ac/%s%s", f->dir, hex, hex);
+		snprintf(sub, 8, "ac");
+		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s%s", hex, hex);
 		break;
 	default:
-		snprintf(dir, PATH_MAX, "%s/%02x", f->dir, key->bytes[0]);
-		n = snprintf(path, PATH_MAX, "%s/%02x/%s", f->dir, key->bytes[0], hex);
+		snprintf(sub, 8, "%02x", key->bytes[0]);
+		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s", hex);
 		break;
 	}
-	return n > 0 && n < PATH_MAX ? 0 : -1;
+}
+
+/* The directory that holds the entry: PATH opened as named (symbolic links
+ * in it are the user's choice), then its subdirectory sub reached from it
+ * without following a link (made first, with make), so that nobody who may
+ * write PATH can lead this process's reads or writes elsewhere: the
+ * subdirectory is held from the moment it is checked.  A subdirectory that
+ * belongs to another user (neither this one, PATH's owner nor root) is
+ * refused where PATH is writable by its owner alone: a private remote holds
+ * nothing of others.  The directory's descriptor; or -1, with *absent set
+ * when there is nothing to read (ENOENT), and a problem said otherwise. */
+static int entry_dir(struct file_tier *f, const char *sub, int make, int *absent)
+{
+	struct stat top, st;
+	*absent = 0;
+	int root = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 || fstat(root, &top) != 0) {
+		int err = errno;
+		*absent = !make && err == ENOENT;
+		if (!*absent)
+			problem(f, make ? P_WRITE : P_READ, "cannot open %s (%s)%s", f->dir,
+				strerror(err), err == ENOENT ? ": the directory named does not "
+				"exist (never made here: a volume not mounted?)" : "");
+		if (root >= 0)
+			close(root);
+		errno = err;
+		return -1;
+	}
+	if (!*sub)
+		return root;
+	if (make && mkdirat(root, sub, 0777) != 0 && errno != EEXIST) {
+		problem(f, P_WRITE, "cannot make %s/%s (%s)", f->dir, sub, strerror(errno));
+		close(root);
+		return -1;
+	}
+	int fd = openat(root, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int err = errno;
+	close(root);
+	if (fd < 0) {
+		*absent = !make && err == ENOENT;
+		if (err == ELOOP || err == ENOTDIR)
+			problem(f, P_LINK, "%s/%s is a symbolic link or not a directory: not "
+				"followed, nothing read or written there", f->dir, sub);
+		else if (!*absent)
+			problem(f, make ? P_WRITE : P_READ, "cannot open %s/%s (%s)", f->dir, sub,
+				strerror(err));
+		errno = err;
+		return -1;
+	}
+	uid_t me = geteuid();
+	if (fstat(fd, &st) == 0 && !(top.st_mode & (S_IWGRP | S_IWOTH)) && st.st_uid != me &&
+	    st.st_uid != top.st_uid && st.st_uid != 0) {
+		problem(f, P_OWNER, "%s/%s belongs to uid %u, in a directory only its owner (uid "
+			"%u) may write: not used", f->dir, sub, (unsigned)st.st_uid,
+			(unsigned)top.st_uid);
+		close(fd);
+		return errno = EPERM, -1;
+	}
+	return fd;
 }
 
 static void *file_open(const struct jc_tier_open *o)
@@ -87,20 +147,65 @@ static void *file_open(const struct jc_tier_open *o)
 	return f;
 }
 
+/* Refused from its first bytes, the rest unread: what jc_remote_value_check()
+ * refuses (the header's own fault, or "larger than max_size allows"). */
+static int refused_unread(struct jc_remote_value *v, uint64_t size, size_t head)
+{
+	v->size = size;
+	if (head < JC_ENTRY_HEADER_SIZE)
+		memset(v->header + head, 0, JC_ENTRY_HEADER_SIZE - head);
+	return 1;
+}
+
+/* Read the entry file fd of size bytes: its header first, and the rest only
+ * if the header holds key and declares the file's size within the limit, so
+ * that a file planted under an entry's name (gigabytes of zeros, a sparse
+ * file) costs 64 bytes, not its size in memory. */
+static int read_entry(struct file_tier *f, int fd, const struct jc_key *key, uint64_t size,
+		      struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	struct jc_entry_header h;
+	const char *why;
+	size_t head = size < JC_ENTRY_HEADER_SIZE ? (size_t)size : JC_ENTRY_HEADER_SIZE;
+	if (jc_fs_read_all(fd, v->header, head) != 0)
+		return -1;
+	delta[JC_REMOTE_BYTES_IN] += head;
+	if (head < JC_ENTRY_HEADER_SIZE ||
+	    jc_entry_check_header(v->header, size, key, &h, &why) != JC_ENTRY_OK ||
+	    jc_entry_check_limit(&h, f->limit, &why) != JC_ENTRY_OK)
+		return refused_unread(v, size, head);
+	size_t rest = (size_t)size - head;
+	v->payload = malloc(rest ? rest : 1);
+	if (!v->payload || jc_fs_read_all(fd, v->payload, rest) != 0)
+		return -1;
+	v->size = size;
+	delta[JC_REMOTE_BYTES_IN] += rest;
+	return 1;
+}
+
 static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
 		    uint64_t delta[JC_NCOUNTERS])
 {
 	struct file_tier *f = t;
-	char dir[PATH_MAX], path[PATH_MAX];
+	char sub[8], name[4 * JC_KEY_BYTES + 1];
 	struct stat st;
+	int absent;
 	memset(v, 0, sizeof *v);
-	if (entry_path(f, key, dir, path) != 0)
+	entry_name(f, key, sub, name);
+	int dfd = entry_dir(f, sub, 0, &absent);
+	if (dfd < 0) {
+		if (absent)
+			return 0;
+		delta[JC_REMOTE_ERRORS]++;
 		return -1;
-	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
+	}
+	int fd = jc_fs_open_file(dfd, name, O_RDONLY, 0);
+	close(dfd);
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		return 0;
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		problem(f, P_READ, "cannot read %s (%s)", path, jc_fs_strerror(errno));
+		problem(f, P_READ, "cannot read %s/%s/%s (%s)", f->dir, sub, name,
+			jc_fs_strerror(errno));
 		delta[JC_REMOTE_ERRORS]++;
 		if (fd >= 0)
 			close(fd);
@@ -115,45 +220,70 @@ static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v
 		close(fd);
 		return 0;
 	}
-	size_t head = size < JC_ENTRY_HEADER_SIZE ? (size_t)size : JC_ENTRY_HEADER_SIZE;
-	size_t rest = (size_t)size - head;
-	v->payload = malloc(rest ? rest : 1);
-	if (!v->payload || jc_fs_read_all(fd, v->header, head) != 0 ||
-	    jc_fs_read_all(fd, v->payload, rest) != 0) {
-		problem(f, P_READ, "cannot read %s (%s)", path, jc_fs_strerror(errno));
+	int rc = read_entry(f, fd, key, size, v, delta);
+	if (rc < 0) {
+		problem(f, P_READ, "cannot read %s/%s/%s (%s)", f->dir, sub, name,
+			jc_fs_strerror(errno));
 		delta[JC_REMOTE_ERRORS]++;
 		free(v->payload);
 		memset(v, 0, sizeof *v);
-		close(fd);
-		return -1;
 	}
 	close(fd);
-	v->size = size;
-	delta[JC_REMOTE_BYTES_IN] += size;
-	return 1;
+	return rc;
+}
+
+/* n bytes as a new temporary file in the directory dfd, never following a
+ * link nor reusing a name: 0 with its name in tmp, or -1, nothing left. */
+static int write_temp(int dfd, const void *bytes, size_t n, char tmp[64])
+{
+	static unsigned counter;
+	int fd = -1;
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		snprintf(tmp, 64, ".tmp.%ld.%u.%08x", (long)getpid(),
+			 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED), (unsigned)jc_wall_ns());
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	struct iovec iov = { (void *)(uintptr_t)bytes, n };
+	int rc = jc_fs_write_all(fd, &iov, 1);
+	if (close(fd) != 0)
+		rc = -1;
+	if (rc != 0)
+		unlinkat(dfd, tmp, 0);
+	return rc;
 }
 
 static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
 		    uint64_t delta[JC_NCOUNTERS])
 {
 	struct file_tier *f = t;
-	char dir[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
-	if (entry_path(f, key, dir, path) != 0)
-		return -1;
-	if ((strcmp(dir, f->dir) != 0 && mkdir(dir, 0777) != 0 && errno != EEXIST) ||
-	    jc_fs_write_temp(dir, bytes, n, 0666, tmp) != 0) {
-		problem(f, P_WRITE, "cannot write in %s (%s)%s", dir, jc_fs_strerror(errno),
-			errno == ENOENT ? ": the directory named does not exist (never made "
-			"here: a volume not mounted?)" : "");
+	char sub[8], name[4 * JC_KEY_BYTES + 1], tmp[64];
+	int absent;
+	entry_name(f, key, sub, name);
+	int dfd = entry_dir(f, sub, 1, &absent); /* said why if not */
+	if (dfd < 0) {
 		delta[JC_REMOTE_ERRORS]++;
 		return -1;
 	}
-	if (rename(tmp, path) != 0) {
-		problem(f, P_WRITE, "cannot rename into %s (%s)", path, jc_fs_strerror(errno));
-		unlink(tmp);
+	if (write_temp(dfd, bytes, n, tmp) != 0) {
+		problem(f, P_WRITE, "cannot write in %s%s%s (%s)", f->dir, *sub ? "/" : "", sub,
+			jc_fs_strerror(errno));
+		close(dfd);
 		delta[JC_REMOTE_ERRORS]++;
 		return -1;
 	}
+	if (renameat(dfd, tmp, dfd, name) != 0) {
+		problem(f, P_WRITE, "cannot rename into %s%s%s/%s (%s)", f->dir, *sub ? "/" : "",
+			sub, name, jc_fs_strerror(errno));
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		delta[JC_REMOTE_ERRORS]++;
+		return -1;
+	}
+	close(dfd);
 	delta[JC_REMOTE_STORES]++;
 	delta[JC_REMOTE_BYTES_OUT] += n;
 	return 0;

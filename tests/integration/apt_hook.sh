@@ -11,6 +11,9 @@
 # removed (here: deleted; their recipes kept) are compiled again, on the
 # simulated Arc GPU.  The hook itself returns at once and with status 0
 # whatever goes wrong.  apt reads the apt.conf.d file as intended.
+# The user's warm holds no descriptor of root's (issue 44, item 15): not the
+# hook's lock (fd 9), not its log; it writes into a log of its own, and a
+# line it prints that reads as one of the hook's is not in the hook's log.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 need_ze
@@ -32,8 +35,16 @@ export PATH=$T/fakebin:$PATH
 # program below runs with (the simulated GPU, the driver's own cache off:
 # what its keys were made with), which the hook's clean one lacks.
 export -p >"$T/env.sh"
+# While $T/inspect exists it says who it is and waits (20 s at most) for
+# $T/go, so that its descriptors can be seen from outside; and it prints a
+# line that reads as the hook's own.
 cat >"$T/jitcache" <<SH
 #!/bin/bash
+if [ -e '$T/inspect' ]; then
+	echo \$\$ >'$T/standin.pid'
+	for _ in \$(seq 200); do [ -e '$T/go' ] && break; sleep 0.1; done
+	echo "2099-01-01 00:00:00 \$(id -un): jitcache warm ended with status 0"
+fi
 . '$T/env.sh'
 cd '$T/sim' && exec '$JITCACHE' "\$@"
 SH
@@ -41,7 +52,17 @@ chmod +x "$T/jitcache"
 mkdir -p "$T/sim"
 printf 'ii  intel-opencl-icd:amd64 22.43.24595.41-1\nii  libigc1:amd64 1.0.12504.6-1\nrc  libigdfcl1:amd64 1.0.12504.6-1\n' >"$T/dpkg"
 me=$(id -un)
-hook() { "$HOOK" >"$T/hook.out" 2>&1; }
+ULOG=$T/log/apt-warm.$me.log # the user's own
+# The hook as apt runs it: with no descriptor beyond 0-2 (apt's ExecFork
+# closes the others), whatever this script was given.
+hook() {
+	(
+		for f in "/proc/$BASHPID/fd/"*; do
+			[ "${f##*/}" -gt 2 ] && eval "exec ${f##*/}>&-"
+		done 2>/dev/null
+		exec "$HOOK"
+	) >"$T/hook.out" 2>&1
+}
 
 printf 'enabled = no\nuser = %s %s   # a comment\n' "$me" "$JITCACHE_DIR" >"$JITCACHE_APT_CONF"
 hook
@@ -70,20 +91,37 @@ for f in $(find "$JITCACHE_DIR" -mindepth 2 -maxdepth 2 -type f -regex '.*/[0-9a
 done
 check "... entries deleted, recipes kept" test "$(entries)/$(recipes)" = 3/3
 sed -i 's/libigc1:amd64 1.0.12504.6-1/libigc1:amd64 1.0.13000.1-1/' "$T/dpkg"
+touch "$T/inspect"
 start=$(date +%s%N)
 hook
 rc=$?
 took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "a driver upgrade: the hook returns status 0" test $rc -eq 0
 check "... at once (${took_ms} ms), the warming in the background" test "$took_ms" -lt 5000
+for _ in $(seq 600); do [ -s "$T/standin.pid" ] && break; sleep 0.1; done
+pid=$(cat "$T/standin.pid" 2>/dev/null)
+for f in /proc/${pid:-none}/fd/*; do
+	printf '%s %s\n' "${f##*/}" "$(readlink "$f")"
+done >"$T/user-fds"
+touch "$T/go"
+rm "$T/inspect"
+check "the user's warm started (pid ${pid:-none}), its descriptors seen" test -s "$T/user-fds"
+# bash reads its script through one (255): the stand-in's own.
+check "... none beyond 0-2 but its script's (root's lock, fd 9, was one)" \
+	test -z "$(awk '$1 > 2 && $2 != "'"$T/jitcache"'"' "$T/user-fds")"
+check "... none is the hook's lock or its log (its output was)" \
+	sh -c "! grep -e ' $JITCACHE_APT_STATE.lock\$' -e ' $LOG\$' '$T/user-fds'"
 for _ in $(seq 300); do grep -q ' done$' "$LOG" && break; sleep 1; done
+check "... a line it printed that reads as the hook's: not in the hook's log" \
+	sh -c "! grep -q '^2099-01-01' '$LOG' && grep -q '^2099-01-01' '$ULOG'"
 check "... the change logged" grep -q "packages changed: libigc1:amd64 1.0.13000.1-1$" "$LOG"
 cores=$(nproc); n=$((cores / 4)); [ $n -ge 1 ] || n=1
 check "... on $n of $cores cores (a quarter, at least one)" grep -q "warming on $n of $cores cores (CPUs $((cores - n))-$((cores - 1)))" "$LOG"
-check "... warm ran as $me, niceness 19, on those CPUs" \
-	grep -q "running as $me, niceness 19, CPUs $((cores - n))" "$LOG"
-check "... progress with an ETA in the log" grep -q "warm \[#*\] 3/3, ETA 0:00 ([0-9]* s)" "$LOG"
-check "... the 3 lost entries compiled again" grep -q "3 compiled, 0 already cached, 0 failed" "$LOG"
+check "... warm ran as $me, niceness 19, on those CPUs (said in its own log)" \
+	grep -q "running as $me, niceness 19, CPUs $((cores - n))" "$ULOG"
+check "... the hook's log names that log" grep -q "$me: jitcache warm (cache .*) (its output: $ULOG) \.\.\.$" "$LOG"
+check "... progress with an ETA in the user's log" grep -q "warm \[#*\] 3/3, ETA 0:00 ([0-9]* s)" "$ULOG"
+check "... the 3 lost entries compiled again" grep -q "3 compiled, 0 already cached, 0 failed" "$ULOG"
 check "... and the cache has them" test "$(entries)/$(recipes)" = 6/3
 check "... warm ended with status 0" grep -q "$me: jitcache warm ended with status 0" "$LOG"
 for m in reduce gemm norm; do
