@@ -149,6 +149,7 @@ static void print_short(const struct jc_config *cfg, const char *dir, const stru
 		{ s->miss_rejected, "refused by the driver", "refused by the driver" },
 		{ s->miss_untrusted, "untrusted", "untrusted" },
 		{ s->miss_unreachable, "tier unreachable", "tier unreachable" },
+		{ s->miss_login_refused, "login refused", "login refused" },
 	};
 	if (!nonzero(causes, sizeof causes / sizeof *causes, line, sizeof line))
 		snprintf(line, sizeof line, "none");

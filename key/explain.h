@@ -24,7 +24,8 @@
  * out.  Also for a miss not yet recorded (seq 0: every record is
  * earlier).  Returns a short name of the cause ("new", "driver",
  * "device", "options", "spec", "env", "include", "input", "debug", "evicted",
- * "damaged", "rejected", "not_trusted", "unreachable", "unknown"). */
+ * "damaged", "rejected", "not_trusted", "unreachable", "login_refused",
+ * "unknown"). */
 const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size_t n,
 		       char *out, size_t size);
 

@@ -225,7 +225,8 @@ int jc_store_shared_stats(struct jc_store *cache, struct jc_cache_stats *out)
 	X("damaged",     JC_MISS_CORRUPT,     miss_corrupt)     \
 	X("rejected",    JC_MISS_REJECTED,    miss_rejected)    \
 	X("not_trusted", JC_MISS_UNTRUSTED,   miss_untrusted)   \
-	X("unreachable", JC_MISS_UNREACHABLE, miss_unreachable)
+	X("unreachable", JC_MISS_UNREACHABLE, miss_unreachable) \
+	X("login_refused", JC_MISS_LOGIN_REFUSED, miss_login_refused)
 
 /* How many slots of a tier to show: 1, or for one of several instances
  * (the layers) up to the last with a hit. */

@@ -33,7 +33,7 @@
 /* Why it missed, as the tiers saw it. */
 enum jc_miss_cause {
 	JC_CAUSE_NOT_FOUND = 1, JC_CAUSE_CORRUPT, JC_CAUSE_REJECTED, JC_CAUSE_UNTRUSTED,
-	JC_CAUSE_UNREACHABLE,
+	JC_CAUSE_UNREACHABLE, JC_CAUSE_LOGIN_REFUSED,
 };
 #define JC_MISS_BUILD_FAILED 1u /* flags: the compile that followed failed */
 

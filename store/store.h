@@ -128,7 +128,10 @@ void jc_entry_free(struct jc_entry *entry);
 	/* wall time the program waited for remote lookups (answers, misses,   \
 	 * failures and timeouts alike): what the remotes cost, to set against \
 	 * the compile wall time their hits saved */                          \
-	X(REMOTE_WAIT_NS, remote_wait_ns, "remote lookup time")
+	X(REMOTE_WAIT_NS, remote_wait_ns, "remote lookup time")            \
+	/* of the misses, by cause (after MISS_UNREACHABLE, added later): a    \
+	 * tier whose server refused the login (Redis: password, user, ACL) */  \
+	X(MISS_LOGIN_REFUSED, miss_login_refused, "misses: a tier refused the login")
 
 /* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
  * name is the tier's in `jitcache stats`, its --json and its --prometheus.
