@@ -663,31 +663,60 @@ static const struct command {
 	int needs;
 	int (*run)(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
 	void (*usage)(FILE *out);
+	const char *summary; /* its line in `jitcache --help` */
 } commands[] = {
-	{ "stats",    NEEDS_CACHE,    jc_stats_main, jc_stats_usage },
-	{ "explain",  NEEDS_CACHE,    cmd_explain,   explain_usage },
-	{ "verify",   NEEDS_CACHE,    cmd_verify,    verify_usage },
-	{ "trim",     NEEDS_CACHE,    cmd_trim,      trim_usage },
-	{ "clear",    NEEDS_CACHE,    cmd_clear,     clear_usage },
-	{ "export",   NEEDS_CACHE,    cmd_export,    export_usage },
-	{ "import",   NEEDS_CACHE,    cmd_import,    import_usage },
-	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage },
-	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage },
-	{ "enable",   NEEDS_NOTHING,  cmd_enable,    jc_enable_usage },
-	{ "disable",  NEEDS_NOTHING,  cmd_enable,    jc_disable_usage },
-	{ "config",   NEEDS_SETTINGS, cmd_config,    config_usage },
-	{ "set",      NEEDS_NOTHING,  cmd_set,       set_usage },
-	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage },
+	{ "stats",    NEEDS_CACHE,    jc_stats_main, jc_stats_usage,
+	  "hits by tier, misses by cause, size against the cap, time saved" },
+	{ "explain",  NEEDS_CACHE,    cmd_explain,   explain_usage,
+	  "why each recorded miss missed (the last run's, a program's)" },
+	{ "verify",   NEEDS_CACHE,    cmd_verify,    verify_usage,
+	  "check every entry; remove and list the bad ones" },
+	{ "trim",     NEEDS_CACHE,    cmd_trim,      trim_usage,
+	  "evict down to a size, or what was unused for an age" },
+	{ "clear",    NEEDS_CACHE,    cmd_clear,     clear_usage,   "remove every entry" },
+	{ "export",   NEEDS_CACHE,    cmd_export,    export_usage,
+	  "write the valid entries to an archive" },
+	{ "import",   NEEDS_CACHE,    cmd_import,    import_usage,
+	  "check an archive's entries and add the good ones" },
+	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage,  "make a signing key pair" },
+	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage,
+	  "compile recorded requests ahead of a first run, also for other GPUs" },
+	{ "enable",   NEEDS_NOTHING,  cmd_enable,    jc_enable_usage,
+	  "leave it on: in your shell, a systemd service or a Jupyter kernel" },
+	{ "disable",  NEEDS_NOTHING,  cmd_enable,    jc_disable_usage, "undo what enable did" },
+	{ "config",   NEEDS_SETTINGS, cmd_config,    config_usage,
+	  "every effective setting and where it came from" },
+	{ "set",      NEEDS_NOTHING,  cmd_set,       set_usage,
+	  "write a setting into your ini file" },
+	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage,
+	  "every setting, its default and variable" },
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
-/* The commands, as `jitcache --help` shows them (bin/jitcache prints this
- * after its own `run` line), then every setting from config/config.h. */
+/* `jitcache --help`: one line per command, as git's overview; the rest is
+ * each command's (help COMMAND, COMMAND --help) and `help --all`'s. */
+static void overview(FILE *out)
+{
+	fputs("usage: jitcache COMMAND [ARGS...]\n\n", out);
+	fprintf(out, "  %-9s %s\n", "run", "run a program with its GPU kernel JIT compilations cached");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'jitcache help COMMAND' or 'jitcache COMMAND --help': a command's usage;\n"
+	      "'jitcache help --all': every command's usage and every setting;\n"
+	      "'jitcache --version': the version, what this build can do, the ini files read.\n",
+	      out);
+}
+
+/* `jitcache help --all`: every command's usage (bin/jitcache prints its
+ * own `run` first), then every setting from config/config.h. */
 static void usage(FILE *out)
 {
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		commands[i].usage(out);
-	fputs("       jitcache help [COMMAND]        this, or one command's usage\n"
+	fputs("       jitcache help [--all | COMMAND]\n"
+	      "                                      the commands, one line each; every\n"
+	      "                                      command's usage and the settings; or\n"
+	      "                                      one command's usage\n"
 	      "       jitcache --version             the version, what this build can do and\n"
 	      "                                      the ini files read\n"
 	      "\n"
@@ -795,7 +824,7 @@ static const struct { const char *ccache, *jitcache; } ccache_options[] = {
 	{ "-o", "set NAME VALUE" }, { "--set-config", "set NAME VALUE" },
 	{ "-p", "config" }, { "--show-config", "config" }, { "-k", "config" },
 	{ "--get-config", "config" }, { "--evict-older-than", "trim --older-than AGE" },
-	{ "-V", "--version" }, { "--help-all", "--help" },
+	{ "-V", "--version" }, { "--help-all", "help --all" },
 };
 
 static int unknown(const char *what)
@@ -875,14 +904,20 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help") ||
 	    (!strcmp(name, "help") && argc == 2)) {
-		usage(stdout);
+		overview(stdout);
 		return JC_EXIT_OK;
 	}
 	if (!strcmp(name, "help")) {
 		const struct command *cmd = find_command(argv[2]);
 		if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
-			puts("usage: jitcache help [COMMAND]        every command's usage and the\n"
-			     "                                      settings, or one command's usage");
+			puts("usage: jitcache help [--all | COMMAND]\n"
+			     "                                      the commands, one line each; every\n"
+			     "                                      command's usage and the settings; or\n"
+			     "                                      one command's usage");
+			return JC_EXIT_OK;
+		}
+		if (!strcmp(argv[2], "--all") && argc == 3) {
+			usage(stdout);
 			return JC_EXIT_OK;
 		}
 		if (!cmd || argc > 3)
