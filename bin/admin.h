@@ -46,6 +46,11 @@ const char *jc_admin_count(uint64_t n, const char *one, const char *many, char b
 /* A date as every command shows one: "2026-11-27 04:52:32" (local time). */
 const char *jc_admin_date(int64_t ns, char buf[32]);
 
+/* Why this user's programs cannot write the cache directory dir (or make
+ * it, in its nearest existing parent): "Permission denied", "Read-only
+ * file system", ...; NULL if they can (bin/stats.c). */
+const char *jc_admin_dir_unwritable(const char *dir);
+
 /* `jitcache stats` (bin/stats.c). */
 int jc_stats_main(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
 void jc_stats_usage(FILE *out);

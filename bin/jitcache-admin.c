@@ -530,7 +530,8 @@ static void config_usage(FILE *out)
 {
 	fputs("       jitcache config                every effective setting and the file (or\n"
 	      "                                      variable) it came from (exit status 1 if\n"
-	      "                                      one is invalid)\n",
+	      "                                      one is invalid, or the cache directory\n"
+	      "                                      cannot be written)\n",
 	      out);
 }
 
@@ -541,8 +542,14 @@ static int cmd_config(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	if (rc)
 		return rc;
 	jc_config_show(cfg, stdout);
+	const char *shut = cfg->disable ? NULL : jc_admin_dir_unwritable(cfg->cache_dir);
+	if (shut) { /* the programs would say so in one line each, and cache nothing */
+		fflush(stdout);
+		fprintf(stderr, "jitcache: config: cannot use the cache directory %s (%s): programs "
+			"would store and count nothing there\n", cfg->cache_dir, shut);
+	}
 	if (!cfg->problems)
-		return JC_EXIT_OK;
+		return shut ? JC_EXIT_FAILED : JC_EXIT_OK;
 	fflush(stdout);
 	fprintf(stderr, "jitcache: config: %d problem%s in the settings (INVALID above%s)\n",
 		cfg->problems, cfg->problems == 1 ? "" : "s",

@@ -91,14 +91,14 @@ static off_t byte_of(const struct jc_key *key)
 }
 
 /* NULL, with errno = err (ETIMEDOUT: another process still holds it). */
-static struct jc_cache_lock *give_up(int fd, const char *path, int err)
+static struct jc_cache_lock *give_up(struct jc_store *store, int fd, const char *path, int err)
 {
 	if (fd >= 0)
 		close(fd);
 	if (err == ETIMEDOUT)
 		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another process to compile a "
 			    "module locked in %s; compiling here as well", path);
-	else
+	else if (!jc_store_unwritable(store, JC_LOG_INFO)) /* else said once, with why */
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock %s (%s); compiling without waiting "
 			    "for other processes", path, jc_fs_strerror(err));
 	errno = err;
@@ -123,13 +123,13 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
 	short type;
 	int fd = open_locks(cache->store, path, &type);
 	if (fd < 0)
-		return give_up(-1, said, errno);
+		return give_up(cache->store, -1, said, errno);
 	off_t at = byte_of(key);
 	if (jc_fs_lock_range(fd, type, at, 1, (double)(deadline - jc_wall_ns()) / 1e9) != 0)
-		return give_up(fd, said, errno);
+		return give_up(cache->store, fd, said, errno);
 	struct jc_cache_lock *lock = malloc(sizeof *lock);
 	if (!lock)
-		return give_up(fd, said, ENOMEM); /* closing the descriptor unlocks */
+		return give_up(cache->store, fd, said, ENOMEM); /* closing the descriptor unlocks */
 	*lock = (struct jc_cache_lock){ .fd = fd, .at = at };
 	return lock;
 }

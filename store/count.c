@@ -117,8 +117,10 @@ static void write_counts(struct jc_store *c, const uint64_t delta[JC_NCOUNTERS],
 		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
 	if (errno == ETIMEDOUT)
 		return; /* kept pending */
-	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
-		    "counting in this process only", c->shown, jc_fs_strerror(errno));
+	int err = errno;
+	if (!jc_store_unwritable(c, JC_LOG_INFO)) /* else said once, with why */
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
+			    "counting in this process only", c->shown, jc_fs_strerror(err));
 }
 
 void jc_store_count(struct jc_store *s, const uint64_t *delta, uint64_t *shared_after)

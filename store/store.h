@@ -223,6 +223,13 @@ const char *jc_store_shown(const struct jc_store *s, const char *path, char out[
 /* The mode of files that carry locks: never readable by others, who could
  * hold a lock on them. */
 mode_t jc_store_lock_mode(const struct jc_store *s);
+/* After a write into the directory failed: 1 if this process cannot write
+ * the directory at all (its permissions, a read-only file system), which is
+ * then said in one line with that reason, once per process, at the level of
+ * the first refused write that would be seen (a read-only cache that only
+ * serves hits says nothing at the default level), and the caller says
+ * nothing of its own; 0 if it can, and the caller says what failed. */
+int jc_store_unwritable(struct jc_store *s, int level /* enum jc_log_level */);
 
 /* The entry of key: 0 and *out filled (out->layer and out->remote 0) on a
  * valid entry, whose recency (and its recipe's) is refreshed; -1 if there
