@@ -160,7 +160,8 @@ static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t de
 		}
 }
 
-struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+/* The local lock, then the remote lease, until lock_timeout. */
+static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key)
 {
 	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
 	if (timeout > 1e6)
@@ -175,6 +176,18 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 		wait_remote(cache, key, deadline, lock);
 	else if (cache->remote) /* a lease jc_cache_get_to_compile() took */
 		jc_remote_drop_look(cache->remote, key);
+	return lock;
+}
+
+struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+{
+	int64_t asked = jc_mono_ns();
+	struct jc_cache_lock *lock = lock_key(cache, key);
+	/* What the program waited here for another's compile (a lock nobody
+	 * held costs microseconds: not worth a write of the statistics). */
+	uint64_t delta[JC_NCOUNTERS] = { [JC_LOCK_WAIT_NS] = (uint64_t)(jc_mono_ns() - asked) };
+	if (delta[JC_LOCK_WAIT_NS] >= 1000000)
+		jc_cache_count(cache, delta, NULL);
 	return lock;
 }
 

@@ -131,7 +131,11 @@ void jc_entry_free(struct jc_entry *entry);
 	X(REMOTE_WAIT_NS, remote_wait_ns, "remote lookup time")            \
 	/* of the misses, by cause (after MISS_UNREACHABLE, added later): a    \
 	 * tier whose server refused the login (Redis: password, user, ACL) */  \
-	X(MISS_LOGIN_REFUSED, miss_login_refused, "misses: a tier refused the login")
+	X(MISS_LOGIN_REFUSED, miss_login_refused, "misses: a tier refused the login") \
+	/* wall time waited for the compile-once lock of a key (another        \
+	 * process's compile here, or another machine's lease): set against     \
+	 * what the hit that often follows saves */                             \
+	X(LOCK_WAIT_NS,   lock_wait_ns,   "time waited for others' compiles")
 
 /* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
  * name is the tier's in `jitcache stats`, its --json and its --prometheus.
