@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `jitcache enable` / `jitcache disable` (see enable.h). */
 #include "bin/enable.h"
+#include "bin/admin.h"
 #include "shim/preload.h"
 
 #include "config/escape.h"
@@ -743,6 +744,18 @@ int jc_enable_main(int argc, char **argv)
 		return systemd(enable, lib, argc - 2, argv + 2);
 	if (!strcmp(way, "jupyter"))
 		return jupyter(enable, lib, argc - 2, argv + 2);
+	/* A shell's name is the shell way; else the nearest way, if near. */
+	static const char *const ways[] = { "shell", "systemd", "jupyter" };
+	static const char *const shells[] = { "bash", "zsh", "sh", "dash", "ksh", "bashrc", "profile" };
+	const char *near = NULL;
+	for (size_t i = 0; i < sizeof shells / sizeof *shells; i++)
+		if (!strcmp(way, shells[i]))
+			near = "shell";
+	if (!near && *way)
+		near = jc_admin_closest(way, ways, sizeof ways / sizeof *ways);
+	if (near)
+		return fail(2, "%s: unknown way '%s' (did you mean `jitcache %s %s`?)", argv[0], way,
+			    argv[0], near);
 	return fail(2, "usage: jitcache %s shell | systemd UNIT | jupyter (see jitcache --help)",
 		    argv[0]);
 }

@@ -576,6 +576,19 @@ static const char *origin_of(const struct jc_config *cfg, const struct jc_settin
 	return "";
 }
 
+/* "cache.compress or remote.compress": every setting called name. */
+static const char *sections_of(const char *name, char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = '\0';
+#define X(sec, nm, kind, field, def, env, help)                                    \
+	if (!strcmp(name, #nm) && n < size)                                         \
+		n += (size_t)snprintf(out + n, size - n, "%s%s.%s", n ? " or " : "", #sec, #nm);
+	JC_SETTINGS(X)
+#undef X
+	return out;
+}
+
 static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	const struct jc_setting *s, *near = NULL;
@@ -588,8 +601,8 @@ static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, ch
 	const char *name = argv[optind], *value = argv[optind + 1];
 	if (!(s = jc_config_find(name, &near, &why))) {
 		if (near && !strcmp(why, "ambiguous"))
-			snprintf(msg, sizeof msg, "'%s' is in several sections: name one (%s.%s, ...)",
-				 name, near->section, near->name);
+			snprintf(msg, sizeof msg, "'%s' is in several sections: name one (%s)", name,
+				 sections_of(name, text, sizeof text));
 		else if (near)
 			snprintf(msg, sizeof msg, "unknown setting '%s' (did you mean %s?)", name,
 				 near->name);
@@ -850,7 +863,14 @@ static int unknown(const char *what)
 				 what, ccache_options[i].jitcache);
 			return jc_admin_usage_error(NULL, why);
 		}
-	const char *near = jc_admin_closest(what + strspn(what, "-"), names, N_COMMANDS + 2);
+	static const char *const options[] = { "--version", "--help" };
+	const char *near = what[0] == '-' ? jc_admin_closest(what, options, 2) : NULL;
+	if (near) {
+		snprintf(why, sizeof why, "unknown option '%s' (did you mean `jitcache %s`?)", what,
+			 near);
+		return jc_admin_usage_error(NULL, why);
+	}
+	near = jc_admin_closest(what + strspn(what, "-"), names, N_COMMANDS + 2);
 	if (near)
 		snprintf(why, sizeof why, "unknown %s '%s' (did you mean `jitcache %s`?)",
 			 what[0] == '-' ? "option" : "command", what, near);

@@ -95,6 +95,21 @@ bad explain --jsno;   check "... of any command" said "(did you mean --json?)"
 bad trim --older-than; check "an option without its value: said so" said "trim: --older-than needs a value"
 bad set max_szie 1G;  check "an unknown setting: the closest" said "(did you mean max_size?)"
 bad set compress 1;   check "a name in two sections: asks for one" said "remote.compress"
+# Issue 45 item 6: every section named, no "..."; options and ways near a
+# known one get their suggestion too.
+bad set compress 1;   check "... naming every section it is in" said "(cache.compress or remote.compress)"
+bad --verison;        check "a misspelt --version: the closest" said "unknown option '--verison' (did you mean \`jitcache --version\`?)"
+bad --hlep;           check "a misspelt --help: the closest" said '(did you mean `jitcache --help`?)'
+bad enable bash;      check "enable bash: the shell way" said "enable: unknown way 'bash' (did you mean \`jitcache enable shell\`?)"
+bad disable sytemd;   check "disable sytemd: the closest way" said '(did you mean `jitcache disable systemd`?)'
+# run's program not there: one line as jitcache's, the shell's status.
+"$JITCACHE" run -- "$T/missing" >bad.out 2>bad.err
+check "run -- a program that is not there: exit 127, one line" \
+	sh -c "test $? -eq 127 && test \"\$(wc -l <bad.err)\" -eq 1"
+check "... saying so as jitcache, not the script's exec" said "jitcache: run: $T/missing: no such file"
+"$JITCACHE" run -- no-such-command-here >bad.out 2>bad.err
+check "run -- a command not in PATH: exit 127, one line" \
+	sh -c "test $? -eq 127 && grep -qx 'jitcache: run: no-such-command-here: command not found (not in PATH)' bad.err"
 
 # A command that fails (not bad usage): exit 1, one line.
 failed() {
