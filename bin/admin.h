@@ -5,16 +5,17 @@
  *
  * A command is one line of the table in jitcache-admin.c: its name, what
  * it needs opened first (nothing, the settings, or the cache too), its
- * function and its usage.  The function gets argv[0] = its own name and
- * its arguments after it (as getopt_long wants), and returns the exit
- * status: 0 done, 1 failed (the cache could not be used, bad entries
- * found), 2 bad usage.  `jitcache CMD --help` (or -h) is answered from the
+ * function, its usage and its one-line summary.  The function gets argv[0]
+ * = its own name and its arguments after it (as getopt_long wants), and
+ * returns the exit status: 0 done, 1 failed (the cache could not be used,
+ * bad entries found), 2 bad usage.  `jitcache CMD --help` (or -h) is answered from the
  * usage before the function is called.
  *
  * Messages: every line on stderr starts "jitcache: " (then the command's
  * name where it helps), one line per problem.  Usage lines are written as
- * `jitcache --help` lists them: "       jitcache CMD ARGS", the explanation
- * from column 39.
+ * `jitcache help --all` lists them: "       jitcache CMD ARGS", the
+ * explanation from column 39; `jitcache --help` shows the table's one-line
+ * summary of each command instead.
  */
 #ifndef JITCACHE_BIN_ADMIN_H
 #define JITCACHE_BIN_ADMIN_H

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * jitcache-admin — every command of `jitcache` but `run` (bin/jitcache
- * hands them on): one table below, each command's usage beside it, the
- * commands' and settings' part of `jitcache --help`, and `--version`.
+ * hands them on): one table below, each command's usage and summary
+ * beside it, `jitcache --help` (one line per command), `help --all` (every
+ * usage and setting), and `--version`.
  * Settings come from jc_config_load(), as in the library.  Exit status
  * (admin.h): 0 on success, 1 when the cache cannot be used (or verify found
- * bad entries, or config an invalid setting), 2 on bad usage.
+ * bad entries, or config an invalid setting or a cache directory it
+ * cannot use), 2 on bad usage.
  */
 #include "bin/admin.h"
 #include "config/clock.h"
