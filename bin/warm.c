@@ -489,8 +489,8 @@ static void say_result(const struct run *r, const struct jc_cache_stats *before,
 		       r->devices);
 	char of[64];
 	printf(" %zu of %s in %.1f s (%.2f/s): %llu compiled, %llu already cached, "
-	       "%zu failed", r->done, jc_admin_count(r->rs->n, "recipe", "recipes", of), s, s > 0 ? (double)r->done / s : 0.0, compiled,
-	       cached, r->failed);
+	       "%zu failed", r->done, jc_admin_count(r->rs->n, "recipe", "recipes", of), s,
+	       s > 0 ? (double)r->done / s : 0.0, compiled, cached, r->failed);
 	if (r->skipped)
 		printf(", %zu skipped", r->skipped);
 	printf("\n");
