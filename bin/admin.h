@@ -5,16 +5,17 @@
  *
  * A command is one line of the table in jitcache-admin.c: its name, what
  * it needs opened first (nothing, the settings, or the cache too), its
- * function and its usage.  The function gets argv[0] = its own name and
- * its arguments after it (as getopt_long wants), and returns the exit
- * status: 0 done, 1 failed (the cache could not be used, bad entries
- * found), 2 bad usage.  `jitcache CMD --help` (or -h) is answered from the
+ * function, its usage and its one-line summary.  The function gets argv[0]
+ * = its own name and its arguments after it (as getopt_long wants), and
+ * returns the exit status: 0 done, 1 failed (the cache could not be used,
+ * bad entries found), 2 bad usage.  `jitcache CMD --help` (or -h) is answered from the
  * usage before the function is called.
  *
  * Messages: every line on stderr starts "jitcache: " (then the command's
  * name where it helps), one line per problem.  Usage lines are written as
- * `jitcache --help` lists them: "       jitcache CMD ARGS", the explanation
- * from column 39.
+ * `jitcache help --all` lists them: "       jitcache CMD ARGS", the
+ * explanation from column 39; `jitcache --help` shows the table's one-line
+ * summary of each command instead.
  */
 #ifndef JITCACHE_BIN_ADMIN_H
 #define JITCACHE_BIN_ADMIN_H
@@ -45,6 +46,11 @@ const char *jc_admin_count(uint64_t n, const char *one, const char *many, char b
 
 /* A date as every command shows one: "2026-11-27 04:52:32" (local time). */
 const char *jc_admin_date(int64_t ns, char buf[32]);
+
+/* Why this user's programs cannot write the cache directory dir (or make
+ * it, in its nearest existing parent): "Permission denied", "Read-only
+ * file system", ...; NULL if they can (bin/stats.c). */
+const char *jc_admin_dir_unwritable(const char *dir);
 
 /* `jitcache stats` (bin/stats.c). */
 int jc_stats_main(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `jitcache enable` / `jitcache disable` (see enable.h). */
 #include "bin/enable.h"
+#include "bin/admin.h"
 #include "shim/preload.h"
 
 #include "config/escape.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,7 +24,7 @@ void jc_enable_usage(FILE *out)
 {
 	fputs("       jitcache enable shell          print the line for ~/.profile or ~/.bashrc\n"
 	      "                                      (eval \"$(jitcache enable shell)\": now)\n"
-	      "       jitcache enable systemd UNIT [--user] [--root DIR]\n"
+	      "       jitcache enable systemd UNIT [--user] [--root DIR] [--force]\n"
 	      "                                      a drop-in preloading it into a service,\n"
 	      "                                      with a cache directory its user can write\n"
 	      "       jitcache enable jupyter [--name NAME] [--python PATH] [--prefix DIR]\n"
@@ -169,6 +171,53 @@ static int remove_ours(const char *path, const char *what)
 	return 0;
 }
 
+/* ---- who can change the library ------------------------------------------ */
+
+/* Why one link of a path lets a user other than root replace what the path
+ * names, or NULL: it is owned by someone else, or it is a directory others
+ * may write to, unless sticky and what it holds is root's (as /tmp). */
+static const char *link_writable(const char *path, uid_t child_uid, char *why, size_t size)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return snprintf(why, size, "%s: %s", path, strerror(errno)), why;
+	if (st.st_uid != 0)
+		return snprintf(why, size, "%s belongs to uid %u", path, (unsigned)st.st_uid), why;
+	if (S_ISLNK(st.st_mode) || !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return NULL;
+	if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) && child_uid == 0)
+		return NULL;
+	return snprintf(why, size, "%s can be written by %s", path,
+			st.st_mode & S_IWOTH ? "every user" : "its group"), why;
+}
+
+/* Whether anyone but root can replace the file `path` names: the file or
+ * any directory above it, along the path as written (a symlink in it can
+ * be replaced where it sits) and along the path it resolves to.  NULL:
+ * only root can; else why (in why). */
+static const char *others_can_write(const char *path, char *why, size_t size)
+{
+	char real[PATH_MAX], walk[PATH_MAX];
+	const char *paths[2] = { path, realpath(path, real) };
+	if (!paths[1])
+		return snprintf(why, size, "%s: %s", path, strerror(errno)), why;
+	for (int i = 0; i < 2; i++) {
+		snprintf(walk, sizeof walk, "%s", paths[i]);
+		uid_t child = 0;
+		for (char *slash;;) {
+			struct stat st;
+			if (link_writable(*walk ? walk : "/", child, why, size))
+				return why;
+			if (lstat(*walk ? walk : "/", &st) == 0)
+				child = st.st_uid;
+			if (!*walk || !(slash = strrchr(walk, '/')))
+				break;
+			*slash = '\0';
+		}
+	}
+	return NULL;
+}
+
 /* ---- shell ---------------------------------------------------------------- */
 
 /* Whether the LD_PRELOAD entry p[0..n) is jitcache's: lib, or any path to
@@ -210,7 +259,8 @@ static void say_profiles(const char *lib)
 		snprintf(path, sizeof path, "%s/%s", home, names[i]);
 		FILE *f = fopen(path, "r");
 		for (int n = 1; f && fgets(line, sizeof line, f); n++)
-			if (strstr(line, lib) || strstr(line, "jitcache enable shell"))
+			if (line[strspn(line, " \t")] != '#' &&
+			    (strstr(line, lib) || strstr(line, "jitcache enable shell")))
 				printf("# %s:%d still turns it on: remove that line\n", path, n);
 		if (f)
 			fclose(f);
@@ -226,8 +276,10 @@ static int shell(int enable, const char *lib, int argc, char **argv)
 		printf("# jitcache: preload libjitcache into every program this shell starts.\n"
 		       "# Add the next line to ~/.profile or ~/.bashrc (`jitcache disable shell`\n"
 		       "# undoes it), or run it now: eval \"$(jitcache enable shell)\"\n");
-		printf("case \":${LD_PRELOAD-}:\" in *[:\\ ]%s[:\\ ]*) ;; *) export LD_PRELOAD=\"${LD_PRELOAD:+"
-		       "$LD_PRELOAD:}%s\" ;; esac\n", lib, lib);
+		/* Only while the library is there: a line left behind by an
+		 * uninstall must not make every command print the loader's error. */
+		printf("if [ -r %s ]; then case \":${LD_PRELOAD-}:\" in *[:\\ ]%s[:\\ ]*) ;; *) export "
+		       "LD_PRELOAD=\"${LD_PRELOAD:+$LD_PRELOAD:}%s\" ;; esac; fi\n", lib, lib, lib);
 		return 0;
 	}
 	char rest[8192];
@@ -278,6 +330,134 @@ static const char *on_path(const char *name, char out[PATH_MAX])
 		p += n;
 	}
 	return NULL;
+}
+
+/* The directories systemd loads units from, most important first
+ * (systemd.unit(5)), under root; --user: a user's. */
+static int unit_dirs(const char *root, int user, char dirs[][PATH_MAX], int max)
+{
+	static const char *const system_dirs[] = { "/etc/systemd/system", "/run/systemd/system",
+						   "/usr/local/lib/systemd/system",
+						   "/usr/lib/systemd/system", "/lib/systemd/system" };
+	static const char *const user_dirs[] = { "/etc/systemd/user", "/usr/local/lib/systemd/user",
+						 "/usr/lib/systemd/user" };
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int n = 0;
+	if (user && xdg && *xdg)
+		snprintf(dirs[n++], PATH_MAX, "%s/systemd/user", xdg);
+	else if (user && home && *home)
+		snprintf(dirs[n++], PATH_MAX, "%s/.config/systemd/user", home);
+	if (user && home && *home)
+		snprintf(dirs[n++], PATH_MAX, "%s/.local/share/systemd/user", home);
+	const char *const *sys = user ? user_dirs : system_dirs;
+	size_t count = user ? sizeof user_dirs / sizeof *user_dirs
+			    : sizeof system_dirs / sizeof *system_dirs;
+	for (size_t i = 0; i < count && n < max; i++)
+		snprintf(dirs[n++], PATH_MAX, "%s%s", strcmp(root, "/") ? root : "", sys[i]);
+	return n;
+}
+
+/* The unit's file (or its template's: foo@.service for foo@x.service) in
+ * the first directory that has it, into out; -1 if systemd has none. */
+static int find_unit(char dirs[][PATH_MAX], int n, const char *unit, char out[PATH_MAX])
+{
+	char tmpl[256];
+	const char *at = strchr(unit, '@'), *dot = strrchr(unit, '.');
+	snprintf(tmpl, sizeof tmpl, "%.*s%s", at && dot > at ? (int)(at - unit + 1) : 0, unit,
+		 at && dot > at ? dot : "");
+	for (int i = 0; i < n; i++) {
+		if (snprintf(out, PATH_MAX, "%s/%s", dirs[i], unit) < PATH_MAX &&
+		    access(out, F_OK) == 0)
+			return 0;
+		if (*tmpl && snprintf(out, PATH_MAX, "%s/%s", dirs[i], tmpl) < PATH_MAX &&
+		    access(out, F_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The LD_PRELOAD an Environment= line of a unit file sets (the last one it
+ * names), into out; an empty Environment= resets it. */
+static void environment_line(const char *v, char *out, size_t size)
+{
+	if (!*v) {
+		out[0] = '\0';
+		return;
+	}
+	while (*v) {
+		v += strspn(v, " \t");
+		char word[4096];
+		size_t n = 0;
+		char quote = 0;
+		for (; *v && (quote || (*v != ' ' && *v != '\t')); v++) {
+			if ((*v == '"' || *v == '\'') && (!quote || quote == *v))
+				quote = quote ? 0 : *v;
+			else if (*v == '\\' && quote && v[1])
+				word[n < sizeof word - 1 ? n++ : n] = *++v;
+			else if (n < sizeof word - 1)
+				word[n++] = *v;
+		}
+		word[n] = '\0';
+		if (!strncmp(word, "LD_PRELOAD=", 11))
+			snprintf(out, size, "%s", word + 11);
+	}
+}
+
+static void file_preload(const char *path, char *out, size_t size)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "Environment=", 12))
+			environment_line(line + 12, out, size);
+	}
+	if (f)
+		fclose(f);
+}
+
+struct dropin {
+	char name[256];
+	char path[PATH_MAX + 528];
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct dropin *)a)->name, ((const struct dropin *)b)->name);
+}
+
+/* The LD_PRELOAD the unit's file and its drop-ins (but jitcache's) set,
+ * read in systemd's order: the file, then the drop-ins by name, a name in
+ * a more important directory hiding the same name in a later one. */
+static void unit_preload(const char *file, char dirs[][PATH_MAX], int ndirs, const char *unit,
+			 char *out, size_t size)
+{
+	static struct dropin found[64];
+	size_t n = 0;
+	out[0] = '\0';
+	file_preload(file, out, size);
+	for (int i = 0; i < ndirs; i++) {
+		char dir[PATH_MAX + 264];
+		DIR *d = snprintf(dir, sizeof dir, "%s/%s.d", dirs[i], unit) < (int)sizeof dir
+				 ? opendir(dir) : NULL;
+		for (struct dirent *e; d && (e = readdir(d)) && n < sizeof found / sizeof *found;) {
+			size_t len = strlen(e->d_name), k = 0;
+			if (len <= 5 || len >= sizeof found->name || strcmp(e->d_name + len - 5, ".conf") ||
+			    !strcmp(e->d_name, "jitcache.conf"))
+				continue;
+			while (k < n && strcmp(found[k].name, e->d_name))
+				k++;
+			if (k < n)
+				continue;
+			snprintf(found[n].name, sizeof found->name, "%s", e->d_name);
+			snprintf(found[n++].path, sizeof found->path, "%s/%s", dir, e->d_name);
+		}
+		if (d)
+			closedir(d);
+	}
+	qsort(found, n, sizeof *found, by_name);
+	for (size_t i = 0; i < n; i++)
+		file_preload(found[i].path, out, size);
 }
 
 /* systemd-analyze verify of the unit, where it is installed: 0, or -1 if
@@ -331,23 +511,67 @@ static int verify(const char *unit, const char *root, int user, const char *drop
 	return bad ? -1 : 0;
 }
 
+/* A system unit runs as root or a service's user: refuse to make it run a
+ * library another user could rewrite (under --root DIR, the copy in DIR;
+ * one not there yet is not checked, and that is said). */
+static int library_unsafe(const char *lib, const char *root)
+{
+	char why[PATH_MAX + 64], inside[PATH_MAX];
+	if (*root && strcmp(root, "/")) {
+		snprintf(inside, sizeof inside, "%s%s", root, lib);
+		if (access(inside, F_OK) != 0) {
+			printf("(%s is not in %s yet: who can write it there is not checked)\n", lib,
+			       root);
+			return 0;
+		}
+		lib = inside;
+	}
+	if (!others_can_write(lib, why, sizeof why))
+		return 0;
+	fail(1, "refused: other users' programs would run %s, and %s: install jitcache system-wide "
+	     "(the .deb, or sudo make install) and enable that one", lib, why);
+	return -1;
+}
+
+/* The unit's own LD_PRELOAD `own` (jitcache's entries taken out) with lib
+ * after it, as an Environment= assignment in systemd's quoting. */
+static void preload_with(const char *own, const char *lib, char *out, size_t size)
+{
+	size_t used = (size_t)snprintf(out, size, "\"LD_PRELOAD=");
+	for (const char *p = own; *p && used < size; p += strspn(p, " :")) {
+		size_t n = strcspn(p, " :");
+		for (size_t i = 0; n && !is_jitcache(p, n, lib) && i <= n && used + 4 < size; i++) {
+			char c = i < n ? p[i] : ':';
+			if (c == '"' || c == '\\')
+				out[used++] = '\\';
+			if (c == '%')
+				out[used++] = '%';
+			out[used++] = c;
+		}
+		p += n;
+	}
+	snprintf(out + used, size - used, "%s\"", lib);
+}
+
 static int systemd(int enable, const char *lib, int argc, char **argv)
 {
 	const char *root = "", *arg = NULL;
-	int user = 0;
-	char unit[256], stem[256], path[PATH_MAX], text[2048];
+	int user = 0, force = 0;
+	char unit[256], stem[256], path[PATH_MAX], text[PATH_MAX * 2 + 8192];
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--root") && i + 1 < argc)
 			root = argv[++i];
 		else if (!strcmp(argv[i], "--user"))
 			user = 1;
+		else if (!strcmp(argv[i], "--force"))
+			force = 1;
 		else if (argv[i][0] != '-' && !arg)
 			arg = argv[i];
 		else
 			arg = NULL, i = argc;
 	}
 	if (!arg || (user && *root) || (*root && root[0] != '/'))
-		return fail(2, "usage: jitcache %s systemd UNIT [--user | --root DIR] (DIR "
+		return fail(2, "usage: jitcache %s systemd UNIT [--user | --root DIR] [--force] (DIR "
 			    "absolute)", enable ? "enable" : "disable");
 	if (unit_name(arg, unit) != 0)
 		return fail(2, "'%s' is not a systemd unit name", arg);
@@ -370,18 +594,32 @@ static int systemd(int enable, const char *lib, int argc, char **argv)
 		return remove_ours(path, unit);
 	if (ours(path) < 0)
 		return 1;
+	char dirs[8][PATH_MAX], file[PATH_MAX], own[4096], preload[8192];
+	int ndirs = unit_dirs(*root ? root : "/", user, dirs, 8);
+	if (find_unit(dirs, ndirs, unit, file) != 0) {
+		if (!force)
+			return fail(1, "%s: systemd has no such unit (looked in %s and the other unit "
+				    "directories); --force writes the drop-in anyway", unit, dirs[0]);
+		file[0] = '\0';
+	}
+	if (!user && library_unsafe(lib, root) != 0)
+		return 1;
+	unit_preload(file, dirs, ndirs, unit, own, sizeof own);
+	preload_with(own, lib, preload, sizeof preload);
 	/* %C is /var/cache for a system unit, ~/.cache for a user's; systemd
 	 * makes CacheDirectory= there, owned by the unit's User= (a
 	 * DynamicUser= too), before the service starts. */
 	snprintf(text, sizeof text,
 		 "# Written by `" WRITTEN_BY " systemd %s`: `jitcache disable systemd %s`\n"
 		 "# removes it.  Then: systemctl%s daemon-reload; systemctl%s restart %s\n"
-		 "# The service's own LD_PRELOAD, if it sets one, is replaced: add it here.\n"
+		 "# The unit's own LD_PRELOAD%s is kept, before the library: run enable\n"
+		 "# again if the unit changes it.\n"
 		 "[Service]\n"
-		 "Environment=LD_PRELOAD=%s\n"
+		 "Environment=%s\n"
 		 "CacheDirectory=jitcache/%s\n"
 		 "Environment=JITCACHE_DIR=%%C/jitcache/%s\n",
-		 unit, unit, user ? " --user" : "", user ? " --user" : "", unit, lib, stem, stem);
+		 unit, unit, user ? " --user" : "", user ? " --user" : "", unit,
+		 own[0] ? "" : " (none now)", preload, stem, stem);
 	if (write_file(path, text) != 0)
 		return fail(1, "cannot write %s: %s%s", path, strerror(errno),
 			    errno == EACCES && !user ? " (a system unit's drop-in: run it as root)" : "");
@@ -417,6 +655,22 @@ static int jupyter_dir(const char *prefix, char out[PATH_MAX])
 	return 0;
 }
 
+/* Whether a kernel spec in dir is there for other users: dir (or the
+ * nearest directory above it that exists) is root's, outside $HOME. */
+static int shared_by_root(const char *dir)
+{
+	const char *home = getenv("HOME");
+	size_t hl = home ? strlen(home) : 0;
+	if (hl && !strncmp(dir, home, hl) && (!dir[hl] || dir[hl] == '/'))
+		return 0;
+	char walk[PATH_MAX];
+	struct stat st;
+	snprintf(walk, sizeof walk, "%s", dir);
+	for (char *slash; stat(*walk ? walk : "/", &st) != 0 && (slash = strrchr(walk, '/'));)
+		*slash = '\0';
+	return st.st_uid == 0;
+}
+
 static int jupyter(int enable, const char *lib, int argc, char **argv)
 {
 	const char *name = "python3-jitcache", *python = NULL, *prefix = NULL;
@@ -449,6 +703,8 @@ static int jupyter(int enable, const char *lib, int argc, char **argv)
 	if (!jc_utf8_valid(python) || !jc_utf8_valid(lib))
 		return fail(1, "paths that are not UTF-8 cannot be written into kernel.json");
 	if (ours(path) < 0)
+		return 1;
+	if (shared_by_root(dir) && library_unsafe(lib, "") != 0)
 		return 1;
 	/* jupyter_client starts the kernel with "env" added to its own
 	 * environment; "metadata" says who wrote it (disable checks).  The
@@ -488,6 +744,18 @@ int jc_enable_main(int argc, char **argv)
 		return systemd(enable, lib, argc - 2, argv + 2);
 	if (!strcmp(way, "jupyter"))
 		return jupyter(enable, lib, argc - 2, argv + 2);
+	/* A shell's name is the shell way; else the nearest way, if near. */
+	static const char *const ways[] = { "shell", "systemd", "jupyter" };
+	static const char *const shells[] = { "bash", "zsh", "sh", "dash", "ksh", "bashrc", "profile" };
+	const char *near = NULL;
+	for (size_t i = 0; i < sizeof shells / sizeof *shells; i++)
+		if (!strcmp(way, shells[i]))
+			near = "shell";
+	if (!near && *way)
+		near = jc_admin_closest(way, ways, sizeof ways / sizeof *ways);
+	if (near)
+		return fail(2, "%s: unknown way '%s' (did you mean `jitcache %s %s`?)", argv[0], way,
+			    argv[0], near);
 	return fail(2, "usage: jitcache %s shell | systemd UNIT | jupyter (see jitcache --help)",
 		    argv[0]);
 }

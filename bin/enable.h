@@ -9,12 +9,15 @@
  *                          the running shell); disable prints the line that
  *                          takes it out again and names the files that still
  *                          turn it on
- *   systemd UNIT [--user] [--root DIR]
+ *   systemd UNIT [--user] [--root DIR] [--force]
  *                          the drop-in /etc/systemd/system/UNIT.d/jitcache.conf
- *                          (--user: ~/.config/systemd/user/UNIT.d/): LD_PRELOAD,
- *                          and a cache directory systemd makes for the service's
- *                          own user (CacheDirectory=); checked with
- *                          systemd-analyze verify where it is installed
+ *                          (--user: ~/.config/systemd/user/UNIT.d/): LD_PRELOAD
+ *                          (the unit's own, then the library), and a cache
+ *                          directory systemd makes for the service's own user
+ *                          (CacheDirectory=); checked with systemd-analyze
+ *                          verify where it is installed.  Refused: a unit
+ *                          systemd does not know (unless --force), and for a
+ *                          system unit a library a user but root can rewrite
  *   jupyter [--name NAME] [--python PATH] [--prefix DIR]
  *                          a kernel spec, $JUPYTER_DATA_DIR/kernels/NAME (as
  *                          Jupyter finds it; --prefix: DIR/share/jupyter/...),

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * jitcache-admin — every command of `jitcache` but `run` (bin/jitcache
- * hands them on): one table below, each command's usage beside it, the
- * commands' and settings' part of `jitcache --help`, and `--version`.
+ * hands them on): one table below, each command's usage and summary
+ * beside it, `jitcache --help` (one line per command), `help --all` (every
+ * usage and setting), and `--version`.
  * Settings come from jc_config_load(), as in the library.  Exit status
  * (admin.h): 0 on success, 1 when the cache cannot be used (or verify found
- * bad entries, or config an invalid setting), 2 on bad usage.
+ * bad entries, or config an invalid setting or a cache directory it
+ * cannot use), 2 on bad usage.
  */
 #include "bin/admin.h"
 #include "config/clock.h"
@@ -533,7 +535,8 @@ static void config_usage(FILE *out)
 {
 	fputs("       jitcache config                every effective setting and the file (or\n"
 	      "                                      variable) it came from (exit status 1 if\n"
-	      "                                      one is invalid)\n",
+	      "                                      one is invalid, or the cache directory\n"
+	      "                                      cannot be written)\n",
 	      out);
 }
 
@@ -544,8 +547,14 @@ static int cmd_config(const struct jc_config *cfg, struct jc_cache *c, int argc,
 	if (rc)
 		return rc;
 	jc_config_show(cfg, stdout);
+	const char *shut = cfg->disable ? NULL : jc_admin_dir_unwritable(cfg->cache_dir);
+	if (shut) { /* the programs would say so in one line each, and cache nothing */
+		fflush(stdout);
+		fprintf(stderr, "jitcache: config: cannot use the cache directory %s (%s): programs "
+			"would store and count nothing there\n", cfg->cache_dir, shut);
+	}
 	if (!cfg->problems)
-		return JC_EXIT_OK;
+		return shut ? JC_EXIT_FAILED : JC_EXIT_OK;
 	fflush(stdout);
 	fprintf(stderr, "jitcache: config: %d problem%s in the settings (INVALID above%s)\n",
 		cfg->problems, cfg->problems == 1 ? "" : "s",
@@ -601,6 +610,19 @@ static int keep_private(const char *file)
 	return fd >= 0 ? close(fd) : errno == EEXIST ? keep_private(file) : -1;
 }
 
+/* "cache.compress or remote.compress": every setting called name. */
+static const char *sections_of(const char *name, char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = '\0';
+#define X(sec, nm, kind, field, def, env, help)                                    \
+	if (!strcmp(name, #nm) && n < size)                                         \
+		n += (size_t)snprintf(out + n, size - n, "%s%s.%s", n ? " or " : "", #sec, #nm);
+	JC_SETTINGS(X)
+#undef X
+	return out;
+}
+
 static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	const struct jc_setting *s, *near = NULL;
@@ -613,8 +635,8 @@ static int cmd_set(const struct jc_config *cfg, struct jc_cache *c, int argc, ch
 	const char *name = argv[optind], *value = argv[optind + 1];
 	if (!(s = jc_config_find(name, &near, &why))) {
 		if (near && !strcmp(why, "ambiguous"))
-			snprintf(msg, sizeof msg, "'%s' is in several sections: name one (%s.%s, ...)",
-				 name, near->section, near->name);
+			snprintf(msg, sizeof msg, "'%s' is in several sections: name one (%s)", name,
+				 sections_of(name, text, sizeof text));
 		else if (near)
 			snprintf(msg, sizeof msg, "unknown setting '%s' (did you mean %s?)", name,
 				 near->name);
@@ -703,31 +725,60 @@ static const struct command {
 	int needs;
 	int (*run)(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
 	void (*usage)(FILE *out);
+	const char *summary; /* its line in `jitcache --help` */
 } commands[] = {
-	{ "stats",    NEEDS_CACHE,    jc_stats_main, jc_stats_usage },
-	{ "explain",  NEEDS_CACHE,    cmd_explain,   explain_usage },
-	{ "verify",   NEEDS_CACHE,    cmd_verify,    verify_usage },
-	{ "trim",     NEEDS_CACHE,    cmd_trim,      trim_usage },
-	{ "clear",    NEEDS_CACHE,    cmd_clear,     clear_usage },
-	{ "export",   NEEDS_CACHE,    cmd_export,    export_usage },
-	{ "import",   NEEDS_CACHE,    cmd_import,    import_usage },
-	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage },
-	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage },
-	{ "enable",   NEEDS_NOTHING,  cmd_enable,    jc_enable_usage },
-	{ "disable",  NEEDS_NOTHING,  cmd_enable,    jc_disable_usage },
-	{ "config",   NEEDS_SETTINGS, cmd_config,    config_usage },
-	{ "set",      NEEDS_NOTHING,  cmd_set,       set_usage },
-	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage },
+	{ "stats",    NEEDS_CACHE,    jc_stats_main, jc_stats_usage,
+	  "hits by tier, misses by cause, size against the cap, time saved" },
+	{ "explain",  NEEDS_CACHE,    cmd_explain,   explain_usage,
+	  "why each recorded miss missed (the last run's, a program's)" },
+	{ "verify",   NEEDS_CACHE,    cmd_verify,    verify_usage,
+	  "check every entry; remove and list the bad ones" },
+	{ "trim",     NEEDS_CACHE,    cmd_trim,      trim_usage,
+	  "evict down to a size, or what was unused for an age" },
+	{ "clear",    NEEDS_CACHE,    cmd_clear,     clear_usage,   "remove every entry" },
+	{ "export",   NEEDS_CACHE,    cmd_export,    export_usage,
+	  "write the valid entries to an archive" },
+	{ "import",   NEEDS_CACHE,    cmd_import,    import_usage,
+	  "check an archive's entries and add the good ones" },
+	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage,  "make a signing key pair" },
+	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage,
+	  "compile recorded requests ahead of a first run, also for other GPUs" },
+	{ "enable",   NEEDS_NOTHING,  cmd_enable,    jc_enable_usage,
+	  "leave it on: in your shell, a systemd service or a Jupyter kernel" },
+	{ "disable",  NEEDS_NOTHING,  cmd_enable,    jc_disable_usage, "undo what enable did" },
+	{ "config",   NEEDS_SETTINGS, cmd_config,    config_usage,
+	  "every effective setting and where it came from" },
+	{ "set",      NEEDS_NOTHING,  cmd_set,       set_usage,
+	  "write a setting into your ini file" },
+	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage,
+	  "every setting, its default and variable" },
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
-/* The commands, as `jitcache --help` shows them (bin/jitcache prints this
- * after its own `run` line), then every setting from config/config.h. */
+/* `jitcache --help`: one line per command, as git's overview; the rest is
+ * each command's (help COMMAND, COMMAND --help) and `help --all`'s. */
+static void overview(FILE *out)
+{
+	fputs("usage: jitcache COMMAND [ARGS...]\n\n", out);
+	fprintf(out, "  %-9s %s\n", "run", "run a program with its GPU kernel JIT compilations cached");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'jitcache help COMMAND' or 'jitcache COMMAND --help': a command's usage;\n"
+	      "'jitcache help --all': every command's usage and every setting;\n"
+	      "'jitcache --version': the version, what this build can do, the ini files read.\n",
+	      out);
+}
+
+/* `jitcache help --all`: every command's usage (bin/jitcache prints its
+ * own `run` first), then every setting from config/config.h. */
 static void usage(FILE *out)
 {
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		commands[i].usage(out);
-	fputs("       jitcache help [COMMAND]        this, or one command's usage\n"
+	fputs("       jitcache help [--all | COMMAND]\n"
+	      "                                      the commands, one line each; every\n"
+	      "                                      command's usage and the settings; or\n"
+	      "                                      one command's usage\n"
 	      "       jitcache --version             the version, what this build can do and\n"
 	      "                                      the ini files read\n"
 	      "\n"
@@ -835,7 +886,7 @@ static const struct { const char *ccache, *jitcache; } ccache_options[] = {
 	{ "-o", "set NAME VALUE" }, { "--set-config", "set NAME VALUE" },
 	{ "-p", "config" }, { "--show-config", "config" }, { "-k", "config" },
 	{ "--get-config", "config" }, { "--evict-older-than", "trim --older-than AGE" },
-	{ "-V", "--version" }, { "--help-all", "--help" },
+	{ "-V", "--version" }, { "--help-all", "help --all" },
 };
 
 static int unknown(const char *what)
@@ -854,7 +905,14 @@ static int unknown(const char *what)
 				 what, ccache_options[i].jitcache);
 			return jc_admin_usage_error(NULL, why);
 		}
-	const char *near = jc_admin_closest(what + strspn(what, "-"), names, N_COMMANDS + 2);
+	static const char *const options[] = { "--version", "--help" };
+	const char *near = what[0] == '-' ? jc_admin_closest(what, options, 2) : NULL;
+	if (near) {
+		snprintf(why, sizeof why, "unknown option '%s' (did you mean `jitcache %s`?)", what,
+			 near);
+		return jc_admin_usage_error(NULL, why);
+	}
+	near = jc_admin_closest(what + strspn(what, "-"), names, N_COMMANDS + 2);
 	if (near)
 		snprintf(why, sizeof why, "unknown %s '%s' (did you mean `jitcache %s`?)",
 			 what[0] == '-' ? "option" : "command", what, near);
@@ -915,14 +973,20 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help") ||
 	    (!strcmp(name, "help") && argc == 2)) {
-		usage(stdout);
+		overview(stdout);
 		return JC_EXIT_OK;
 	}
 	if (!strcmp(name, "help")) {
 		const struct command *cmd = find_command(argv[2]);
 		if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
-			puts("usage: jitcache help [COMMAND]        every command's usage and the\n"
-			     "                                      settings, or one command's usage");
+			puts("usage: jitcache help [--all | COMMAND]\n"
+			     "                                      the commands, one line each; every\n"
+			     "                                      command's usage and the settings; or\n"
+			     "                                      one command's usage");
+			return JC_EXIT_OK;
+		}
+		if (!strcmp(argv[2], "--all") && argc == 3) {
+			usage(stdout);
 			return JC_EXIT_OK;
 		}
 		if (!cmd || argc > 3)

@@ -226,7 +226,8 @@ static struct {
 	__typeof__(clBuildProgram) *build;
 	__typeof__(clReleaseProgram) *release_program;
 	__typeof__(clGetDeviceInfo) *info;
-	int state; /* 0: not looked for, 1: found, -1: none */
+	int state; /* 0: not looked for, 1: found, -1: none (why says why) */
+	const char *why;
 	cl_context contexts[MAX_DEVICES];
 	cl_device_id gpus[MAX_DEVICES];
 	unsigned n;
@@ -242,8 +243,11 @@ static int find_cl(void)
 	if (cl.state)
 		return cl.state;
 	cl.state = -1;
-	if (!(lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)))
+	cl.why = "no OpenCL platform offers one (a CPU device, as PoCL's, is not warmed)";
+	if (!(lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL))) {
+		cl.why = "no OpenCL loader (libOpenCL.so.1)";
 		return -1;
+	}
 #define FIND(field, name) (cl.field = (__typeof__(cl.field))dlsym(lib, name))
 	FIND(platforms, "clGetPlatformIDs");
 	FIND(devices, "clGetDeviceIDs");
@@ -476,8 +480,8 @@ static int announce_cl(void)
 int main(void)
 {
 	const char *why = find_gpus();
-	if (why && announce_cl() != 0) {
-		printf("none %s\n", why);
+	if (why && announce_cl() != 0) { /* a recipe of either API would find no GPU */
+		printf("none %s; %s\n", why, cl.why);
 		return 1;
 	}
 	printf("ready %u\n", n_gpus ? n_gpus : cl.n);

@@ -8,9 +8,14 @@
 #include "tiers/tier.h"
 #include "store/stats.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The width of the labels of the short screen; -v's are as wide as the
  * longest counter's label. */
@@ -124,11 +129,31 @@ static int nonzero(const struct part *p, size_t n, char *buf, size_t size)
 
 /* The short screen: at most 16 lines, the last four only when they say
  * something. */
+const char *jc_admin_dir_unwritable(const char *dir)
+{
+	char at[PATH_MAX];
+	struct stat st;
+	if (snprintf(at, sizeof at, "%s", dir) >= (int)sizeof at)
+		return strerror(ENAMETOOLONG);
+	while (stat(at, &st) != 0) { /* not there yet: made in its parent */
+		char *slash = strrchr(at, '/');
+		if (errno != ENOENT || !slash)
+			return strerror(errno);
+		slash[slash == at] = '\0'; /* "/x" -> "/" */
+	}
+	if (!S_ISDIR(st.st_mode))
+		return strerror(ENOTDIR);
+	return faccessat(AT_FDCWD, at, W_OK | X_OK, AT_EACCESS) == 0 ? NULL : strerror(errno);
+}
+
 static void print_short(const struct jc_config *cfg, const char *dir, const struct jc_cache_stats *s)
 {
 	char a[32], b[32], c[64], d[32], line[512];
 	uint64_t lookups = s->hits + s->misses;
+	const char *shut = jc_admin_dir_unwritable(dir);
 	row("cache directory", LABEL, "%s", dir);
+	if (shut)
+		row("", LABEL, "cannot be written (%s): programs store and count nothing here", shut);
 	row("entries", LABEL, "%llu", (unsigned long long)s->entries);
 	row("recipes", LABEL, "%llu (what `jitcache warm` compiles again)",
 	    (unsigned long long)s->recipes);
@@ -151,6 +176,7 @@ static void print_short(const struct jc_config *cfg, const char *dir, const stru
 		{ s->miss_unreachable, "tier unreachable", "tier unreachable" },
 		{ s->miss_changed, "input changed while compiling",
 		  "input changed while compiling" },
+		{ s->miss_login_refused, "login refused", "login refused" },
 	};
 	if (!nonzero(causes, sizeof causes / sizeof *causes, line, sizeof line))
 		snprintf(line, sizeof line, "none");
@@ -265,7 +291,13 @@ int jc_stats_main(const struct jc_config *cfg, struct jc_cache *c, int argc, cha
 		return JC_EXIT_OK;
 	}
 	if (jc_cache_shared_stats(c, &s) != 0) {
-		fprintf(stderr, "jitcache: cannot read the statistics in %s\n", jc_cache_dir(c));
+		const char *shut = jc_admin_dir_unwritable(jc_cache_dir(c));
+		if (shut)
+			fprintf(stderr, "jitcache: cannot read the statistics in %s: the directory cannot "
+				"be written (%s), so programs store and count nothing there\n",
+				jc_cache_dir(c), shut);
+		else
+			fprintf(stderr, "jitcache: cannot read the statistics in %s\n", jc_cache_dir(c));
 		return JC_EXIT_FAILED;
 	}
 	if (form == 'J')

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `jitcache warm` (see warm.h). */
 #include "bin/warm.h"
+#include "bin/admin.h"
 #include "config/clock.h"
 
 #include "tiers/archive.h"
@@ -185,11 +186,12 @@ static int collect_recipes(const struct jc_config *cfg, struct jc_cache *cache,
 	if (layered)
 		jc_cache_close(layered);
 	if (rs->untrusted)
-		printf("%u recipes of the layers not replayed: not signed by a trusted key "
-		       "(trusted_keys)\n", rs->untrusted);
+		printf("%u recipe%s of the layers not replayed: not signed by a trusted key "
+		       "(trusted_keys)\n", rs->untrusted, rs->untrusted == 1 ? "" : "s");
 	if (rs->foreign)
-		printf("%u recipes of the layers not replayed: they include files by absolute "
-		       "path, which a replay here does not read\n", rs->foreign);
+		printf("%u recipe%s of the layers not replayed: they include files by absolute "
+		       "path, which a replay here does not read\n", rs->foreign,
+		       rs->foreign == 1 ? "" : "s");
 	return rc;
 }
 
@@ -485,9 +487,10 @@ static void say_result(const struct run *r, const struct jc_cache_stats *before,
 	else
 		printf("warm this machine (%d GPU%s: %s):", r->n_devices, r->n_devices == 1 ? "" : "s",
 		       r->devices);
-	printf(" %zu of %zu recipes in %.1f s (%.2f/s): %llu compiled, %llu already cached, "
-	       "%zu failed", r->done, r->rs->n, s, s > 0 ? (double)r->done / s : 0.0, compiled,
-	       cached, r->failed);
+	char of[64];
+	printf(" %zu of %s in %.1f s (%.2f/s): %llu compiled, %llu already cached, "
+	       "%zu failed", r->done, jc_admin_count(r->rs->n, "recipe", "recipes", of), s,
+	       s > 0 ? (double)r->done / s : 0.0, compiled, cached, r->failed);
 	if (r->skipped)
 		printf(", %zu skipped", r->skipped);
 	printf("\n");
@@ -645,8 +648,9 @@ static int export_warmed(struct jc_cache *cache, const char *file, int64_t since
 		fprintf(stderr, "jitcache warm: export failed; %s not written\n", file);
 		return 1;
 	}
-	printf("exported %llu entries and %llu recipes, %s, to %s\n",
-	       (unsigned long long)t.entries, (unsigned long long)t.recipes,
+	char e[64], r[64];
+	printf("exported %s and %s, %s, to %s\n", jc_admin_count(t.entries, "entry", "entries", e),
+	       jc_admin_count(t.recipes, "recipe", "recipes", r),
 	       jc_config_size_round(t.archive_bytes, a), file);
 	return rc;
 }

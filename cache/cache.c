@@ -141,7 +141,7 @@ static void keep_locally(struct jc_cache *c, const struct jc_key *key,
 
 /* Why a lookup missed, as far as the tiers can tell (jc_miss_cause). */
 struct miss_seen {
-	int corrupt, untrusted, unreachable;
+	int corrupt, untrusted, unreachable, refused; /* refused: a login (remote.h) */
 };
 
 /* The remotes are used only with the cache directory: a process that has
@@ -169,6 +169,7 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 	delta[JC_REMOTE_WAIT_NS] += (uint64_t)jc_mono_ns() - asked;
 	if (got <= 0) {
 		seen->unreachable |= got < 0;
+		seen->refused |= got == JC_REMOTE_REFUSED;
 		return -1;
 	}
 	enum jc_entry_status status = jc_remote_value_check(key, &v, &h, &why);
@@ -320,6 +321,7 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		}
 	} else if (count_miss) {
 		int cause = seen.corrupt ? JC_MISS_CORRUPT : seen.untrusted ? JC_MISS_UNTRUSTED
+			  : seen.refused ? JC_MISS_LOGIN_REFUSED
 			  : seen.unreachable ? JC_MISS_UNREACHABLE : JC_MISS_NOT_FOUND;
 		delta[JC_MISSES] = 1;
 		delta[cause] = 1;
@@ -360,6 +362,7 @@ int jc_cache_miss_cause(const struct jc_key *key)
 		[JC_MISS_NOT_FOUND] = JC_CAUSE_NOT_FOUND, [JC_MISS_CORRUPT] = JC_CAUSE_CORRUPT,
 		[JC_MISS_REJECTED] = JC_CAUSE_REJECTED, [JC_MISS_UNTRUSTED] = JC_CAUSE_UNTRUSTED,
 		[JC_MISS_UNREACHABLE] = JC_CAUSE_UNREACHABLE,
+		[JC_MISS_LOGIN_REFUSED] = JC_CAUSE_LOGIN_REFUSED,
 	};
 	int counter = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
 		    ? last_miss.counter : JC_MISS_NOT_FOUND;

@@ -91,14 +91,14 @@ static off_t byte_of(const struct jc_key *key)
 }
 
 /* NULL, with errno = err (ETIMEDOUT: another process still holds it). */
-static struct jc_cache_lock *give_up(int fd, const char *path, int err)
+static struct jc_cache_lock *give_up(struct jc_store *store, int fd, const char *path, int err)
 {
 	if (fd >= 0)
 		close(fd);
 	if (err == ETIMEDOUT)
 		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another process to compile a "
 			    "module locked in %s; compiling here as well", path);
-	else
+	else if (!jc_store_unwritable(store, JC_LOG_INFO)) /* else said once, with why */
 		JC_LOG_ONCE(JC_LOG_INFO, "cannot lock %s (%s); compiling without waiting "
 			    "for other processes", path, jc_fs_strerror(err));
 	errno = err;
@@ -123,13 +123,13 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
 	short type;
 	int fd = open_locks(cache->store, path, &type);
 	if (fd < 0)
-		return give_up(-1, said, errno);
+		return give_up(cache->store, -1, said, errno);
 	off_t at = byte_of(key);
 	if (jc_fs_lock_range(fd, type, at, 1, (double)(deadline - jc_wall_ns()) / 1e9) != 0)
-		return give_up(fd, said, errno);
+		return give_up(cache->store, fd, said, errno);
 	struct jc_cache_lock *lock = malloc(sizeof *lock);
 	if (!lock)
-		return give_up(fd, said, ENOMEM); /* closing the descriptor unlocks */
+		return give_up(cache->store, fd, said, ENOMEM); /* closing the descriptor unlocks */
 	*lock = (struct jc_cache_lock){ .fd = fd, .at = at };
 	return lock;
 }
@@ -160,7 +160,8 @@ static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t de
 		}
 }
 
-struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+/* The local lock, then the remote lease, until lock_timeout. */
+static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key)
 {
 	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
 	if (timeout > 1e6)
@@ -175,6 +176,18 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 		wait_remote(cache, key, deadline, lock);
 	else if (cache->remote) /* a lease jc_cache_get_to_compile() took */
 		jc_remote_drop_look(cache->remote, key);
+	return lock;
+}
+
+struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+{
+	int64_t asked = jc_mono_ns();
+	struct jc_cache_lock *lock = lock_key(cache, key);
+	/* What the program waited here for another's compile (a lock nobody
+	 * held costs microseconds: not worth a write of the statistics). */
+	uint64_t delta[JC_NCOUNTERS] = { [JC_LOCK_WAIT_NS] = (uint64_t)(jc_mono_ns() - asked) };
+	if (delta[JC_LOCK_WAIT_NS] >= 1000000)
+		jc_cache_count(cache, delta, NULL);
 	return lock;
 }
 

@@ -72,8 +72,8 @@ static int userinfo(const char *s, size_t n, struct jc_remote_url *u, const char
 	size_t user_len = colon ? (size_t)(colon - s) : n;
 	if (decode(s, user_len, u->user, sizeof u->user) != 0)
 		return fail(why, "bad or too long user name (write '@' as %40, '%' as %25)");
-	if (!colon)
-		return fail(why, "a user name needs a password (redis://USER:PASSWORD@HOST)");
+	if (!colon) /* its password comes from password_file (jc_redis_open checks) */
+		return 0;
 	if (decode(colon + 1, n - user_len - 1, u->password, sizeof u->password) != 0)
 		return fail(why, "bad or too long password (write '@' as %40, '%' as %25)");
 	u->has_password = 1;

@@ -37,8 +37,9 @@
  * PORT defaults to 6379 and DB to 0.  In USER and PASSWORD, %XX stands for
  * the byte XX: write '@' as %40, '%' as %25 and '/' as %2F.  The user info
  * ends at the last '@' of the URL.  An empty USER with a PASSWORD means
- * Redis's "default" user (AUTH PASSWORD); a USER without a PASSWORD is an
- * error, since Redis has no way to log in as it without one.
+ * Redis's "default" user (AUTH PASSWORD); a USER without a PASSWORD
+ * (redis://USER@HOST) takes its password from [remote] password_file, and
+ * the Redis tier refuses it without one (it cannot log in as USER).
  *
  *   struct jc_remote_url u;
  *   const char *why;
@@ -67,7 +68,7 @@ struct jc_remote_url {
 	int db;
 	char user[256];          /* "" for the default user */
 	char password[256];      /* "" for none */
-	int has_password;
+	int has_password;        /* 0: none in the URL (USER@ or no user info) */
 };
 
 int jc_remote_url_parse(const char *text, struct jc_remote_url *out, const char **why);

@@ -250,12 +250,15 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 		[JC_CAUSE_UNREACHABLE] = "its server did not answer (Redis, a web server or S3)",
 		[JC_CAUSE_CHANGED] = "a file the key covers changed while the compiler read it "
 				     "(the result was used, not stored)",
+		[JC_CAUSE_LOGIN_REFUSED] = "its server refused the login (Redis: the password, "
+					   "the user, or its ACL; see the warning at its first refusal)",
 	};
 	static const char *const names[] = { [JC_CAUSE_CORRUPT] = "damaged",
 		[JC_CAUSE_REJECTED] = "rejected", [JC_CAUSE_UNTRUSTED] = "not_trusted",
-		[JC_CAUSE_UNREACHABLE] = "unreachable", [JC_CAUSE_CHANGED] = "changed" };
+		[JC_CAUSE_UNREACHABLE] = "unreachable", [JC_CAUSE_CHANGED] = "changed",
+		[JC_CAUSE_LOGIN_REFUSED] = "login_refused" };
 	const char *failed = m->flags & JC_MISS_BUILD_FAILED ? "; the build failed" : "";
-	if (m->cause >= JC_CAUSE_CORRUPT && m->cause <= JC_CAUSE_CHANGED) {
+	if (m->cause >= JC_CAUSE_CORRUPT && m->cause <= JC_CAUSE_LOGIN_REFUSED) {
 		snprintf(out, size, "%s%s", causes[m->cause], failed);
 		return names[m->cause];
 	}

@@ -27,6 +27,7 @@
  * "device", "options", "spec", "env", "include", "input", "debug", "evicted",
  * "damaged", "rejected", "not_trusted", "unreachable", "changed" (a file
  * the key covers changed while the compiler read it: not stored),
+ * "login_refused",
  * "unknown"). */
 const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size_t n,
 		       char *out, size_t size);

@@ -127,8 +127,10 @@ static void write_counts(struct jc_store *c, const uint64_t delta[JC_NCOUNTERS],
 		memset(shared_after, 0, sizeof(uint64_t) * JC_NCOUNTERS);
 	if (errno == ETIMEDOUT)
 		return; /* kept pending */
-	JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
-		    "counting in this process only", c->shown, jc_fs_strerror(errno));
+	int err = errno;
+	if (!jc_store_unwritable(c, JC_LOG_INFO)) /* else said once, with why */
+		JC_LOG_ONCE(JC_LOG_INFO, "cannot update the statistics file in %s (%s); "
+			    "counting in this process only", c->shown, jc_fs_strerror(err));
 }
 
 void jc_store_count(struct jc_store *s, const uint64_t *delta, uint64_t *shared_after)
@@ -246,7 +248,8 @@ int jc_store_shared_stats(struct jc_store *cache, struct jc_cache_stats *out)
 	X("rejected",    JC_MISS_REJECTED,    miss_rejected)    \
 	X("not_trusted", JC_MISS_UNTRUSTED,   miss_untrusted)   \
 	X("unreachable", JC_MISS_UNREACHABLE, miss_unreachable) \
-	X("changed",     JC_MISS_CHANGED,     miss_changed)
+	X("changed",     JC_MISS_CHANGED,     miss_changed) \
+	X("login_refused", JC_MISS_LOGIN_REFUSED, miss_login_refused)
 
 /* How many slots of a tier to show: 1, or for one of several instances
  * (the layers) up to the last with a hit. */

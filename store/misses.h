@@ -35,6 +35,7 @@ enum jc_miss_cause {
 	JC_CAUSE_NOT_FOUND = 1, JC_CAUSE_CORRUPT, JC_CAUSE_REJECTED, JC_CAUSE_UNTRUSTED,
 	JC_CAUSE_UNREACHABLE,
 	JC_CAUSE_CHANGED, /* a file the key covers changed during the compile: not stored */
+	JC_CAUSE_LOGIN_REFUSED, /* a tier refused jitcache's login */
 };
 #define JC_MISS_BUILD_FAILED 1u /* flags: the compile that followed failed */
 

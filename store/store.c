@@ -125,6 +125,22 @@ mode_t jc_store_lock_mode(const struct jc_store *s)
 	return s->lock_mode;
 }
 
+int jc_store_unwritable(struct jc_store *s, int level)
+{
+	static int said;
+	/* As the kernel would judge a write by this process (effective ids, a
+	 * read-only mount): only these say the directory itself is shut. */
+	if (!s || faccessat(AT_FDCWD, s->dir, W_OK | X_OK, AT_EACCESS) == 0 ||
+	    (errno != EACCES && errno != EPERM && errno != EROFS))
+		return 0;
+	int err = errno;
+	if (jc_log_enabled((enum jc_log_level)level) && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		jc_log((enum jc_log_level)level, "cannot write the cache directory %s (%s): hits "
+		       "load from it, but nothing is stored, counted or recorded there",
+		       s->shown, strerror(err));
+	return 1;
+}
+
 /* ---- reading ---------------------------------------------------------- */
 
 /* Remove the bad file we have open, unless it has been replaced meanwhile. */
@@ -235,8 +251,10 @@ static int write_temp(struct jc_store *s, int sub, const struct jc_encoded *e,
 	    jc_fs_mkdir_p(dir, s->dir_mode) == 0)
 		fd = jc_fs_open_temp(dir, tmp, PATH_MAX, s->file_mode);
 	if (fd < 0) {
-		JC_LOG_ONCE(JC_LOG_WARN, "cannot create a file in %s (%s); results are not cached",
-			    jc_shown(s, dir, shown), strerror(errno));
+		int err = errno;
+		if (!jc_store_unwritable(s, JC_LOG_WARN))
+			JC_LOG_ONCE(JC_LOG_WARN, "cannot create a file in %s (%s); results are not "
+				    "cached", jc_shown(s, dir, shown), strerror(err));
 		return -1;
 	}
 	struct iovec iov[3] = {
@@ -436,9 +454,12 @@ int jc_store_each_file(struct jc_store *s, int64_t since_ns, jc_store_file_fn *f
 
 void jc_store_note_miss(struct jc_store *s, struct jc_miss *m)
 {
-	if (jc_dir_usable(s) == 0 && jc_misses_add(s->dir, s->lock_mode, m) != 0)
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot record a miss in %s/misses (%s); "
-			    "`jitcache explain` will not see it", s->shown, strerror(errno));
+	if (jc_dir_usable(s) == 0 && jc_misses_add(s->dir, s->lock_mode, m) != 0) {
+		int err = errno;
+		if (!jc_store_unwritable(s, JC_LOG_INFO))
+			JC_LOG_ONCE(JC_LOG_INFO, "cannot record a miss in %s/misses (%s); "
+				    "`jitcache explain` will not see it", s->shown, strerror(err));
+	}
 }
 
 int jc_store_misses(struct jc_store *s, struct jc_miss **out, size_t *n)

@@ -132,7 +132,14 @@ void jc_entry_free(struct jc_entry *entry);
 	/* of the misses, by cause: a file the key covers changed while the    \
 	 * compiler read it, so nothing was stored (counted at first as the    \
 	 * cause the lookup saw, then moved here) */                            \
-	X(MISS_CHANGED, miss_changed, "misses: an input changed while compiling")
+	X(MISS_CHANGED, miss_changed, "misses: an input changed while compiling") \
+	/* of the misses, by cause (after MISS_UNREACHABLE, added later): a    \
+	 * tier whose server refused the login (Redis: password, user, ACL) */  \
+	X(MISS_LOGIN_REFUSED, miss_login_refused, "misses: a tier refused the login") \
+	/* wall time waited for the compile-once lock of a key (another        \
+	 * process's compile here, or another machine's lease): set against     \
+	 * what the hit that often follows saves */                             \
+	X(LOCK_WAIT_NS,   lock_wait_ns,   "time waited for others' compiles")
 
 /* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
  * name is the tier's in `jitcache stats`, its --json and its --prometheus.
@@ -224,6 +231,13 @@ const char *jc_store_shown(const struct jc_store *s, const char *path, char out[
 /* The mode of files that carry locks: never readable by others, who could
  * hold a lock on them. */
 mode_t jc_store_lock_mode(const struct jc_store *s);
+/* After a write into the directory failed: 1 if this process cannot write
+ * the directory at all (its permissions, a read-only file system), which is
+ * then said in one line with that reason, once per process, at the level of
+ * the first refused write that would be seen (a read-only cache that only
+ * serves hits says nothing at the default level), and the caller says
+ * nothing of its own; 0 if it can, and the caller says what failed. */
+int jc_store_unwritable(struct jc_store *s, int level /* enum jc_log_level */);
 
 /* The entry of key: 0 and *out filled (out->layer and out->remote 0) on a
  * valid entry, whose recency (and its recipe's) is refreshed; -1 if there

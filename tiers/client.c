@@ -58,13 +58,19 @@ static int open_file(const struct jc_backoff *b, int flags)
 
 void jc_backoff_start(struct jc_backoff *b)
 {
+	jc_backoff_start_cause(b, 0);
+}
+
+void jc_backoff_start_cause(struct jc_backoff *b, int cause)
+{
 	int64_t until = jc_wall_ns() + (int64_t)(b->seconds * 1e9);
+	__atomic_store_n(&b->cause, cause, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->until, until, __ATOMIC_RELAXED);
 	int fd = open_file(b, O_WRONLY | O_CREAT);
 	if (fd < 0)
 		return;
-	char text[32];
-	int n = snprintf(text, sizeof text, "%lld\n", (long long)until);
+	char text[48];
+	int n = snprintf(text, sizeof text, "%lld %d\n", (long long)until, cause);
 	if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)n) != n) {
 		/* a short file is ignored by its readers */
 	}
@@ -79,14 +85,22 @@ int jc_backoff_active(struct jc_backoff *b)
 	int fd = open_file(b, O_RDONLY);
 	if (fd < 0)
 		return 0;
-	char text[32] = "";
+	char text[48] = "";
 	ssize_t n = read(fd, text, sizeof text - 1);
 	close(fd);
-	long long until = n > 0 ? strtoll(text, NULL, 10) : 0;
+	char *end = text;
+	long long until = n > 0 ? strtoll(text, &end, 10) : 0;
 	if (until <= now || until > now + (int64_t)(b->seconds * 1e9) + 1000000000)
 		return 0;
+	long cause = strtol(end, NULL, 10); /* none (an older jitcache's file): 0 */
+	__atomic_store_n(&b->cause, cause > 0 && cause < 256 ? (int)cause : 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->until, (int64_t)until, __ATOMIC_RELAXED);
 	return 1;
+}
+
+int jc_backoff_cause(struct jc_backoff *b)
+{
+	return jc_backoff_active(b) ? __atomic_load_n(&b->cause, __ATOMIC_RELAXED) : 0;
 }
 
 void jc_pipe_block(struct jc_pipe_guard *g)

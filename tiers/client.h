@@ -13,7 +13,9 @@
  *   jc_pipe_block(&g);  write(sock, ...);  jc_pipe_unblock(&g);
  *
  * The back-off file, DIR/remote-<16 hex of where>.down, holds the wall time
- * (ns) until which the remote is skipped.  Best effort: a directory that
+ * (ns) until which the remote is skipped, then why (a number the remote's
+ * client gives, 0 by default: one a login refused, so that every process
+ * that skips it says why its lookups missed).  Best effort: a directory that
  * cannot be written only means other processes find out for themselves; a
  * time further off than one back-off period is not one we wrote, and is
  * ignored.  The file is only ever in the directory cache_dir named at init
@@ -36,6 +38,7 @@ struct jc_backoff {
 	char name[32];       /* the back-off file's name in it */
 	double seconds;      /* how long a failure skips the remote */
 	int64_t until;       /* wall ns; read and written atomically */
+	int cause;           /* why, as the last start said (ours or read) */
 };
 
 /* where: what names the remote (its URL's parts), hashed into the file name. */
@@ -43,8 +46,12 @@ void jc_backoff_init(struct jc_backoff *b, const char *state_dir, const char *wh
 		     double seconds);
 /* Skip the remote for b->seconds from now, in every process of the directory. */
 void jc_backoff_start(struct jc_backoff *b);
+/* The same, saying why (cause > 0, the client's own numbers). */
+void jc_backoff_start_cause(struct jc_backoff *b, int cause);
 /* Is the remote in a back-off period, ours or one another process started? */
 int jc_backoff_active(struct jc_backoff *b);
+/* The cause of the back-off period the remote is in, 0 if none or none said. */
+int jc_backoff_cause(struct jc_backoff *b);
 
 /* Writing to a connection the server closed raises SIGPIPE, which would
  * kill a host process that never asked for a network: it is blocked in

@@ -102,6 +102,11 @@ struct jc_remote_lease {
 enum problem { P_CONNECT, P_IO, P_PROTOCOL, P_AUTH, P_REFUSED, P_LEASE, P_COUNT };
 static int told[P_COUNT];
 
+/* Why the remote is skipped (the back-off's cause): its login refused. */
+#define DOWN_LOGIN 1
+/* This thread's exchange met a refused login (the back-off may be 0 s). */
+static __thread int login_refused;
+
 __attribute__((format(printf, 4, 5)))
 static void problem(struct jc_redis *r, enum problem kind, int skip, const char *fmt, ...)
 {
@@ -110,8 +115,10 @@ static void problem(struct jc_redis *r, enum problem kind, int skip, const char 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
+	if (kind == P_AUTH)
+		login_refused = 1;
 	if (skip)
-		jc_backoff_start(&r->down);
+		jc_backoff_start_cause(&r->down, kind == P_AUTH ? DOWN_LOGIN : 0);
 	if (__atomic_exchange_n(&told[kind], 1, __ATOMIC_RELAXED))
 		return;
 	if (skip)
@@ -500,6 +507,12 @@ struct jc_redis *jc_redis_open(const struct jc_remote_options *opts,
 		free(r);
 		return NULL;
 	}
+	if (r->url.user[0] && !r->url.has_password) { /* redis://USER@HOST, no password_file */
+		jc_log(JC_LOG_WARN, "remote %s: its user needs a password ([remote] password_file, "
+		       "or redis://USER:PASSWORD@HOST); remote tier disabled", r->shown);
+		free(r);
+		return NULL;
+	}
 	r->read_only = read_only;
 	r->connect_tv = to_timeval(opts->connect_timeout);
 	r->op_tv = to_timeval(opts->timeout);
@@ -691,20 +704,30 @@ static int get_bounded(struct session *s, const struct jc_key *key, const char *
 	return rc;
 }
 
+/* A lookup's failure: JC_REMOTE_REFUSED when its login was refused, now
+ * or by the exchange (any process's) that started the back-off. */
+static int lookup_failed(struct jc_redis *r)
+{
+	int refused = login_refused || (r && jc_backoff_cause(&r->down) == DOWN_LOGIN);
+	login_refused = 0;
+	return refused ? JC_REMOTE_REFUSED : -1;
+}
+
 int jc_redis_get(struct jc_redis *r, const struct jc_key *key, struct jc_remote_value *v,
 		  uint64_t delta[JC_NCOUNTERS])
 {
 	struct session s;
 	char name[NAME_MAX_LEN];
 	memset(v, 0, sizeof *v);
+	login_refused = 0;
 	if (!r || begin(&s, r, delta) != 0)
-		return -1;
+		return lookup_failed(r);
 	value_name(key, "", name);
 	int rc = get_bounded(&s, key, name, v);
 	if (rc == 1)
 		delta[JC_REMOTE_BYTES_IN] += v->size;
 	end(&s);
-	return rc;
+	return rc < 0 ? lookup_failed(r) : rc;
 }
 
 int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value, size_t size,
@@ -1279,9 +1302,10 @@ int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
 	struct jc_remote_lease *l = new_lease(r, &nm);
 	if (!l)
 		return jc_redis_get(r, key, v, delta);
+	login_refused = 0;
 	if (begin(&s, r, delta) != 0) {
 		free(l);
-		return -1;
+		return lookup_failed(r);
 	}
 	/* a lookup, as the user sees it */
 	enum jc_remote_wait w = take(&s, l, &nm, &l->wt, key, v, "GET");
@@ -1304,7 +1328,7 @@ int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
 		*look = l;
 	else
 		free(l);
-	return rc;
+	return rc < 0 ? lookup_failed(r) : rc;
 }
 
 enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,

@@ -49,6 +49,7 @@
  *   struct jc_redis *r = jc_redis_open(&opts, spec, read_only, state_dir, limit); // NULL: unusable
  *   jc_redis_set_keys(r, signer, trust, trust_required)   // optional
  *   jc_redis_get(r, key, &v, delta)          1 found (v filled), 0 absent, -1 failed
+ *                                            (JC_REMOTE_REFUSED: login refused, remote.h)
  *     or jc_redis_get_or_lease(r, key, &v, &look, delta)   the first look of a compile
  *   jc_redis_wait(r, key, deadline, look, &lease, &v, delta)   on a miss, before compiling
  *   jc_redis_put(r, key, bytes, size, delta) after compiling (not if read-only)

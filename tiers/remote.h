@@ -53,6 +53,7 @@
  *   jc_remote_set_keys(r, signer, trust, trust_required)   // optional
  *   for (i = 0; i < jc_remote_tiers(r); i++)
  *       jc_remote_get(r, i, key, &v, delta)    1 found (v filled), 0 absent, -1 failed
+ *                                              (JC_REMOTE_REFUSED: login refused)
  *       (or jc_remote_get_or_lease(), the first look of a compile)
  *   jc_remote_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
  *   jc_remote_put(r, key, &encoded, delta)  after compiling: queued
@@ -155,7 +156,12 @@ struct jc_remote_value {
 	uint64_t size;
 };
 
-/* Ask the i-th remote: 1 found (v filled), 0 absent, -1 failed. */
+/* Ask the i-th remote: 1 found (v filled), 0 absent, -1 failed, or
+ * JC_REMOTE_REFUSED: failed because the server refused jitcache's login
+ * (its password, its user, or an ACL refusing a command), now or in the
+ * back-off period that refusal started: a miss the user fixes in the
+ * settings, not on the network (`jitcache explain`, stats). */
+#define JC_REMOTE_REFUSED (-2)
 int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
 /* The first look of a compile, which calls jc_remote_wait() next on a miss

@@ -27,7 +27,10 @@
  *   ops->load()                              once per process before the first
  *                                            get, put or wait (optional: a
  *                                            library loaded at run time)
- *   ops->get(t, key, &v, delta)              1 found (v filled), 0 absent, -1 failed
+ *   ops->get(t, key, &v, delta)              1 found (v filled), 0 absent, -1 failed,
+ *                                            JC_REMOTE_REFUSED: the server refused
+ *                                            the login (remote.h; a kind that
+ *                                            cannot tell says -1)
  *   ops->put(t, key, bytes, n, delta)        0 stored, -1 failed (never if read-only)
  *   ops->describe(t, buf, size)              "KIND URL", no credentials
  *   ops->close(t)

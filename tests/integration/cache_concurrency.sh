@@ -64,6 +64,22 @@ n_waited=$(waited "$T"/rank*.out)
 check "8 ranks: ranks that arrived during the compile waited for it ($n_waited of 7)" \
 	test "$n_waited" -ge 1
 check "8 ranks: one entry" test "$(entries)" -eq 1
+# Issue 45 item 6: a rank that waited for another's compile is told so
+# apart from what its hit saved, not credited the wait as time saved.
+said_wait=0 wait_ok=1
+for f in "$T"/rank*.out; do
+	if grep -q 'compiled by another thread or process meanwhile' "$f"; then
+		grep -Eq "^jitcache: 1 hits, 0 misses, 0 stores; compiling avoided: [0-9.]+ s \([0-9.]+ s of CPU\); waited [0-9]+\.[0-9]{2} s for other processes' compiles \(cache " "$f" &&
+			said_wait=$((said_wait + 1))
+	elif grep -q "waited .* for other processes' compiles" "$f" && grep -q 'miss, compiled' "$f"; then
+		wait_ok=0 # the compiler waited for nobody
+	fi
+done
+check "8 ranks: each rank that waited says how long, apart from what was avoided ($said_wait of $n_waited)" \
+	test "$said_wait" -eq "$n_waited"
+check "8 ranks: the rank that compiled says it waited for nobody" test $wait_ok -eq 1
+check "8 ranks: the statistics count the time waited for others' compiles" \
+	test "$(stats_field lock_wait_ns)" -gt 0
 check "8 ranks: shared statistics say 1 store, 7 hits" \
 	test "$(stats_field stores)" -eq 1 -a "$(stats_field hits)" -eq $((RANKS - 1))
 ratio=$(awk -v a="$alone" -v b="$together" 'BEGIN { printf "%.2f", b / a }')

@@ -114,6 +114,36 @@ if user_setup "$CLIENT" "$T/reduce.spv" "$T/norm.spv"; then
 		grep -q "^jitcache: .*$U/cache.*Permission denied" "$T/user-miss.out"
 	show "permission denied, miss" user-miss.out
 	check "permission, miss: nothing written" test "$(entries "$U/cache")" -eq 1
+	# Issue 45 item 6: one line, the real reason, once per process, however
+	# many writes are refused (the statistics, the lock, the record of the
+	# miss, the entry), even with JITCACHE_LOG=info; in a directory made
+	# read-only before anything was written in it, too.
+	user_run user-miss-info.out JITCACHE_LOG=info norm
+	check "permission, miss, info: the program works" works "$T/user-miss-info.out" 11
+	check "permission, miss, info: one line about the directory, with the real reason" \
+		test "$(grep -c "^jitcache: cannot write the cache directory $U/cache (Permission denied)" "$T/user-miss-info.out")" -eq 1
+	check_not "permission, miss, info: no other line about writing it" \
+		grep -E "^jitcache: cannot (update|lock|record|create)|No such file" "$T/user-miss-info.out"
+	show "permission denied, miss, info" user-miss-info.out
+	mkdir "$U/empty" && chmod 555 "$U/empty" && { [ "$(id -u)" -ne 0 ] || chown -h "$OTHER_UID:$OTHER_GID" "$U/empty"; }
+	user_run user-empty.out JITCACHE_DIR="$U/empty" JITCACHE_LOG=info norm
+	check "permission, an empty read-only directory, info: one line about it, the real reason" \
+		test "$(grep -c "^jitcache: cannot write the cache directory $U/empty (Permission denied)" "$T/user-empty.out")" -eq 1
+	check_not "... no other line about writing it (never 'No such file or directory')" \
+		grep -E "^jitcache: cannot (update|lock|record|create)|No such file" "$T/user-empty.out"
+	# What the commands say of it, run as that user.
+	cp "$B/jitcache-admin" "$U/" && chmod a+rx "$U/jitcache-admin"
+	admin_as_user() { (cd "$U" && as_user env HOME="$U" JITCACHE_CONFIG=/dev/null "$@"); }
+	admin_as_user JITCACHE_DIR="$U/cache" "$U/jitcache-admin" stats >"$T/user-stats.out" 2>&1
+	check "permission: jitcache stats says the directory cannot be written, and why" \
+		grep -q "cannot be written (Permission denied)" "$T/user-stats.out"
+	admin_as_user JITCACHE_DIR="$U/empty" "$U/jitcache-admin" stats >"$T/user-stats-empty.out" 2>&1
+	check "permission: ... also where there are no statistics yet" \
+		grep -q "^jitcache: cannot read the statistics in $U/empty: the directory cannot be written (Permission denied)" "$T/user-stats-empty.out"
+	admin_as_user JITCACHE_DIR="$U/cache" "$U/jitcache-admin" config >"$T/user-config.out" 2>&1
+	check "permission: jitcache config exits 1 for a directory it cannot use ($?)" test $? -eq 1
+	check "... saying why in one line" \
+		grep -q "^jitcache: config: cannot use the cache directory $U/cache (Permission denied)" "$T/user-config.out"
 else
 	skip "permission denied: as root this needs setpriv (util-linux)"
 fi

@@ -112,4 +112,18 @@ if grep -q "round 1: libOpenCL.so unmapped" unload-plain.out; then
 else
 	skip "this OpenCL loader stays loaded after dlclose() even without jitcache"
 fi
+
+# `jitcache warm` with only an OpenCL recipe, where no GPU of either API
+# is to be had (PoCL's device is a CPU; the Level Zero driver simulates no
+# GPU without its variables): the reason names both APIs, not Level Zero
+# alone (issue 45 item 6).
+JITCACHE_DIR=$T/recipes JITCACHE_RECIPES=1 run_build recipe \
+	$JITCACHE run -- "$CLB" --platform Portable --source k.cl --options "$OPTS -DRECIPE"
+check "a recipe recorded for the OpenCL build" \
+	test "$(JITCACHE_DIR=$T/recipes stats_field recipes)" -ge 1
+env -u NEOReadDebugKeys -u ProductFamilyOverride -u SetCommandStreamReceiver \
+	JITCACHE_DIR=$T/recipes "$JITCACHE" warm >warm-none.out 2>&1
+check "warm, no GPU of either API: refused (exit $?)" test $? -ne 0
+check "... saying no OpenCL platform offers a GPU either, in one line" \
+	sh -c "grep -c '^jitcache warm: no GPU to warm for: .*no OpenCL platform offers one' warm-none.out | grep -qx 1"
 finish

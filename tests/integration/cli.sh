@@ -15,16 +15,32 @@ STORE=$B/tests/jc_store LOOKUP=$B/tests/jc_lookup
 cd "$T" || exit 1
 
 # ---- --help, for every command ------------------------------------------------
+# As git's (issue 45 item 7): --help is an overview, one line per command;
+# `help COMMAND` and `COMMAND --help` give a command's usage, `help --all`
+# every command's and the settings.
 "$JITCACHE" --help >help.txt 2>help.err
 check "--help: exit status 0, nothing on stderr" test $? -eq 0 -a ! -s help.err
-cmds=$(sed -n 's/^\(usage:\| \{7\}\)jitcache \([a-z]*\).*/\2/p' help.txt | sort -u)
-check "--help lists the commands ($(echo $cmds))" test "$(echo "$cmds" | wc -w)" -ge 12
+cmds=$(sed -n 's/^  \([a-z]*\)  .*/\1/p' help.txt)
+check "--help lists the commands, one line each ($(echo $cmds))" \
+	test "$(echo "$cmds" | wc -w)" -ge 15 -a "$(echo "$cmds" | sort -u | wc -w)" -eq "$(echo "$cmds" | wc -w)"
+check "--help is short: $(wc -l <help.txt) lines (at most 30)" test "$(wc -l <help.txt)" -le 30
+check "--help: no line over 80 columns" test "$(awk 'length > 80' help.txt | wc -l)" -eq 0
+check "--help says where the rest is (help COMMAND, COMMAND --help, help --all)" \
+	sh -c "grep -q 'jitcache help COMMAND' help.txt && grep -q 'COMMAND --help' help.txt && grep -q 'jitcache help --all' help.txt"
+"$JITCACHE" help --all >help-all.txt 2>&1
+all=$(sed -n 's/^\(usage: \| \{7\}\)jitcache \([a-z]*\).*/\2/p' help-all.txt | grep -vx help | sort -u)
+check "help --all: every command's usage, each of them in the overview ($(echo $all))" \
+	test "$(echo $all)" = "$(echo "$cmds" | sort | tr '\n' ' ' | sed 's/ $//')"
+check "help --all: the settings too" grep -q '^  JITCACHE_DIR=' help-all.txt
+check_not "--help: not the settings" grep -q 'JITCACHE_DIR=' help.txt
 for c in $cmds; do
 	for h in --help -h; do
 		"$JITCACHE" "$c" "$h" >"h-$c.out" 2>"h-$c.err"
 		check "jitcache $c $h: exit status 0, its usage, nothing on stderr" \
 			sh -c "test $? -eq 0 && head -n 1 h-$c.out | grep -q '^usage: jitcache $c' && test ! -s h-$c.err"
 	done
+	"$JITCACHE" help "$c" >"hh-$c.out" 2>&1
+	check "jitcache help $c: the same as $c --help" cmp -s "hh-$c.out" "h-$c.out"
 done
 "$JITCACHE" help trim >h-help.out 2>&1
 check "jitcache help trim: trim's usage" grep -q '^usage: jitcache trim .*--older-than AGE' h-help.out
@@ -79,6 +95,21 @@ bad explain --jsno;   check "... of any command" said "(did you mean --json?)"
 bad trim --older-than; check "an option without its value: said so" said "trim: --older-than needs a value"
 bad set max_szie 1G;  check "an unknown setting: the closest" said "(did you mean max_size?)"
 bad set compress 1;   check "a name in two sections: asks for one" said "remote.compress"
+# Issue 45 item 6: every section named, no "..."; options and ways near a
+# known one get their suggestion too.
+bad set compress 1;   check "... naming every section it is in" said "(cache.compress or remote.compress)"
+bad --verison;        check "a misspelt --version: the closest" said "unknown option '--verison' (did you mean \`jitcache --version\`?)"
+bad --hlep;           check "a misspelt --help: the closest" said '(did you mean `jitcache --help`?)'
+bad enable bash;      check "enable bash: the shell way" said "enable: unknown way 'bash' (did you mean \`jitcache enable shell\`?)"
+bad disable sytemd;   check "disable sytemd: the closest way" said '(did you mean `jitcache disable systemd`?)'
+# run's program not there: one line as jitcache's, the shell's status.
+"$JITCACHE" run -- "$T/missing" >bad.out 2>bad.err
+check "run -- a program that is not there: exit 127, one line" \
+	sh -c "test $? -eq 127 && test \"\$(wc -l <bad.err)\" -eq 1"
+check "... saying so as jitcache, not the script's exec" said "jitcache: run: $T/missing: no such file"
+"$JITCACHE" run -- no-such-command-here >bad.out 2>bad.err
+check "run -- a command not in PATH: exit 127, one line" \
+	sh -c "test $? -eq 127 && grep -qx 'jitcache: run: no-such-command-here: command not found (not in PATH)' bad.err"
 
 # A command that fails (not bad usage): exit 1, one line.
 failed() {

@@ -21,17 +21,17 @@ sed -n 's/^[[:space:]]*X(\([a-z_]*\), *\([a-z_]*\), *\([A-Z]*\), *[a-z_]*, *"\([
 n=$(wc -l <"$T/table")
 check "config.h's table read ($n settings)" test "$n" -ge 7
 
-"$JITCACHE" --help >"$T/help" 2>&1
-check "--help: exit status 0" test $? -eq 0
+"$JITCACHE" help --all >"$T/help" 2>&1
+check "help --all: exit status 0" test $? -eq 0
 env -u JITCACHE_DIR -u JITCACHE_RECIPES "$JITCACHE" config >"$T/config" 2>&1
 "$JITCACHE" stats >"$T/stats" 2>&1
 # The help entry of one variable, its wrapped lines joined.
 entry() { awk -v v="  $1=" 'index($0, v) == 1 { on = 1; print; next }
 	on && /^  [^ ]/ { exit } on { print }' "$T/help" | tr -s ' \n' ' '; }
 while IFS='|' read -r sec name kind def env; do
-	check "--help: $env ([$sec] $name)" grep -q "^  $env=" "$T/help"
+	check "help --all: $env ([$sec] $name)" grep -q "^  $env=" "$T/help"
 	if [ -n "$def" ]; then
-		check "--help: $env says (default $def)" grep -qF "(default $def)" <(entry "$env")
+		check "help --all: $env says (default $def)" grep -qF "(default $def)" <(entry "$env")
 		check "config: $sec.$name = $def (default)" \
 			grep -qE "^$sec\\.$name +=  *$(printf '%s' "$def" | sed 's/[.[*^$]/\\&/g') +\\(default;" "$T/config"
 	else
@@ -44,7 +44,7 @@ while IFS='|' read -r sec name kind def env; do
 	check "docs: a row for $env with default ${def:-$shown}" \
 		grep -qF "| \`$env\` | \`[$sec] $name\` | ${def:+\`}${def:-$shown}${def:+\`} |" "$ROOT/docs/configuration.md"
 done <"$T/table"
-check "--help: no variable it does not know" \
+check "help --all: no variable it does not know" \
 	test "$(grep -oE '^  JITCACHE_[A-Z_]+=' "$T/help" | grep -vc '^  JITCACHE_LIB=')" -eq "$n"
 
 sed -n '/^<!-- settings: begin -->$/,/^<!-- settings: end -->$/p' "$ROOT/docs/configuration.md" | sed '1d;$d' >"$T/readme"

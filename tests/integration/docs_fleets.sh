@@ -4,7 +4,9 @@
 # The docs' recipes as written (issue 36: docs/fleets.md's nginx recipe
 # failed with HTTP 500, then 413).  Every fenced block of docs/fleets.md is
 # taken from the page and run in page order against real servers on the
-# loopback (nginx, Redis) and a real Level Zero program (simulated Arc):
+# loopback (nginx, Redis; the Redis recipe's own redis-server, which its
+# `systemctl restart redis-server` starts from the redis.conf the page
+# changes) and a real Level Zero program (simulated Arc):
 # sh blocks as shell commands; nginx blocks saved as the file the page names;
 # ini blocks checked by `jitcache config` and used by the sh blocks after them
 # in their section; Dockerfile blocks as the commands a build runs (COPY,
@@ -18,8 +20,9 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 . "$ROOT/tests/integration/remote_common.bash"
-# remote_common.bash's EXIT trap stops only Redis: stop nginx and remove $U too.
-trap 'stop_all_redis; [ "${KEEP:-0}" = 1 ] || cleanup_dirs' EXIT
+# remote_common.bash's EXIT trap stops only Redis: stop nginx, the Redis
+# recipe's server, and remove $U too.
+trap 'stop_all_redis; stop_recipe_redis; [ "${KEEP:-0}" = 1 ] || cleanup_dirs' EXIT
 need_ze
 need_redis
 command -v nginx >/dev/null || { check "nginx installed (make deps)" false; finish; exit; }
@@ -42,6 +45,18 @@ EOF
 chmod +x "$T/app"
 start_redis docs
 PORT=$(free_port)
+# The Redis recipe's server: Debian's redis-server as the page's
+# `systemctl restart redis-server` starts it, from its redis.conf (made
+# below, as Debian ships it but for the port and paths).
+RPORT=$(free_port)
+RDIR=$T/redis-recipe
+stop_recipe_redis() {
+	local pid
+	pid=$(cat "$RDIR/redis.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.025; done
+	rm -f "$RDIR/redis.pid"
+}
 
 # ---- the rewrites: hosts, ports, paths, the user's program --------------------
 cat >"$T/rewrites" <<EOF
@@ -54,6 +69,10 @@ https://packs.example.com/a770|http://127.0.0.1:$PORT/packs/a770
 /etc/nginx/|$U/etc/nginx/
 /etc/jitcache/ci.key.pub|$T/work/ci.key.pub
 /tmp/another-machine|$T/another-machine
+/tmp/machine-b|$T/machine-b
+bind 10.0.0.5|bind 127.0.0.1
+jitcache@cache.internal:6379|jitcache@127.0.0.1:$RPORT
+/etc/redis/|$T/etc/redis/
 /opt/jitcache-layer|$U/opt/jitcache-layer
 /var/cache/jitcache|$T/image-cache
 /tmp/jitcache.tar.zst|$T/image-tmp/jitcache.tar.zst
@@ -112,6 +131,20 @@ done
 # (the test runs as root, or not at all for what needs root), and `nginx`
 # meaning the test's nginx, which includes sites-enabled/* as Debian's does.
 mkdir -p "$T/bin" "$T/work" "$U/etc/nginx/sites-available" "$U/etc/nginx/sites-enabled" "$U/nginx/tmp"
+mkdir -p "$T/etc/redis" "$RDIR"
+# Debian's /etc/redis/redis.conf, what the recipe relies on: the default
+# user open to local clients, a port and a place to run.
+cat >"$T/etc/redis/redis.conf" <<EOF
+bind 127.0.0.1 -::1
+protected-mode yes
+port $RPORT
+daemonize yes
+pidfile $RDIR/redis.pid
+logfile $RDIR/log
+dir $RDIR
+save ""
+appendonly no
+EOF
 ln -s "$ROOT/bin/jitcache" "$T/bin/jitcache"
 # dav-ext loaded as Debian's modules-enabled/ does once libnginx-mod-http-dav-ext is in.
 cat >"$U/nginx/nginx.conf" <<EOF
@@ -135,6 +168,18 @@ EOF
 cat >"$T/prelude.sh" <<EOF
 sudo() { "\$@"; }
 nginx() { command nginx -p "$U/nginx" -e "$U/nginx/error.log" -c "$U/nginx/nginx.conf" "\$@"; }
+$(declare -f stop_recipe_redis)
+RDIR=$RDIR
+systemctl() {
+	[ "\$*" = "restart redis-server" ] || { echo "systemctl \$*: not in this test" >&2; return 1; }
+	stop_recipe_redis
+	redis-server "$T/etc/redis/redis.conf" || return 1
+	for _ in \$(seq 1 200); do
+		redis-cli -p $RPORT ping 2>&1 | grep -qE 'PONG|NOAUTH' && return 0
+		sleep 0.025
+	done
+	return 1
+}
 export PATH="$T/bin:\$PATH" JITCACHE_LOG=info
 EOF
 if [ $ROOTED = 1 ]; then
@@ -178,8 +223,8 @@ for s in "$T"/blocks/*.section; do
 		(cd "$T/work" && JITCACHE_CONFIG=$T/work/$n.ini "$JITCACHE" config) >"$T/work/$n.out" 2>&1
 		check "block $n (ini, $section): jitcache config takes it (exit 0, no complaint)" \
 			sh -c "test $? -eq 0 && ! grep -qi -e unknown -e invalid -e ignored -e error '$T/work/$n.out'"
-		check "block $n (ini, $section): its url is the effective remote" \
-			grep -qF "$(sed -n 's/^url = //p' "$block" | cut -d' ' -f1 | cut -d'|' -f1)" "$T/work/$n.out"
+		check "block $n (ini, $section): its url is the effective remote (its user info shown as ***)" \
+			grep -qF "$(sed -n 's/^url = //p' "$block" | cut -d' ' -f1 | cut -d'|' -f1 | sed 's|//[^/]*@|//***@|')" "$T/work/$n.out"
 		config=$T/work/$n.ini
 		ran=$((ran + 1))
 		;;
@@ -218,6 +263,26 @@ for s in "$T"/blocks/*.section; do
 	"The remote tier"*"|"*)
 		check "block $n: the program ran and stored through Redis (a miss, a store)" \
 			grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/work/$n.out" ;;
+	"A Redis server for the team|"*"systemctl restart"*)
+		pw=$(head -n 1 "$T/work/redis.password")
+		check "Redis recipe: the server runs with the page's settings; the jitcache user logs in" \
+			test "$(redis-cli -p "$RPORT" --user jitcache --pass "$pw" --no-auth-warning getrange jitcache:none 0 1 2>&1)" = ""
+		check "... the default user is off (a client without the password: NOAUTH)" \
+			sh -c "redis-cli -p '$RPORT' get x 2>&1 | grep -q NOAUTH"
+		check "... the jitcache user may not run what jitcache does not send (FLUSHALL: NOPERM)" \
+			sh -c "redis-cli -p '$RPORT' --user jitcache --pass '$pw' --no-auth-warning flushall 2>&1 | grep -q NOPERM"
+		check "... nor touch other keys (NOPERM)" \
+			sh -c "redis-cli -p '$RPORT' --user jitcache --pass '$pw' --no-auth-warning set other 1 2>&1 | grep -q NOPERM" ;;
+	"A Redis server for the team|"*"install -m 600"*)
+		check "Redis recipe: the password file is mode 0600" \
+			test "$(stat -c %a "$T/home/.config/jitcache/redis.password")" = 600 ;;
+	"A Redis server for the team|"*"machine-b"*)
+		check "Redis recipe: the first run logged in and stored (a miss, a store; nothing said of the remote)" \
+			sh -c "grep '^jitcache: [0-9]* hits' '$T/work/$n.out' | head -n 1 | grep -q '0 hits, 1 misses, 1 stores' &&
+				! grep -q '^jitcache: remote' '$T/work/$n.out'"
+		check "another machine's first run hit through Redis (its own cache was empty)" \
+			sh -c "grep '^jitcache: [0-9]* hits' '$T/work/$n.out' | sed -n 2p | grep -q '^jitcache: 1 hits, 0 misses'"
+		check "... its stats say so (hits by tier: redis)" grep -q 'hits by tier.*redis 1' "$T/work/$n.out" ;;
 	"A web server for the team: nginx|"*"nginx -s reload"*)
 		base_url=http://127.0.0.1:$PORT
 		wait_http "$base_url/cache/" || true

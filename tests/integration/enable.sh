@@ -58,9 +58,21 @@ LD_PRELOAD="$T/it's/other.so /old/libjitcache.so.1.0.0:$REAL_LIB" bash -c \
 	'eval "$("$0" disable shell)"; echo "${LD_PRELOAD-unset}"' "$JITCACHE" >off3.out 2>/dev/null
 check "... another jitcache's entry taken out too; an entry with a quote kept intact" \
 	test "$(cat off3.out)" = "$T/it's/other.so"
+echo "# jitcache enable shell was here: a comment, not counted" >>"$HOME/.profile"
 "$JITCACHE" disable shell >disable.out
 check "... and it names the start-up file that still turns it on" \
 	grep -q "^# $HOME/.profile:1 still turns it on" disable.out
+check "... not a comment line that names it" sh -c "! grep -q '.profile:2' disable.out"
+# Uninstalled with the line still in a start-up file: the shell's programs
+# run as before, without the loader's "cannot be preloaded" on every command.
+mkdir -p "$T/gone"
+cp "$B/libjitcache.so" "$T/gone/libjitcache.so.1"
+cp "$B/libjitcache-core.so.1" "$T/gone/"
+JITCACHE_LIB=$T/gone/libjitcache.so.1 "$JITCACHE" enable shell | grep -v '^#' >gone.line
+rm -rf "$T/gone"
+env -u LD_PRELOAD bash -c '. ./gone.line; /bin/true; echo "${LD_PRELOAD-unset}"' >gone.out 2>gone.err
+check "the line after an uninstall: no error from any program, LD_PRELOAD left unset" \
+	sh -c "test ! -s gone.err && test \"\$(cat gone.out)\" = unset"
 check "enable with no way named: usage, status 2" \
 	sh -c "'$JITCACHE' enable >/dev/null 2>&1; test \$? -eq 2"
 
@@ -96,7 +108,7 @@ fi
 "$JITCACHE" enable systemd ollama --root "$R" >sd.out 2>&1
 check "enable systemd ollama --root: succeeds" test $? -eq 0
 check "... writes the drop-in for ollama.service" test -f "$DROPIN"
-check "... LD_PRELOAD: the library" grep -qx "Environment=LD_PRELOAD=$REAL_LIB" "$DROPIN"
+check "... LD_PRELOAD: the library (the unit sets none)" grep -qx "Environment=\"LD_PRELOAD=$REAL_LIB\"" "$DROPIN"
 check "... a cache directory systemd makes for the service's user" \
 	grep -qx "CacheDirectory=jitcache/ollama" "$DROPIN"
 check "... and JITCACHE_DIR is it" grep -qx "Environment=JITCACHE_DIR=%C/jitcache/ollama" "$DROPIN"
@@ -118,6 +130,57 @@ if [ $have_analyze = 1 ]; then
 else
 	skip "systemd-analyze is not installed (package systemd)"
 fi
+# The unit's own LD_PRELOAD is kept, the last one systemd would apply (the
+# unit, then its drop-ins by name), with the library after it.
+cat >"$R/etc/systemd/system/pre.service" <<'UNIT'
+[Service]
+ExecStart=/usr/bin/ollama serve
+Environment="LD_PRELOAD=/opt/first.so" OTHER=1
+UNIT
+mkdir -p "$R/etc/systemd/system/pre.service.d" "$R/usr/lib/systemd/system/pre.service.d"
+printf '[Service]\nEnvironment=LD_PRELOAD=/opt/b.so:/opt/old/libjitcache.so.1\n' \
+	>"$R/usr/lib/systemd/system/pre.service.d/20-b.conf"
+printf '[Service]\nEnvironment=LD_PRELOAD=/opt/a.so\n' >"$R/etc/systemd/system/pre.service.d/10-a.conf"
+"$JITCACHE" enable systemd pre --root "$R" >pre.out 2>&1
+check "enable systemd, a unit with an LD_PRELOAD of its own: kept, the library appended" \
+	grep -qx "Environment=\"LD_PRELOAD=/opt/b.so:$REAL_LIB\"" "$R/etc/systemd/system/pre.service.d/jitcache.conf"
+"$JITCACHE" enable systemd nosuch --root "$R" >nosuch.out 2>&1
+check "a unit systemd does not know: refused in one line, status 1, nothing written" \
+	sh -c "test $? -eq 1 && test \$(wc -l <nosuch.out) -eq 1 && grep -q 'no such unit' nosuch.out &&
+	       test ! -e '$R/etc/systemd/system/nosuch.service.d'"
+"$JITCACHE" enable systemd nosuch --root "$R" --force >force.out 2>&1
+check "... --force writes it anyway" test -f "$R/etc/systemd/system/nosuch.service.d/jitcache.conf"
+# A library another user can rewrite must not go into a system unit: here
+# the copy the unit would load under --root is writable by every user.
+mkdir -p "$T/userlib" "$R$T/userlib"
+cp "$B/libjitcache.so" "$T/userlib/libjitcache.so.1"
+cp "$B/libjitcache-core.so.1" "$T/userlib/"
+cp "$B/libjitcache.so" "$R$T/userlib/libjitcache.so.1"
+chmod 666 "$R$T/userlib/libjitcache.so.1"
+rm -rf "$R/etc/systemd/system/ollama.service.d"
+JITCACHE_LIB=$T/userlib/libjitcache.so.1 "$JITCACHE" enable systemd ollama --root "$R" >unsafe.out 2>&1
+check "a library others can write, into a system unit: refused in one line, status 1" \
+	sh -c "test $? -eq 1 && test \$(wc -l <unsafe.out) -eq 1 && grep -q '^jitcache: refused: .*can be written by every user' unsafe.out"
+check "... and no drop-in written" test ! -e "$DROPIN"
+mkdir -p "$XDG_CONFIG_HOME/systemd/user"
+cp "$R/etc/systemd/system/ollama.service" "$XDG_CONFIG_HOME/systemd/user/"
+JITCACHE_LIB=$T/userlib/libjitcache.so.1 "$JITCACHE" enable systemd ollama --user >user.out 2>&1
+check "... into the user's own unit (--user): allowed" \
+	test -f "$XDG_CONFIG_HOME/systemd/user/ollama.service.d/jitcache.conf"
+rm -rf "$XDG_CONFIG_HOME/systemd"
+# The same of a Jupyter kernel spec other users find: one in a directory of
+# root's, outside $HOME (nothing is written: refused before).
+chmod 666 "$T/userlib/libjitcache.so.1"
+NOWHERE=/jitcache-test-nowhere-$$
+JITCACHE_LIB=$T/userlib/libjitcache.so.1 "$JITCACHE" enable jupyter --python /bin/sh \
+	--prefix "$NOWHERE" >jup.out 2>&1
+check "a system-wide Jupyter kernel spec with a library others can write: refused, status 1" \
+	sh -c "test $? -eq 1 && grep -q '^jitcache: refused: .*can be written by every user' jup.out"
+[ -d "$NOWHERE" ] && rm -rf "$NOWHERE"
+JITCACHE_LIB=$T/userlib/libjitcache.so.1 XDG_DATA_HOME=$HOME/.local/share "$JITCACHE" enable jupyter \
+	--python /bin/sh >jup2.out 2>&1
+check "... the user's own kernel spec (under \$HOME): allowed" \
+	test -f "$HOME/.local/share/jupyter/kernels/python3-jitcache/kernel.json"
 "$JITCACHE" enable systemd ollama --root relative >/dev/null 2>&1
 check "--root must be absolute: status 2" test $? -eq 2
 "$JITCACHE" enable systemd ../etc --root "$R" >/dev/null 2>&1

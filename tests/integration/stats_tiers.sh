@@ -10,8 +10,8 @@
 #   time saved as CPU and wall, hit rate, since when; `stats --zero`;
 # - `stats --json` (schema 2), `stats --prometheus` (text exposition format),
 #   `stats_log` (one JSON line per process);
-# - the exit line: "H hits, M misses, S stores; C s of JIT avoided (W s
-#   waited, wall)".
+# - the exit line: "H hits, M misses, S stores; compiling avoided: W s (C s
+#   of CPU)".
 . "$(dirname "$0")/../lib.sh"
 export POCL_KERNEL_CACHE=0
 CLB=$B/tests/cl_build
@@ -59,8 +59,8 @@ check "... and the time it saved, CPU and wall (wall >= CPU > 0)" \
 
 # ---- the exit line ------------------------------------------------------------
 build warm
-check "warm: exit line keeps its prefix and adds the wall time waited" \
-	grep -Eq "jitcache: 1 hits, 0 misses, 0 stores; [0-9]+\.[0-9]{2} s of JIT avoided \([0-9]+\.[0-9]{2} s waited, wall\) \(cache " warm.err
+check "warm: exit line keeps its prefix: the compiling avoided, wall then CPU" \
+	grep -Eq "jitcache: 1 hits, 0 misses, 0 stores; compiling avoided: [0-9]+\.[0-9]{2} s \([0-9]+\.[0-9]{2} s of CPU\) \(cache " warm.err
 check "hit rate 2 of 3 lookups" test "$(json 's["hit_rate"]')" = 0.6667
 
 # ---- stats --prometheus -------------------------------------------------------

@@ -22,7 +22,7 @@ check "warm run exits 0" test "$warm_rc" -eq 0
 check "cold run stored one entry" test "$(entries)" -eq 1
 check "cold summary: 1 store, no hit" grep -q "jitcache: 0 hits, .* 1 stores" "$T/cold.err"
 check "warm summary: 1 hit, no store" grep -q "jitcache: 1 hits, 0 misses, 0 stores" "$T/warm.err"
-avoided=$(sed -n 's/.*; \([0-9.]*\) s of JIT avoided.*/\1/p' "$T/warm.err")
+avoided=$(sed -n 's/.*; compiling avoided: \([0-9.]*\) s .*/\1/p' "$T/warm.err")
 check "warm summary counts the JIT time avoided (${avoided:-?} s)" ge "${avoided:-0}" 1
 check "the module takes over 1 s to JIT (${cold:-?} s)" ge "${cold:-0}" 1
 ratio=$(awk -v c="${cold:-0}" -v w="${warm:-0}" 'BEGIN { if (w > 0) printf "%.1f", c / w; else print 0 }')

@@ -169,6 +169,9 @@ int main(void)
 	CHECK(!strcmp(what, "damaged"), "damaged: %s", line);
 	what = explain(&base, &r, JC_CAUSE_UNREACHABLE, line, sizeof line);
 	CHECK(!strcmp(what, "unreachable"), "unreachable: %s", line);
+	what = explain(&base, &r, JC_CAUSE_LOGIN_REFUSED, line, sizeof line);
+	CHECK(!strcmp(what, "login_refused") && strstr(line, "refused the login"),
+	      "a login refused is not a server that did not answer: %s", line);
 	what = explain(&base, &r, JC_CAUSE_UNTRUSTED, line, sizeof line);
 	CHECK(!strcmp(what, "not_trusted"), "untrusted: %s", line);
 	what = explain(&base, &r, JC_CAUSE_REJECTED, line, sizeof line);

@@ -58,6 +58,9 @@ static void unix_forms(void)
 	CHECK(ok("redis+unix:///run/redis/redis.sock") && u.is_unix &&
 	      strcmp(u.path, "/run/redis/redis.sock") == 0 && u.db == 0, "unix socket");
 	CHECK(ok("redis+unix:///tmp/r.sock?db=4") && u.is_unix && u.db == 4, "unix socket with ?db=");
+	/* the password in password_file (issue 45): the tier checks it is there */
+	CHECK(ok("redis://bob@h") && !strcmp(u.user, "bob") && !u.has_password && !u.password[0],
+	      "a user, its password from password_file");
 	CHECK(ok("redis+unix://:pw@/tmp/r.sock") && u.is_unix && strcmp(u.password, "pw") == 0 &&
 	      strcmp(u.path, "/tmp/r.sock") == 0, "unix socket with a password");
 }
@@ -81,7 +84,6 @@ static void refusals(void)
 	CHECK(refused("redis://h?db=1", "unexpected text"), "a query on TCP");
 	CHECK(refused("redis://h o", "bad character"), "space in the host");
 	CHECK(refused("redis://[::1", "unclosed"), "unclosed IPv6 bracket");
-	CHECK(refused("redis://bob@h", "needs a password"), "user without a password");
 	CHECK(refused("redis://:%zz@h", "password"), "bad escape in the password");
 	CHECK(refused("redis://:%4@h", "password"), "short escape in the password");
 	CHECK(refused("redis://:%00@h", "password"), "escaped NUL in the password");
