@@ -221,7 +221,7 @@ static int has_prefix(const char *s, size_t n)
 struct scan {
 	jc_include_fn add;
 	void *ctx;
-	int pastes, pragma_op;
+	int pastes, pieces, pragma_op;
 };
 
 /* `__has_include` at s (in line [line, end)): add() its operand as an
@@ -294,7 +294,7 @@ static int scan_words(struct scan *sc, const char *line, const char *end, int in
 		else if (has_prefix(p, n))
 			rc = sc->add(sc->ctx, '!', "a part of __has_include's name", 30);
 		else if (has_piece(p, n))
-			rc = sc->add(sc->ctx, '_', p, n);
+			sc->pieces = 1;
 		else if (is_word(p, n, "_Pragma") || is_word(p, n, "__pragma"))
 			sc->pragma_op = 1;
 		if (rc != 0)
@@ -382,7 +382,7 @@ int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 	free(spliced);
 	if (!t)
 		return add(ctx, '!', "no memory to scan the source", 28);
-	struct scan sc = { add, ctx, 0, 0 };
+	struct scan sc = { add, ctx, 0, 0, 0 };
 	int rc = 0;
 	for (const char *p = t, *end = t + n; rc == 0 && p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -391,6 +391,8 @@ int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 	}
 	if (rc == 0 && sc.pastes)
 		rc = add(ctx, '#', "##", 2);
+	if (rc == 0 && sc.pieces)
+		rc = add(ctx, '_', "__has", 5);
 	if (rc == 0 && sc.pragma_op &&
 	    (memmem(t, n, "dependency", 10) || memmem(t, n, "include_alias", 13)))
 		rc = add(ctx, '!', "a _Pragma that may read a file", 30);
@@ -399,6 +401,12 @@ int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 }
 
 /* ---- resolving and hashing ------------------------------------------------ */
+
+struct buf {
+	char *s;
+	size_t n, cap;
+	int failed;
+};
 
 struct includes {
 	struct jc_fp *fp;
@@ -413,6 +421,8 @@ struct includes {
 	const char *other_paths; /* an option that makes the compiler read files jitcache does not */
 	int macros_differ;    /* the two ways to split the options define other macros */
 	int pastes, pieces;   /* ## and a piece of __has_include's name, seen anywhere */
+	struct buf absent;    /* the candidates found empty, keyed as one field at the end:
+			       * the trace `jitcache explain` reads has room for few */
 	struct macro *macros; /* from -D and -U options, for #include MACRO */
 	size_t n_macros;
 	char **defined;       /* names the sources #define or #undef (seen so far) */
@@ -476,12 +486,6 @@ static int macro_option(struct includes *inc, const char *text, int undef)
 	inc->macros[inc->n_macros++] = add;
 	return 0;
 }
-
-struct buf {
-	char *s;
-	size_t n, cap;
-	int failed;
-};
 
 static void put(struct buf *b, const char *s, size_t n)
 {
@@ -994,11 +998,14 @@ static int hash_candidate(struct includes *inc, const char *dir, const char *nam
 	int rc = 0;
 	if (stat(path, &st) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-			jc_fp_str(inc->fp, "include.absent", path); /* the compiler finds none either */
+			put(&inc->absent, "A", 1); /* the compiler finds none either */
 		else
 			rc = -1;
+		if (rc == 0)
+			put(&inc->absent, path, n + d + 1);
 	} else if (S_ISDIR(st.st_mode)) {
-		jc_fp_str(inc->fp, "include.directory", path); /* the compiler looks on */
+		put(&inc->absent, "D", 1); /* a directory: the compiler looks on */
+		put(&inc->absent, path, n + d + 1);
 	} else if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
 		rc = -1;
 	} else {
@@ -1029,7 +1036,6 @@ static int hash_named(struct includes *inc, const char *name_in, size_t len)
 	char *name = strndup(name_in, len);
 	if (!name)
 		return -1;
-	jc_fp_str(inc->fp, "include.name", name);
 	int rc = 0;
 	if (name[0] == '/') {
 		rc = hash_candidate(inc, NULL, name);
@@ -1075,6 +1081,9 @@ int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, cons
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = hash_include(&inc, directives[i][0], directives[i] + 1,
 				  strlen(directives[i] + 1));
+	if (rc == 0 && inc.absent.n)
+		jc_fp_bytes(fp, "include.absent", inc.absent.s, inc.absent.n);
+	rc = rc == 0 && inc.absent.failed ? -1 : rc;
 	if (rc == 0 && inc.pastes && inc.pieces) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: its text pastes tokens (##) and "
 				     "has a piece of __has_include's name");
@@ -1094,5 +1103,6 @@ int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, cons
 	free(inc.defined);
 	free(inc.dirs);
 	free(inc.forced);
+	free(inc.absent.s);
 	return rc;
 }

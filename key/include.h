@@ -16,9 +16,9 @@
  * #include_next, #import and #__include_macros, and each
  * __has_include(...) / __has_include_next(...) anywhere: kind '"' or '<',
  * or '?' for an include through a macro (name: its tokens); 'd' for each
- * name #defined or #undef'd; '#' once if the text pastes tokens (##) and
- * '_' for an identifier that could be a piece of __has_include's name;
- * '!' (name: why) for what jitcache does not follow: #embed, __has_embed,
+ * name #defined or #undef'd; '#' once if the text pastes tokens (##), '_'
+ * once if an identifier could be a piece of __has_include's name; '!'
+ * (name: why) for what jitcache does not follow: #embed, __has_embed,
  * a __has_include whose operand is not a literal name, a #pragma or
  * _Pragma that may read a file, a trigraph.  Directives inside disabled
  * #if blocks are found too: that only ever keys more.  The name is valid
