@@ -421,6 +421,7 @@ struct includes {
 	const char *other_paths; /* an option that makes the compiler read files jitcache does not */
 	int macros_differ;    /* the two ways to split the options define other macros */
 	int pastes, pieces;   /* ## and a piece of __has_include's name, seen anywhere */
+	size_t found;         /* candidates found so far */
 	struct buf absent;    /* the candidates found empty, keyed as one field at the end:
 			       * the trace `jitcache explain` reads has room for few */
 	struct macro *macros; /* from -D and -U options, for #include MACRO */
@@ -892,7 +893,7 @@ static char *read_file(const char *path, size_t *size)
 }
 
 static int hash_include(void *ctx, char kind, const char *name, size_t len);
-static int hash_named(struct includes *inc, const char *name_in, size_t len);
+static int hash_named(struct includes *inc, char kind, const char *name_in, size_t len);
 
 /* Hash one included file and, recursively, what it includes. */
 static int hash_file(struct includes *inc, const char *path)
@@ -970,7 +971,7 @@ static int hash_include(void *ctx, char kind, const char *name_in, size_t len)
 		name_in = expanded;
 		len = strlen(expanded);
 	}
-	int rc = hash_named(inc, name_in, len);
+	int rc = hash_named(inc, kind, name_in, len);
 	free(expanded);
 	return rc;
 }
@@ -1010,6 +1011,7 @@ static int hash_candidate(struct includes *inc, const char *dir, const char *nam
 		rc = -1;
 	} else {
 		jc_fp_str(inc->fp, "include", path);
+		inc->found++;
 		rc = hash_file(inc, path);
 	}
 	if (rc != 0)
@@ -1025,7 +1027,7 @@ static int hash_candidate(struct includes *inc, const char *dir, const char *nam
  * directory, each include path, /usr/local/include and /usr/include.
  * Keying a file the compiler does not use only costs a miss when that file
  * changes. */
-static int hash_named(struct includes *inc, const char *name_in, size_t len)
+static int hash_named(struct includes *inc, char kind, const char *name_in, size_t len)
 {
 	static const char *const system_dirs[] = { "/usr/local/include", "/usr/include" };
 	if (memchr(name_in, '\0', len) || len >= PATH_MAX || len == 0) {
@@ -1037,6 +1039,7 @@ static int hash_named(struct includes *inc, const char *name_in, size_t len)
 	if (!name)
 		return -1;
 	int rc = 0;
+	size_t found = inc->found;
 	if (name[0] == '/') {
 		rc = hash_candidate(inc, NULL, name);
 	} else {
@@ -1050,6 +1053,10 @@ static int hash_named(struct includes *inc, const char *name_in, size_t len)
 		for (size_t i = 0; rc == 0 && i < sizeof system_dirs / sizeof *system_dirs; i++)
 			rc = hash_candidate(inc, system_dirs[i], name);
 	}
+	if (rc == 0 && inc->found == found)
+		jc_log(JC_LOG_DEBUG, "OpenCL build: #include %c%s%c not found where jitcache looks; "
+		       "keyed by its name and every place it was looked for (the compiler's "
+		       "own header, or not compiled)", kind, name, kind == '<' ? '>' : '"');
 	free(name);
 	return rc;
 }
