@@ -49,7 +49,8 @@ struct jc_cl_input {
 				   * instructions): for explain only, 0 = none */
 	int from_il;
 	size_t n_includes;
-	char **includes;          /* '"' or '<' then the name; '?' for a macro */
+	char **includes;          /* the directives jc_include_scan() found, each
+				   * its kind then its name (key/include.h) */
 	size_t n_specs;
 	struct jc_cl_spec *specs; /* sorted by id */
 	int incomplete;           /* a value could not be recorded: never cache */

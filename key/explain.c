@@ -90,6 +90,8 @@ static void parse(const uint8_t *t, size_t len, struct fields *fs)
 		} else if (!strcmp(label, "include.content")) {
 			snprintf(name, sizeof name, "include %s", inc);
 			add(fs, name, value);
+		} else if (!strcmp(label, "include.absent")) {
+			add(fs, "include.absent", value);
 		} else if (!strncmp(label, "include.", 8)) {
 			snprintf(name, sizeof name, "include %s", value);
 			add(fs, name, label + 8);
@@ -211,6 +213,11 @@ static const char *differ(const struct fields *a, const struct fields *b, char *
 				snprintf(out, size, "environment variable %s: %s -> %s", n + 4,
 					 old ? old : "(unset)", now ? now : "(unset)");
 				return "env";
+			}
+			if (!strcmp(n, "include.absent")) {
+				snprintf(out, size, "a file appeared or went away where an "
+						    "#include is looked for");
+				return "include";
 			}
 			if (!strncmp(n, "include ", 8)) {
 				snprintf(out, size, "included file %s: contents changed", n + 8);

@@ -5,6 +5,7 @@
 #include "config/log.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -14,16 +15,293 @@
 
 /* ---- the directives of a text -------------------------------------------- */
 
-static const char *skip_blanks(const char *p, const char *end)
+/* White space inside a line, as the compiler takes it. */
+static int blank(char c)
 {
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v';
 }
 
 static int ident_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_';
+}
+
+static int ident_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_';
+}
+
+/* Translation phases 1 and 2: each line end ("\r\n", '\r' or '\n') one
+ * '\n', and each backslash-newline removed, with blanks between the two as
+ * clang and GCC accept (with a warning).  NULL if out of memory. */
+static char *join_lines(const char *t, size_t size, size_t *n)
+{
+	char *o = malloc(size + 1);
+	size_t k = 0;
+	for (size_t i = 0; o && i < size;) {
+		if (t[i] == '\\') {
+			size_t j = i + 1;
+			while (j < size && blank(t[j]))
+				j++;
+			if (j < size && (t[j] == '\n' || t[j] == '\r')) {
+				i = j + 1 + (t[j] == '\r' && j + 1 < size && t[j + 1] == '\n');
+				continue;
+			}
+		}
+		if (t[i] == '\r') {
+			o[k++] = '\n';
+			i += 1 + (i + 1 < size && t[i + 1] == '\n');
+			continue;
+		}
+		o[k++] = t[i++];
+	}
+	*n = k;
+	return o;
+}
+
+/* Where a line stands, as its characters come: a directive's name is
+ * needed to know whether a header name (<a//b.h> is one name, no comment)
+ * comes next. */
+enum line_state { LINE_START, LINE_HASH, LINE_PERCENT, LINE_NAME, LINE_AFTER_NAME, LINE_OTHER };
+
+struct cleaned {
+	char *o;
+	size_t k;
+	enum line_state state;
+	size_t name, name_end; /* the directive's name in o */
+};
+
+static void emit(struct cleaned *c, char ch)
+{
+	switch (c->state) {
+	case LINE_START:
+		c->state = blank(ch) ? LINE_START : ch == '#' ? LINE_HASH
+			 : ch == '%' ? LINE_PERCENT : LINE_OTHER;
+		break;
+	case LINE_PERCENT:
+		c->state = ch == ':' ? LINE_HASH : LINE_OTHER;
+		break;
+	case LINE_HASH:
+		c->state = blank(ch) ? LINE_HASH : ident_start(ch) ? LINE_NAME : LINE_OTHER;
+		c->name = c->k;
+		break;
+	case LINE_NAME:
+		c->state = ident_char(ch) ? LINE_NAME : blank(ch) ? LINE_AFTER_NAME : LINE_OTHER;
+		c->name_end = c->k;
+		break;
+	case LINE_AFTER_NAME:
+		c->state = blank(ch) ? LINE_AFTER_NAME : LINE_OTHER;
+		break;
+	case LINE_OTHER:
+		break;
+	}
+	if (ch == '\n')
+		c->state = LINE_START;
+	c->o[c->k++] = ch;
+}
+
+static int is_word(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && memcmp(s, word, n) == 0;
+}
+
+/* The directives that read a file by a header name. */
+static int include_word(const char *s, size_t n)
+{
+	return is_word(s, n, "include") || is_word(s, n, "include_next") ||
+	       is_word(s, n, "import") || is_word(s, n, "__include_macros") ||
+	       is_word(s, n, "embed");
+}
+
+/* The operators whose operand is a header name. */
+static int has_word(const char *s, size_t n)
+{
+	return is_word(s, n, "__has_include") || is_word(s, n, "__has_include_next") ||
+	       is_word(s, n, "__has_embed");
+}
+
+/* Whether a header name comes next in the cleaned text: after an include
+ * directive's name, or after `__has_include (`. */
+static int header_name_next(const struct cleaned *c)
+{
+	if (c->state == LINE_NAME || c->state == LINE_AFTER_NAME) {
+		size_t end = c->state == LINE_NAME ? c->k : c->name_end;
+		if (include_word(c->o + c->name, end - c->name))
+			return 1;
+	}
+	size_t e = c->k;
+	while (e > 0 && blank(c->o[e - 1]))
+		e--;
+	if (e == 0 || c->o[e - 1] != '(')
+		return 0;
+	e--;
+	while (e > 0 && blank(c->o[e - 1]))
+		e--;
+	size_t s = e;
+	while (s > 0 && ident_char(c->o[s - 1]))
+		s--;
+	return has_word(c->o + s, e - s);
+}
+
+/* Translation phase 3 as far as directives need it: each comment one
+ * blank, string and character literals and header names kept whole (a
+ * literal ends at its line's end, as the compiler ends an unterminated
+ * one). */
+static char *clean(const char *t, size_t n, size_t *out_n)
+{
+	struct cleaned c = { malloc(n + 1), 0, LINE_START, 0, 0 };
+	for (size_t i = 0; c.o && i < n;) {
+		if (t[i] == '/' && i + 1 < n && (t[i + 1] == '*' || t[i + 1] == '/')) {
+			if (t[i + 1] == '*') {
+				for (i += 2; i + 1 < n && !(t[i] == '*' && t[i + 1] == '/'); i++)
+					;
+				i = i + 1 < n ? i + 2 : n;
+			} else {
+				while (i < n && t[i] != '\n')
+					i++;
+			}
+			emit(&c, ' ');
+			continue;
+		}
+		if (t[i] == '"' || t[i] == '\'' || t[i] == '<') {
+			int header = (t[i] != '\'') && header_name_next(&c);
+			if (t[i] == '<' && !header) {
+				emit(&c, t[i++]);
+				continue;
+			}
+			char close = t[i] == '<' ? '>' : t[i];
+			emit(&c, t[i++]);
+			while (i < n && t[i] != '\n' && t[i] != close) {
+				if (!header && t[i] == '\\' && i + 1 < n && t[i + 1] != '\n')
+					emit(&c, t[i++]);
+				emit(&c, t[i++]);
+			}
+			if (i < n && t[i] == close)
+				emit(&c, t[i++]);
+			continue;
+		}
+		emit(&c, t[i++]);
+	}
+	*out_n = c.k;
+	return c.o;
+}
+
+/* A trigraph (??= is #, ??/ a backslash): compilers differ on whether
+ * they apply them; jitcache does not follow them. */
+static int has_trigraph(const char *t, size_t n)
+{
+	for (const char *p = t; (p = memchr(p, '?', (size_t)(t + n - p))) && p + 2 < t + n; p++)
+		if (p[1] == '?' && strchr("=/'()!<>-", p[2]) && p[2])
+			return 1;
+	return 0;
+}
+
+/* A piece `__has_include` could be pasted together from (##): a part of
+ * three characters or more of a name whose operand is a header name. */
+static int has_piece(const char *s, size_t n)
+{
+	static const char *const names[] = { "__has_include_next", "__has_embed" };
+	if (n < 3 || has_word(s, n))
+		return 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		for (const char *p = names[i]; strlen(p) >= n; p++)
+			if (!memcmp(p, s, n))
+				return 1;
+	return 0;
+}
+
+/* A prefix of such a name that only pasting can complete ("__has_"). */
+static int has_prefix(const char *s, size_t n)
+{
+	return n >= 3 && !has_word(s, n) && (!strncmp("__has_include_next", s, n) ||
+					      !strncmp("__has_embed", s, n)) &&
+	       n < strlen("__has_include_next");
+}
+
+struct scan {
+	jc_include_fn add;
+	void *ctx;
+	int pastes, pieces, pragma_op;
+};
+
+/* `__has_include` at s (in line [line, end)): add() its operand as an
+ * include, or '!' when it is not a literal name.  *next: where to go on. */
+static int has_include(struct scan *sc, const char *line, const char *s, const char *w,
+		       const char *end, const char **next)
+{
+	const char *p = w, *b = s;
+	*next = w;
+	while (b > line && blank(b[-1])) /* defined(__has_include): a test, fine */
+		b--;
+	if (b > line && b[-1] == '(')
+		b--;
+	while (b > line && blank(b[-1]))
+		b--;
+	if (b - line >= 7 && is_word(b - 7, 7, "defined") && (b - line == 7 || !ident_char(b[-8])))
+		return 0;
+	while (p < end && blank(*p))
+		p++;
+	if (p == end || *p != '(')
+		return sc->add(sc->ctx, '!', "__has_include without a literal name", 36);
+	for (p++; p < end && blank(*p); p++)
+		;
+	char close = p < end && *p == '"' ? '"' : p < end && *p == '<' ? '>' : 0;
+	const char *stop = close ? memchr(p + 1, close, (size_t)(end - p - 1)) : NULL;
+	const char *q = stop ? stop + 1 : NULL;
+	while (q && q < end && blank(*q))
+		q++;
+	if (!q || q == end || *q != ')')
+		return sc->add(sc->ctx, '!', "__has_include without a literal name", 36);
+	*next = q + 1;
+	return sc->add(sc->ctx, *p, p + 1, (size_t)(stop - p - 1));
+}
+
+/* The identifiers and operators of one line that can make the compiler
+ * look for a file outside an include directive. */
+static int scan_words(struct scan *sc, const char *line, const char *end, int in_ifdef)
+{
+	for (const char *p = line; p < end;) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p++;
+			while (p < end && *p != q)
+				p += *p == '\\' && p + 1 < end ? 2 : 1;
+			p += p < end;
+			continue;
+		}
+		if (isdigit((unsigned char)*p) || (*p == '.' && p + 1 < end && isdigit((unsigned char)p[1]))) {
+			while (p < end && (ident_char(*p) || *p == '.' ||
+					   ((*p == '+' || *p == '-') && strchr("eEpP", p[-1]))))
+				p++;
+			continue;
+		}
+		if ((*p == '#' && p + 1 < end && p[1] == '#') ||
+		    (end - p >= 4 && !memcmp(p, "%:%:", 4)))
+			sc->pastes = 1;
+		if (!ident_start(*p)) {
+			p++;
+			continue;
+		}
+		const char *w = p;
+		while (w < end && ident_char(*w))
+			w++;
+		size_t n = (size_t)(w - p);
+		int rc = 0;
+		const char *next = w;
+		if (is_word(p, n, "__has_embed"))
+			rc = sc->add(sc->ctx, '!', "__has_embed", 11);
+		else if (has_word(p, n) && !in_ifdef)
+			rc = has_include(sc, line, p, w, end, &next);
+		else if (has_prefix(p, n))
+			rc = sc->add(sc->ctx, '!', "a part of __has_include's name", 30);
+		else if (has_piece(p, n))
+			sc->pieces = 1;
+		else if (is_word(p, n, "_Pragma") || is_word(p, n, "__pragma"))
+			sc->pragma_op = 1;
+		if (rc != 0)
+			return rc;
+		p = next;
+	}
+	return 0;
 }
 
 /* Whether the directive at p is `word`, then the text after it. */
@@ -32,17 +310,35 @@ static const char *directive(const char *p, const char *end, const char *word)
 	size_t n = strlen(word);
 	if ((size_t)(end - p) < n || memcmp(p, word, n) != 0 || (p + n < end && ident_char(p[n])))
 		return NULL;
-	return skip_blanks(p + n, end);
+	while (p + n < end && blank(p[n]))
+		n++;
+	return p + n;
 }
 
-/* One line: add() for an #include, #define or #undef directive, 0 for
- * anything else. */
-static int scan_line(const char *p, const char *end, jc_include_fn add, void *ctx)
+/* Whether a #pragma line can make the compiler read a file (GCC
+ * dependency, clang module, MS include_alias). */
+static int pragma_reads(const char *p, const char *end)
 {
-	p = skip_blanks(p, end);
-	if (p == end || *p != '#')
-		return 0;
-	p = skip_blanks(p + 1, end);
+	static const char *const words[] = { "dependency", "module", "include_alias" };
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (memmem(p, (size_t)(end - p), words[i], strlen(words[i])))
+			return 1;
+	return 0;
+}
+
+/* One line of the cleaned text: add() for a directive that reads a file
+ * (or '!' for one jitcache does not follow), #define or #undef; then the
+ * words that make the compiler look for a file elsewhere in it. */
+static int scan_line(struct scan *sc, const char *line, const char *end)
+{
+	const char *p = line;
+	while (p < end && blank(*p))
+		p++;
+	int hash = p < end && *p == '#' ? 1 : end - p >= 2 && p[0] == '%' && p[1] == ':' ? 2 : 0;
+	if (!hash)
+		return scan_words(sc, line, end, 0);
+	for (p += hash; p < end && blank(*p);)
+		p++;
 	const char *name = directive(p, end, "define");
 	if (!name)
 		name = directive(p, end, "undef");
@@ -50,50 +346,84 @@ static int scan_line(const char *p, const char *end, jc_include_fn add, void *ct
 		const char *e = name;
 		while (e < end && ident_char(*e))
 			e++;
-		return e > name ? add(ctx, 'd', name, (size_t)(e - name)) : 0;
+		int rc = e > name ? sc->add(sc->ctx, 'd', name, (size_t)(e - name)) : 0;
+		return rc ? rc : scan_words(sc, e, end, 0);
 	}
-	if (!(p = directive(p, end, "include")))
-		return 0;
+	if (directive(p, end, "embed"))
+		return sc->add(sc->ctx, '!', "an #embed directive", 19);
+	if ((name = directive(p, end, "pragma")) && pragma_reads(name, end))
+		return sc->add(sc->ctx, '!', "a #pragma that may read a file", 30);
+	const char *rest = NULL;
+	static const char *const words[] = { "include", "include_next", "import", "__include_macros" };
+	for (size_t i = 0; !rest && i < sizeof words / sizeof *words; i++)
+		rest = directive(p, end, words[i]);
+	if (!rest) {
+		int ifdef = directive(p, end, "ifdef") || directive(p, end, "ifndef");
+		return scan_words(sc, p, end, ifdef);
+	}
+	p = rest;
 	char close = p < end && *p == '"' ? '"' : p < end && *p == '<' ? '>' : 0;
-	name = p + 1;
-	const char *stop = close ? memchr(name, close, (size_t)(end - name)) : NULL;
+	const char *stop = close ? memchr(p + 1, close, (size_t)(end - p - 1)) : NULL;
 	if (stop)
-		return add(ctx, *p, name, (size_t)(stop - name));
-	const char *e = end; /* the macro's tokens, without trailing blanks or a comment */
-	for (const char *c = p; c + 1 < end; c++)
-		if (c[0] == '/' && c[1] == '/') {
-			e = c;
-			break;
-		}
+		return sc->add(sc->ctx, *p, p + 1, (size_t)(stop - p - 1));
+	const char *e = end; /* the macro's tokens, without trailing blanks */
 	while (e > p && isspace((unsigned char)e[-1]))
 		e--;
-	return add(ctx, '?', p, (size_t)(e - p));
+	return sc->add(sc->ctx, '?', p, (size_t)(e - p));
 }
 
 int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 {
-	const char *end = text + size;
-	for (const char *p = text; p < end;) {
+	if (has_trigraph(text, size))
+		return add(ctx, '!', "a trigraph", 10);
+	size_t n1 = 0, n = 0;
+	char *spliced = join_lines(text, size, &n1);
+	char *t = spliced ? clean(spliced, n1, &n) : NULL;
+	free(spliced);
+	if (!t)
+		return add(ctx, '!', "no memory to scan the source", 28);
+	struct scan sc = { add, ctx, 0, 0, 0 };
+	int rc = 0;
+	for (const char *p = t, *end = t + n; rc == 0 && p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		int rc = scan_line(p, eol ? eol : end, add, ctx);
-		if (rc != 0)
-			return rc;
+		rc = scan_line(&sc, p, eol ? eol : end);
 		p = eol ? eol + 1 : end;
 	}
-	return 0;
+	if (rc == 0 && sc.pastes)
+		rc = add(ctx, '#', "##", 2);
+	if (rc == 0 && sc.pieces)
+		rc = add(ctx, '_', "__has", 5);
+	if (rc == 0 && sc.pragma_op &&
+	    (memmem(t, n, "dependency", 10) || memmem(t, n, "include_alias", 13)))
+		rc = add(ctx, '!', "a _Pragma that may read a file", 30);
+	free(t);
+	return rc;
 }
 
 /* ---- resolving and hashing ------------------------------------------------ */
 
+struct buf {
+	char *s;
+	size_t n, cap;
+	int failed;
+};
+
 struct includes {
 	struct jc_fp *fp;
-	char **dirs;          /* from -I options */
+	char **dirs;          /* from -I and the other include path options, and CPATH... */
 	size_t n_dirs;
+	char **forced;        /* -include and -imacros files */
+	size_t n_forced;
 	char *seen[JC_INCLUDE_MAX_FILES];
 	size_t n_seen;
-	const char *from_dir; /* directory of the file being scanned; NULL: top level */
+	const char *from_dir; /* directory of the file being scanned; NULL: the current one */
 	int depth;
-	int other_paths;      /* options add include paths other than -I */
+	const char *other_paths; /* an option that makes the compiler read files jitcache does not */
+	int macros_differ;    /* the two ways to split the options define other macros */
+	int pastes, pieces;   /* ## and a piece of __has_include's name, seen anywhere */
+	size_t found;         /* candidates found so far */
+	struct buf absent;    /* the candidates found empty, keyed as one field at the end:
+			       * the trace `jitcache explain` reads has room for few */
 	struct macro *macros; /* from -D and -U options, for #include MACRO */
 	size_t n_macros;
 	char **defined;       /* names the sources #define or #undef (seen so far) */
@@ -157,12 +487,6 @@ static int macro_option(struct includes *inc, const char *text, int undef)
 	inc->macros[inc->n_macros++] = add;
 	return 0;
 }
-
-struct buf {
-	char *s;
-	size_t n, cap;
-	int failed;
-};
 
 static void put(struct buf *b, const char *s, size_t n)
 {
@@ -360,149 +684,186 @@ static char *macro_include(const struct includes *inc, const char *tokens, size_
 	return name;
 }
 
-static int add_dir(struct includes *inc, const char *dir)
+/* dir into *list (n), once. */
+static int add_to(char ***list, size_t *n, const char *dir)
 {
-	char **grown = realloc(inc->dirs, (inc->n_dirs + 1) * sizeof *grown);
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], dir))
+			return 0;
+	char **grown = realloc(*list, (*n + 1) * sizeof *grown);
 	if (!grown)
 		return -1;
-	inc->dirs = grown;
-	if (!(inc->dirs[inc->n_dirs] = strdup(dir)))
+	*list = grown;
+	if (!(grown[*n] = strdup(dir)))
 		return -1;
-	inc->n_dirs++;
+	(*n)++;
 	return 0;
 }
 
-/* The -I directories of an options string ("-I dir", "-Idir", quoted or
- * not).  A token is never longer than the options, so one buffer that size
- * holds any of them whole. */
-static int parse_include_dirs(const char *options, struct includes *inc)
+/* The options' token at *p, split as a shell does (quotes removed: as
+ * clang's and Intel's drivers take them) or at white space alone (quotes
+ * kept: as PoCL takes them), into token; 0 at the end. */
+static int next_token(const char **p, char *token, int shell)
+{
+	while (isspace((unsigned char)**p))
+		(*p)++;
+	if (!**p)
+		return 0;
+	size_t n = 0;
+	char quote = 0;
+	for (; **p && (quote || !isspace((unsigned char)**p)); (*p)++) {
+		if (shell && (**p == '"' || **p == '\'') && (!quote || quote == **p))
+			quote = quote ? 0 : **p;
+		else
+			token[n++] = **p;
+	}
+	token[n] = '\0';
+	return 1;
+}
+
+/* An option whose value is a directory the compiler searches, and how
+ * long its name is (the value follows, or is the next token). */
+static size_t dir_option(const char *t)
+{
+	static const char *const names[] = { "--include-directory=", "--include-directory",
+					     "-isystem", "-idirafter", "-iquote", "-I" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strncmp(t, names[i], strlen(names[i])))
+			return strlen(names[i]);
+	return 0;
+}
+
+/* An option that makes the compiler read files jitcache does not follow:
+ * a prefix or sysroot for include paths, modules, a PCH, a VFS overlay. */
+static const char *reads_option(const char *t)
+{
+	static const char *const names[] = { "-iprefix", "-iwithprefix", "-isysroot", "--sysroot",
+					     "-include-pch", "-ivfsoverlay", "-fmodule", "-cxx-isystem",
+					     "-iframework", "-F", "--config", "-I=", "-I$SYSROOT",
+					     "-iembed-dir", "--embed-dir" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strncmp(t, names[i], strlen(names[i])))
+			return names[i];
+	return NULL;
+}
+
+/* The include paths, forced includes (-include, -imacros) and macros of
+ * an options string split one way (shell or not). */
+static int parse_options(const char *options, struct includes *inc, int shell)
 {
 	const char *p = options ? options : "";
 	char *token = malloc(strlen(p) + 1);
-	int want_dir = 0, want_macro = 0, rc = token ? 0 : -1;
-	while (rc == 0 && *p) {
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			break;
-		size_t n = 0;
-		char quote = 0;
-		for (; *p && (quote || !isspace((unsigned char)*p)); p++) {
-			if ((*p == '"' || *p == '\'') && (!quote || quote == *p))
-				quote = quote ? 0 : *p;
-			else
-				token[n++] = *p;
-		}
-		token[n] = '\0';
-		const char *dir = want_dir ? token
-			: strncmp(token, "-I", 2) == 0 && token[2] ? token + 2 : NULL;
-		if (want_macro)
-			rc = macro_option(inc, token, want_macro == 'U');
-		else if ((token[0] == '-' && (token[1] == 'D' || token[1] == 'U')) && token[2])
+	int rc = token ? 0 : -1;
+	enum { NONE, DIR, MACRO_D, MACRO_U, FORCED } want = NONE;
+	while (rc == 0 && next_token(&p, token, shell)) {
+		size_t d = dir_option(token);
+		const char *reads = want == NONE ? reads_option(token) : NULL;
+		if (want == DIR)
+			rc = add_to(&inc->dirs, &inc->n_dirs, token);
+		else if (want == FORCED)
+			rc = add_to(&inc->forced, &inc->n_forced, token);
+		else if (want == MACRO_D || want == MACRO_U)
+			rc = macro_option(inc, token, want == MACRO_U);
+		else if (reads)
+			inc->other_paths = reads;
+		else if (d && token[d])
+			rc = add_to(&inc->dirs, &inc->n_dirs, token + d);
+		else if (!strncmp(token, "-include", 8) && token[8])
+			rc = add_to(&inc->forced, &inc->n_forced, token + 8);
+		else if (!strncmp(token, "-imacros", 8) && token[8])
+			rc = add_to(&inc->forced, &inc->n_forced, token + 8);
+		else if (token[0] == '-' && (token[1] == 'D' || token[1] == 'U') && token[2])
 			rc = macro_option(inc, token + 2, token[1] == 'U');
-		want_macro = !strcmp(token, "-D") ? 'D' : !strcmp(token, "-U") ? 'U' : 0;
-		if (!want_dir && (strncmp(token, "-isystem", 8) == 0 ||
-				  strncmp(token, "-idirafter", 10) == 0 ||
-				  strncmp(token, "-iquote", 7) == 0 ||
-				  strncmp(token, "-iprefix", 8) == 0 ||
-				  strncmp(token, "-iwithprefix", 12) == 0 ||
-				  strncmp(token, "--include-directory", 19) == 0))
-			inc->other_paths = 1;
-		want_dir = strcmp(token, "-I") == 0;
-		if (dir)
-			rc = add_dir(inc, dir);
+		int was_value = want != NONE;
+		want = was_value ? NONE : d ? DIR : !strcmp(token, "-D") ? MACRO_D
+		     : !strcmp(token, "-U") ? MACRO_U
+		     : !strcmp(token, "-include") || !strcmp(token, "-imacros") ? FORCED : NONE;
 	}
 	free(token);
 	return rc;
 }
 
-static int readable_file(const char *path)
+/* Whether two macro tables define the same macros. */
+static int same_macros(const struct includes *a, const struct includes *b)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
-}
-
-enum found { FOUND, NOT_FOUND, TOO_LONG, NO_MEMORY };
-
-/* dir/name (or name alone), into a new string in *path, if it fits in
- * PATH_MAX; FOUND if it names a readable file. */
-static enum found try_path(const char *dir, const char *name, char **path)
-{
-	size_t d = dir ? strlen(dir) + 1 : 0, n = strlen(name);
-	if (d + n >= PATH_MAX)
-		return TOO_LONG;
-	char *p = malloc(d + n + 1);
-	if (!p)
-		return NO_MEMORY;
-	if (dir) {
-		memcpy(p, dir, d - 1);
-		p[d - 1] = '/';
+	if (a->n_macros != b->n_macros)
+		return 0;
+	for (size_t i = 0; i < a->n_macros; i++) {
+		const struct macro *m = &a->macros[i];
+		const struct macro *o = find_macro(b, m->name, strlen(m->name));
+		if (!o || strcmp(m->body, o->body) || !m->params != !o->params ||
+		    (m->params && strcmp(m->params, o->params)))
+			return 0;
 	}
-	memcpy(p + d, name, n + 1);
-	if (readable_file(p)) {
-		*path = p;
-		return FOUND;
-	}
-	free(p);
-	return NOT_FOUND;
+	return 1;
 }
 
-/* Where the compiler finds `name`: beside the including file (for "..."),
- * then the -I directories, then the current directory.  Any candidate too
- * long to be a path stops the search: what the compiler makes of it is not
- * worth guessing. */
-static enum found resolve(const struct includes *inc, char kind, const char *name, char **path)
+/* What the macros' bodies may make of __has_include: a paste (##), or a
+ * piece of the name (key/include.c's scanner says the same of a text). */
+static void macro_words(struct includes *inc, const char *body)
 {
-	if (name[0] == '/')
-		return try_path(NULL, name, path);
-	enum found r = NOT_FOUND;
-	if (kind == '"' && inc->from_dir)
-		r = try_path(inc->from_dir, name, path);
-	for (size_t i = 0; r == NOT_FOUND && i < inc->n_dirs; i++)
-		r = try_path(inc->dirs[i], name, path);
-	if (r == NOT_FOUND)
-		r = try_path(NULL, name, path);
-	/* Where a compiler might still look: hashing a file it does not use
-	 * only costs a miss when that file changes. */
-	static const char *const system_dirs[] = { "/usr/local/include", "/usr/include" };
-	for (size_t i = 0; r == NOT_FOUND && i < sizeof system_dirs / sizeof *system_dirs; i++)
-		r = try_path(system_dirs[i], name, path);
-	return r;
+	if (strstr(body, "##") || strstr(body, "%:%:"))
+		inc->pastes = 1;
+	for (const char *p = body; *p;) {
+		size_t n = 0;
+		while (ident_char(p[n]))
+			n++;
+		inc->pieces |= n && has_piece(p, n);
+		p += n ? n : 1;
+	}
 }
 
-/* Include paths the compiler takes from the environment (clang's driver). */
-static const char *include_path_variable(void)
+/* Include paths the compiler may take from the environment (clang's
+ * driver): their directories are searched as -I ones. */
+static int path_variables(struct includes *inc)
 {
 	static const char *const names[] = { "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH",
 					     "OBJC_INCLUDE_PATH" };
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (getenv(names[i]))
-			return names[i];
-	return NULL;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < sizeof names / sizeof *names; i++) {
+		const char *v = getenv(names[i]);
+		char *copy = v ? strdup(v) : NULL, *save = NULL;
+		if (v && !copy)
+			return -1;
+		for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; rc == 0 && d;
+		     d = strtok_r(NULL, ":", &save))
+			rc = add_to(&inc->dirs, &inc->n_dirs, d);
+		free(copy);
+	}
+	return rc;
 }
 
-/* A file found nowhere jitcache knows is the compiler's own header (OpenCL
- * compilers bring <stddef.h>, <opencl-c.h>...: part of the compiler, whose
- * identity is in the key), or one in a branch the compiler does not take
- * (Random123's array.h includes <stddef.h> only #ifdef __cplusplus), or
- * one that does not exist, and the build fails.  Its name goes into the
- * key.  That is sound only while the compiler looks in no place jitcache
- * does not: include paths from options other than -I or from the
- * environment make the build uncacheable instead. */
-static int unresolved(struct includes *inc, char kind, const char *name)
+/* The options split both ways: the union of the paths and forced
+ * includes, and whether the two splits' macros differ. */
+static int parse_include_dirs(const char *options, struct includes *inc)
 {
-	const char *var = include_path_variable();
-	char close = kind == '<' ? '>' : '"';
-	if (inc->other_paths || var) {
-		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: #include %c%s%c not found, and "
-		       "the compiler also searches %s", kind, name, close,
-		       var ? var : "the include paths of options other than -I");
-		return -1;
-	}
-	jc_log(JC_LOG_DEBUG, "OpenCL build: #include %c%s%c not found where jitcache looks; "
-	       "keyed by its name (the compiler's own header, or not compiled)", kind, name, close);
-	jc_fp_str(inc->fp, kind == '<' ? "include.unresolved<" : "include.unresolved\"", name);
-	return 0;
+	struct includes lit = { 0 };
+	int rc = parse_options(options, inc, 1);
+	if (rc == 0)
+		rc = parse_options(options, &lit, 0);
+	for (size_t i = 0; rc == 0 && i < lit.n_dirs; i++)
+		rc = add_to(&inc->dirs, &inc->n_dirs, lit.dirs[i]);
+	for (size_t i = 0; rc == 0 && i < lit.n_forced; i++)
+		rc = add_to(&inc->forced, &inc->n_forced, lit.forced[i]);
+	if (!inc->other_paths)
+		inc->other_paths = lit.other_paths;
+	inc->macros_differ = !same_macros(inc, &lit) || !same_macros(&lit, inc);
+	for (size_t i = 0; i < inc->n_macros; i++)
+		macro_words(inc, inc->macros[i].body);
+	for (size_t i = 0; i < lit.n_macros; i++)
+		macro_words(inc, lit.macros[i].body);
+	if (rc == 0)
+		rc = path_variables(inc);
+	for (size_t i = 0; i < lit.n_dirs; i++)
+		free(lit.dirs[i]);
+	for (size_t i = 0; i < lit.n_forced; i++)
+		free(lit.forced[i]);
+	for (size_t i = 0; i < lit.n_macros; i++)
+		free_macro(&lit.macros[i]);
+	free(lit.dirs);
+	free(lit.forced);
+	free(lit.macros);
+	return rc;
 }
 
 static char *read_file(const char *path, size_t *size)
@@ -547,8 +908,8 @@ static int hash_file(struct includes *inc, const char *path)
 	size_t size = 0;
 	char *text = read_file(path, &size);
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-	if (!text || !dir || !(inc->seen[inc->n_seen] = strdup(path))) {
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : NULL;
+	if (!text || (slash && !dir) || !(inc->seen[inc->n_seen] = strdup(path))) {
 		free(text);
 		free(dir);
 		return -1;
@@ -561,7 +922,7 @@ static int hash_file(struct includes *inc, const char *path)
 		return -1;
 	}
 	const char *outer = inc->from_dir;
-	inc->from_dir = dir;
+	inc->from_dir = dir; /* NULL: beside it is the current directory */
 	inc->depth++;
 	int rc = jc_include_scan(text, size, hash_include, inc);
 	inc->depth--;
@@ -583,7 +944,23 @@ static int hash_include(void *ctx, char kind, const char *name_in, size_t len)
 		return (inc->defined[inc->n_defined] = strndup(name_in, len)) ? (inc->n_defined++, 0)
 									    : -1;
 	}
+	if (kind == '#' || kind == '_') {
+		inc->pastes |= kind == '#';
+		inc->pieces |= kind == '_';
+		return 0;
+	}
+	if (kind == '!') {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: the source has %.*s, which "
+				     "jitcache does not follow", (int)(len < 80 ? len : 80), name_in);
+		return -1;
+	}
 	if (kind == '?') {
+		if (inc->macros_differ) {
+			jc_log(JC_LOG_DEBUG, "OpenCL build not cached: an #include names its file "
+					     "through a macro, and the drivers split the options' "
+					     "-D and -U differently (quotes)");
+			return -1;
+		}
 		if (!(expanded = macro_include(inc, name_in, len, &kind))) {
 			jc_log(JC_LOG_DEBUG, "OpenCL build not cached: an #include names its "
 					     "file through a macro jitcache cannot expand (%.*s)",
@@ -599,34 +976,88 @@ static int hash_include(void *ctx, char kind, const char *name_in, size_t len)
 	return rc;
 }
 
-/* An #include of `name` (len bytes), kind '"' or '<'. */
+/* One place the compiler may find `name`: dir/name (dir NULL: the current
+ * directory), keyed by whether it is there and, if it is, its contents and
+ * what it includes. */
+static int hash_candidate(struct includes *inc, const char *dir, const char *name)
+{
+	size_t d = dir ? strlen(dir) + 1 : 0, n = strlen(name);
+	if (d + n >= PATH_MAX) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: #include %s: a place to look for it "
+				     "makes a path longer than PATH_MAX", name);
+		return -1;
+	}
+	char *path = malloc(d + n + 1);
+	if (!path)
+		return -1;
+	if (dir) {
+		memcpy(path, dir, d - 1);
+		path[d - 1] = '/';
+	}
+	memcpy(path + d, name, n + 1);
+	struct stat st;
+	int rc = 0;
+	if (stat(path, &st) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
+			put(&inc->absent, "A", 1); /* the compiler finds none either */
+		else
+			rc = -1;
+		if (rc == 0)
+			put(&inc->absent, path, n + d + 1);
+	} else if (S_ISDIR(st.st_mode)) {
+		put(&inc->absent, "D", 1); /* a directory: the compiler looks on */
+		put(&inc->absent, path, n + d + 1);
+	} else if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
+		rc = -1;
+	} else {
+		jc_fp_str(inc->fp, "include", path);
+		inc->found++;
+		rc = hash_file(inc, path);
+	}
+	if (rc != 0)
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: cannot read %s (or too many "
+				     "nested includes)", path);
+	free(path);
+	return rc;
+}
+
+/* An #include of `name` (len bytes), quoted or angled alike: every place
+ * a driver's search may find it, in any order: beside the including file
+ * (for the program's own source: the current directory), the current
+ * directory, each include path, /usr/local/include and /usr/include.
+ * Keying a file the compiler does not use only costs a miss when that file
+ * changes. */
 static int hash_named(struct includes *inc, char kind, const char *name_in, size_t len)
 {
-	char close = kind == '<' ? '>' : '"', *path = NULL;
-	if (memchr(name_in, '\0', len) || len >= PATH_MAX) {
+	static const char *const system_dirs[] = { "/usr/local/include", "/usr/include" };
+	if (memchr(name_in, '\0', len) || len >= PATH_MAX || len == 0) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: an #include names a file "
 				     "that no path can name (%zu bytes)", len);
 		return -1;
 	}
 	char *name = strndup(name_in, len);
-	enum found r = name ? resolve(inc, kind, name, &path) : NO_MEMORY;
-	if (r == NOT_FOUND) {
-		int rc = unresolved(inc, kind, name);
-		free(name);
-		return rc;
+	if (!name)
+		return -1;
+	int rc = 0;
+	size_t found = inc->found;
+	if (name[0] == '/') {
+		rc = hash_candidate(inc, NULL, name);
+	} else {
+		const char *beside = inc->from_dir; /* hash_candidate may change it: kept */
+		if (beside)
+			rc = hash_candidate(inc, beside, name);
+		if (rc == 0)
+			rc = hash_candidate(inc, NULL, name);
+		for (size_t i = 0; rc == 0 && i < inc->n_dirs; i++)
+			rc = hash_candidate(inc, inc->dirs[i], name);
+		for (size_t i = 0; rc == 0 && i < sizeof system_dirs / sizeof *system_dirs; i++)
+			rc = hash_candidate(inc, system_dirs[i], name);
 	}
-	if (r == TOO_LONG)
-		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: #include %c%s%c: a place to look "
-				     "for it makes a path longer than PATH_MAX", kind, name, close);
-	int rc = r == FOUND ? 0 : -1;
-	if (rc == 0) {
-		jc_fp_str(inc->fp, "include", name);
-		if ((rc = hash_file(inc, path)) != 0)
-			jc_log(JC_LOG_DEBUG, "OpenCL build not cached: cannot read %s (or too "
-					     "many nested includes)", path);
-	}
+	if (rc == 0 && inc->found == found)
+		jc_log(JC_LOG_DEBUG, "OpenCL build: #include %c%s%c not found where jitcache looks; "
+		       "keyed by its name and every place it was looked for (the compiler's "
+		       "own header, or not compiled)", kind, name, kind == '<' ? '>' : '"');
 	free(name);
-	free(path);
 	return rc;
 }
 
@@ -638,15 +1069,37 @@ int jc_include_hash(struct jc_fp *fp, size_t n, char *const *directives, const c
 int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, const char *options,
 		       jc_include_file_fn fn, void *ctx)
 {
-	if (n == 0)
-		return 0;
 	struct includes inc = { .fp = fp, .file_fn = fn, .file_ctx = ctx };
 	int rc = parse_include_dirs(options, &inc);
+	if (rc == 0 && inc.other_paths) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: option %s makes the compiler read "
+				     "files where jitcache does not look", inc.other_paths);
+		rc = -1;
+	}
+	if (rc == 0 && options && strstr(options, "__has")) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: its options name __has_include "
+				     "(or a part of it), which jitcache does not follow");
+		rc = -1;
+	}
+	if (rc == 0 && inc.n_forced)
+		jc_fp_u64(fp, "include.forced", inc.n_forced);
+	for (size_t i = 0; rc == 0 && i < inc.n_forced; i++)
+		rc = hash_include(&inc, '"', inc.forced[i], strlen(inc.forced[i]));
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = hash_include(&inc, directives[i][0], directives[i] + 1,
 				  strlen(directives[i] + 1));
+	if (rc == 0 && inc.absent.n)
+		jc_fp_bytes(fp, "include.absent", inc.absent.s, inc.absent.n);
+	rc = rc == 0 && inc.absent.failed ? -1 : rc;
+	if (rc == 0 && inc.pastes && inc.pieces) {
+		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: its text pastes tokens (##) and "
+				     "has a piece of __has_include's name");
+		rc = -1;
+	}
 	for (size_t i = 0; i < inc.n_dirs; i++)
 		free(inc.dirs[i]);
+	for (size_t i = 0; i < inc.n_forced; i++)
+		free(inc.forced[i]);
 	for (size_t i = 0; i < inc.n_seen; i++)
 		free(inc.seen[i]);
 	for (size_t i = 0; i < inc.n_macros; i++)
@@ -656,5 +1109,7 @@ int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, cons
 	free(inc.macros);
 	free(inc.defined);
 	free(inc.dirs);
+	free(inc.forced);
+	free(inc.absent.s);
 	return rc;
 }

@@ -1,35 +1,52 @@
 // SPDX-License-Identifier: MIT
 /*
  * include.h — the files an OpenCL C program #includes: found in its text,
- * resolved as the compiler resolves them, and their contents hashed.
+ * looked for wherever a driver may look, and what is there hashed.
  *
  *   // when the program is created: the directives of its source
  *   jc_include_scan(text, size, add, ctx);   // add(ctx, kind, name, len) per #include
  *   // when it is built: every included file's contents, recursively
  *   if (jc_include_hash(fp, n, directives, options) != 0) ...not cacheable...
  *
- * jc_include_scan() calls add() for each #include line: kind is '"' or '<',
- * or '?' for an include through a macro (name "" then).  Directives inside
- * comments or disabled #if blocks are found too: that only ever makes a
- * build uncacheable, never wrong.  It stops at, and returns, the first
- * nonzero value add() returns; else 0.
+ * jc_include_scan() reads the text as the compiler's preprocessor does as
+ * far as directives go: line ends "\n", "\r\n" or "\r"; backslash-newline
+ * spliced (blanks between the two too); comments one blank (string and
+ * character literals and header names kept whole); blanks include form
+ * feed and vertical tab; `%:` is `#`.  It calls add() for each #include,
+ * #include_next, #import and #__include_macros, and each
+ * __has_include(...) / __has_include_next(...) anywhere: kind '"' or '<',
+ * or '?' for an include through a macro (name: its tokens); 'd' for each
+ * name #defined or #undef'd; '#' once if the text pastes tokens (##), '_'
+ * once if an identifier could be a piece of __has_include's name; '!'
+ * (name: why) for what jitcache does not follow: #embed, __has_embed,
+ * a __has_include whose operand is not a literal name, a #pragma or
+ * _Pragma that may read a file, a trigraph.  Directives inside disabled
+ * #if blocks are found too: that only ever keys more.  The name is valid
+ * during the call only.  It stops at, and returns, the first nonzero value
+ * add() returns; else 0.
  *
  * jc_include_hash() takes directives as recorded strings: the kind, then the
- * name ("\"util.h", "<lib/x.h", "?").  A file is looked for beside the file
- * that includes it (for "..." in included files), then in the -I
- * directories of `options` ("-I dir", "-Idir", quoted or not), then in the
- * current directory, then in /usr/local/include and /usr/include.  Every
- * file's path and contents go into fp, and the files it includes, each file
- * once (include guards make repeats common).  A file found nowhere goes
- * into fp by its name: the compiler's own header (<stddef.h>), or one in a
- * branch the compiler does not take, or a build that fails.
+ * name ("\"util.h", "<lib/x.h", "?MACRO").  The options are split both as
+ * a shell does (clang, Intel) and at white space alone with quotes kept
+ * (PoCL), and the include paths of both are searched.  For every name,
+ * quoted or angled alike, every place a driver may look is keyed, in any
+ * order the drivers use: beside the including file (the program's own
+ * source: the current directory), the current directory, each -I,
+ * -isystem, -idirafter, -iquote directory and those of CPATH and the like,
+ * /usr/local/include and /usr/include: each path with whether a file is
+ * there and, if so, its contents and, recursively, the files it includes
+ * (each file once: include guards make repeats common).  -include and
+ * -imacros files are keyed the same way.
  * Returns 0, or -1 after one debug-level line saying why, when the build
- * must not be cached: an include through a macro, a file not found while
- * the compiler also searches paths jitcache does not (options -isystem,
- * -idirafter, -iquote...; CPATH and the like), a file found but not
- * readable, a path longer than PATH_MAX, more than JC_INCLUDE_MAX_FILES
- * files, nesting deeper than JC_INCLUDE_MAX_DEPTH, a file over
- * JC_INCLUDE_MAX_SIZE bytes, or no memory.  Nothing is ever truncated.
+ * must not be cached: a '!' directive; an include through a macro the
+ * sources define, the options split two ways define differently, or that
+ * jitcache cannot expand; __has_include named by the options' macros, or
+ * pasted (##) from pieces; an option that makes the compiler read files
+ * elsewhere (-iprefix, --sysroot, -include-pch, modules...); a file found
+ * but not readable; a path longer than PATH_MAX; more than
+ * JC_INCLUDE_MAX_FILES files, nesting deeper than JC_INCLUDE_MAX_DEPTH, a
+ * file over JC_INCLUDE_MAX_SIZE bytes; or no memory.  Nothing is ever
+ * truncated.
  * jc_include_collect() walks the same files for a recipe (see below).
  * Paths and buffers are on the heap: the stack used does not grow with path
  * lengths (the host thread's stack may be small).

@@ -44,7 +44,7 @@ check "an environment variable of the key: name, old -> new" \
 	grep -qF "environment variable POCL_JC_TEST: (unset) -> 1" <(last)
 echo '#define SCALE 2.5f' >inc/scale.h
 build include ""
-check "an included file's contents: its name" grep -q "included file scale.h: contents changed" <(last)
+check "an included file's contents: its path" grep -q "included file inc/scale.h: contents changed" <(last)
 build hit ""
 check "a hit records nothing" grep -q "jitcache: 1 hits, 0 misses" hit.err
 check "... explain --last still names the last miss" grep -q "included file" <(last)

@@ -118,12 +118,18 @@ static void test_resolve(void)
 	write_file("nowhere.h", "#define W 1\n");
 	CHECK(key_of("#include \"nowhere.h\"\n", NULL, &k2) == 0 && !same(&k1, &k2),
 	      "the file appearing later changes the key");
-	CHECK(key_of("#include <top.h>\n", "-isystem inc", &k1) == -1,
-	      "missing while -isystem adds a path jitcache does not search: not cached");
-	CHECK(key_of("#include <top.h>\n", "-iquote inc", &k1) == -1, "-iquote too");
-	setenv("CPATH", "inc", 1);
-	CHECK(key_of("#include <top.h>\n", NULL, &k1) == -1, "missing while CPATH is set: not cached");
+	/* The other include paths are searched as -I ones (issue 44). */
+	CHECK(key_of("#include <top.h>\n", "-isystem inc", &k1) == 0 &&
+	      key_of("#include <top.h>\n", "-iquote inc", &k2) == 0,
+	      "-isystem and -iquote directories: searched, keyed");
+	setenv("CPATH", "/nowhere:inc", 1);
+	CHECK(key_of("#include <top.h>\n", NULL, &k1) == 0, "CPATH's directories: searched, keyed");
+	write_file("inc/nested.h", "#define N 3\n");
+	CHECK(key_of("#include <top.h>\n", NULL, &k2) == 0 && !same(&k1, &k2),
+	      "a file found through CPATH changes the key");
 	unsetenv("CPATH");
+	CHECK(key_of("#include <top.h>\n", "-iprefix inc/ -iwithprefix x", &k1) == -1,
+	      "-iprefix: the compiler searches where jitcache does not: not cached");
 	CHECK(key_of("#include HEADER\n", NULL, &k1) == -1, "an include through a macro: not cached");
 	CHECK(key_of("#include \"inc\"\n", NULL, &k1) == 0, "a directory is not a header: by name");
 
@@ -238,6 +244,179 @@ static void test_macro_include(void)
 	      "a name the compiler may define: not cached");
 }
 
+
+/* ---- issue 44: every form of directive, every place a driver looks -------- */
+
+/* The first directive jc_include_scan() reports for text (n bytes), as
+ * "KIND NAME", or "" for none. */
+static const char *first_directive(const char *text, size_t n, char out[64])
+{
+	struct seen s = { .n = 0 };
+	jc_include_scan(text, n, collect, &s);
+	for (int i = 0; i < s.n; i++)
+		if (s.got[i][0] != 'd' && s.got[i][0] != '#' && s.got[i][0] != '_') {
+			snprintf(out, 64, "%s", s.got[i]);
+			return out;
+		}
+	out[0] = '\0';
+	return out;
+}
+
+static void test_scan_forms(void)
+{
+	static const struct {
+		const char *text, *want;
+	} forms[] = {
+		{ "/* c */ #include \"a.h\"\n", "\"a.h" },
+		{ "# /* c */ include \"a.h\"\n", "\"a.h" },
+		{ "#include /* c */ <a.h> // c\n", "<a.h" },
+		{ "#/*\n*/include \"a.h\"\n", "\"a.h" },
+		{ "#include \\\n \"a.h\"\n", "\"a.h" },
+		{ "#inc\\\nlude \"a.h\"\n", "\"a.h" },
+		{ "#inc\\  \r\nlude \"a.h\"\n", "\"a.h" },
+		{ "\f\v #include \"a.h\"\n", "\"a.h" },
+		{ "int x;\r#include \"a.h\"\r", "\"a.h" },
+		{ "int x;\r\n#\tinclude\f\"a.h\"\r\n", "\"a.h" },
+		{ "%:include <a.h>\n", "<a.h" },
+		{ "%: include_next <a.h>\n", "<a.h" },
+		{ "#include_next \"a.h\"\n", "\"a.h" },
+		{ "#import \"a.h\"\n", "\"a.h" },
+		{ "#include <a//b.h>\n", "<a//b.h" },
+		{ "#include <a/*b*/c.h>\n", "<a/*b*/c.h" },
+		{ "#if __has_include(\"a.h\")\n#endif\n", "\"a.h" },
+		{ "#if 1 && __has_include_next ( <a.h> )\n#endif\n", "<a.h" },
+		{ "#if __has_include(<a//b.h>)\n#endif\n", "<a//b.h" },
+		{ "#if __has_include(X)\n#endif\n", "!__has_include without a literal name" },
+		{ "#define H __has_include\n", "!__has_include without a literal name" },
+		{ "#if __has_embed(\"a.h\")\n#endif\n", "!__has_embed" },
+		{ "#embed \"a.h\"\n", "!an #embed directive" },
+		{ "# /**/ embed <a.h>\n", "!an #embed directive" },
+		{ "#pragma GCC dependency \"a.h\"\n", "!a #pragma that may read a file" },
+		{ "_Pragma(\"GCC dependency \\\"a.h\\\"\")\n", "!a _Pragma that may read a file" },
+		{ "?\?=include \"a.h\"\n", "!a trigraph" },
+		{ "#define C(a, b) a##b\n#if C(__has_, include)(\"a.h\")\n#endif\n",
+		  "!a part of __has_include's name" },
+	};
+	char got[64];
+	for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+		first_directive(forms[i].text, strlen(forms[i].text), got);
+		CHECK(!strcmp(got, forms[i].want), "form %zu found as %s (%s)", i, forms[i].want, got);
+	}
+	/* Not directives: in a comment, a string, or after code on a line. */
+	static const char *const none[] = {
+		"/*\n#include \"a.h\"\n*/\n",
+		"// x \\\n#include \"a.h\"\n",
+		"int x; /*\n*/ #include \"a.h\"\n",
+		"#if defined(__has_include) || defined __has_include_next\n#endif\n"
+		"#ifdef __has_include\n#endif\n",
+		"char *s = \"__has_include(\";\nchar c = '\"'; // #include \"a.h\"\n",
+		"#define CAT(a, b) a##b\nint CAT(x, y);\n",
+	};
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+		CHECK(!*first_directive(none[i], strlen(none[i]), got), "text %zu: no directive (%s)",
+		      i, got);
+}
+
+/* The key of `source` with `options` changes when `file` is rewritten. */
+static int keyed(const char *source, const char *options, const char *file)
+{
+	struct jc_key k1, k2;
+	static int n;
+	char text[64];
+	snprintf(text, sizeof text, "#define EDIT %d\n", ++n);
+	write_file(file, text);
+	if (key_of(source, options, &k1) != 0)
+		return 0;
+	snprintf(text, sizeof text, "#define EDIT %d\n", ++n);
+	write_file(file, text);
+	return key_of(source, options, &k2) == 0 && !same(&k1, &k2);
+}
+
+static void test_forms_keyed(void)
+{
+	static const char *const sources[] = {
+		"/* c */ #include \"f.h\"\n", "# /* c */ include \"f.h\"\n",
+		"#include /* c */ \"f.h\"\n", "#include \\\n \"f.h\"\n", "#inc\\\nlude \"f.h\"\n",
+		"\f#include \"f.h\"\n", "int x;\r#include \"f.h\"\r\n", "%:include \"f.h\"\n",
+		"#include_next \"f.h\"\n", "#import <f.h>\n",
+	};
+	for (size_t i = 0; i < sizeof sources / sizeof *sources; i++)
+		CHECK(keyed(sources[i], NULL, "f.h"), "include form %zu: the header is keyed", i);
+	struct jc_key k;
+	CHECK(key_of("#embed \"f.h\"\n", NULL, &k) == -1 &&
+	      key_of("?\?=include \"f.h\"\n", NULL, &k) == -1,
+	      "#embed, a trigraph: not cached");
+}
+
+static void test_has_include(void)
+{
+	static const char src[] = "#if __has_include(\"h1.h\")\n#define V 2\n#endif\n";
+	struct jc_key k1, k2, k3;
+	unlink("h1.h");
+	CHECK(key_of(src, NULL, &k1) == 0, "__has_include(\"x\"): cached");
+	write_file("h1.h", "\n");
+	CHECK(key_of(src, NULL, &k2) == 0 && !same(&k1, &k2), "the file appearing changes the key");
+	write_file("h1.h", "#define H 1\n");
+	CHECK(key_of(src, NULL, &k3) == 0 && !same(&k2, &k3), "and its contents");
+	mkdir("hd", 0700);
+	CHECK(key_of("#if __has_include_next(<h2.h>)\n#endif\n", "-I hd", &k1) == 0,
+	      "__has_include_next(<x>)");
+	write_file("hd/h2.h", "\n");
+	CHECK(key_of("#if __has_include_next(<h2.h>)\n#endif\n", "-I hd", &k2) == 0 && !same(&k1, &k2),
+	      "the file appearing in an -I directory changes the key");
+	CHECK(key_of("#define N \"h1.h\"\n#if __has_include(N)\n#endif\n", NULL, &k1) == -1,
+	      "__has_include through a macro: not cached");
+	CHECK(key_of("#if HI(\"h1.h\")\n#endif\n", "-D HI=__has_include", &k1) == -1,
+	      "__has_include from the options' macros: not cached");
+	CHECK(key_of("#define C(a, b) a##b\n#if C(__has_, include)(\"h1.h\")\n#endif\n", NULL, &k1) == -1,
+	      "__has_include pasted together: not cached");
+	CHECK(key_of("#define C(a, b) a##b\n#if C(P, _include)(\"h1.h\")\n#endif\n", "-DP=__has",
+		     &k1) == -1,
+	      "pasted with a piece from the options: not cached");
+	CHECK(key_of("#define C(a, b) a##b\nkernel void C(k, 1)(){}\n", NULL, &k1) == 0,
+	      "pasting alone: cached");
+}
+
+static void test_search_order(void)
+{
+	mkdir("od", 0700);
+	write_file("od/x.h", "#define X 1\n");
+	CHECK(keyed("#include \"x.h\"\n", "-I od", "x.h"),
+	      "#include \"x.h\" with ./x.h and -I od/x.h: ./x.h is keyed");
+	CHECK(keyed("#include <x.h>\n", "-I od", "x.h"),
+	      "#include <x.h> with ./x.h and -I od/x.h: ./x.h is keyed (PoCL reads it)");
+	CHECK(keyed("#include INC\n", "-I od -DINC=<x.h>", "x.h"),
+	      "-DINC=<x.h>: ./x.h is keyed");
+	CHECK(keyed("#include \"x.h\"\n", "-I od", "od/x.h"), "and -I od/x.h too");
+	write_file("od/top.h", "#include <y.h>\n");
+	write_file("od/y.h", "#define Y 1\n");
+	CHECK(keyed("#include <top.h>\n", "-I od", "y.h"),
+	      "a nested include: ./y.h keyed beside od/y.h");
+	CHECK(keyed("#include <top.h>\n", "-I od", "od/y.h"), "and od/y.h");
+	mkdir("q'x", 0700);
+	CHECK(keyed("#include <qh.h>\n", "-I q'x", "q'x/qh.h"),
+	      "-I q'x (PoCL takes the quote as it is): q'x/qh.h keyed");
+	mkdir("qx", 0700);
+	CHECK(keyed("#include <qh.h>\n", "-I q'x", "qx/qh.h"), "and qx/qh.h (a shell's split)");
+	CHECK(keyed("kernel void k(){}\n", "-include fi.h", "fi.h"), "-include FILE: keyed");
+	struct jc_key k;
+	CHECK(key_of("#include INC\n", "-I od \"-DINC=<x.h>\"", &k) == -1,
+	      "the two ways to split the options define INC differently: not cached");
+}
+
+static void test_source_defines(void)
+{
+	struct jc_key k;
+	write_file("x.h", "#define X 1\n");
+	write_file("y.h", "#define Y 1\n");
+	CHECK(key_of("/* c */ #define INC <y.h>\n#include INC\n", "-DINC=<x.h>", &k) == -1,
+	      "INC redefined after a comment: not cached");
+	CHECK(key_of("#def\\\nine INC <y.h>\n#include INC\n", "-DINC=<x.h>", &k) == -1,
+	      "INC redefined across a backslash-newline: not cached");
+	CHECK(key_of("%:undef INC\n#include INC\n", "-DINC=<x.h>", &k) == -1,
+	      "INC undefined with %%:undef: not cached");
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -252,6 +431,11 @@ int main(void)
 	test_limits();
 	test_small_stack();
 	test_macro_include();
+	test_scan_forms();
+	test_forms_keyed();
+	test_has_include();
+	test_search_order();
+	test_source_defines();
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (chdir("/") != 0 || system(cmd) != 0)
