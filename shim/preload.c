@@ -125,14 +125,20 @@ static const struct jc_preload table = {
 	.start_env = &start_env,
 };
 
-/* One line on stderr, at most once a process: jitcache then only passes
- * calls through. */
-static void say(const char *what, const char *why)
+/* JITCACHE_LOG, for this library's own lines (the core reads it again). */
+static void log_level(void)
 {
 	const char *level = jc_config_start_getenv("JITCACHE_LOG");
 	int l = level ? jc_log_parse_level(level) : -1;
 	if (l >= 0)
 		jc_log_set_level((enum jc_log_level)l);
+}
+
+/* One line on stderr, at most once a process: jitcache then only passes
+ * calls through. */
+static void say(const char *what, const char *why)
+{
+	log_level();
 	jc_log(JC_LOG_WARN, "%s: %s; running without the cache (reinstall jitcache, or take it "
 	       "out of LD_PRELOAD)", what, why ? why : "unknown error");
 }
@@ -158,11 +164,42 @@ static void *open_core(char *path, size_t size, char *why, size_t why_size)
 	return NULL;
 }
 
+/* One jitcache per process.  Two copies preloaded at once (a system
+ * package's, then a wheel's `jitcache run`) would wrap each other: the
+ * first one's wrapper, holding a key's lock, calls "the driver" found
+ * after it, the second one's export, whose wrapper waits for that lock
+ * until lock_timeout, then both count and store.  The first copy in the
+ * global scope works: the one whose jitcache_preloaded a lookup from here
+ * finds (each copy finds the same, whatever their versions); the others
+ * load no core and pass every call on, saying so in one debug line. */
+JC_EXPORT const char *jitcache_preloaded(void)
+{
+	return version;
+}
+
+/* This copy's own (its export's address, taken here, is the first copy's). */
+extern const char *jc_preloaded_here(void)
+	__attribute__((alias("jitcache_preloaded"), visibility("hidden")));
+
+static int steps_aside(void)
+{
+	void *first = jc_real_dlsym(RTLD_DEFAULT, "jitcache_preloaded");
+	if (!first || first == (void *)jc_preloaded_here)
+		return 0;
+	const char *other = jc_library_file_of(first);
+	log_level();
+	jc_log(JC_LOG_DEBUG, "another jitcache (%s) works in this process; this one (%s) "
+	       "steps aside", other ? other : "?", self_file ? self_file : "?");
+	return 1;
+}
+
 static void load_core(void)
 {
 	char path[PATH_MAX + 64], why[PATH_MAX + 256];
 	if (!self_file) /* called before this library's constructor ran */
 		self_file = jc_library_file_of((const void *)preload_start);
+	if (steps_aside())
+		return;
 	void *h = open_core(path, sizeof path, why, sizeof why);
 	if (!h) {
 		say("cannot load its core", why);
@@ -251,6 +288,11 @@ __attribute__((used)) static void *jc_preload_resolve(void **slot, const void *c
 	if (c && c->wrapper[index])
 		return c->wrapper[index];
 	const char *name = export_name(index);
+	void *next = jc_real_dlsym(RTLD_NEXT, name);
+	if (next && !jc_is_ours(next)) { /* what every call without a core gets */
+		__atomic_store_n(slot, next, __ATOMIC_RELEASE);
+		return next;
+	}
 	void *real = jc_real_for_caller(caller, name);
 	if (real && !jc_is_ours(real))
 		return real;

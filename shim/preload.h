@@ -71,6 +71,11 @@ typedef const struct jc_core *(*jc_core_attach_fn)(const struct jc_preload *prel
 const struct jc_core *jc_preload_core(void);
 const struct jc_core *jc_preload_core_if_loaded(void);
 
+/* The preloaded library's mark, exported (shim/exports.h): its version
+ * line.  The copy whose mark a lookup in the global scope finds first is
+ * the one jitcache that works in a process (shim/preload.c). */
+const char *jitcache_preloaded(void);
+
 /* In the dlsym door (dlsym.c), given by the preloaded library's
  * constructor: hook(name, real), the door's answer for a lookup of name
  * that found real in a library (for a ze or cl name of shim/exports.h,
