@@ -23,6 +23,7 @@
  */
 #include "config/capture.h"
 #include "config/log.h"
+#include "shim/core_file.h"
 #include "shim/exports.h"
 #include "shim/preload.h"
 #include "shim/shim.h"
@@ -143,25 +144,20 @@ static void say(const char *what, const char *why)
 	       "out of LD_PRELOAD)", what, why ? why : "unknown error");
 }
 
-/* The core in this library's directory: its soname, else its plain name
- * (the wheel has no soname links).  NULL with why set (the soname's
- * error: the file the user should look for). */
+/* The core beside this library's real file (core_file.h), if it may be
+ * loaded.  NULL with why set (the file the user should look for, or why
+ * it was refused). */
 static void *open_core(char *path, size_t size, char *why, size_t why_size)
 {
-	const char *slash = self_file ? strrchr(self_file, '/') : NULL;
-	int dir = slash ? (int)(slash - self_file + 1) : 0;
-	const char *names[] = { JC_CORE_FILE, JC_CORE_NAME };
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, size, "%.*s%s", dir, dir ? self_file : "", names[i]);
-		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-		if (h)
-			return h;
-		if (i == 0) { /* the soname's error: the file the user should look for */
-			const char *e = dlerror();
-			snprintf(why, why_size, "%s", e ? e : path);
-		}
+	if (size < PATH_MAX ||
+	    jc_core_file((const void *)preload_start, self_file, path, why, why_size) != 0)
+		return NULL;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, why_size, "%s", e ? e : path);
 	}
-	return NULL;
+	return h;
 }
 
 /* One jitcache per process.  Two copies preloaded at once (a system
