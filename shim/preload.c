@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 /* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
@@ -104,9 +105,19 @@ __attribute__((noinline)) static void self_file_absolute(void)
 		free(abs);
 }
 
+/* A secure-execution process (AT_SECURE: setuid, setgid, file
+ * capabilities; preloaded from /etc/ld.so.preload) runs for a user who
+ * controls its environment, and its cache, wherever it lay, would be
+ * one that user could write, or root's files made where the user says.
+ * So it takes nothing from jitcache: no setting read, no core loaded,
+ * every call passed on, not a word said. */
+static int secure;
+
 __attribute__((constructor)) static void preload_start(void)
 {
 	jc_dlsym_use(dlsym_hook, in_core); /* the door's part of this file */
+	if ((secure = getauxval(AT_SECURE) != 0))
+		return;
 	jc_config_capture_into(&start_env);
 	/* A relative path (LD_PRELOAD's, or /etc/ld.so.preload's) names this
 	 * library only from the starting directory: the core is found from it
@@ -192,6 +203,8 @@ static int steps_aside(void)
 static void load_core(void)
 {
 	char path[PATH_MAX + 64], why[PATH_MAX + 256];
+	if (secure || getauxval(AT_SECURE)) /* (before the constructor ran too) */
+		return;
 	if (!self_file) /* called before this library's constructor ran */
 		self_file = jc_library_file_of((const void *)preload_start);
 	if (steps_aside())
