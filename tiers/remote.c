@@ -52,7 +52,7 @@ struct jc_remote {
 	pthread_cond_t work, idle;
 	struct job *head, *tail;
 	size_t queued_bytes;
-	int queued, busy, busy_write, stop; /* busy: jobs being run */
+	int queued, busy, stop; /* busy: jobs being run */
 	int threads;                        /* how many are running */
 	pid_t pid;
 	pthread_t thread[JC_REMOTE_WRITERS];
@@ -480,7 +480,6 @@ static void *writer(void *arg)
 		if (!r->head)
 			r->tail = NULL;
 		r->busy++;
-		r->busy_write += !j->lease;
 		if (slot)
 			*slot = j;
 		pthread_mutex_unlock(&r->mu);
@@ -489,7 +488,6 @@ static void *writer(void *arg)
 		if (slot)
 			*slot = NULL;
 		r->busy--;
-		r->busy_write -= !j->lease;
 		r->queued--;
 		r->queued_bytes -= j->size;
 		free(j);
@@ -885,7 +883,7 @@ static void after_fork_child(void)
 		r->head = r->tail = NULL;
 		r->queued = 0;
 		r->queued_bytes = 0;
-		r->busy = r->busy_write = 0;
+		r->busy = 0;
 		memset(r->running, 0, sizeof r->running); /* the parent's threads' */
 		r->stop = 0;
 		r->threads = 0;
