@@ -6,8 +6,8 @@
  * Idle is free: the library every process of a user who leaves it on maps
  * does nothing at load but note what must be fixed at start (the
  * environment the settings come from, with relative paths made absolute
- * against the starting directory: config/capture.h; and where this library
- * lies, for the core beside it).  The core is loaded, the settings read, the
+ * against the starting directory: config/capture.h; and the name this
+ * library was loaded by, should /proc not say where its file lies).  The core is loaded, the settings read, the
  * cache directory made, opened and held, the statistics read and the
  * remotes' writer started on the first intercepted call, so that a process
  * that never compiles a kernel has no directory, descriptor, file or thread
