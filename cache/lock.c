@@ -11,7 +11,16 @@
  * one byte would only wait for each other.  The file stays empty: locks
  * beyond its end are fine.  A cache this user may only read is locked
  * shared (F_RDLCK on a read-only descriptor), which still waits for a
- * writer that compiles the key. */
+ * writer that compiles the key.
+ *
+ * The descriptor is close-on-exec, but a fork() without exec copies it,
+ * and with it the lock (the open file description owns it): a child that
+ * outlives a compile that dies (a server's worker, forked while another
+ * thread compiled) would make every process missing that key wait
+ * lock_timeout.  So the locks held are listed, and a fork()ed child closes
+ * its copies at once (pthread_atfork); the list's mutex, also taken before
+ * a fork, is held only around opening a descriptor and listing it, never
+ * while waiting for a lock. */
 #include "cache/internal.h"
 #include "config/clock.h"
 
@@ -20,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,7 +39,77 @@ struct jc_cache_lock {
 	off_t at;                      /* the key's byte in DIR/locks */
 	struct jc_remote_lease *lease; /* NULL: none */
 	struct jc_remote *remote;      /* the lease's */
+	struct jc_cache_lock **pprev, *next; /* in `held` while fd is open (pprev) */
 };
+
+/* ---- the descriptors a fork()ed child must not keep ----------------------- */
+
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct jc_cache_lock *held;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&held_mu);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&held_mu);
+}
+
+/* In the child, alone: its copies closed (the parent's descriptors, and
+ * their locks, are untouched), the list emptied.  A lock the forking
+ * thread itself held is then unlocked by it as one without a descriptor. */
+static void fork_child(void)
+{
+	for (struct jc_cache_lock *l = held, *next; l; l = next) {
+		next = l->next;
+		close(l->fd);
+		l->fd = -1;
+		l->pprev = NULL;
+		l->next = NULL;
+	}
+	held = NULL;
+	pthread_mutex_unlock(&held_mu);
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* Under held_mu. */
+static void list_held(struct jc_cache_lock *l)
+{
+	l->next = held;
+	l->pprev = &held;
+	if (held)
+		held->pprev = &l->next;
+	held = l;
+}
+
+/* Under held_mu. */
+static void unlist_held(struct jc_cache_lock *l)
+{
+	if (!l->pprev)
+		return;
+	*l->pprev = l->next;
+	if (l->next)
+		l->next->pprev = l->pprev;
+	l->pprev = NULL;
+	l->next = NULL;
+}
+
+/* Closes l's descriptor (unlocking) and takes it off the list. */
+static void close_held(struct jc_cache_lock *l)
+{
+	pthread_mutex_lock(&held_mu);
+	unlist_held(l);
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	pthread_mutex_unlock(&held_mu);
+}
 
 /* Put a new, empty DIR/locks in place of what is there: 0, or -1. */
 static int new_locks(struct jc_store *s, const char *path)
@@ -91,10 +171,12 @@ static off_t byte_of(const struct jc_key *key)
 }
 
 /* NULL, with errno = err (ETIMEDOUT: another process still holds it). */
-static struct jc_cache_lock *give_up(struct jc_store *store, int fd, const char *path, int err)
+static struct jc_cache_lock *give_up(struct jc_store *store, struct jc_cache_lock *lock,
+				     const char *path, int err)
 {
-	if (fd >= 0)
-		close(fd);
+	if (lock)
+		close_held(lock);
+	free(lock);
 	if (err == ETIMEDOUT)
 		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another process to compile a "
 			    "module locked in %s; compiling here as well", path);
@@ -120,17 +202,24 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
 	}
 	snprintf(path, sizeof path, "%s/locks", dir);
 	const char *said = jc_store_shown(cache->store, path, shown);
-	short type;
-	int fd = open_locks(cache->store, path, &type);
-	if (fd < 0)
-		return give_up(cache->store, -1, said, errno);
-	off_t at = byte_of(key);
-	if (jc_fs_lock_range(fd, type, at, 1, (double)(deadline - jc_wall_ns()) / 1e9) != 0)
-		return give_up(cache->store, fd, said, errno);
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, watch_forks);
 	struct jc_cache_lock *lock = malloc(sizeof *lock);
 	if (!lock)
-		return give_up(cache->store, fd, said, ENOMEM); /* closing the descriptor unlocks */
-	*lock = (struct jc_cache_lock){ .fd = fd, .at = at };
+		return give_up(cache->store, NULL, said, ENOMEM);
+	*lock = (struct jc_cache_lock){ .fd = -1, .at = byte_of(key) };
+	short type;
+	pthread_mutex_lock(&held_mu); /* opened and listed with no fork between */
+	lock->fd = open_locks(cache->store, path, &type);
+	int err = errno;
+	if (lock->fd >= 0)
+		list_held(lock);
+	pthread_mutex_unlock(&held_mu);
+	if (lock->fd < 0)
+		return give_up(cache->store, lock, said, err);
+	if (jc_fs_lock_range(lock->fd, type, lock->at, 1,
+			     (double)(deadline - jc_wall_ns()) / 1e9) != 0)
+		return give_up(cache->store, lock, said, errno); /* closing the descriptor unlocks */
 	return lock;
 }
 
@@ -196,11 +285,10 @@ void jc_cache_unlock(struct jc_cache_lock *lock)
 	if (!lock)
 		return;
 	jc_remote_release(lock->remote, lock->lease);
-	if (lock->fd >= 0) {
-		/* Explicitly: a child that fork() gave a copy of the descriptor
-		 * shares the open file description, and with it the lock. */
+	/* Explicitly: a child started without fork()'s handlers (a raw
+	 * clone()) may share the open file description, and with it the lock. */
+	if (lock->fd >= 0)
 		jc_fs_unlock_range(lock->fd, lock->at, 1);
-		close(lock->fd);
-	}
+	close_held(lock);
 	free(lock);
 }

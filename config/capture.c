@@ -140,11 +140,15 @@ void jc_config_capture(void)
 	start_env_in_use = &own;
 }
 
+/* A secure-execution process (AT_SECURE) reads no setting from its
+ * environment (its user's): secure_getenv() answers NULL there.  The
+ * preloaded library loads no core in one (shim/preload.c); this is for any
+ * other program that reads the settings. */
 const char *jc_config_start_getenv(const char *name)
 {
 	const struct jc_start_env *s = start_env_in_use;
 	if (!s || !s->taken)
-		return getenv(name);
+		return secure_getenv(name);
 	size_t len = strlen(name);
 	for (int i = 0; i < s->n; i++)
 		if (strncmp(s->var[i], name, len) == 0 && s->var[i][len] == '=')

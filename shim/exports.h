@@ -12,14 +12,17 @@
  * (shim/cl_real.c).  tests/integration/exports.sh checks the built library
  * and the JC_EXPORT definitions against it.
  *
- *   X(api, name)    api: dl (dlsym itself), ze (Level Zero), cl (OpenCL),
- *                   exec (the exec functions, shim/exec.c)
+ *   X(api, name)    api: dl (the preloaded library's own: dlsym itself, and
+ *                   jitcache_preloaded, which finds the one jitcache that
+ *                   works in a process: shim/preload.c), ze (Level Zero),
+ *                   cl (OpenCL), exec (the exec functions, shim/exec.c)
  */
 #ifndef JITCACHE_EXPORTS_H
 #define JITCACHE_EXPORTS_H
 
 #define JC_EXPORTS(X)                                                             \
 	X(dl, dlsym)                                                              \
+	X(dl, jitcache_preloaded)                                                 \
 	X(ze, zeModuleCreate)                                                     \
 	X(ze, zeGetModuleProcAddrTable)                                           \
 	X(cl, clCreateProgramWithSource)                                          \

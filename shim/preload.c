@@ -6,8 +6,8 @@
  * Idle is free: the library every process of a user who leaves it on maps
  * does nothing at load but note what must be fixed at start (the
  * environment the settings come from, with relative paths made absolute
- * against the starting directory: config/capture.h; and where this library
- * lies, for the core beside it).  The core is loaded, the settings read, the
+ * against the starting directory: config/capture.h; and the name this
+ * library was loaded by, should /proc not say where its file lies).  The core is loaded, the settings read, the
  * cache directory made, opened and held, the statistics read and the
  * remotes' writer started on the first intercepted call, so that a process
  * that never compiles a kernel has no directory, descriptor, file or thread
@@ -23,6 +23,7 @@
  */
 #include "config/capture.h"
 #include "config/log.h"
+#include "shim/core_file.h"
 #include "shim/exports.h"
 #include "shim/preload.h"
 #include "shim/shim.h"
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 /* Which jitcache a process runs: `strings libjitcache.so | grep '^jitcache '`. */
@@ -103,9 +105,19 @@ __attribute__((noinline)) static void self_file_absolute(void)
 		free(abs);
 }
 
+/* A secure-execution process (AT_SECURE: setuid, setgid, file
+ * capabilities; preloaded from /etc/ld.so.preload) runs for a user who
+ * controls its environment, and its cache, wherever it lay, would be
+ * one that user could write, or root's files made where the user says.
+ * So it takes nothing from jitcache: no setting read, no core loaded,
+ * every call passed on, not a word said. */
+static int secure;
+
 __attribute__((constructor)) static void preload_start(void)
 {
 	jc_dlsym_use(dlsym_hook, in_core); /* the door's part of this file */
+	if ((secure = getauxval(AT_SECURE) != 0))
+		return;
 	jc_config_capture_into(&start_env);
 	/* A relative path (LD_PRELOAD's, or /etc/ld.so.preload's) names this
 	 * library only from the starting directory: the core is found from it
@@ -125,44 +137,78 @@ static const struct jc_preload table = {
 	.start_env = &start_env,
 };
 
-/* One line on stderr, at most once a process: jitcache then only passes
- * calls through. */
-static void say(const char *what, const char *why)
+/* JITCACHE_LOG, for this library's own lines (the core reads it again). */
+static void log_level(void)
 {
 	const char *level = jc_config_start_getenv("JITCACHE_LOG");
 	int l = level ? jc_log_parse_level(level) : -1;
 	if (l >= 0)
 		jc_log_set_level((enum jc_log_level)l);
+}
+
+/* One line on stderr, at most once a process: jitcache then only passes
+ * calls through. */
+static void say(const char *what, const char *why)
+{
+	log_level();
 	jc_log(JC_LOG_WARN, "%s: %s; running without the cache (reinstall jitcache, or take it "
 	       "out of LD_PRELOAD)", what, why ? why : "unknown error");
 }
 
-/* The core in this library's directory: its soname, else its plain name
- * (the wheel has no soname links).  NULL with why set (the soname's
- * error: the file the user should look for). */
+/* The core beside this library's real file (core_file.h), if it may be
+ * loaded.  NULL with why set (the file the user should look for, or why
+ * it was refused). */
 static void *open_core(char *path, size_t size, char *why, size_t why_size)
 {
-	const char *slash = self_file ? strrchr(self_file, '/') : NULL;
-	int dir = slash ? (int)(slash - self_file + 1) : 0;
-	const char *names[] = { JC_CORE_FILE, JC_CORE_NAME };
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, size, "%.*s%s", dir, dir ? self_file : "", names[i]);
-		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-		if (h)
-			return h;
-		if (i == 0) { /* the soname's error: the file the user should look for */
-			const char *e = dlerror();
-			snprintf(why, why_size, "%s", e ? e : path);
-		}
+	if (size < PATH_MAX ||
+	    jc_core_file((const void *)preload_start, self_file, path, why, why_size) != 0)
+		return NULL;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, why_size, "%s", e ? e : path);
 	}
-	return NULL;
+	return h;
+}
+
+/* One jitcache per process.  Two copies preloaded at once (a system
+ * package's, then a wheel's `jitcache run`) would wrap each other: the
+ * first one's wrapper, holding a key's lock, calls "the driver" found
+ * after it, the second one's export, whose wrapper waits for that lock
+ * until lock_timeout, then both count and store.  The first copy in the
+ * global scope works: the one whose jitcache_preloaded a lookup from here
+ * finds (each copy finds the same, whatever their versions); the others
+ * load no core and pass every call on, saying so in one debug line. */
+JC_EXPORT const char *jitcache_preloaded(void)
+{
+	return version;
+}
+
+/* This copy's own (its export's address, taken here, is the first copy's). */
+extern const char *jc_preloaded_here(void)
+	__attribute__((alias("jitcache_preloaded"), visibility("hidden")));
+
+static int steps_aside(void)
+{
+	void *first = jc_real_dlsym(RTLD_DEFAULT, "jitcache_preloaded");
+	if (!first || first == (void *)jc_preloaded_here)
+		return 0;
+	const char *other = jc_library_file_of(first);
+	log_level();
+	jc_log(JC_LOG_DEBUG, "another jitcache (%s) works in this process; this one (%s) "
+	       "steps aside", other ? other : "?", self_file ? self_file : "?");
+	return 1;
 }
 
 static void load_core(void)
 {
 	char path[PATH_MAX + 64], why[PATH_MAX + 256];
+	if (secure || getauxval(AT_SECURE)) /* (before the constructor ran too) */
+		return;
 	if (!self_file) /* called before this library's constructor ran */
 		self_file = jc_library_file_of((const void *)preload_start);
+	if (steps_aside())
+		return;
 	void *h = open_core(path, sizeof path, why, sizeof why);
 	if (!h) {
 		say("cannot load its core", why);
@@ -251,6 +297,11 @@ __attribute__((used)) static void *jc_preload_resolve(void **slot, const void *c
 	if (c && c->wrapper[index])
 		return c->wrapper[index];
 	const char *name = export_name(index);
+	void *next = jc_real_dlsym(RTLD_NEXT, name);
+	if (next && !jc_is_ours(next)) { /* what every call without a core gets */
+		__atomic_store_n(slot, next, __ATOMIC_RELEASE);
+		return next;
+	}
 	void *real = jc_real_for_caller(caller, name);
 	if (real && !jc_is_ours(real))
 		return real;

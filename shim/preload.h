@@ -8,11 +8,14 @@
  * the exports of shim/exports.h, glibc's real dlsym found relative to
  * itself, and the environment captured at start.  Everything else (the ze
  * and cl wrappers, the cache, its tiers, zstd, inih, xxHash, signing) is the
- * core, libjitcache-core.so.SONAME_MAJOR beside it, which the preloaded
- * library loads (RTLD_LOCAL, never unloaded) on the first intercepted call:
- * a call to a ze or cl export, or a dlsym() that finds one of them in a
- * library.  Its exports then jump straight to the core's wrappers, with the
- * caller's return address untouched.
+ * core, libjitcache-core.so.SONAME_MAJOR beside it (beside its real file,
+ * if only root and its owner could have written it: shim/core_file.h),
+ * which the preloaded library loads (RTLD_LOCAL, never unloaded) on the
+ * first intercepted call: a call to a ze or cl export, or a dlsym() that
+ * finds one of them in a library.  Its exports then jump straight to the
+ * core's wrappers, with the caller's return address untouched.  No core is
+ * loaded in a secure-execution process, nor by a second jitcache in one
+ * process (shim/preload.c).
  *
  * The core exports one function, jc_core_attach, and gets from the
  * preloaded library what must be asked from its place in the process:
@@ -70,6 +73,11 @@ typedef const struct jc_core *(*jc_core_attach_fn)(const struct jc_preload *prel
  * loading it. */
 const struct jc_core *jc_preload_core(void);
 const struct jc_core *jc_preload_core_if_loaded(void);
+
+/* The preloaded library's mark, exported (shim/exports.h): its version
+ * line.  The copy whose mark a lookup in the global scope finds first is
+ * the one jitcache that works in a process (shim/preload.c). */
+const char *jitcache_preloaded(void);
 
 /* In the dlsym door (dlsym.c), given by the preloaded library's
  * constructor: hook(name, real), the door's answer for a lookup of name

@@ -33,6 +33,7 @@ struct job {
 	int upto;
 	struct jc_remote_lease *lease; /* a release, not a write */
 	struct jc_remote_lease *release; /* a write that releases this lease (tier.h's put_release) */
+	int exec_seen; /* being run when an exec was tried (counted dropped then, if a write) */
 	size_t size;
 	unsigned char value[];
 };
@@ -51,19 +52,26 @@ struct jc_remote {
 	pthread_cond_t work, idle;
 	struct job *head, *tail;
 	size_t queued_bytes;
-	int queued, busy, busy_write, stop; /* busy: jobs being run */
+	int queued, busy, stop; /* busy: jobs being run */
 	int threads;                        /* how many are running */
 	pid_t pid;
 	pthread_t thread[JC_REMOTE_WRITERS];
+	struct job *running[JC_REMOTE_WRITERS]; /* the jobs being run, for an exec */
 };
 
 /* ---- opening ------------------------------------------------------------ */
 
-static struct jc_remote *opened[16]; /* for the exit handler and fork */
+/* For the exit handler, exec and fork.  Written under opened_mu, which is
+ * never held across a wait; read without it before an exec (the exec may
+ * come from a signal handler that interrupted the holder). */
+static struct jc_remote *opened[16];
 static pthread_mutex_t opened_mu = PTHREAD_MUTEX_INITIALIZER;
 /* The process that last started a writer thread: only it has writes to
  * save before execve() (jc_remote_before_exec).  Read without a lock. */
 static pid_t writer_pid;
+/* When the exit handler's wait ends (jc_mono_ns()), once it has begun: an
+ * exec from a signal handler during it waits no longer. */
+static int64_t exit_deadline;
 
 static void at_exit(void);
 static void before_fork(void);
@@ -201,7 +209,7 @@ struct jc_remote *jc_remote_open(const struct jc_remote_options *opts, const cha
 	pthread_mutex_lock(&opened_mu);
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++)
 		if (!opened[i]) {
-			opened[i] = r;
+			__atomic_store_n(&opened[i], r, __ATOMIC_RELEASE);
 			break;
 		}
 	pthread_mutex_unlock(&opened_mu);
@@ -448,6 +456,16 @@ static int runnable(const struct jc_remote *r)
 	return r->head && (!r->head->lease || r->busy == 0);
 }
 
+/* Under r->mu: a free slot of r->running (one per thread, each running
+ * one job at most). */
+static struct job **running_slot(struct jc_remote *r)
+{
+	for (int i = 0; i < JC_REMOTE_WRITERS; i++)
+		if (!r->running[i])
+			return &r->running[i];
+	return NULL; /* not reached */
+}
+
 static void *writer(void *arg)
 {
 	struct jc_remote *r = arg;
@@ -457,17 +475,19 @@ static void *writer(void *arg)
 			pthread_cond_wait(&r->work, &r->mu);
 		if (!runnable(r))
 			break;
-		struct job *j = r->head;
+		struct job *j = r->head, **slot = running_slot(r);
 		r->head = j->next;
 		if (!r->head)
 			r->tail = NULL;
 		r->busy++;
-		r->busy_write += !j->lease;
+		if (slot)
+			*slot = j;
 		pthread_mutex_unlock(&r->mu);
 		run_job(r, j);
 		pthread_mutex_lock(&r->mu);
+		if (slot)
+			*slot = NULL;
 		r->busy--;
-		r->busy_write -= !j->lease;
 		r->queued--;
 		r->queued_bytes -= j->size;
 		free(j);
@@ -662,6 +682,22 @@ static void said_dropped(struct jc_remote *r, uint64_t dropped, const char *when
 	count(r, (uint64_t[JC_NCOUNTERS]){ [JC_REMOTE_DROPPED] = dropped });
 }
 
+/* Under r->mu: the writes being run that no exec has counted dropped yet,
+ * marked counted now (with the releases being run: no exec waits for them
+ * again). */
+static uint64_t see_running(struct jc_remote *r)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < JC_REMOTE_WRITERS; i++) {
+		struct job *j = r->running[i];
+		if (j && !j->exec_seen) {
+			n += !j->lease;
+			j->exec_seen = 1;
+		}
+	}
+	return n;
+}
+
 /* Stop the thread after at most `seconds`: what is still queued then is
  * dropped and counted.  The thread may be in the middle of a write (bounded
  * by the tier's timeout): with wait_busy it is waited for, else (at exit)
@@ -678,7 +714,7 @@ static void finish(struct jc_remote *r, double seconds, int wait_busy)
 	r->stop = 1;
 	uint64_t dropped = drop_queued(r);
 	int busy = r->busy, threads = r->pid == getpid() ? r->threads : 0;
-	dropped += wait_busy ? 0 : (uint64_t)r->busy_write; /* may not be done */
+	dropped += wait_busy ? 0 : see_running(r); /* may not be done */
 	pthread_cond_broadcast(&r->work);
 	pthread_mutex_unlock(&r->mu);
 	for (int i = 0; i < threads; i++)
@@ -690,28 +726,77 @@ static void finish(struct jc_remote *r, double seconds, int wait_busy)
 	said_dropped(r, dropped, "at exit", seconds);
 }
 
+/* Under r->mu: is something left for an exec to wait for?  A job queued,
+ * or one being run that no earlier exec saw: a program's own PATH search
+ * (Python's os.execvp tries execv() in each directory) waits once, and a
+ * write stuck in a slow server is counted dropped once. */
+static int exec_pending(const struct jc_remote *r)
+{
+	if (!r->threads || r->pid != getpid())
+		return 0;
+	if (r->head)
+		return 1;
+	for (int i = 0; i < JC_REMOTE_WRITERS; i++)
+		if (r->running[i] && !r->running[i]->exec_seen)
+			return 1;
+	return 0;
+}
+
+/* r->mu, locked without ever blocking on it, tried until deadline: the
+ * exec may come from a signal handler that interrupted this very thread
+ * while it held it.  0 if locked. */
+static int lock_before(struct jc_remote *r, int64_t deadline)
+{
+	for (;;) {
+		if (pthread_mutex_trylock(&r->mu) == 0)
+			return 0;
+		if (jc_mono_ns() >= deadline)
+			return -1;
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+	}
+}
+
+/* The queue of r given up to exit_wait (no longer than the exit handler's
+ * wait, if the exec interrupted it), by looking every 2 ms, not by waiting
+ * on a condition variable the interrupted thread may be waiting on. */
+static void exec_wait(struct jc_remote *r)
+{
+	int64_t deadline = jc_mono_ns() + (int64_t)(r->exit_wait * 1e9);
+	int64_t exiting = __atomic_load_n(&exit_deadline, __ATOMIC_ACQUIRE);
+	if (exiting && exiting < deadline)
+		deadline = exiting;
+	for (;;) {
+		if (lock_before(r, deadline) != 0)
+			return; /* held all along (by the thread interrupted): exec as is */
+		if (!exec_pending(r) || jc_mono_ns() >= deadline)
+			break;
+		pthread_mutex_unlock(&r->mu);
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+	}
+	uint64_t dropped = 0;
+	if (r->threads && r->pid == getpid())
+		dropped = drop_queued(r) + see_running(r);
+	pthread_mutex_unlock(&r->mu);
+	said_dropped(r, dropped, "at exec", r->exit_wait);
+}
+
 /* Before execve() replaces the program (and its writer thread) with
  * another: as at exit, the queued writes get exit_wait and those left are
  * dropped, counted and said, as profilers' runtimes (gcov's __gcov_execve)
  * save their counters before an exec.  The thread is left running: should
  * the exec fail, the program goes on with a working queue (a write cut short
- * by the exec, counted dropped, is then done after all). */
+ * by the exec, counted dropped, is then done after all; a later exec waits
+ * only for what was queued since).  No lock is waited for: an exec from a
+ * signal handler must not wait for the thread it interrupted. */
 void jc_remote_before_exec(void)
 {
 	if (__atomic_load_n(&writer_pid, __ATOMIC_ACQUIRE) != getpid())
 		return; /* nothing written by this process (or a vfork()ed child) */
-	pthread_mutex_lock(&opened_mu);
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++) {
-		struct jc_remote *r = opened[i];
-		if (!r || r->pid != getpid())
-			continue;
-		jc_remote_flush(r, r->exit_wait);
-		pthread_mutex_lock(&r->mu);
-		uint64_t dropped = drop_queued(r) + (uint64_t)r->busy_write;
-		pthread_mutex_unlock(&r->mu);
-		said_dropped(r, dropped, "at exec", r->exit_wait);
+		struct jc_remote *r = __atomic_load_n(&opened[i], __ATOMIC_ACQUIRE);
+		if (r && r->pid == getpid())
+			exec_wait(r);
 	}
-	pthread_mutex_unlock(&opened_mu);
 }
 
 static void forget(struct jc_remote *r)
@@ -719,7 +804,7 @@ static void forget(struct jc_remote *r)
 	pthread_mutex_lock(&opened_mu);
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++)
 		if (opened[i] == r)
-			opened[i] = NULL;
+			__atomic_store_n(&opened[i], NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&opened_mu);
 }
 
@@ -741,14 +826,23 @@ void jc_remote_close(struct jc_remote *r)
 }
 
 /* At exit the remotes stay open (the host may still compile from another
- * thread): only the queue is given its time, and the thread stopped. */
+ * thread): only the queue is given its time, and the thread stopped.  The
+ * list's lock is not held across the wait: a signal handler that execs
+ * meanwhile (jc_remote_before_exec) would wait for it for ever. */
 static void at_exit(void)
 {
+	struct jc_remote *mine[sizeof opened / sizeof *opened];
+	size_t n = 0;
 	pthread_mutex_lock(&opened_mu);
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++)
 		if (opened[i] && opened[i]->pid == getpid())
-			finish(opened[i], opened[i]->exit_wait, 0);
+			mine[n++] = opened[i];
 	pthread_mutex_unlock(&opened_mu);
+	for (size_t i = 0; i < n; i++) {
+		__atomic_store_n(&exit_deadline,
+				 jc_mono_ns() + (int64_t)(mine[i]->exit_wait * 1e9), __ATOMIC_RELEASE);
+		finish(mine[i], mine[i]->exit_wait, 0);
+	}
 }
 
 static void before_fork(void)
@@ -789,7 +883,8 @@ static void after_fork_child(void)
 		r->head = r->tail = NULL;
 		r->queued = 0;
 		r->queued_bytes = 0;
-		r->busy = r->busy_write = 0;
+		r->busy = 0;
+		memset(r->running, 0, sizeof r->running); /* the parent's threads' */
 		r->stop = 0;
 		r->threads = 0;
 		r->pid = getpid();

@@ -10,7 +10,11 @@
  * a miss) on the first platform whose name contains $CL_EXEC_PLATFORM
  * (default "Portable": PoCL), then runs PROGRAM with the one argument
  * "exec-ok" through HOW: execve, execv, execvp, execvpe, execl, execlp,
- * execle or fexecve.  $CL_EXEC_TAG, if set, goes into each kernel's text
+ * execle or fexecve; or
+ *   path         execv() of PROGRAM in each directory of $PATH in turn, as
+ *                Python's os.execvp does (each failed call is an exec too);
+ *   exit-signal  exit(0), with an alarm 1 s later whose handler execv()s
+ *                PROGRAM: the exec comes while the exit handlers run.  $CL_EXEC_TAG, if set, goes into each kernel's text
  * (a comment), so that runs with different tags make different keys.
  * Prints "built N" first.  Exit status 1 if a build or
  * the exec fails (it does not return otherwise).
@@ -19,6 +23,8 @@
 #include <CL/cl.h>
 
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +50,42 @@ static cl_device_id pick_device(const char *want, cl_context *ctx)
 	return NULL;
 }
 
+static char *alarm_prog;
+
+static void exec_on_alarm(int sig)
+{
+	(void)sig;
+	char ok[] = "exec-ok";
+	char *argv[] = { alarm_prog, ok, NULL };
+	execv(alarm_prog, argv);
+	_exit(3);
+}
+
+/* prog in each directory of $PATH, by hand. */
+static int path_search(char *prog)
+{
+	const char *path = getenv("PATH");
+	char ok[] = "exec-ok", file[PATH_MAX];
+	for (const char *p = path ? path : ""; *p; p += *p == ':') {
+		size_t len = strcspn(p, ":");
+		snprintf(file, sizeof file, "%.*s/%s", (int)len, p, prog);
+		char *argv[] = { file, ok, NULL };
+		execv(file, argv);
+		p += len;
+	}
+	return -1;
+}
+
 static int run(const char *how, char *prog)
 {
+	if (strcmp(how, "path") == 0)
+		return path_search(prog);
+	if (strcmp(how, "exit-signal") == 0) {
+		alarm_prog = prog;
+		signal(SIGALRM, exec_on_alarm);
+		alarm(1);
+		exit(0);
+	}
 	char ok[] = "exec-ok";
 	char *argv[] = { prog, ok, NULL };
 	if (strcmp(how, "execve") == 0)
