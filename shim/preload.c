@@ -23,7 +23,7 @@
  */
 #include "config/capture.h"
 #include "config/log.h"
-#include "shim/core_file.h"
+#include "config/core_file.h"
 #include "shim/exports.h"
 #include "shim/preload.h"
 #include "shim/shim.h"
@@ -155,13 +155,16 @@ static void say(const char *what, const char *why)
 	       "out of LD_PRELOAD)", what, why ? why : "unknown error");
 }
 
-/* The core beside this library's real file (core_file.h), if it may be
+/* The core's names: the soname link, then the plain name (the wheel's). */
+static const char *const core_names[2] = { JC_CORE_FILE, JC_CORE_NAME };
+
+/* The core beside this library's real file (config/core_file.h), if it may be
  * loaded.  NULL with why set (the file the user should look for, or why
  * it was refused). */
 static void *open_core(char *path, size_t size, char *why, size_t why_size)
 {
 	if (size < PATH_MAX ||
-	    jc_core_file((const void *)preload_start, self_file, path, why, why_size) != 0)
+	    jc_core_file((const void *)preload_start, self_file, core_names, path, why, why_size) != 0)
 		return NULL;
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!h) {
@@ -184,9 +187,8 @@ JC_EXPORT const char *jitcache_preloaded(void)
 	return version;
 }
 
-/* This copy's own (its export's address, taken here, is the first copy's). */
-extern const char *jc_preloaded_here(void)
-	__attribute__((alias("jitcache_preloaded"), visibility("hidden")));
+/* This copy's own (preload.h). */
+const char *jc_preloaded_here(void) __attribute__((alias("jitcache_preloaded"), visibility("hidden")));
 
 static int steps_aside(void)
 {

@@ -78,6 +78,9 @@ const struct jc_core *jc_preload_core_if_loaded(void);
  * line.  The copy whose mark a lookup in the global scope finds first is
  * the one jitcache that works in a process (shim/preload.c). */
 const char *jitcache_preloaded(void);
+/* The same function under a hidden name: its address is this copy's own,
+ * to compare with the one the global scope finds. */
+const char *jc_preloaded_here(void);
 
 /* In the dlsym door (dlsym.c), given by the preloaded library's
  * constructor: hook(name, real), the door's answer for a lookup of name

@@ -197,6 +197,24 @@ const char *jc_shown(const struct jc_store *c, const char *path, char out[PATH_M
 	return out;
 }
 
+/* (store.h; here, not in store.c, which counts through count.c: count.c
+ * asks this too.) */
+int jc_store_unwritable(struct jc_store *s, int level)
+{
+	static int said;
+	/* As the kernel would judge a write by this process (effective ids, a
+	 * read-only mount): only these say the directory itself is shut. */
+	if (!s || faccessat(AT_FDCWD, s->dir, W_OK | X_OK, AT_EACCESS) == 0 ||
+	    (errno != EACCES && errno != EPERM && errno != EROFS))
+		return 0;
+	int err = errno;
+	if (jc_log_enabled((enum jc_log_level)level) && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		jc_log((enum jc_log_level)level, "cannot write the cache directory %s (%s): hits "
+		       "load from it, but nothing is stored, counted or recorded there",
+		       s->shown, strerror(err));
+	return 1;
+}
+
 void jc_subdir_path(const struct jc_store *c, int sub, char path[PATH_MAX])
 {
 	snprintf(path, PATH_MAX, "%s/%02x", c->dir, sub);

@@ -24,21 +24,24 @@
  * free (shim/preload.c).
  *
  *   char path[PATH_MAX], why[PATH_MAX + 256];
- *   if (jc_core_file(address_in_this_library, name_from_loader, path, why,
- *                    sizeof why) == 0)
+ *   const char *names[2] = { "libx-core.so.1", "libx-core.so" };
+ *   if (jc_core_file(address_in_this_library, name_from_loader, names, path,
+ *                    why, sizeof why) == 0)
  *           dlopen(path, ...);
  *   else ...why: the core's path and what is wrong with it...
  */
-#ifndef JITCACHE_SHIM_CORE_FILE_H
-#define JITCACHE_SHIM_CORE_FILE_H
+#ifndef JITCACHE_CONFIG_CORE_FILE_H
+#define JITCACHE_CONFIG_CORE_FILE_H
 
 #include <stddef.h>
 
 /* The core's real path (PATH_MAX bytes) for the preloaded library that
  * holds `self` (which the loader named `loaded_as`, made absolute; may be
- * NULL): the soname (JC_CORE_FILE) beside its real file, else the plain
- * name (JC_CORE_NAME, the wheel has no soname links).  0, or -1 and why
- * (one line) if there is none, or none that may be loaded. */
-int jc_core_file(const void *self, const char *loaded_as, char *path, char *why, size_t why_size);
+ * NULL): names[0] (the soname, JC_CORE_FILE) beside its real file, else
+ * names[1] (the plain name, JC_CORE_NAME: the wheel has no soname links).
+ * 0, or -1 and why (one line) if there is none, or none that may be
+ * loaded.  (In config/, not shim/: the shim does no file I/O.) */
+int jc_core_file(const void *self, const char *loaded_as, const char *const names[2], char *path,
+		 char *why, size_t why_size);
 
 #endif

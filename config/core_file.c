@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The core's file, found and checked (core_file.h). */
-#include "shim/core_file.h"
-#include "shim/preload.h"
+#include "config/core_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -83,7 +82,8 @@ static int trusted_path(const char *real, uid_t owner, char *why, size_t size)
 	}
 }
 
-int jc_core_file(const void *self, const char *loaded_as, char *path, char *why, size_t why_size)
+int jc_core_file(const void *self, const char *loaded_as, const char *const names[2], char *path,
+		 char *why, size_t why_size)
 {
 	char stub[PATH_MAX], want[PATH_MAX + 64];
 	struct stat st;
@@ -97,7 +97,6 @@ int jc_core_file(const void *self, const char *loaded_as, char *path, char *why,
 	}
 	uid_t owner = st.st_uid;
 	size_t dir = (size_t)(strrchr(stub, '/') - stub); /* absolute: there is one */
-	const char *names[] = { JC_CORE_FILE, JC_CORE_NAME };
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(want, sizeof want, "%.*s/%s", (int)dir, stub, names[i]);
 		if (!realpath(want, path)) {
