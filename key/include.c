@@ -196,26 +196,23 @@ static int has_trigraph(const char *t, size_t n)
 	return 0;
 }
 
-/* A piece `__has_include` could be pasted together from (##): a part of
- * three characters or more of a name whose operand is a header name. */
-static int has_piece(const char *s, size_t n)
-{
-	static const char *const names[] = { "__has_include_next", "__has_embed" };
-	if (n < 3 || has_word(s, n))
-		return 0;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		for (const char *p = names[i]; strlen(p) >= n; p++)
-			if (!memcmp(p, s, n))
-				return 1;
-	return 0;
-}
-
 /* A prefix of such a name that only pasting can complete ("__has_"). */
 static int has_prefix(const char *s, size_t n)
 {
 	return n >= 3 && !has_word(s, n) && (!strncmp("__has_include_next", s, n) ||
 					      !strncmp("__has_embed", s, n)) &&
 	       n < strlen("__has_include_next");
+}
+
+/* A token `__has_include` could be pasted together from (##), starting
+ * with it: pasting joins whole tokens, so the leftmost one of any paste
+ * that makes such a name is a proper prefix of it.  Prefixes of three
+ * characters or more are refused on sight (has_prefix); "_" and "__" are
+ * common enough to be let be unless the text also pastes. */
+static int has_piece(const char *s, size_t n)
+{
+	return (n == 1 && s[0] == '_') || (n == 2 && s[0] == '_' && s[1] == '_') ||
+	       has_prefix(s, n);
 }
 
 struct scan {

@@ -375,6 +375,18 @@ static void test_has_include(void)
 	      "pasted with a piece from the options: not cached");
 	CHECK(key_of("#define C(a, b) a##b\nkernel void C(k, 1)(){}\n", NULL, &k1) == 0,
 	      "pasting alone: cached");
+	CHECK(key_of("#define C(a, b, c) a##b##c\n#if C(_, _has, _include)(\"h1.h\")\n#endif\n", NULL,
+		     &k1) == -1,
+	      "__has_include pasted from one-character pieces on: not cached");
+	CHECK(key_of("#define C(a, b) a##b\n#if C(__, has_include)(\"h1.h\")\n#endif\n", NULL, &k1) == -1,
+	      "... from two-character pieces on: not cached");
+	CHECK(key_of("#define C(a, b) a##b\n#if C(X, _include)(\"h1.h\")\n#endif\n", "-DX=__",
+		     &k1) == -1,
+	      "... the first piece from the options: not cached");
+	CHECK(key_of("#define C(a, b) a##b\nint has, inc, next, lude;\n"
+		     "kernel void C(k, 1)(){}\n#if INC_NEXT\n#endif\n", NULL, &k1) == 0,
+	      "pasting beside words that are parts of the name, but no prefix of it: cached "
+	      "(oneDNN's kernels)");
 }
 
 static void test_search_order(void)
