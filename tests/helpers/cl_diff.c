@@ -5,9 +5,9 @@
  * forms, edits between runs, between a compile and its link and during a
  * build, each case run by the real driver without jitcache and then with it.
  *
- *   cl_diff --describe --seed S --first A --count N
+ *   cl_diff --describe --seed S --first A --count N [--only N,...] [--plain]
  *   cl_diff --root DIR --seed S --first A --count N --phase P --platform NAME
- *           [--only-driver D --drivers K]
+ *           [--only-driver D --drivers K] [--only N,...] [--plain]
  *
  * Case n of seed S is made by a generator seeded with (S, n) alone, so every
  * phase (and a rerun of one case: --first n --count 1) makes the same case:
@@ -29,9 +29,11 @@
  * OpenCL; otherwise "R n RESULT" per case: each build's error code and, on a
  * platform that runs kernels (PoCL), the value kernel k wrote, else (Intel's
  * simulated GPU) a hash of CL_PROGRAM_BINARIES.  With --drivers K, only the
- * cases with n % K == D are run (each case's driver).  Each case runs in a
- * child process: one that dies or hangs (5 minutes) gives "R n crash=..."
- * and the next child goes on from the next case.
+ * cases with n % K == D are run (each case's driver); with --only, only
+ * those listed.  --plain makes each case with its directives in plain forms
+ * and LF line ends, all else the same (is a difference one of the forms?).
+ * Each case runs in a child process: one that dies or hangs (5 minutes)
+ * gives "R n crash=..." and the next child goes on from the next case.
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -687,12 +689,39 @@ static void describe(struct kase *c)
 	}
 }
 
+/* --plain: the same case with every directive in the plainest form that
+ * means the same (a comment, splice, form feed or digraph dropped, CR and
+ * CRLF as LF): a difference that goes away is one of the forms. */
+static int plain_form(int form)
+{
+	return form == F_MACRO_SRC_CMT || form == F_MACRO_SRC_SPLICE ? F_MACRO_SRC
+		: form == F_DEAD_LINECMT ? F_DEAD_IF0
+		: form >= F_MACRO_OPT ? form : F_PLAIN;
+}
+
+static void make_plain(struct kase *c)
+{
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < c->nsites[s]; i++)
+			c->sites[s][i].form = plain_form(c->sites[s][i].form);
+	for (int i = 0; i < c->nfiles; i++) {
+		c->files[i].d.form = plain_form(c->files[i].d.form);
+		c->files[i].eol = EOL_LF;
+	}
+	c->eol = EOL_LF;
+	c->has_form = 0;
+}
+
+static int plain;
+
 static void make_case(struct kase *c, uint64_t seed, unsigned n, const char *root)
 {
 	generate(c, seed, n, root);
 	c->has_angle = chance(&c->r, 30);
 	c->has_form = (int)pick(&c->r, 3);
 	generate_edits(c);
+	if (plain)
+		make_plain(c);
 	describe(c);
 }
 
@@ -1052,14 +1081,26 @@ static void run_case(struct str *r, const struct kase *c, int phase)
 
 /* ---- the supervisor: each case in a child, a crash or a hang recorded ------------ */
 struct args {
-	const char *root, *platform;
+	const char *root, *platform, *only;
 	uint64_t seed;
 	unsigned first, count, drivers, driver;
 	int phase, describe_only;
 };
 
+/* Is case n one of this run's: of its driver, and in the --only list? */
 static int mine(const struct args *a, unsigned n)
 {
+	if (a->only) {
+		const char *p = a->only;
+		char *end;
+		for (;;) {
+			if (strtoul(p, &end, 10) == n && end != p)
+				break;
+			if (!*end)
+				return 0;
+			p = end + 1;
+		}
+	}
 	return a->drivers <= 1 || n % a->drivers == a->driver;
 }
 
@@ -1154,8 +1195,9 @@ static int parse(struct args *a, int argc, char **argv)
 	a->phase = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(k, "--describe")) {
-			a->describe_only = 1;
+		if (!strcmp(k, "--describe") || !strcmp(k, "--plain")) {
+			a->describe_only |= !strcmp(k, "--describe");
+			plain |= !strcmp(k, "--plain");
 			continue;
 		}
 		if (!v)
@@ -1173,6 +1215,8 @@ static int parse(struct args *a, int argc, char **argv)
 			a->count = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(k, "--drivers"))
 			a->drivers = (unsigned)strtoul(v, NULL, 10);
+		else if (!strcmp(k, "--only"))
+			a->only = v;
 		else if (!strcmp(k, "--only-driver"))
 			a->driver = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(k, "--phase")) {
@@ -1190,9 +1234,11 @@ int main(int argc, char **argv)
 {
 	struct args a;
 	if (parse(&a, argc, argv) != 0) {
-		fprintf(stderr, "usage: cl_diff --describe --seed S --first A --count N\n"
+		fprintf(stderr, "usage: cl_diff --describe --seed S --first A --count N [--only N,...] "
+				"[--plain]\n"
 				"       cl_diff --root DIR --seed S --first A --count N --phase "
-				"B1|B2|J1|J2|J3 --platform NAME [--drivers K --only-driver D]\n");
+				"B1|B2|J1|J2|J3 --platform NAME [--drivers K --only-driver D] "
+				"[--only N,...] [--plain]\n");
 		return 2;
 	}
 	char root[PATH_MAX];
@@ -1203,6 +1249,8 @@ int main(int argc, char **argv)
 	a.root = root;
 	if (a.describe_only) {
 		for (unsigned n = a.first; n < a.first + a.count; n++) {
+			if (a.only && !mine(&a, n))
+				continue;
 			struct kase *c = calloc(1, sizeof *c);
 			make_case(c, a.seed, n, a.root);
 			printf("D %u %s :: %s\n", n, c->tags.p, c->what.p);

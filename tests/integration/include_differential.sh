@@ -12,6 +12,11 @@
 #   DIFF_CASES=N   cases (1000)          DIFF_SEED=S   the generator's seed (44;
 #   DIFF_FIRST=N   first case number (0)               "random": a new one)
 #   DIFF_EACH=1    every case on both drivers (default: case n on driver n % 2)
+#   DIFF_ONLY=N,N  only these cases (of DIFF_FIRST..+DIFF_CASES)
+#   DIFF_PLAIN=1   every directive in its plainest form, LF line ends (does a
+#                  difference go away?  then it is one of the forms)
+#   DIFF_SELFTEST=1  the "with jitcache" phases with JITCACHE_DISABLE=1: must
+#                  find no difference, or the harness itself is not deterministic
 #
 # Each difference is printed with the seed, the case number, the phase, both
 # results, what the case is and the command that runs it again alone; then the
@@ -42,7 +47,11 @@ fi
 echo "     seed $SEED, cases $FIRST..$((FIRST + CASES - 1)), drivers: ${labels[*]}" \
 	"($([ "${DIFF_EACH:-0}" = 1 ] && echo 'each case on each' || echo 'case n on driver n % '${#platforms[@]}))"
 
-"$DIFF" --describe --root "$T" --seed "$SEED" --first "$FIRST" --count "$CASES" >cases.txt
+# What every phase passes the generator besides the phase.
+gen=(--seed "$SEED" --first "$FIRST" --count "$CASES")
+[ -n "${DIFF_ONLY:-}" ] && gen+=(--only "$(echo "$DIFF_ONLY" | tr ' ' ,)")
+[ "${DIFF_PLAIN:-0}" = 1 ] && gen+=(--plain)
+"$DIFF" --describe --root "$T" "${gen[@]}" >cases.txt
 
 # phase LABEL PLATFORM INDEX PHASE [jitcache]: one phase of every case of
 # this driver, its "R n RESULT" lines in LABEL.PHASE.
@@ -50,9 +59,9 @@ phase() {
 	local label=$1 platform=$2 index=$3 ph=$4 split=() run=()
 	[ "${DIFF_EACH:-0}" = 1 ] || split=(--drivers "${#platforms[@]}" --only-driver "$index")
 	[ "${5:-}" = jitcache ] && run=(env JITCACHE_DIR="$T/cache-$label" "$JITCACHE" run --)
+	[ "${5:-}" = jitcache ] && [ "${DIFF_SELFTEST:-0}" = 1 ] && run=(env JITCACHE_DISABLE=1 "${run[@]}")
 	mkdir -p "$T/$label"
-	"${run[@]}" "$DIFF" --root "$T/$label" --seed "$SEED" --first "$FIRST" --count "$CASES" \
-		--phase "$ph" --platform "$platform" "${split[@]}" >"$label.$ph" 2>"$label.$ph.err"
+	"${run[@]}" "$DIFF" --root "$T/$label" "${gen[@]}" --phase "$ph" --platform "$platform" "${split[@]}" >"$label.$ph" 2>"$label.$ph.err"
 }
 # counts LABEL: the hits and misses in that driver's cache so far.
 counts() {
@@ -79,7 +88,7 @@ done
 # Compare: J1 (cold) with B1 unless the case edits a header during the cold
 # build (then the compiler may have read either text); J2 (warm) with B1; J3
 # (warm, after the edit between runs) with B2.
-awk -v seed="$SEED" -v build="$BUILD" -v each="${DIFF_EACH:-0}" '
+awk -v seed="$SEED" -v build="$BUILD" -v each="${DIFF_EACH:-0}" -v plain="${DIFF_PLAIN:-0}" '
 FNR == 1 { n = split(FILENAME, part, "."); file = part[n]; label = part[1] }
 file == "txt" {
 	id = $2; sub(/^D [0-9]+ /, ""); split($0, dw, " :: ")
@@ -93,14 +102,26 @@ function differ(l, id, a, b, why,    ra, rb) {
 	printf "DIFF %s case %d (seed %s), %s: without jitcache [%s], with [%s]\n", l, id, seed, why, ra, rb
 	return 1
 }
+# What shows a difference: the event of the case that the results point to.
+function cause(l, id, db, early, after,    t, all) {
+	all = res[l, "J1", id] res[l, "J2", id] res[l, "J3", id]
+	t = tags[id]
+	if (all ~ /crash=/) return "a crash with jitcache"
+	if (db && early) return "a header replaced during the cold build"
+	if (t ~ /mode=build-twice/ && early) return "a second build in one process after an edit"
+	if (t ~ /mid=|chdir=/ && early) return "an edit or a chdir between a compile and its link"
+	if (after) return "the edit between runs"
+	return "none of these (warm)"
+}
 END {
 	for (k = 1; k <= ncases; k++) {
 		split(order[k], lk, SUBSEP); l = lk[1]; id = lk[2]
 		db = tags[id] ~ /during-build=/
-		bad = 0
-		if (!db) bad += differ(l, id, "B1", "J1", "cold (J1 vs B1)")
-		bad += differ(l, id, "B1", "J2", "warm (J2 vs B1)")
-		bad += differ(l, id, "B2", "J3", "warm after the edit between runs (J3 vs B2)")
+		cold = db ? 0 : differ(l, id, "B1", "J1", "cold (J1 vs B1)")
+		warm = differ(l, id, "B1", "J2", "warm (J2 vs B1)")
+		after = differ(l, id, "B2", "J3", "warm after the edit between runs (J3 vs B2)")
+		bad = cold + warm + after
+		if (bad) shows[cause(l, id, db, cold + warm, after)]++
 		if (db) {
 			dbn++
 			r = res[l, "J1", id]; replaced += r ~ /replaced-during-build/
@@ -111,13 +132,16 @@ END {
 		if (bad) {
 			failed++
 			printf "     case %d: %s\n     what: %s\n", id, tags[id], what[id]
-			printf "     again: DIFF_SEED=%s DIFF_FIRST=%d DIFF_CASES=1%s BUILD=%s bash tests/integration/include_differential.sh\n", \
-				seed, id, each ? " DIFF_EACH=1" : "", build
+			printf "     again: DIFF_SEED=%s DIFF_FIRST=%d DIFF_CASES=1%s%s BUILD=%s bash tests/integration/include_differential.sh\n", \
+				seed, id, each ? " DIFF_EACH=1" : "", plain ? " DIFF_PLAIN=1" : "", build
 		} else passed++
 	}
 	printf "     %d cases compared, %d differ; %d edited a header during the cold build (%d replaced, the compiler read the new text in %d)\n", \
 		passed + failed, failed, dbn, replaced, seen
 	if (failed) {
+		print "     differences by what shows them:"
+		for (c in shows) printf "%6d  %s\n", shows[c], c | "sort -rn"
+		close("sort -rn")
 		print "     differences by category (cases that differ / cases with the tag):"
 		for (t2 in faults) printf "%6d / %-6d %s\n", faults[t2], total[t2], t2 | "sort -rn"
 		close("sort -rn")
