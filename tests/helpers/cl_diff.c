@@ -198,6 +198,7 @@ struct kase {
 	struct str tags, what;
 };
 
+/* A value no other file of the case adds (4 digits: an edit keeps the size). */
 static unsigned fresh_value(struct kase *c)
 {
 	for (;;) {
@@ -205,10 +206,11 @@ static unsigned fresh_value(struct kase *c)
 		int seen = 0;
 		for (int i = 0; i < c->nused; i++)
 			seen |= c->used_values[i] == v;
-		if (!seen && c->nused < 64) {
+		if (seen)
+			continue;
+		if (c->nused < (int)(sizeof c->used_values / sizeof *c->used_values))
 			c->used_values[c->nused++] = v;
-			return v;
-		}
+		return v;
 	}
 }
 
@@ -242,21 +244,21 @@ static int place_ok(const struct kase *c, int place)
 	}
 }
 
+/* A place, by weight; -1 when the one drawn does not exist in this case. */
 static int random_place(struct kase *c)
 {
-	static const int weights[NPLACES] = { 30, 25, 15, 20, 10, 10 };
-	for (;;) {
-		unsigned w = pick(&c->r, 110), acc = 0;
-		for (int p = 0; p < NPLACES; p++)
-			if (w < (acc += (unsigned)weights[p]))
-				return place_ok(c, p) ? p : -1;
-	}
+	static const unsigned weights[NPLACES] = { 30, 25, 15, 20, 10, 10 };
+	unsigned w = pick(&c->r, 110), acc = 0;
+	int p = 0;
+	while (w >= (acc += weights[p]))
+		p++;
+	return place_ok(c, p) ? p : -1;
 }
 
 static int random_form(struct kase *c, int level)
 {
-	/* Half the directives plain; the macro forms only in the sources, where
-	 * a -D decoy is in the options. */
+	/* Nearly half the directives plain; the directives that are none
+	 * (commented out, #if 0) rarer; the macro forms less often in headers. */
 	if (chance(&c->r, 45))
 		return F_PLAIN;
 	int f = 1 + (int)pick(&c->r, NFORMS - 1);
@@ -376,21 +378,10 @@ static void describe_dirs(struct kase *c)
 		tag(c, "idir", "joined");
 }
 
-static void generate(struct kase *c, uint64_t seed, unsigned n, const char *root)
+/* The sources' include sites: one or two in the first, one in the second
+ * (the same name as the first's, often: a header both compiles read). */
+static void generate_sites(struct kase *c, int nsrc)
 {
-	memset(c, 0, sizeof *c);
-	c->n = n;
-	c->seed = seed;
-	c->r.s = seed * 0x2545f4914f6cdd1dull ^ ((uint64_t)n << 20) ^ n;
-	next(&c->r);
-	snprintf(c->dir, sizeof c->dir, "%s/c%u", root ? root : ".", n);
-	unsigned m = pick(&c->r, 100);
-	c->mode = m < 40 ? M_BUILD : m < 50 ? M_BUILD2 : m < 65 ? M_CL1 : m < 93 ? M_CL2 : M_CLH;
-	c->eol = chance(&c->r, 85) ? EOL_LF : chance(&c->r, 50) ? EOL_CRLF : EOL_CR;
-	tag(c, "mode", mode_tag[c->mode]);
-	describe_dirs(c);
-	/* The sources' include sites and their names. */
-	int nsrc = c->mode == M_CL2 ? 2 : 1;
 	for (int s = 0; s < nsrc; s++) {
 		c->nsites[s] = 1 + (int)pick(&c->r, s == 1 ? 1 : 2);
 		for (int i = 0; i < c->nsites[s]; i++) {
@@ -400,12 +391,32 @@ static void generate(struct kase *c, uint64_t seed, unsigned n, const char *root
 		}
 	}
 	c->has_site = chance(&c->r, 20);
-	/* The files: each name a source names, then each nested name. */
+}
+
+/* Files that do not exist yet, for an edit to create. */
+static void add_absent(struct kase *c)
+{
+	for (int k = 0; k < 3 && c->nfiles < MAXFILES; k++) {
+		int p = random_place(c), nm = (int)pick(&c->r, NNAMES);
+		if (p < 0 || find_file(c, p, nm) >= 0)
+			continue;
+		struct file *f = &c->files[c->nfiles++];
+		memset(f, 0, sizeof *f);
+		f->place = p;
+		f->name = nm;
+		f->eol = EOL_LF;
+		f->value = fresh_value(c);
+	}
+}
+
+/* The files: of each name a source names (and, as decoys, of others), then
+ * of each name those include, level by level. */
+static void generate_files(struct kase *c, int nsrc)
+{
 	int want[NNAMES] = { 0 };
 	for (int s = 0; s < nsrc; s++)
 		for (int i = 0; i < c->nsites[s]; i++)
 			want[c->sites[s][i].name] = 1;
-	/* Every name sometimes gets a decoy file anyway. */
 	for (int nm = N_X; nm <= N_P; nm++)
 		if (want[nm] || chance(&c->r, 15))
 			add_files(c, nm);
@@ -420,18 +431,25 @@ static void generate(struct kase *c, uint64_t seed, unsigned n, const char *root
 		add_files(c, N_Z);
 	if (c->has_site && !chance(&c->r, 30))
 		add_files(c, N_F);
-	/* Not-yet-existing files, for an edit to create. */
-	for (int k = 0; k < 3 && c->nfiles < MAXFILES; k++) {
-		int p = random_place(c), nm = (int)pick(&c->r, NNAMES);
-		if (p < 0 || find_file(c, p, nm) >= 0)
-			continue;
-		struct file *f = &c->files[c->nfiles++];
-		memset(f, 0, sizeof *f);
-		f->place = p;
-		f->name = nm;
-		f->eol = EOL_LF;
-		f->value = fresh_value(c);
-	}
+	add_absent(c);
+}
+
+static void generate(struct kase *c, uint64_t seed, unsigned n, const char *root)
+{
+	memset(c, 0, sizeof *c);
+	c->n = n;
+	c->seed = seed;
+	c->r.s = seed * 0x2545f4914f6cdd1dull ^ ((uint64_t)n << 20) ^ n;
+	next(&c->r);
+	snprintf(c->dir, sizeof c->dir, "%s/c%u", root ? root : ".", n);
+	unsigned m = pick(&c->r, 100);
+	c->mode = m < 40 ? M_BUILD : m < 50 ? M_BUILD2 : m < 65 ? M_CL1 : m < 93 ? M_CL2 : M_CLH;
+	c->eol = chance(&c->r, 85) ? EOL_LF : chance(&c->r, 50) ? EOL_CRLF : EOL_CR;
+	tag(c, "mode", mode_tag[c->mode]);
+	describe_dirs(c);
+	int nsrc = c->mode == M_CL2 ? 2 : 1;
+	generate_sites(c, nsrc);
+	generate_files(c, nsrc);
 }
 
 static int random_file(struct kase *c, int exists)
@@ -603,8 +621,8 @@ static char *options(const struct kase *c)
 	return o.p;
 }
 
-/* What the case is, in words, after its tags. */
-static void describe(struct kase *c)
+/* What the case is made of, in words (c->what) and tags (c->tags). */
+static void describe_layout(struct kase *c)
 {
 	char *opt = options(c);
 	struct str *w = &c->what;
@@ -655,6 +673,12 @@ static void describe(struct kase *c)
 		tag(c, "nested", "yes");
 	if (c->has_site)
 		tag(c, "has_include", "yes");
+}
+
+/* What happens during and between the runs, in words and tags. */
+static void describe_events(struct kase *c)
+{
+	struct str *w = &c->what;
 	if (c->mode == M_CLH)
 		add(w, "; embedded header x.h=%u", c->embedded_value);
 	if (c->mid != MID_NONE) {
@@ -722,7 +746,8 @@ static void make_case(struct kase *c, uint64_t seed, unsigned n, const char *roo
 	generate_edits(c);
 	if (plain)
 		make_plain(c);
-	describe(c);
+	describe_layout(c);
+	describe_events(c);
 }
 
 /* ---- writing the tree ----------------------------------------------------------- */
