@@ -32,8 +32,9 @@
  * cases with n % K == D are run (each case's driver); with --only, only
  * those listed.  --plain makes each case with its directives in plain forms
  * and LF line ends, all else the same (is a difference one of the forms?).
- * Each case runs in a child process: one that dies or hangs (5 minutes)
- * gives "R n crash=..." and the next child goes on from the next case.
+ * The cases run in a child process: when it dies or hangs (5 minutes) in
+ * one, that case's result is "R n crash=..." and a new child goes on from
+ * the next case.
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
