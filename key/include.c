@@ -772,7 +772,7 @@ static int parse_options(const char *options, struct includes *inc, int shell)
 		else if (token[0] == '-' && (token[1] == 'D' || token[1] == 'U') && token[2])
 			rc = macro_option(inc, token + 2, token[1] == 'U');
 		int was_value = want != NONE;
-		want = was_value ? NONE : d ? DIR : !strcmp(token, "-D") ? MACRO_D
+		want = was_value ? NONE : d && !token[d] ? DIR : !strcmp(token, "-D") ? MACRO_D
 		     : !strcmp(token, "-U") ? MACRO_U
 		     : !strcmp(token, "-include") || !strcmp(token, "-imacros") ? FORCED : NONE;
 	}

@@ -395,6 +395,11 @@ static void test_search_order(void)
 	write_file("od/x.h", "#define X 1\n");
 	CHECK(keyed("#include \"x.h\"\n", "-I od", "x.h"),
 	      "#include \"x.h\" with ./x.h and -I od/x.h: ./x.h is keyed");
+	mkdir("od2", 0700);
+	CHECK(keyed("#include <y.h>\n", "-Iod -I od2", "od2/y.h"),
+	      "-Iod (joined) then -I od2: the second directory's file is keyed");
+	CHECK(keyed("#include <y.h>\n", "-Iod -Iod2", "od2/y.h"),
+	      "-Iod then -Iod2, both joined: the second directory's file is keyed");
 	CHECK(keyed("#include <x.h>\n", "-I od", "x.h"),
 	      "#include <x.h> with ./x.h and -I od/x.h: ./x.h is keyed (PoCL reads it)");
 	CHECK(keyed("#include INC\n", "-I od -DINC=<x.h>", "x.h"),
