@@ -29,6 +29,9 @@ check "make deb: lintian's verdict names its warnings by tag" \
 	       for t in \$(sed -n 's/^W: [^ ]*: \([^ ]*\).*/\1/p' '$ROOT/build/lintian.txt'); do grep -q \"\$t\" '$T/make-deb.out' || exit 1; done"
 DEB=$(ls "$ROOT"/dist/jitcache_*_amd64.deb 2>/dev/null | tail -n 1)
 [ -n "$DEB" ] || { check "dist/ holds the package (make deb)" false; finish; exit; }
+HOMEPAGE=$(sed -n 's/^HOMEPAGE *:= *//p' "$ROOT/Makefile")
+check "the package's Homepage is the Makefile's HOMEPAGE ($HOMEPAGE)" \
+	test "$(dpkg-deb -f "$DEB" Homepage)" = "$HOMEPAGE"
 if ! JITCACHE_TESTBED=$DEBROOT "$ROOT/tests/testbed/run" true 2>/dev/null; then
 	check "the clean Debian 12 chroot is there (make debroot)" false; finish; exit
 fi
