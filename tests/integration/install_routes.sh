@@ -73,8 +73,8 @@ check "README's Install section and docs/install.md: their blocks read ($(wc -l 
 base=$T/blocks/readme-01
 check "README's first install block is the build dependencies' apt line" \
 	grep -q '^sudo apt-get install build-essential ' "$base"
-check "docs/install.md lists the same build dependencies (the same line)" \
-	sh -c "cat '$T'/blocks/install-* | grep -qxF \"\$(cat '$base')\""
+check "docs/install.md lists the same build dependencies (the same line, a block of its own)" \
+	sh -c "for b in '$T'/blocks/install-*; do cmp -s \"\$b\" '$base' && exit 0; done; exit 1"
 # The routes: every other block, each once (the pages share some).
 routes=""
 for b in "$T"/blocks/readme-* "$T"/blocks/install-*; do
@@ -100,7 +100,7 @@ in_root() {
 			bash "$script"' sh "$1" "$2" "$T" "$3"
 }
 # A clone of this checkout as it is now (committed, and the changes not yet).
-git clone -q "$ROOT" "$T/src" &&
+git -c advice.detachedHead=false clone -q "$ROOT" "$T/src" &&
 	(cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf -) | tar -xf - -C "$T/src"
 check "a clone of the checkout, with its uncommitted changes" test -f "$T/src/Makefile"
 # The host's network set-up, which a machine on its network has too: the
@@ -139,8 +139,9 @@ cp -a "$T/src" /home/alice/jitcache && chown -R alice: /home/alice/jitcache
 su - alice -c "cd jitcache && bash -e '$base'" </dev/null
 SH
 	in_root "$root" "$S/base" "$S/base-root.sh" >"$S/base.out" 2>&1
-	check "$sys: the build dependencies' line, as written (exit $?)" test $? -eq 0 ||
-		{ tail -n 20 "$S/base.out"; return; }
+	rc=$?
+	check "$sys: the build dependencies' line, as written (exit $rc)" test $rc -eq 0
+	[ $rc -eq 0 ] || { tail -n 20 "$S/base.out"; return; }
 	for r in $routes; do
 		o=$S/out/$r
 		mkdir -p "$o" && chmod 777 "$o"
@@ -159,8 +160,8 @@ SH
 		printf 'set -e\nsu - alice -c "cd jitcache && bash -e %s" </dev/null\n' "$S/$r.sh" >"$S/$r-root.sh"
 		in_root "$S/base:$root" "$S/layer-$r" "$S/$r-root.sh" >"$S/$r.out" 2>&1
 		rc=$?
-		check "$sys: route $r runs as written (exit $rc): $(tr '\n' ';' <"$T/blocks/$r")" test $rc -eq 0 ||
-			tail -n 25 "$S/$r.out"
+		check "$sys: route $r runs as written (exit $rc): $(tr '\n' ';' <"$T/blocks/$r")" test $rc -eq 0
+		[ $rc -eq 0 ] || tail -n 25 "$S/$r.out"
 		check "$sys: route $r: the Level Zero program cold: compiled and stored" \
 			grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$o/ze-cold.out"
 		check "$sys: route $r: ... then warm: loaded from the cache" \
@@ -170,9 +171,11 @@ SH
 		*"pipx install"*) ;;   # Debian 12's pipx links no man page: the pages say so
 		*) check "$sys: route $r: man jitcache finds the page" test "$(cat "$o/man" 2>/dev/null)" -gt 0 ;;
 		esac
-		if [ -s "$o/deb-size" ]; then
+		# The size docs/install.md gives is Debian 12's build (sid's compiler and
+		# debhelper make another).
+		if [ -s "$o/deb-size" ] && [ "$sys" = debian12 ]; then
 			kb=$(( ($(cat "$o/deb-size") + 512) / 1024 ))
-			said=$(sed -n 's/^ *make deb .*(\([0-9]*\) KB)$/\1/p' "$ROOT/docs/install.md")
+			said=$(sed -n 's/^ *make deb .*(\([0-9]*\) KB[^)]*)$/\1/p' "$ROOT/docs/install.md")
 			check "$sys: route $r: the package is $kb KB, as docs/install.md says (${said:-no size} KB, within 3%)" \
 				test -n "$said" -a $(( (kb - ${said:-0}) * 100 )) -le $(( 3 * ${said:-0} )) \
 				-a $(( (${said:-0} - kb) * 100 )) -le $(( 3 * ${said:-0} ))
