@@ -75,7 +75,9 @@ for r in cold warm; do
 done
 apt-get remove -y -qq jitcache >"$T/apt-remove.log" 2>&1; echo "remove \$?"
 echo "after remove: lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache*.so* 2>/dev/null | wc -l) bin \$(ls /usr/bin/jitcache 2>/dev/null | wc -l) conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
-apt-get purge -y -qq jitcache >>"$T/apt-remove.log" 2>&1; echo "purge \$?"
+# --autoremove: what apt installed with it (libcurl4, its Recommends), so that
+# a chroot without them (a fresh make debroot) is left as it was.
+apt-get purge -y -qq --autoremove jitcache >>"$T/apt-remove.log" 2>&1; echo "purge \$?"
 echo "after purge: conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
 snapshot >"$T/after.txt"
 SH
