@@ -44,6 +44,8 @@ fi
 check "SPIR-V built with ocloc (on the host)" spirv reduce "$KERNELS/reduce.cl"
 cp "$ROOT/tests/integration/compute.cl" "$T/k.cl"
 chmod -R a+rX "$T"
+# install_routes.sh's overlays sit on the chroot: wait until none does.
+exec 9>"$DEBROOT.lock" && flock 9
 cat >"$T/in.sh" <<SH
 set -u
 export DEBIAN_FRONTEND=noninteractive

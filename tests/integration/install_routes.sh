@@ -31,6 +31,9 @@ fi
 if [ "$(id -u)" -ne 0 ]; then
 	skip "not root: the chroot's overlays need mounts"; finish; exit
 fi
+# The chroot is the lower layer of every overlay here: deb_install.sh, which
+# installs into it, waits (tests/run.sh runs two tests at a time).
+exec 9>"$DEBROOT.lock" && flock -s 9
 check "SPIR-V built with ocloc (on the host)" spirv reduce "$KERNELS/reduce.cl"
 cp "$EXAMPLE" "$T/app"
 
