@@ -62,6 +62,11 @@ CORE_SONAME  := $(CORENAME).$(SONAME_MAJOR)
 # docs/install.md name it (tests/integration/docs.sh checks they do, wheel.sh
 # that the wheel's metadata does).
 WHEEL_NAME   := jitcache-gpu
+# The project's public home, set here once: the Debian package's Homepage
+# (packaging/debian/make-control.sh fills packaging/debian/control's
+# @HOMEPAGE@) and the wheel's Project-URL (setup.py reads it, as VERSION).
+# A placeholder until the project has a public home.
+HOMEPAGE     := https://example.org/jitcache
 
 .PHONY: all lib admin examples tests help demo clean \
         deps deps-all check check-all check-modern unit unit-build fuzz-build asan tsan fuzz sycl-check \

@@ -28,6 +28,8 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 BUILD = "build-wheel"  # relative: setuptools wants data_files so
 MAKEFILE = open(os.path.join(ROOT, "Makefile"), encoding="utf-8").read()
 VERSION = re.search(r"^VERSION *:= *(\S+)", MAKEFILE, re.M).group(1)
+# The public home, set once in the Makefile (the Debian package's Homepage too).
+HOMEPAGE = re.search(r"^HOMEPAGE *:= *(\S+)", MAKEFILE, re.M).group(1)
 os.makedirs(os.path.join(ROOT, BUILD), exist_ok=True)  # egg_base, before any build step
 WHERE = {"lib": "lib", "libexec": "libexec", "bin": "bin", "man1": "share/man/man1"}
 
@@ -90,6 +92,7 @@ class BinaryDistribution(Distribution):
 
 setup(
     version=VERSION,
+    project_urls={"Homepage": HOMEPAGE},
     distclass=BinaryDistribution,
     cmdclass={"build_py": BuildWithMake, "bdist_wheel": PlatformWheel},
     # share/man/man1 under the installing prefix (the wheel's .data/data/).

@@ -26,6 +26,7 @@
 #include "trust/sign.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sodium.h>
@@ -709,6 +710,75 @@ static int cmd_settings(const struct jc_config *cfg, struct jc_cache *c, int arg
 	return JC_EXIT_OK;
 }
 
+/* ---- man --------------------------------------------------------------------- */
+
+static void man_usage(FILE *out)
+{
+	fputs("       jitcache man [--path]          this manual page, jitcache(1), from the\n"
+	      "                                      copy installed with this command (pipx\n"
+	      "                                      puts none where man looks); --path: its\n"
+	      "                                      file\n",
+	      out);
+}
+
+/* The page installed with this program, found from where this program is:
+ * beside it (a build directory), ../share/man/man1 (the wheel's package
+ * jitcache/), ../../share/man/man1 (make install's and the .deb's
+ * PREFIX/libexec/jitcache), compressed or not.  0 if none is there. */
+static int installed_page(char page[PATH_MAX])
+{
+	static const char *const where[] = { "", "/../share/man/man1", "/../../share/man/man1" };
+	char self[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (k <= 0)
+		return 0;
+	self[k] = '\0';
+	*strrchr(self, '/') = '\0';
+	for (size_t i = 0; i < sizeof where / sizeof *where; i++)
+		for (int gz = 0; gz < 2; gz++) {
+			snprintf(path, sizeof path, "%s%s/jitcache.1%s", self, where[i], gz ? ".gz" : "");
+			if (access(path, R_OK) == 0 && realpath(path, page))
+				return 1;
+		}
+	return 0;
+}
+
+static int cmd_man(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	static const struct option longopts[] = { { "path", no_argument, NULL, 'p' },
+						  { NULL, 0, NULL, 0 } };
+	int path_only = 0, opt;
+	char page[PATH_MAX];
+	(void)cfg, (void)c;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (opt != 'p')
+			return jc_admin_bad_option("man", opt, argv, longopts);
+		path_only = 1;
+	}
+	if (optind < argc)
+		return jc_admin_usage_error("man", "takes only --path");
+	if (!installed_page(page)) {
+		if (path_only) {
+			fprintf(stderr, "jitcache: man: no jitcache.1 installed with this command\n");
+			return JC_EXIT_FAILED;
+		}
+		execlp("man", "man", "jitcache", (char *)NULL); /* installed elsewhere */
+		fprintf(stderr, "jitcache: man: cannot run man: %s (apt-get install man-db)\n",
+			strerror(errno));
+		return JC_EXIT_FAILED;
+	}
+	if (path_only) {
+		printf("%s\n", page);
+		return JC_EXIT_OK;
+	}
+	fflush(stdout);
+	execlp("man", "man", "-l", page, (char *)NULL);
+	fprintf(stderr, "jitcache: man: cannot run man: %s (apt-get install man-db; the page: %s)\n",
+		strerror(errno), page);
+	return JC_EXIT_FAILED;
+}
+
 static int cmd_enable(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
 {
 	(void)cfg, (void)c;
@@ -752,6 +822,8 @@ static const struct command {
 	  "write a setting into your ini file" },
 	{ "settings", NEEDS_NOTHING,  cmd_settings,  settings_usage,
 	  "every setting, its default and variable" },
+	{ "man",      NEEDS_NOTHING,  cmd_man,       man_usage,
+	  "this manual page, wherever pip or pipx installed it" },
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

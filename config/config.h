@@ -40,7 +40,7 @@
 	X(cache, disable,      BOOL,  disable,      "0",    "JITCACHE_DISABLE",            \
 	  "1 turns jitcache off: every call goes straight to the driver")              \
 	X(cache, shared,       BOOL,  shared,       "0",    "JITCACHE_SHARED",             \
-	  "1 accepts a cache directory owned or writable by others (see README)")       \
+	  "1 accepts a cache directory owned or writable by others (see docs/trust.md)")       \
 	X(cache, lock_timeout, SECS,  lock_timeout, "120",  "JITCACHE_LOCK_TIMEOUT",       \
 	  "seconds to wait for another process compiling the same entry")              \
 	X(cache, compress,     BOOL,  compress,     "0",    "JITCACHE_COMPRESS",           \

@@ -9,15 +9,18 @@ $(BUILD)/jitcache.1: packaging/man/jitcache.1.in packaging/man/make-man.sh $(ADM
 	$(Q)./packaging/man/make-man.sh $(ADMIN_BIN) $(VERSION) < $< > $@.tmp && mv $@.tmp $@
 
 # A clean Debian 12 chroot (as the test bed is made) where the package's
-# test installs it: the drivers and loaders, nothing of jitcache.
+# test installs it: the drivers and loaders, nothing of jitcache; python3
+# and sudo as a stock install has them (the install routes' test,
+# tests/integration/install_routes.sh, runs the README's commands there).
 DEBROOT := /var/tmp/jitcache-deb12
 debroot: deps-all ## create or update the clean Debian 12 chroot of the package's install test
 	@JITCACHE_TESTBED=$(DEBROOT) JITCACHE_TESTBED_SUITE=bookworm JITCACHE_TESTBED_LABEL=debroot \
-	JITCACHE_TESTBED_PKGS="ocl-icd-libopencl1 pocl-opencl-icd intel-opencl-icd libze1 libinih1 libzstd1 man-db ca-certificates" \
+	JITCACHE_TESTBED_PKGS="ocl-icd-libopencl1 pocl-opencl-icd intel-opencl-icd libze1 libinih1 libzstd1 man-db ca-certificates python3 sudo" \
 	./tests/testbed/setup.sh
 
-deb: ## build dist/jitcache_VERSION-1_amd64.deb with debhelper (packaging/debian), checked by lintian
-	@./packaging/debian/make-deb.sh $(VERSION) dist
+deb: ## build dist/jitcache_VERSION-1_amd64.deb with debhelper (packaging/debian), checked by lintian; installs the packaging tools it needs (sudo)
+	@./tests/install-deps.sh deb
+	@./packaging/debian/make-deb.sh $(VERSION) dist $(HOMEPAGE)
 
 wheel: ## build dist/jitcache_gpu-VERSION-py3-none-manylinux_*.whl: the library and the command, for pip
 	@MAKE="$(MAKE)" ./packaging/wheel/make-wheel.sh build-wheel $(VERSION) dist $(WHEEL_NAME)

@@ -5,7 +5,8 @@
 # its section, with its default and meaning.
 set -eu
 cat <<'HEAD'
-# /etc/jitcache.ini — jitcache's system-wide settings (jitcache(1)).
+# /etc/jitcache.ini — jitcache's system-wide settings (jitcache(1); the README
+# and the docs: /usr/share/doc/jitcache/).
 # Read first: a user's ~/.config/jitcache/jitcache.ini (`jitcache set`
 # writes it), then $JITCACHE_CONFIG, then environment variables override
 # the settings they name, and only those.  Every setting is shown with its

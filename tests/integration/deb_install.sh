@@ -29,12 +29,23 @@ check "make deb: lintian's verdict names its warnings by tag" \
 	       for t in \$(sed -n 's/^W: [^ ]*: \([^ ]*\).*/\1/p' '$ROOT/build/lintian.txt'); do grep -q \"\$t\" '$T/make-deb.out' || exit 1; done"
 DEB=$(ls "$ROOT"/dist/jitcache_*_amd64.deb 2>/dev/null | tail -n 1)
 [ -n "$DEB" ] || { check "dist/ holds the package (make deb)" false; finish; exit; }
+# The size docs/install.md gives the package (built on Debian 12), within 3%.
+kb=$(( ($(stat -c %s "$DEB") + 512) / 1024 ))
+said=$(sed -n 's/^ *make deb .*(\([0-9]*\) KB[^)]*)$/\1/p' "$ROOT/docs/install.md")
+check "the package is $kb KB, as docs/install.md says (${said:-no size} KB, within 3%)" \
+	test -n "$said" -a $(( (kb - ${said:-0}) * 100 )) -le $(( 3 * ${said:-0} )) \
+	-a $(( (${said:-0} - kb) * 100 )) -le $(( 3 * ${said:-0} ))
+HOMEPAGE=$(sed -n 's/^HOMEPAGE *:= *//p' "$ROOT/Makefile")
+check "the package's Homepage is the Makefile's HOMEPAGE ($HOMEPAGE)" \
+	test "$(dpkg-deb -f "$DEB" Homepage)" = "$HOMEPAGE"
 if ! JITCACHE_TESTBED=$DEBROOT "$ROOT/tests/testbed/run" true 2>/dev/null; then
 	check "the clean Debian 12 chroot is there (make debroot)" false; finish; exit
 fi
 check "SPIR-V built with ocloc (on the host)" spirv reduce "$KERNELS/reduce.cl"
 cp "$ROOT/tests/integration/compute.cl" "$T/k.cl"
 chmod -R a+rX "$T"
+# install_routes.sh's overlays sit on the chroot: wait until none does.
+exec 9>"$DEBROOT.lock" && flock 9
 cat >"$T/in.sh" <<SH
 set -u
 export DEBIAN_FRONTEND=noninteractive
@@ -49,6 +60,9 @@ echo "lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache.so.1 2>/dev/null)"
 echo "core \$(ls /usr/lib/x86_64-linux-gnu/libjitcache-core.so* 2>/dev/null | tr '\\n' ' ')"
 echo "conffile \$(dpkg-query -W -f='\${Conffiles}' jitcache | awk '\$1 == "/etc/jitcache.ini" { print \$1 }')"
 MANWIDTH=80 man jitcache 2>/dev/null | grep -q 'JITCACHE_DIR=' && echo "man ok"
+echo "doc \$(ls /usr/share/doc/jitcache/README.md.gz /usr/share/doc/jitcache/docs/trust.md.gz 2>/dev/null | wc -l)"
+echo "ini points at \$(sed -n 's|.*the docs: \(/usr/share/doc/jitcache/\)).*|\1|p' /etc/jitcache.ini)"
+echo "ini shared \$(grep -c 'see docs/trust.md' /etc/jitcache.ini)"
 echo "hook conffiles \$(dpkg-query -W -f='\${Conffiles}' jitcache | grep -c -e ' /etc/apt/apt.conf.d/70jitcache ' -e ' /etc/jitcache/apt-warm.conf ')"
 # The apt hook switched on: apt runs it after dpkg (its first run records the driver packages).
 sed -i 's/^enabled = no\$/enabled = yes/' /etc/jitcache/apt-warm.conf
@@ -63,7 +77,9 @@ for r in cold warm; do
 done
 apt-get remove -y -qq jitcache >"$T/apt-remove.log" 2>&1; echo "remove \$?"
 echo "after remove: lib \$(ls /usr/lib/x86_64-linux-gnu/libjitcache*.so* 2>/dev/null | wc -l) bin \$(ls /usr/bin/jitcache 2>/dev/null | wc -l) conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
-apt-get purge -y -qq jitcache >>"$T/apt-remove.log" 2>&1; echo "purge \$?"
+# --autoremove: what apt installed with it (libcurl4, its Recommends), so that
+# a chroot without them (a fresh make debroot) is left as it was.
+apt-get purge -y -qq --autoremove jitcache >>"$T/apt-remove.log" 2>&1; echo "purge \$?"
 echo "after purge: conffile \$(ls /etc/jitcache.ini 2>/dev/null | wc -l)"
 snapshot >"$T/after.txt"
 SH
@@ -76,6 +92,9 @@ check "installed: its core beside it, under its soname only" \
 	grep -qx 'core /usr/lib/x86_64-linux-gnu/libjitcache-core.so.1 /usr/lib/x86_64-linux-gnu/libjitcache-core.so.1.0.0 ' "$T/in.out"
 check "installed: /etc/jitcache.ini is a conffile" grep -q '^conffile /etc/jitcache.ini$' "$T/in.out"
 check "installed: man jitcache" grep -q '^man ok$' "$T/in.out"
+check "installed: the README and docs/ (trust.md among them)" grep -q '^doc 2$' "$T/in.out"
+check "/etc/jitcache.ini points at them, and its 'shared' at docs/trust.md" \
+	sh -c "grep -q '^ini points at /usr/share/doc/jitcache/$' '$T/in.out' && grep -q '^ini shared 1$' '$T/in.out'"
 check "installed: the apt hook's two conffiles" grep -q '^hook conffiles 2$' "$T/in.out"
 check "the apt hook on: apt runs it after dpkg, and succeeds" grep -q '^reinstall with the hook on 0$' "$T/in.out"
 check "... it recorded the driver packages (intel-opencl-icd)" grep -q '^hook recorded 1$' "$T/in.out"

@@ -8,8 +8,8 @@
 # page; each of its lines runs in page order, in the block's own shell, on a
 # real Level Zero program (simulated Arc) and a cache directory of the
 # block's, unless the line is in EXEMPT below with the reason it is not run
-# here (installing system-wide, or the test suite itself) and the test that
-# runs it.  A line the page gains is run, or the test fails until it is
+# here (installing, or the test suite itself) and the test that runs it
+# (install_routes.sh runs the Install section's, in a clean Debian 12).  A line the page gains is run, or the test fails until it is
 # exempted with its reason; an exemption the page no longer has fails too.
 # Only the user's program and the library's installed path are rewritten
 # (REWRITES, printed).  Then what the lines are for: the Run lines cache the
@@ -28,9 +28,13 @@ chmod +x "$T/app"
 
 # ---- the exemptions: LINE|WHY (the line as the page has it, comment cut) --------
 cat >"$T/exempt" <<'EOF'
-sudo apt-get install build-essential pkg-config libzstd-dev libxxhash-dev libinih-dev libhiredis-dev libsodium-dev opencl-c-headers|installs system-wide; docs_fleets.sh checks each package is real and make demo's
-pip install .|installs into the Python environment; wheel.sh runs it from a clean clone
-make && sudo make install|installs system-wide; docs_fleets.sh runs it with PREFIX in a directory of its own
+sudo apt-get install build-essential pkg-config libzstd-dev libxxhash-dev libinih-dev libhiredis-dev libsodium-dev opencl-c-headers|installs system-wide; install_routes.sh runs it in a clean Debian 12 chroot
+make deb && sudo apt install ./dist/jitcache_*.deb|installs system-wide; install_routes.sh runs it in a clean Debian 12 chroot
+sudo apt-get install pipx && pipx install .|installs system-wide and into ~/.local; install_routes.sh runs it in a clean Debian 12 chroot
+. ~/.profile|the user's start-up file; install_routes.sh runs it in a clean Debian 12 chroot
+sudo apt-get install python3-venv|installs system-wide; install_routes.sh runs it in a clean Debian 12 chroot
+python3 -m venv ~/venv && . ~/venv/bin/activate|makes a venv in ~; install_routes.sh runs it in a clean Debian 12 chroot
+pip install .|installs into that venv; install_routes.sh runs it in a clean Debian 12 chroot
 make demo|installs the driver and loaders system-wide; demo.sh runs examples/demo.sh
 make check|the test suite this test is part of
 EOF

@@ -40,9 +40,10 @@ for lib in libsodium hiredis zstd inih; do
 		sh -c "grep -qx 'License-File: packaging/licenses/$lib.copyright' '$T/METADATA' &&
 		       unzip -l '$WHEEL' | grep -q 'dist-info/licenses/packaging/licenses/$lib.copyright\$'"
 done
-check "the wheel's metadata: a Summary, project URLs and classifiers" \
+HOMEPAGE=$(sed -n 's/^HOMEPAGE *:= *//p' "$ROOT/Makefile")
+check "the wheel's metadata: a Summary, the Makefile's HOMEPAGE as its Homepage, classifiers" \
 	sh -c "grep -q '^Summary: GPU kernel JIT compilation once per machine' '$T/METADATA' &&
-	       grep -q '^Project-URL: Homepage, https\?://' '$T/METADATA' &&
+	       grep -qx 'Project-URL: Homepage, $HOMEPAGE' '$T/METADATA' &&
 	       grep -qx 'Classifier: Operating System :: POSIX :: Linux' '$T/METADATA' &&
 	       test \$(grep -c '^Classifier: ' '$T/METADATA') -ge 5"
 check "the man page is wheel data for the installing prefix (share/man/man1)" \
