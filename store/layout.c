@@ -24,6 +24,11 @@ void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
 	jc_hex(key->bytes, JC_KEY_BYTES, out);
 }
 
+int jc_key_from_hex(const char *s, struct jc_key *key)
+{
+	return jc_unhex(s, JC_KEY_BYTES, key->bytes) == 0 && s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
+}
+
 /* Same first byte, so the same subdirectory as the entry; the rest a hash
  * of the entry's key, which no request's key is made of. */
 void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe)
