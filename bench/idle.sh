@@ -41,7 +41,7 @@ LIB=$B/libjitcache.so
 # No cache, settings or remote of the caller's: nothing may be read anyway.
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-idle.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/config.h")
+unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/settings.h")
 export JITCACHE_DIR=$work/cache JITCACHE_CONFIG=/dev/null
 
 echo 'void jitcache_idle_empty(void) {}' >"$work/empty.c"

@@ -6,7 +6,6 @@
 #include "store/fsutil.h"
 #include "store/hash.h"
 #include "tiers/layers.h"
-#include "config/hex.h"
 #include "config/log.h"
 
 #include <dirent.h>
@@ -14,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int key_from_hex(const char *s, struct jc_key *key)
-{
-	return jc_unhex(s, JC_KEY_BYTES, key->bytes) == 0 && s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
-}
 
 /* How one directory's recipes are walked. */
 struct walk {
@@ -42,7 +36,7 @@ static int visit(const struct walk *w, int dfd, const char *name)
 	struct jc_entry e;
 	uint8_t raw[JC_ENTRY_HEADER_SIZE];
 	const char *why;
-	if (key_from_hex(name, &key) != 0)
+	if (jc_key_from_hex(name, &key) != 0)
 		return 0;
 	int fd = jc_fs_open_file(dfd, name, O_RDONLY, 0);
 	if (fd < 0)

@@ -5,7 +5,6 @@
 
 #include "store/fsutil.h"
 #include "tiers/archive.h"
-#include "config/hex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* "3f2a..." (32 hex digits, lower case) -> key; -1 if it is not one. */
-static int key_from_hex(const char *s, struct jc_key *key)
-{
-	return jc_unhex(s, JC_KEY_BYTES, key->bytes) == 0 && s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
-}
 
 /* Check an entry file's bytes as a cache read does (an entry larger than
  * limit included): 0, or -1 with *why.  With out, hand over the entry's
@@ -181,7 +174,7 @@ static int member_key(const char *name, struct jc_key *key)
 	char sub[3] = { name[0], name[1], '\0' };
 	char *end;
 	if (strlen(name) != 3 + 2 * JC_KEY_BYTES || name[2] != '/' ||
-	    key_from_hex(name + 3, key) != 0)
+	    jc_key_from_hex(name + 3, key) != 0)
 		return -1;
 	return strtol(sub, &end, 16) == key->bytes[0] && *end == '\0' ? 0 : -1;
 }

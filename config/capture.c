@@ -3,9 +3,10 @@
  * of config.c so that the preloaded library captures without the rest of
  * the settings' code. */
 #include "config/capture.h"
-#include "config/config.h"
+#include "config/settings.h"
 #include "config/remote_url.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * capture.h — what a process that loads jitcache fixes at start: the
- * environment the settings are read from (config.h's jc_config_capture
- * says what and why).
+ * environment the settings are read from (jc_config_capture() below says
+ * what and why).
  *
  * The preloaded library (shim/preload.c) captures into its own copy at
  * start, without the rest of jitcache; the library it loads on the first
@@ -28,6 +28,19 @@ struct jc_start_env {
 	const char *var[40]; /* "NAME=value", in small or on the heap */
 	char small[1024];
 };
+
+/* jc_config_capture() is what a process that loads jitcache does at start,
+ * and all it does then (the settings are read on the first intercepted
+ * call): each path variable that holds a relative path (and a relative
+ * JITCACHE_CONFIG or JITCACHE_SYSTEM_CONFIG) is set to the absolute one in
+ * the environment, so that this process and the children it starts from
+ * another directory use the same cache; "~/x" is left as it is, for each
+ * process's own HOME; then the variables settings are read from
+ * (JITCACHE_*, HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME) are copied, and
+ * jc_config_load() reads those copies, whenever it runs.  No file is opened and nothing but getcwd() (only for
+ * a relative path) is asked of the system.  Call it only where no other
+ * thread can read the environment (a constructor). */
+void jc_config_capture(void);
 
 /* Makes each relative path of the settings' variables absolute in the
  * environment, then copies the variables into *out.  Call it only where no

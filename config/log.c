@@ -45,6 +45,11 @@ const char *jc_log_level_name(enum jc_log_level level)
 		? level_names[level] : "?";
 }
 
+int jc_log_first(int *said)
+{
+	return !__atomic_exchange_n(said, 1, __ATOMIC_RELAXED);
+}
+
 void jc_log(enum jc_log_level level, const char *fmt, ...)
 {
 	if (!jc_log_enabled(level))

@@ -9,6 +9,7 @@
  *
  *   jc_log(JC_LOG_WARN, "cannot create %s (%s); caching disabled", dir, err);
  *   JC_LOG_ONCE(JC_LOG_WARN, "...");   // a problem that could repeat per call
+ *   if (jc_log_first(&told[kind])) jc_log(...);  // once per flag of the caller's
  *
  * Logging never fails and never allocates; messages longer than a line
  * (512 bytes) are cut.
@@ -36,11 +37,17 @@ const char *jc_log_level_name(enum jc_log_level level);
 void jc_log(enum jc_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Said once: 1 the first time it is asked about *said (which it sets), 0
+ * ever after; of several threads at once, one is first.  The one way a
+ * problem is said once: per call site (JC_LOG_ONCE), or per flag of the
+ * caller's (a remote's told[kind]: once per remote and kind of problem). */
+int jc_log_first(int *said);
+
 /* Log a message at most once per call site for the life of the process. */
 #define JC_LOG_ONCE(level, ...)                                              \
 	do {                                                                 \
 		static int jc_once_;                                         \
-		if (!__atomic_exchange_n(&jc_once_, 1, __ATOMIC_RELAXED))    \
+		if (jc_log_first(&jc_once_))                                 \
 			jc_log((level), __VA_ARGS__);                        \
 	} while (0)
 

@@ -27,8 +27,8 @@ export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # A fresh private cache, no user config, and the summary line at exit.
 export JITCACHE_DIR=$tmp/cache JITCACHE_CONFIG=/dev/null JITCACHE_LOG=info
 export JITCACHE_LIB=$B/libjitcache.so
-# No other setting from the caller's environment (every variable of config/config.h).
-unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/config.h" | grep -vx 'JITCACHE_DIR\|JITCACHE_LOG')
+# No other setting from the caller's environment (every variable of config/settings.h).
+unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/settings.h" | grep -vx 'JITCACHE_DIR\|JITCACHE_LOG')
 
 cat "$ROOT"/examples/kernels/*.cl >model.cl
 if ! ocloc compile -q -spv_only -file model.cl -device dg2 -output model -output_no_suffix \

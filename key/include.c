@@ -2,6 +2,7 @@
 /* #include directives, resolved and hashed (see include.h). */
 #include "key/include.h"
 
+#include "config/buf.h"
 #include "config/log.h"
 
 #include <ctype.h>
@@ -399,12 +400,6 @@ int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 
 /* ---- resolving and hashing ------------------------------------------------ */
 
-struct buf {
-	char *s;
-	size_t n, cap;
-	int failed;
-};
-
 struct includes {
 	struct jc_fp *fp;
 	char **dirs;          /* from -I and the other include path options, and CPATH... */
@@ -419,7 +414,7 @@ struct includes {
 	int macros_differ;    /* the two ways to split the options define other macros */
 	int pastes, pieces;   /* ## and a piece of __has_include's name, seen anywhere */
 	size_t found;         /* candidates found so far */
-	struct buf absent;    /* the candidates found empty, keyed as one field at the end:
+	struct jc_buf absent;    /* the candidates found empty, keyed as one field at the end:
 			       * the trace `jitcache explain` reads has room for few */
 	struct macro *macros; /* from -D and -U options, for #include MACRO */
 	size_t n_macros;
@@ -485,25 +480,6 @@ static int macro_option(struct includes *inc, const char *text, int undef)
 	return 0;
 }
 
-static void put(struct buf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = 2 * (b->n + n + 1);
-		char *grown = realloc(b->s, cap);
-		if (!grown) {
-			b->failed = 1;
-			return;
-		}
-		b->s = grown;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = '\0';
-}
-
 /* A name left as it is that the compiler itself may define as a macro
  * (__OPENCL_VERSION__, cl_khr_fp64, FLT_MAX...): jitcache cannot know what
  * it stands for, so an include that names it is not cached. */
@@ -558,7 +534,7 @@ static int param_index(const struct macro *m, const char *name, size_t len)
  * stringizes the argument as written, a parameter alone is the argument
  * expanded. */
 static void substitute(const struct includes *inc, const struct macro *m, const char *args,
-		       size_t n, int depth, struct buf *out)
+		       size_t n, int depth, struct jc_buf *out)
 {
 	const char *b = m->body;
 	while (*b && !out->failed) {
@@ -576,15 +552,15 @@ static void substitute(const struct includes *inc, const struct macro *m, const 
 		} else if (i >= 0 && *b == '#') {
 			if (memchr(arg, '"', alen) || memchr(arg, '\\', alen))
 				out->failed = 1;
-			put(out, "\"", 1);
-			put(out, arg, alen);
-			put(out, "\"", 1);
+			jc_buf_put(out, "\"", 1);
+			jc_buf_put(out, arg, alen);
+			jc_buf_put(out, "\"", 1);
 		} else if (i >= 0) {
 			char *x = expand(inc, arg, alen, depth + 1);
-			x ? put(out, x, strlen(x)) : (void)(out->failed = 1);
+			x ? jc_buf_puts(out, x) : (void)(out->failed = 1);
 			free(x);
 		} else {
-			put(out, b, len && b == id ? len : 1);
+			jc_buf_put(out, b, len && b == id ? len : 1);
 			b += len && b == id ? len : 1;
 			continue;
 		}
@@ -598,19 +574,19 @@ static void substitute(const struct includes *inc, const struct macro *m, const 
  * call it cannot take apart, or nesting deeper than 16. */
 static char *expand(const struct includes *inc, const char *s, size_t n, int depth)
 {
-	struct buf out = { 0 };
-	put(&out, "", 0);
+	struct jc_buf out = { 0 };
+	jc_buf_put(&out, "", 0);
 	for (size_t i = 0; i < n && depth <= 16 && !out.failed;) {
 		if (s[i] == '"') { /* a string literal, as it is */
 			const char *q = memchr(s + i + 1, '"', n - i - 1);
 			size_t end = q ? (size_t)(q - s) + 1 : n;
-			put(&out, s + i, end - i);
+			jc_buf_put(&out, s + i, end - i);
 			out.failed |= !q;
 			i = end;
 			continue;
 		}
 		if (!(isalpha((unsigned char)s[i]) || s[i] == '_')) {
-			put(&out, s + i, 1);
+			jc_buf_put(&out, s + i, 1);
 			i++;
 			continue;
 		}
@@ -626,14 +602,14 @@ static char *expand(const struct includes *inc, const char *s, size_t n, int dep
 			k++;
 		if (!m || (m->params && (k == n || s[k] != '('))) {
 			out.failed |= !m && maybe_compiler_macro(s + i, j - i);
-			put(&out, s + i, j - i);
+			jc_buf_put(&out, s + i, j - i);
 			i = j;
 			continue;
 		}
-		struct buf body = { 0 };
-		put(&body, "", 0);
+		struct jc_buf body = { 0 };
+		jc_buf_put(&body, "", 0);
 		if (!m->params) {
-			put(&body, m->body, strlen(m->body));
+			jc_buf_puts(&body, m->body);
 			i = j;
 		} else {
 			int level = 0;
@@ -650,7 +626,7 @@ static char *expand(const struct includes *inc, const char *s, size_t n, int dep
 			i = close + 1;
 		}
 		char *x = body.failed ? NULL : expand(inc, body.s, body.n, depth + 1);
-		x ? put(&out, x, strlen(x)) : (void)(out.failed = 1);
+		x ? jc_buf_puts(&out, x) : (void)(out.failed = 1);
 		free(x);
 		free(body.s);
 	}
@@ -996,14 +972,14 @@ static int hash_candidate(struct includes *inc, const char *dir, const char *nam
 	int rc = 0;
 	if (stat(path, &st) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-			put(&inc->absent, "A", 1); /* the compiler finds none either */
+			jc_buf_put(&inc->absent, "A", 1); /* the compiler finds none either */
 		else
 			rc = -1;
 		if (rc == 0)
-			put(&inc->absent, path, n + d + 1);
+			jc_buf_put(&inc->absent, path, n + d + 1);
 	} else if (S_ISDIR(st.st_mode)) {
-		put(&inc->absent, "D", 1); /* a directory: the compiler looks on */
-		put(&inc->absent, path, n + d + 1);
+		jc_buf_put(&inc->absent, "D", 1); /* a directory: the compiler looks on */
+		jc_buf_put(&inc->absent, path, n + d + 1);
 	} else if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
 		rc = -1;
 	} else {

@@ -13,6 +13,7 @@
  */
 #include "key/recipe.h"
 
+#include "config/buf.h"
 #include "store/hash.h"
 
 #include <stdlib.h>
@@ -23,61 +24,35 @@ static const char magic[8] = { 'j', 'c', 'r', 'e', 'c', 'i', 'p', '1' };
 
 /* ---- writing --------------------------------------------------------------- */
 
-struct out {
-	uint8_t *p;
-	size_t n, cap;
-	int failed;
-};
-
-static void put(struct out *o, const void *data, size_t size)
-{
-	if (o->failed)
-		return;
-	if (o->n + size > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		while (cap < o->n + size)
-			cap *= 2;
-		uint8_t *p = realloc(o->p, cap);
-		if (!p) {
-			o->failed = 1;
-			return;
-		}
-		o->p = p, o->cap = cap;
-	}
-	if (size)
-		memcpy(o->p + o->n, data, size);
-	o->n += size;
-}
-
-static void put_u64(struct out *o, uint64_t v)
+static void put_u64(struct jc_buf *o, uint64_t v)
 {
 	uint8_t b[8];
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
-	put(o, b, 8);
+	jc_buf_put(o, b, 8);
 }
 
-static void put_u32(struct out *o, uint32_t v)
+static void put_u32(struct jc_buf *o, uint32_t v)
 {
 	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-	put(o, b, 4);
+	jc_buf_put(o, b, 4);
 }
 
-static void put_blob(struct out *o, const void *data, size_t size)
+static void put_blob(struct jc_buf *o, const void *data, size_t size)
 {
 	put_u64(o, size);
-	put(o, data, size);
+	jc_buf_put(o, data, size);
 }
 
-static void put_str(struct out *o, const char *s)
+static void put_str(struct jc_buf *o, const char *s)
 {
 	uint8_t present = s != NULL;
-	put(o, &present, 1);
+	jc_buf_put(o, &present, 1);
 	put_blob(o, s ? s : "", s ? strlen(s) : 0);
-	put(o, "", 1);
+	jc_buf_put(o, "", 1);
 }
 
-static void put_ze(struct out *o, const struct jc_recipe *r)
+static void put_ze(struct jc_buf *o, const struct jc_recipe *r)
 {
 	put_u32(o, r->ze_count);
 	for (uint32_t i = 0; i < r->ze_count; i++) {
@@ -92,10 +67,10 @@ static void put_ze(struct out *o, const struct jc_recipe *r)
 	}
 }
 
-static void put_cl(struct out *o, const struct jc_recipe *r)
+static void put_cl(struct jc_buf *o, const struct jc_recipe *r)
 {
 	uint8_t il = r->cl_from_il != 0;
-	put(o, &il, 1);
+	jc_buf_put(o, &il, 1);
 	put_blob(o, r->cl_text, r->cl_size);
 	put_str(o, r->cl_options);
 	put_u32(o, (uint32_t)r->cl_n_specs);
@@ -112,8 +87,8 @@ static void put_cl(struct out *o, const struct jc_recipe *r)
 
 int jc_recipe_encode(const struct jc_recipe *r, void **bytes, size_t *size)
 {
-	struct out o = { 0 };
-	put(&o, magic, sizeof magic);
+	struct jc_buf o = { 0 };
+	jc_buf_put(&o, magic, sizeof magic);
 	put_u32(&o, r->api);
 	put_u64(&o, 0); /* request_size, filled below */
 	if (r->api == JC_RECIPE_ZE)
@@ -121,18 +96,18 @@ int jc_recipe_encode(const struct jc_recipe *r, void **bytes, size_t *size)
 	else
 		put_cl(&o, r);
 	size_t request = o.n - HEAD_SIZE;
-	put(&o, r->entry.bytes, JC_KEY_BYTES);
+	jc_buf_put(&o, r->entry.bytes, JC_KEY_BYTES);
 	put_u32(&o, r->device.vendor);
 	put_u32(&o, r->device.id);
 	put_u32(&o, r->device.ip);
 	put_str(&o, r->device.name);
 	if (o.failed) {
-		free(o.p);
+		free(o.s);
 		return -1;
 	}
 	for (int i = 0; i < 8; i++)
-		o.p[12 + i] = (uint8_t)((uint64_t)request >> (8 * i));
-	*bytes = o.p;
+		o.s[12 + i] = (char)((uint64_t)request >> (8 * i));
+	*bytes = o.s;
 	*size = o.n;
 	return 0;
 }

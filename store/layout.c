@@ -24,6 +24,11 @@ void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1])
 	jc_hex(key->bytes, JC_KEY_BYTES, out);
 }
 
+int jc_key_from_hex(const char *s, struct jc_key *key)
+{
+	return jc_unhex(s, JC_KEY_BYTES, key->bytes) == 0 && s[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
+}
+
 /* Same first byte, so the same subdirectory as the entry; the rest a hash
  * of the entry's key, which no request's key is made of. */
 void jc_recipe_key(const struct jc_key *entry, struct jc_key *recipe)
@@ -153,7 +158,7 @@ static int revive(struct jc_store *c)
 		__atomic_store_n(&c->dfd, -1, __ATOMIC_RELEASE);
 	} else {
 		static int told;
-		int quiet = __atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) ? JC_DIR_QUIET : 0;
+		int quiet = jc_log_first(&told) ? 0 : JC_DIR_QUIET;
 		int fd = jc_dir_open(c->shown, JC_DIR_CREATE | quiet, c->dir_mode, c->shared, &st);
 		char *name = c->names[c->reopened + 1];
 		if (fd >= 0 && jc_dir_name(fd, &st, c->shown, name, sizeof c->names[0]) != 0) {
@@ -208,7 +213,7 @@ int jc_store_unwritable(struct jc_store *s, int level)
 	    (errno != EACCES && errno != EPERM && errno != EROFS))
 		return 0;
 	int err = errno;
-	if (jc_log_enabled((enum jc_log_level)level) && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+	if (jc_log_enabled((enum jc_log_level)level) && jc_log_first(&said))
 		jc_log((enum jc_log_level)level, "cannot write the cache directory %s (%s): hits "
 		       "load from it, but nothing is stored, counted or recorded there",
 		       s->shown, strerror(err));

@@ -354,19 +354,6 @@ int jc_store_remove(struct jc_store *s, const struct jc_key *key)
 
 /* ---- walking the entry files ------------------------------------------ */
 
-/* "3f2a..." (32 hex digits, lower case) -> key; -1 if it is not one. */
-static int key_from_hex(const char *h, struct jc_key *key)
-{
-	for (int i = 0; i < 2 * JC_KEY_BYTES; i++) {
-		char c = h[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-		if (v < 0)
-			return -1;
-		key->bytes[i / 2] = (uint8_t)(i % 2 ? key->bytes[i / 2] << 4 | v : v);
-	}
-	return h[2 * JC_KEY_BYTES] == '\0' ? 0 : -1;
-}
-
 /* Read the entry file name in subdirectory sub if used since since_ns:
  * 1 and *data (malloc'd), 0 if left out, -1 if bad (*why). */
 static int read_entry_file(struct jc_store *s, int sub, const char *name, int64_t since_ns,
@@ -412,7 +399,7 @@ static int each_file_of(struct jc_store *s, int sub, int64_t since_ns, jc_store_
 		struct stat st;
 		uint8_t *data = NULL;
 		const char *why = "";
-		if (key_from_hex(de->d_name, &key) != 0 || key.bytes[0] != sub)
+		if (jc_key_from_hex(de->d_name, &key) != 0 || key.bytes[0] != sub)
 			continue; /* lock, temporary and other files */
 		int got = read_entry_file(s, sub, de->d_name, since_ns, &data, &st, &why);
 		if (got < 0)

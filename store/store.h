@@ -47,6 +47,10 @@ struct jc_key {
 
 /* Lower-case hex of the key, NUL-terminated. */
 void jc_key_hex(const struct jc_key *key, char out[2 * JC_KEY_BYTES + 1]);
+/* And back, as an entry's file name is read: 0, or -1 if s is not exactly
+ * 2 * JC_KEY_BYTES lower-case hex digits (a lock, temporary or someone
+ * else's file; key then partly written). */
+int jc_key_from_hex(const char *s, struct jc_key *key);
 
 struct jc_entry {
 	void *data;

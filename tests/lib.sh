@@ -54,9 +54,9 @@ for icd in /etc/OpenCL/vendors/intel.icd /etc/OpenCL/vendors/pocl.icd; do
 done
 export OCL_ICD_VENDORS=$T/icd
 export HOME=$T/home XDG_CACHE_HOME=$T/home/.cache
-# No setting from the caller's environment (every variable of config/config.h's
+# No setting from the caller's environment (every variable of config/settings.h's
 # table), but a cache of the test's own.
-unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/config.h")
+unset $(sed -n 's/.*"\(JITCACHE_[A-Z_]*\)",.*/\1/p' "$ROOT/config/settings.h")
 export JITCACHE_DIR=$T/cache JITCACHE_CONFIG=/dev/null XDG_CONFIG_HOME=$T/xdg-config
 # Nor the host's /etc/jitcache.ini, which every command reads first.
 export JITCACHE_SYSTEM_CONFIG=/dev/null

@@ -3,6 +3,7 @@
  * (client.h). */
 #include "tiers/client.h"
 #include "config/clock.h"
+#include "config/log.h"
 
 #include "store/fsutil.h"
 
@@ -101,6 +102,20 @@ int jc_backoff_active(struct jc_backoff *b)
 int jc_backoff_cause(struct jc_backoff *b)
 {
 	return jc_backoff_active(b) ? __atomic_load_n(&b->cause, __ATOMIC_RELAXED) : 0;
+}
+
+void jc_remote_problem(int *told, const char *shown, const struct jc_backoff *down,
+		       const char *fmt, va_list ap)
+{
+	char what[512];
+	if (!jc_log_first(told))
+		return;
+	vsnprintf(what, sizeof what, fmt, ap);
+	if (down)
+		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)", shown,
+		       what, down->seconds);
+	else
+		jc_log(JC_LOG_WARN, "remote %s: %s", shown, what);
 }
 
 void jc_pipe_block(struct jc_pipe_guard *g)

@@ -12,6 +12,8 @@
  *   struct jc_pipe_guard g;
  *   jc_pipe_block(&g);  write(sock, ...);  jc_pipe_unblock(&g);
  *
+ *   jc_remote_problem(&told[kind], shown, &b, fmt, ap);  // said once, with the back-off
+ *
  * The back-off file, DIR/remote-<16 hex of where>.down, holds the wall time
  * (ns) until which the remote is skipped, then why (a number the remote's
  * client gives, 0 by default: one a login refused, so that every process
@@ -30,6 +32,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 struct jc_backoff {
@@ -52,6 +55,15 @@ void jc_backoff_start_cause(struct jc_backoff *b, int cause);
 int jc_backoff_active(struct jc_backoff *b);
 /* The cause of the back-off period the remote is in, 0 if none or none said. */
 int jc_backoff_cause(struct jc_backoff *b);
+
+/* A remote's problem in one line, "remote SHOWN: WHAT" (fmt and ap), said
+ * once per flag: the first time *told is seen (config/log.h's
+ * jc_log_first(); a remote keeps one per kind of problem).  With down, the
+ * back-off the problem started (jc_backoff_start() first) is said too:
+ * "; not using it for N s (local cache only)".  Always at warn level. */
+__attribute__((format(printf, 4, 0)))
+void jc_remote_problem(int *told, const char *shown, const struct jc_backoff *down,
+		       const char *fmt, va_list ap);
 
 /* Writing to a connection the server closed raises SIGPIPE, which would
  * kill a host process that never asked for a network: it is blocked in

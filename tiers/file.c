@@ -14,6 +14,7 @@
  * A directory on a file system that hangs (an NFS server gone, mounted
  * hard) holds up the lookup with it: that is the mount's to bound. */
 #include "tiers/tier.h"
+#include "tiers/client.h"
 
 #include "store/entry.h"
 #include "store/fsutil.h"
@@ -44,13 +45,10 @@ struct file_tier {
 __attribute__((format(printf, 3, 4)))
 static void problem(struct file_tier *f, enum problem kind, const char *fmt, ...)
 {
-	char what[PATH_MAX + 128];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	jc_remote_problem(&f->told[kind], f->shown, NULL, fmt, ap);
 	va_end(ap);
-	if (!__atomic_exchange_n(&f->told[kind], 1, __ATOMIC_RELAXED))
-		jc_log(JC_LOG_WARN, "remote %s: %s", f->shown, what);
 }
 
 /* Where the layout puts the entry of key: its directory below PATH (sub:

@@ -131,20 +131,12 @@ struct jc_http {
 __attribute__((format(printf, 4, 5)))
 static void problem(struct jc_http *h, enum problem kind, int skip, const char *fmt, ...)
 {
-	char what[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
 	if (skip)
 		jc_backoff_start(&h->down);
-	if (__atomic_exchange_n(&h->told[kind], 1, __ATOMIC_RELAXED))
-		return;
-	if (skip)
-		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)",
-		       h->shown, what, h->down.seconds);
-	else
-		jc_log(JC_LOG_WARN, "remote %s: %s", h->shown, what);
+	va_list ap;
+	va_start(ap, fmt);
+	jc_remote_problem(&h->told[kind], h->shown, skip ? &h->down : NULL, fmt, ap);
+	va_end(ap);
 }
 
 

@@ -63,7 +63,7 @@ enum take { TAKEN, HELD, NONE, FAILED, ON /* make_dir(): go on to the LOCK */ };
 
 static void say_odd(struct jc_http_leases *z, const char *what, long code)
 {
-	if (!__atomic_exchange_n(&z->told_odd, 1, __ATOMIC_RELAXED))
+	if (jc_log_first(&z->told_odd))
 		jc_log(JC_LOG_INFO, "remote %s: %s answered HTTP %ld, not a lease's answer; "
 		       "compiling without waiting for other machines", jc_http_url(z->h), what, code);
 }
@@ -91,7 +91,7 @@ static void set_period(struct jc_http_lease *l, const char *body)
 /* The server holds no leases for us: said once, and not asked again. */
 static enum take no_leases(struct jc_http_leases *z, const char *what, long code)
 {
-	if (!__atomic_exchange_n(&z->none, 1, __ATOMIC_RELAXED))
+	if (jc_log_first(&z->none))
 		jc_log(JC_LOG_INFO, "remote %s holds no compile leases (%s: HTTP %ld; nginx needs "
 		       "dav-ext's LOCK, docs/fleets.md): machines that miss the same kernel at "
 		       "once each compile it", jc_http_url(z->h), what, code);
@@ -226,7 +226,7 @@ static void *renew_loop(void *arg)
 		int renewed = renew(l);
 		pthread_mutex_lock(&l->mu);
 		if (renewed == 0) {
-			if (!__atomic_exchange_n(&l->z->told_lost, 1, __ATOMIC_RELAXED))
+			if (jc_log_first(&l->z->told_lost))
 				jc_log(JC_LOG_INFO, "remote %s: a compile lease expired before it "
 				       "could be renewed; another machine may compile the same "
 				       "kernel", jc_http_url(l->z->h));

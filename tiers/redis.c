@@ -110,22 +110,14 @@ static __thread int login_refused;
 __attribute__((format(printf, 4, 5)))
 static void problem(struct jc_redis *r, enum problem kind, int skip, const char *fmt, ...)
 {
-	char what[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
 	if (kind == P_AUTH)
 		login_refused = 1;
 	if (skip)
 		jc_backoff_start_cause(&r->down, kind == P_AUTH ? DOWN_LOGIN : 0);
-	if (__atomic_exchange_n(&told[kind], 1, __ATOMIC_RELAXED))
-		return;
-	if (skip)
-		jc_log(JC_LOG_WARN, "remote %s: %s; not using it for %g s (local cache only)",
-		       r->shown, what, r->down.seconds);
-	else
-		jc_log(JC_LOG_WARN, "remote %s: %s", r->shown, what);
+	va_list ap;
+	va_start(ap, fmt);
+	jc_remote_problem(&told[kind], r->shown, skip ? &r->down : NULL, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- connections ----------------------------------------------------------- */
@@ -1023,7 +1015,7 @@ static void *renew_loop(void *arg)
 		if (renewed > 0 && l->r->signer)
 			memcpy(l->token, next, sizeof next);
 		if (renewed == 0) {
-			if (!__atomic_exchange_n(&told[P_LEASE], 1, __ATOMIC_RELAXED))
+			if (jc_log_first(&told[P_LEASE]))
 				jc_log(JC_LOG_INFO, "remote %s: a compile lease expired before it "
 				       "could be renewed; another machine may compile the same "
 				       "kernel", l->r->shown);

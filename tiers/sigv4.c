@@ -3,6 +3,7 @@
  * See sigv4.h. */
 #include "tiers/sigv4.h"
 
+#include "config/buf.h"
 #include "config/hex.h"
 #include "config/inifile.h"
 #include "config/readfile.h"
@@ -31,36 +32,6 @@ static void hmac(unsigned char out[32], const void *key, size_t keylen, const ch
 }
 
 /* ---- the canonical request ----------------------------------------------- */
-
-/* A growing string; after a failed allocation it stays failed. */
-struct text {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void put(struct text *t, const char *s, size_t n)
-{
-	if (t->failed)
-		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = (t->len + n + 1) * 2;
-		char *p = realloc(t->s, cap);
-		if (!p) {
-			t->failed = 1;
-			return;
-		}
-		t->s = p, t->cap = cap;
-	}
-	memcpy(t->s + t->len, s, n);
-	t->len += n;
-	t->s[t->len] = '\0';
-}
-
-static void puts_(struct text *t, const char *s)
-{
-	put(t, s, strlen(s));
-}
 
 /* One header or query parameter: its name and value, and where it stood
  * (so that sorting keeps repeated names in the order given). */
@@ -95,7 +66,7 @@ static int by_name_value(const void *pa, const void *pb)
 
 /* "b=2&a=1&c" -> "a=1&b=2&c=": the parameters (URI-encoded already) sorted,
  * each with its '='. */
-static void canonical_query(struct text *t, const char *query)
+static void canonical_query(struct jc_buf *t, const char *query)
 {
 	size_t n = 0, len = query ? strlen(query) : 0;
 	if (!len)
@@ -121,17 +92,17 @@ static void canonical_query(struct text *t, const char *query)
 	qsort(f, n, sizeof *f, by_name_value);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			put(t, "&", 1);
-		put(t, f[i].name, f[i].name_len);
-		put(t, "=", 1);
-		put(t, f[i].value, f[i].value_len);
+			jc_buf_put(t, "&", 1);
+		jc_buf_put(t, f[i].name, f[i].name_len);
+		jc_buf_put(t, "=", 1);
+		jc_buf_put(t, f[i].value, f[i].value_len);
 	}
 	free(f);
 }
 
 /* A header's value as signed: blanks around it dropped, each run of blanks
  * inside it one space. */
-static void put_trimmed(struct text *t, const char *v, size_t n)
+static void put_trimmed(struct jc_buf *t, const char *v, size_t n)
 {
 	size_t i = 0;
 	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
@@ -141,10 +112,10 @@ static void put_trimmed(struct text *t, const char *v, size_t n)
 	while (i < n) {
 		size_t run = strcspn(v + i, " \t");
 		run = run < n - i ? run : n - i;
-		put(t, v + i, run);
+		jc_buf_put(t, v + i, run);
 		i += run;
 		if (i < n)
-			put(t, " ", 1);
+			jc_buf_put(t, " ", 1);
 		while (i < n && (v[i] == ' ' || v[i] == '\t'))
 			i++;
 	}
@@ -153,7 +124,7 @@ static void put_trimmed(struct text *t, const char *v, size_t n)
 /* The canonical headers ("name:value\n" each, names lowercase and sorted,
  * a repeated name's values joined by ',') into t, their names ("a;b;c")
  * into names.  -1 if a header line has no ':'. */
-static int canonical_headers(struct text *t, struct text *names, const char *const *lines,
+static int canonical_headers(struct jc_buf *t, struct jc_buf *names, const char *const *lines,
 			     int n)
 {
 	struct field *f = calloc((size_t)n + 1, sizeof *f);
@@ -185,19 +156,19 @@ static int canonical_headers(struct text *t, struct text *names, const char *con
 	qsort(f, (size_t)n, sizeof *f, by_name);
 	for (int i = 0; i < n; i++) {
 		if (i > 0 && compare(f[i].name, f[i].name_len, f[i - 1].name, f[i - 1].name_len) == 0) {
-			put(t, ",", 1);
+			jc_buf_put(t, ",", 1);
 		} else {
 			if (i) {
-				put(t, "\n", 1);
-				put(names, ";", 1);
+				jc_buf_put(t, "\n", 1);
+				jc_buf_put(names, ";", 1);
 			}
-			put(t, f[i].name, f[i].name_len);
-			put(t, ":", 1);
-			put(names, f[i].name, f[i].name_len);
+			jc_buf_put(t, f[i].name, f[i].name_len);
+			jc_buf_put(t, ":", 1);
+			jc_buf_put(names, f[i].name, f[i].name_len);
 		}
 		put_trimmed(t, f[i].value, f[i].value_len);
 	}
-	put(t, "\n", 1);
+	jc_buf_put(t, "\n", 1);
 	free(f);
 	free(lower);
 	return 0;
@@ -230,25 +201,25 @@ int jc_sigv4_authorization(const struct jc_sigv4_creds *c, const struct jc_sigv4
 
 	/* The canonical request: method, path, query, headers, their names,
 	 * the payload's hash. */
-	struct text canon = { 0 }, names = { 0 };
-	puts_(&canon, r->method);
-	puts_(&canon, "\n");
-	puts_(&canon, r->path[0] ? r->path : "/");
-	puts_(&canon, "\n");
+	struct jc_buf canon = { 0 }, names = { 0 };
+	jc_buf_puts(&canon, r->method);
+	jc_buf_puts(&canon, "\n");
+	jc_buf_puts(&canon, r->path[0] ? r->path : "/");
+	jc_buf_puts(&canon, "\n");
 	canonical_query(&canon, r->query);
-	puts_(&canon, "\n");
+	jc_buf_puts(&canon, "\n");
 	int bad = canonical_headers(&canon, &names, lines, r->n_headers + 2);
 	free(lines);
-	puts_(&canon, "\n");
-	puts_(&canon, names.s ? names.s : "");
-	puts_(&canon, "\n");
-	puts_(&canon, r->payload_sha256);
+	jc_buf_puts(&canon, "\n");
+	jc_buf_puts(&canon, names.s ? names.s : "");
+	jc_buf_puts(&canon, "\n");
+	jc_buf_puts(&canon, r->payload_sha256);
 	if (bad || canon.failed || names.failed) {
 		free(canon.s);
 		free(names.s);
 		return -1;
 	}
-	jc_sigv4_sha256_hex(canon.s, canon.len, request_hash);
+	jc_sigv4_sha256_hex(canon.s, canon.n, request_hash);
 	free(canon.s);
 
 	char to_sign[512];

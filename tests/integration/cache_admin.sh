@@ -156,8 +156,8 @@ check "clear: the next run compiles and stores again" \
 printf '[cache]\nmax_size = 1G\nlock_timeout = 30\n\n[log]\nlevel = info\n' >"$T/j.ini"
 JITCACHE_CONFIG=$T/j.ini JITCACHE_LOCK_TIMEOUT=7 "$JITCACHE" config >"$T/config.out" 2>&1
 check "config: exit status 0" test $? -eq 0
-# Every setting of config/config.h's table.
-for s in $(sed -n 's/^[[:space:]]*X(\([a-z_]*\), *\([a-z_]*\),.*/\1.\2/p' "$ROOT/config/config.h"); do
+# Every setting of config/settings.h's table.
+for s in $(sed -n 's/^[[:space:]]*X(\([a-z_]*\), *\([a-z_]*\),.*/\1.\2/p' "$ROOT/config/settings.h"); do
 	check "config: shows $s" grep -q "^$s  *= " "$T/config.out"
 done
 check "config: environment shown as its origin" \

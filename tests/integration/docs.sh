@@ -3,7 +3,7 @@
 # tier: quick
 # What users read agrees with the code: `jitcache --help`, `jitcache config`,
 # `jitcache stats` and the settings table (docs/configuration.md) show every setting of
-# config/config.h's JC_SETTINGS with the default written there, and
+# config/settings.h's JC_SETTINGS with the default written there, and
 # `jitcache --version` and the library carry the Makefile's VERSION; links
 # resolve, and quoted figures stand in their sources.
 # The table is read here with sed, independently of the C code that prints it.
@@ -17,9 +17,9 @@ fi
 
 # "section|name|KIND|default|ENV" for each X(...) line of the table.
 sed -n 's/^[[:space:]]*X(\([a-z_]*\), *\([a-z_]*\), *\([A-Z]*\), *[a-z_]*, *"\([^"]*\)", *"\([A-Z_]*\)".*/\1|\2|\3|\4|\5/p' \
-	"$ROOT/config/config.h" >"$T/table"
+	"$ROOT/config/settings.h" >"$T/table"
 n=$(wc -l <"$T/table")
-check "config.h's table read ($n settings)" test "$n" -ge 7
+check "settings.h's table read ($n settings)" test "$n" -ge 7
 
 "$JITCACHE" help --all >"$T/help" 2>&1
 check "help --all: exit status 0" test $? -eq 0
@@ -40,7 +40,7 @@ while IFS='|' read -r sec name kind def env; do
 	fi
 	# An empty default is computed where the meaning says so, else "none".
 	shown='(see meaning)'
-	grep -A1 "X($sec, *$name," "$ROOT/config/config.h" | grep -q default || shown=none
+	grep -A1 "X($sec, *$name," "$ROOT/config/settings.h" | grep -q default || shown=none
 	check "docs: a row for $env with default ${def:-$shown}" \
 		grep -qF "| \`$env\` | \`[$sec] $name\` | ${def:+\`}${def:-$shown}${def:+\`} |" "$ROOT/docs/configuration.md"
 done <"$T/table"

@@ -7,11 +7,13 @@
  * a FIFO planted under the file's name (item 3). */
 #include "tiers/client.h"
 #include "config/clock.h"
+#include "config/log.h"
 #include "store/fsutil.h"
 #include "tests/unit/cache_util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdarg.h>
 
 /* How many files named remote-*.down dir holds. */
 static int down_files(const char *dir)
@@ -126,9 +128,47 @@ static void test_fifo(void)
 	CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "... and left as it is");
 }
 
+__attribute__((format(printf, 4, 5)))
+static void problem(int *told, const char *shown, const struct jc_backoff *down,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	jc_remote_problem(told, shown, down, fmt, ap);
+	va_end(ap);
+}
+
+/* A remote's problems, said once per flag (jc_log_first()), the back-off
+ * they started said with them: what stderr shows. */
+static void test_problem(void)
+{
+	char file[256], said[1024] = "";
+	int told[2] = { 0, 0 };
+	struct jc_backoff b;
+	test_path(file, "stderr");
+	jc_backoff_init(&b, NULL, "http:p", 7.5);
+	int saved = dup(2), fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	dup2(fd, 2);
+	problem(&told[0], "http://h/c", &b, "cannot connect (%s)", "refused");
+	problem(&told[0], "http://h/c", &b, "cannot connect again");
+	problem(&told[1], "http://h/c", NULL, "HTTP %d", 500);
+	dup2(saved, 2);
+	close(saved);
+	ssize_t n = pread(fd, said, sizeof said - 1, 0);
+	close(fd);
+	said[n > 0 ? n : 0] = '\0';
+	CHECK(!strcmp(said, "jitcache: remote http://h/c: cannot connect (refused); not using it "
+			    "for 7.5 s (local cache only)\njitcache: remote http://h/c: HTTP 500\n"),
+	      "one line per flag, the back-off with it:\n%s", said);
+	int flag = 0;
+	CHECK(jc_log_first(&flag) == 1 && flag && jc_log_first(&flag) == 0,
+	      "jc_log_first: 1 the first time, 0 after");
+}
+
 int main(void)
 {
 	util_init();
+	test_problem();
 	test_shared();
 	test_reused_descriptor();
 	test_renamed();

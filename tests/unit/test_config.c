@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of config/: defaults, ini files, environment overrides, and the
  * one-line messages for bad input. */
+#include "config/capture.h"
 #include "config/config.h"
 #include "config/inifile.h"
 #include "config/log.h"

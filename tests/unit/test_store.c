@@ -173,9 +173,29 @@ static void test_each_file(void)
 	jc_store_close(s);
 }
 
+/* An entry's file name and its key, both ways: what the walks of the
+ * store, of the recipes and of an archive's members take for an entry. */
+static void test_key_names(void)
+{
+	struct jc_key k = make_key(0xab, 7), back;
+	char name[2 * JC_KEY_BYTES + 2];
+	jc_key_hex(&k, name);
+	CHECK(jc_key_from_hex(name, &back) == 0 && !memcmp(&k, &back, sizeof k),
+	      "a key's name reads back as the key (%s)", name);
+	name[2 * JC_KEY_BYTES] = 'x', name[2 * JC_KEY_BYTES + 1] = '\0';
+	CHECK(jc_key_from_hex(name, &back) != 0, "a digit more: not an entry's name");
+	name[2 * JC_KEY_BYTES - 1] = '\0';
+	CHECK(jc_key_from_hex(name, &back) != 0, "a digit short: not one, nothing read past the NUL");
+	CHECK(jc_key_from_hex("ABCDEF0123456789abcdef0123456789", &back) != 0 &&
+		      jc_key_from_hex("abcdef0123456789abcdef012345678.", &back) != 0 &&
+		      jc_key_from_hex("locks", &back) != 0 && jc_key_from_hex("", &back) != 0,
+	      "capitals, a stray character, the locks directory: none is a key");
+}
+
 int main(void)
 {
 	util_init();
+	test_key_names();
 	test_verbs();
 	test_damaged();
 	test_evict();
