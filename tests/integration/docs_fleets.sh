@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # tier: quick
 # The docs' recipes as written (issue 36: docs/fleets.md's nginx recipe
-# failed with HTTP 500, then 413).  Every fenced block of docs/fleets.md is
-# taken from the page and run in page order against real servers on the
+# failed with HTTP 500, then 413).  Every fenced block of the fleet pages
+# (docs/fleets.md, fleets-redis.md, fleets-web-s3.md: PAGES below) is
+# taken from its page and run in page order against real servers on the
 # loopback (nginx, Redis; the Redis recipe's own redis-server, which its
 # `systemctl restart redis-server` starts from the redis.conf the page
 # changes) and a real Level Zero program (simulated Arc):
@@ -86,45 +87,52 @@ echo "docs_fleets: rewrites (page -> test):"
 sed 's/^/  /; s/|/  ->  /' "$T/rewrites"
 
 # ---- the blocks, in page order -------------------------------------------------
-python3 - "$ROOT/docs/fleets.md" "$T/rewrites" "$T/blocks" <<'PY'
+# The pages in the order they run: the signed pack (fleets-web-s3.md) is
+# served by the nginx site that page's recipe sets up before it.  A block
+# ahead of a page's first section (its opening) runs as section
+# "(opening of PAGE)", on a machine of its own.
+PAGES="fleets.md fleets-redis.md fleets-web-s3.md"
+python3 - "$T/rewrites" "$T/blocks" $(printf "$ROOT/docs/%s " $PAGES) <<'PY'
 import os, re, sys
-page, rewrites, out = sys.argv[1:4]
+rewrites, out, pages = sys.argv[1], sys.argv[2], sys.argv[3:]
 pairs = [l.rstrip("\n").split("|", 1) for l in open(rewrites) if "|" in l]
 os.makedirs(out)
-lines = open(page, encoding="utf-8").read().split("\n")
-section, note, n, i = "", None, 0, 0
-while i < len(lines):
-    line = lines[i]
-    if line.startswith("## "):
-        section = line[3:]
-    m = re.match(r"^\s*<!-- docs_fleets\.sh: not run: (.+) -->$", line)
-    if m:
-        note = m.group(1)
-    f = re.match(r"^(\s*)```(\S*)\s*$", line)
-    if f:
-        indent, lang = f.group(1), f.group(2)
-        body = []
-        i += 1
-        while not re.match(r"^\s*```\s*$", lines[i]):
-            body.append(lines[i][len(indent):])
+n = 0
+for page in pages:
+    lines = open(page, encoding="utf-8").read().split("\n")
+    section, note, i = "(opening of %s)" % os.path.basename(page), None, 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("## "):
+            section = line[3:]
+        m = re.match(r"^\s*<!-- docs_fleets\.sh: not run: (.+) -->$", line)
+        if m:
+            note = m.group(1)
+        f = re.match(r"^(\s*)```(\S*)\s*$", line)
+        if f:
+            indent, lang = f.group(1), f.group(2)
+            body = []
             i += 1
-        n += 1
-        text = "\n".join(body) + "\n"
-        for a, b in pairs:
-            text = text.replace(a, b)
-        base = os.path.join(out, "%02d" % n)
-        open(base + "." + (lang or "none"), "w").write(text)
-        open(base + ".section", "w").write(section + "\n")
-        if note:
-            open(base + ".skip", "w").write(note + "\n")
-        note = None
-    i += 1
+            while not re.match(r"^\s*```\s*$", lines[i]):
+                body.append(lines[i][len(indent):])
+                i += 1
+            n += 1
+            text = "\n".join(body) + "\n"
+            for a, b in pairs:
+                text = text.replace(a, b)
+            base = os.path.join(out, "%02d" % n)
+            open(base + "." + (lang or "none"), "w").write(text)
+            open(base + ".section", "w").write(section + "\n")
+            if note:
+                open(base + ".skip", "w").write(note + "\n")
+            note = None
+        i += 1
 
 PY
 nblocks=$(ls "$T"/blocks/*.section 2>/dev/null | wc -l)
-check "docs/fleets.md: its fenced blocks read ($nblocks)" test "$nblocks" -ge 12
+check "docs/fleets*.md: its fenced blocks read ($nblocks)" test "$nblocks" -ge 14
 for f in "$T"/blocks/*.none; do
-	[ -e "$f" ] && check "docs/fleets.md: block ${f##*/} names its language" false
+	[ -e "$f" ] && check "docs/fleets*.md: block ${f##*/} names its language" false
 done
 
 # The environment the page's commands run in: `jitcache` on PATH, `sudo`
@@ -199,10 +207,12 @@ ran=0 skipped=0
 for s in "$T"/blocks/*.section; do
 	base=${s%.section}
 	n=${base##*/}
-	# Each section starts on a machine of its own: an empty cache directory.
+	# Each section starts on a machine of its own: an empty cache directory,
+	# and an empty team Redis (a page's opening may have filled it).
 	if [ "$(cat "$s")" != "$section" ]; then
 		section=$(cat "$s") config=""
 		export JITCACHE_DIR=$T/machine-$n
+		rcli docs flushall >/dev/null
 	fi
 	block=$(ls "$base".* | grep -v -e '\.section$' -e '\.skip$' | head -n 1)
 	lang=${block##*.}
@@ -260,6 +270,12 @@ for s in "$T"/blocks/*.section; do
 	# What each runnable block is for, checked after it.
 	case "$section|$(cat "$block")" in
 	*"Read-only layers"*) ;;
+	"(opening of fleets.md)|"*)
+		check "block $n: the page's opening line ran the program and stored through Redis" \
+			grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/work/$n.out" ;;
+	"(opening of"*"|"*"jitcache run"*)
+		check "block $n: the page's opening line ran the program under jitcache" \
+			grep -q '^jitcache: [0-9]* hits, [0-9]* misses' "$T/work/$n.out" ;;
 	"The remote tier"*"|"*)
 		check "block $n: the program ran and stored through Redis (a miss, a store)" \
 			grep -q '^jitcache: 0 hits, 1 misses, 1 stores' "$T/work/$n.out" ;;
