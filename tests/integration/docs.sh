@@ -154,6 +154,51 @@ check "README and docs/: every relative link and anchor resolves ($(tail -n 1 "$
 	grep -q '^0 broken$' "$T/links"
 grep -v '^0 broken$' "$T/links" | head -n 10
 
+# The user pages scan (issue 45 item 8: 51k words in 9 pages, fleets.md 875
+# lines, house words in user pages): each opens with what a user runs, a
+# command block in its first screen (25 lines); none is over 400 lines; the
+# project's own words (rooms, doors, a look, said) stay in design.md, whose
+# glossary defines each.  The user pages are README.md and docs/*.md but
+# design.md (the developers' page) and, for now, how-it-works.md (next to
+# be split) and benchmarks.md (the measurements' page, reworked apart).
+python3 - "$ROOT" >"$T/scan" 2>&1 <<'PY'
+import os, re, sys
+root = sys.argv[1]
+EXEMPT = {"design.md", "how-it-works.md", "benchmarks.md"}
+HOUSE = re.compile(r"\b(rooms?|doors?|said|(?:a|first|one more|each|the) looks?)\b", re.I)
+pages = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(root, "docs")))
+                         if f.endswith(".md") and f not in EXEMPT]
+bad = 0
+for page in pages:
+    lines = open(os.path.join(root, page), encoding="utf-8").read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) > 400:
+        print(f"{page}: {len(lines)} lines (at most 400: split it)")
+        bad += 1
+    first = lines[:25]
+    fenced = any(re.match(r"^```(sh|bash|console)?$", l) for l in first)
+    indented = any(l.startswith("    ") and l.strip() and (i == 0 or not first[i - 1].strip())
+                   for i, l in enumerate(first))
+    if not (fenced or indented):
+        print(f"{page}: no command block in its first 25 lines (open with what a user runs)")
+        bad += 1
+    text = re.sub(r"\s+", " ", "\n".join(lines))
+    for word in sorted(set(m.group(0).lower() for m in HOUSE.finditer(text))):
+        print(f"{page}: the house word '{word}' (design.md's glossary says what to write)")
+        bad += 1
+design = open(os.path.join(root, "docs/design.md"), encoding="utf-8").read()
+glossary = design[design.find("## Glossary"):] if "## Glossary" in design else ""
+for word in ("room", "door", "look", "said"):
+    if f"| {word} |" not in glossary:
+        print(f"docs/design.md: its glossary does not define '{word}'")
+        bad += 1
+print(f"{len(pages)} user pages, {bad} problems")
+PY
+check "docs: user pages open with a command, at most 400 lines, no house words; design.md's glossary ($(tail -n 1 "$T/scan"))" \
+	grep -q ' 0 problems$' "$T/scan"
+grep -v ' 0 problems$' "$T/scan" | head -n 20
+
 # Figures come from their sources: every row of every table in
 # docs/benchmarks.md is one that `make bench` wrote into bench/results.md
 # (or bench/nvidia-results.md), and every figure in the README's
