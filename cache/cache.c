@@ -356,28 +356,44 @@ void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
 
 extern char *program_invocation_short_name;
 
-int jc_cache_miss_cause(const struct jc_key *key)
+/* The miss counters and the causes a miss record names, one pair a line. */
+#define JC_MISS_CAUSES(X)                               \
+	X(JC_MISS_NOT_FOUND,     JC_CAUSE_NOT_FOUND)     \
+	X(JC_MISS_CORRUPT,       JC_CAUSE_CORRUPT)       \
+	X(JC_MISS_REJECTED,      JC_CAUSE_REJECTED)      \
+	X(JC_MISS_UNTRUSTED,     JC_CAUSE_UNTRUSTED)     \
+	X(JC_MISS_UNREACHABLE,   JC_CAUSE_UNREACHABLE)   \
+	X(JC_MISS_LOGIN_REFUSED, JC_CAUSE_LOGIN_REFUSED) \
+	X(JC_MISS_CHANGED,       JC_CAUSE_CHANGED)
+
+static int counter_of_cause(int cause)
 {
-	static const uint8_t cause_of[JC_NCOUNTERS] = {
-		[JC_MISS_NOT_FOUND] = JC_CAUSE_NOT_FOUND, [JC_MISS_CORRUPT] = JC_CAUSE_CORRUPT,
-		[JC_MISS_REJECTED] = JC_CAUSE_REJECTED, [JC_MISS_UNTRUSTED] = JC_CAUSE_UNTRUSTED,
-		[JC_MISS_UNREACHABLE] = JC_CAUSE_UNREACHABLE,
-		[JC_MISS_LOGIN_REFUSED] = JC_CAUSE_LOGIN_REFUSED,
-	};
-	int counter = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
-		    ? last_miss.counter : JC_MISS_NOT_FOUND;
-	return cause_of[counter] ? cause_of[counter] : JC_CAUSE_NOT_FOUND;
+#define X(counter, c) if (cause == (c)) return (counter);
+	JC_MISS_CAUSES(X)
+#undef X
+	return JC_MISS_NOT_FOUND;
 }
 
-int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
-		       size_t trace_len, int failed)
+int jc_cache_miss_cause(const struct jc_key *key)
 {
-	struct jc_miss *m = calloc(1, sizeof *m);
+	int counter = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
+		    ? last_miss.counter : JC_MISS_NOT_FOUND;
+#define X(cnt, cause) if (counter == (cnt)) return (cause);
+	JC_MISS_CAUSES(X)
+#undef X
+	return JC_CAUSE_NOT_FOUND;
+}
+
+/* A miss record for the store's list (`jitcache explain`). */
+static void record_miss(struct jc_cache *cache, const struct jc_key *key, int cause, int failed,
+			const void *trace, size_t trace_len)
+{
+	struct jc_miss *m = cache && cache->store ? calloc(1, sizeof *m) : NULL;
 	if (!m)
-		return JC_CAUSE_NOT_FOUND;
+		return;
 	m->when_ns = jc_wall_ns();
 	m->pid = (uint32_t)getpid();
-	m->cause = (uint8_t)jc_cache_miss_cause(key);
+	m->cause = (uint8_t)cause;
 	m->flags = failed ? JC_MISS_BUILD_FAILED : 0;
 	m->key = *key;
 	snprintf(m->program, sizeof m->program, "%s",
@@ -386,45 +402,28 @@ int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const v
 		memcpy(m->trace, trace, trace_len);
 		m->trace_len = trace_len;
 	}
-	int cause = m->cause;
-	if (cache && cache->store)
-		jc_store_note_miss(cache->store, m);
+	jc_store_note_miss(cache->store, m);
 	free(m);
+}
+
+int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
+		       size_t trace_len, int failed)
+{
+	int cause = jc_cache_miss_cause(key);
+	record_miss(cache, key, cause, failed, trace, trace_len);
 	return cause;
 }
 
 void jc_cache_note_changed(struct jc_cache *cache, const struct jc_key *key, int cause,
 			   const void *trace, size_t trace_len)
 {
-	static const uint8_t counter_of[] = {
-		[JC_CAUSE_NOT_FOUND] = JC_MISS_NOT_FOUND, [JC_CAUSE_CORRUPT] = JC_MISS_CORRUPT,
-		[JC_CAUSE_REJECTED] = JC_MISS_REJECTED, [JC_CAUSE_UNTRUSTED] = JC_MISS_UNTRUSTED,
-		[JC_CAUSE_UNREACHABLE] = JC_MISS_UNREACHABLE,
-	};
 	if (!cache)
 		return;
-	int from = cause > 0 && (size_t)cause < sizeof counter_of && counter_of[cause]
-		 ? counter_of[cause] : JC_MISS_NOT_FOUND;
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
-	delta[from] = (uint64_t)-1; /* modulo 2^64: takes one back */
+	delta[counter_of_cause(cause)] = (uint64_t)-1; /* modulo 2^64: takes one back */
 	delta[JC_MISS_CHANGED] = 1;
 	jc_cache_count(cache, delta, NULL);
-	struct jc_miss *m = calloc(1, sizeof *m);
-	if (!m)
-		return;
-	m->when_ns = jc_wall_ns();
-	m->pid = (uint32_t)getpid();
-	m->cause = JC_CAUSE_CHANGED;
-	m->key = *key;
-	snprintf(m->program, sizeof m->program, "%s",
-		 program_invocation_short_name ? program_invocation_short_name : "");
-	if (trace && trace_len <= JC_MISS_TRACE_MAX) {
-		memcpy(m->trace, trace, trace_len);
-		m->trace_len = trace_len;
-	}
-	if (cache && cache->store)
-		jc_store_note_miss(cache->store, m);
-	free(m);
+	record_miss(cache, key, JC_CAUSE_CHANGED, 0, trace, trace_len);
 }
 
 int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n)
