@@ -806,6 +806,26 @@ static int path_variables(struct includes *inc)
 	return rc;
 }
 
+/* Everything a struct includes holds. */
+static void free_includes(struct includes *inc)
+{
+	for (size_t i = 0; i < inc->n_dirs; i++)
+		free(inc->dirs[i]);
+	for (size_t i = 0; i < inc->n_forced; i++)
+		free(inc->forced[i]);
+	for (size_t i = 0; i < inc->n_seen; i++)
+		free(inc->seen[i]);
+	for (size_t i = 0; i < inc->n_macros; i++)
+		free_macro(&inc->macros[i]);
+	for (size_t i = 0; i < inc->n_defined; i++)
+		free(inc->defined[i]);
+	free(inc->macros);
+	free(inc->defined);
+	free(inc->dirs);
+	free(inc->forced);
+	free(inc->absent.s);
+}
+
 /* The options split both ways: the union of the paths and forced
  * includes, and whether the two splits' macros differ. */
 static int parse_include_dirs(const char *options, struct includes *inc)
@@ -827,15 +847,7 @@ static int parse_include_dirs(const char *options, struct includes *inc)
 		macro_words(inc, lit.macros[i].body);
 	if (rc == 0)
 		rc = path_variables(inc);
-	for (size_t i = 0; i < lit.n_dirs; i++)
-		free(lit.dirs[i]);
-	for (size_t i = 0; i < lit.n_forced; i++)
-		free(lit.forced[i]);
-	for (size_t i = 0; i < lit.n_macros; i++)
-		free_macro(&lit.macros[i]);
-	free(lit.dirs);
-	free(lit.forced);
-	free(lit.macros);
+	free_includes(&lit);
 	return rc;
 }
 
@@ -1069,20 +1081,6 @@ int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, cons
 				     "has a piece of __has_include's name");
 		rc = -1;
 	}
-	for (size_t i = 0; i < inc.n_dirs; i++)
-		free(inc.dirs[i]);
-	for (size_t i = 0; i < inc.n_forced; i++)
-		free(inc.forced[i]);
-	for (size_t i = 0; i < inc.n_seen; i++)
-		free(inc.seen[i]);
-	for (size_t i = 0; i < inc.n_macros; i++)
-		free_macro(&inc.macros[i]);
-	for (size_t i = 0; i < inc.n_defined; i++)
-		free(inc.defined[i]);
-	free(inc.macros);
-	free(inc.defined);
-	free(inc.dirs);
-	free(inc.forced);
-	free(inc.absent.s);
+	free_includes(&inc);
 	return rc;
 }
