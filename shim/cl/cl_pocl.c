@@ -45,7 +45,7 @@ static void watch_free(struct watch *w)
  * /tmp/pocl/kcache, "uncached" for "kcache" with its cache off
  * (POCL_KERNEL_CACHE set and not starting with 1: PoCL reads one
  * character). */
-static int pocl_topdir(char *out, size_t size)
+int jc_pocl_topdir(char *out, size_t size)
 {
 	const char *dir = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
 		   *home = getenv("HOME"), *on = getenv("POCL_KERNEL_CACHE");
@@ -64,7 +64,7 @@ static int pocl_topdir(char *out, size_t size)
 static char *program_dir(const struct jc_pocl_binary *b)
 {
 	char top[PATH_MAX], dir[PATH_MAX], bc[PATH_MAX + 16];
-	if (pocl_topdir(top, sizeof top) != 0 ||
+	if (jc_pocl_topdir(top, sizeof top) != 0 ||
 	    snprintf(dir, sizeof dir, "%s/%s", top, b->dir) >= (int)sizeof dir)
 		return NULL;
 	char *real = jc_fs_realpath(dir);
@@ -83,7 +83,8 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 {
 	int any = 0;
 	for (cl_uint i = 0; i < ndev && !any; i++)
-		any = binaries[i] && sizes[i] >= 8 && memcmp(binaries[i], "poclbin", 8) == 0;
+		any = binaries[i] && sizes[i] >= 8 && (memcmp(binaries[i], "poclbin", 8) == 0 ||
+							 jc_pocl_is_pack(binaries[i], sizes[i]));
 	struct watch *w = any ? calloc(1, sizeof *w) : NULL;
 	if (!w)
 		return;
@@ -93,7 +94,11 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	any = 0;
 	for (cl_uint i = 0; w->dirs && w->files && i < ndev; i++) {
 		struct jc_pocl_binary b;
-		if (binaries[i] && jc_pocl_parse(binaries[i], sizes[i], &b) == 0 &&
+		int parsed = !binaries[i] ? -1
+			     : jc_pocl_is_pack(binaries[i], sizes[i])
+				     ? jc_pocl_pack_parse(binaries[i], sizes[i], &b)
+				     : jc_pocl_parse(binaries[i], sizes[i], &b);
+		if (parsed == 0 &&
 		    (w->dirs[i] = program_dir(&b)))
 			w->files[i] = b.files, any = 1;
 	}

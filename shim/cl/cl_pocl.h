@@ -53,6 +53,8 @@
 #include "shim/cl/cl_api.h"
 #include "store/store.h"
 
+#include <stdint.h>
+
 /* Watch `program`, whose binaries are `binaries` (as stored under `key`,
  * or as given to clCreateProgramWithBinary).  A program watched already is
  * watched from now on with these. */
@@ -85,5 +87,48 @@ size_t jc_pocl_dir_files(const char *dir);
  * are none; -1 if bin is not a PoCL binary, dir does not hold its
  * program.bc, or the result would pass JC_POCL_MAX_BINARY. */
 int jc_pocl_merge(const void *bin, size_t size, const char *dir, void **out, size_t *out_size);
+
+/* ---- PoCL's own cache directory as the entry (cl_pocl_dir.c) ----
+ *
+ * With PoCL's kernel cache on, a build leaves its program in
+ * TOP/AB/CDE.../ (program.bc; each kernel's work-group functions as they
+ * are compiled) and touches its last_accessed file.  Taking the program's
+ * binary instead makes PoCL compile a generic work-group function for
+ * every kernel first, which the program never runs (pyopencl: 2.1x the
+ * CPU of a run without jitcache).  So there a miss stores a pack of that
+ * directory, made of PoCL's files as they are (cheap), and a hit puts the
+ * files PoCL's cache lacks back and lets PoCL build the application's own
+ * program: PoCL finds its directory and loads it, as with its cache warm.
+ * PoCL chooses the directory by its own hash of the build: a pack put
+ * back under a name PoCL does not compute for the build is never read
+ * for it (the hit is then refused), so what the program runs is always
+ * what PoCL built for it.  Packs are this module's format, not PoCL's. */
+
+/* PoCL's cache directory for this process (POCL_CACHE_DIR, ...): 0, -1. */
+int jc_pocl_topdir(char *out, size_t size);
+/* Whether PoCL's kernel cache is on in this process, as PoCL reads it. */
+int jc_pocl_cache_on(void);
+/* Whether bin is a pack. */
+int jc_pocl_is_pack(const void *bin, size_t size);
+/* The name ("AB/CDE...") of the one program directory whose last_accessed
+ * PoCL touched between t0 and t1 (jc_wall_ns()) and whose program.bc names
+ * every kernel of program (malloc'd); NULL if none or more than one. */
+char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1);
+/* The mtime of dir/last_accessed (jc_wall_ns()), or -1. */
+int64_t jc_pocl_touched_ns(const char *dir);
+/* The directory `name` packed: 0 and *out (malloc'd), or -1 (no program.bc
+ * there, over JC_POCL_MAX_BINARY). */
+int jc_pocl_pack(const char *name, void **out, size_t *size);
+/* As jc_pocl_parse() for a pack: its directory's name, program.bc, and the
+ * files of its kernels' directories. */
+int jc_pocl_pack_parse(const void *bin, size_t size, struct jc_pocl_binary *out);
+/* The files of the pack that PoCL's cache directory lacks written there
+ * (each whole, by link: never one of PoCL's replaced): the directory's
+ * absolute path (malloc'd), or NULL. */
+char *jc_pocl_unpack(const void *bin, size_t size);
+/* As jc_pocl_merge() for a pack: dir packed again, if it holds the same
+ * program.bc and more files. */
+int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out,
+		       size_t *out_size);
 
 #endif
