@@ -140,8 +140,11 @@ static void refresh(const struct watch *w)
 	int changed = 0;
 	if (merged && jc_cl_payload_decode(e.data, e.size, &p) == 0) {
 		for (cl_uint i = 0; p.ndev == w->ndev && !p.status && i < w->ndev; i++)
-			if (w->dirs[i] && jc_pocl_merge(p.binaries[i], p.binary_sizes[i], w->dirs[i],
-							&merged[i], &p.binary_sizes[i]) == 1) {
+			if (w->dirs[i] && (jc_pocl_is_pack(p.binaries[i], p.binary_sizes[i])
+						   ? jc_pocl_pack_merge
+						   : jc_pocl_merge)(p.binaries[i], p.binary_sizes[i],
+								    w->dirs[i], &merged[i],
+								    &p.binary_sizes[i]) == 1) {
 				p.binaries[i] = merged[i];
 				changed = 1;
 			}

@@ -294,8 +294,6 @@ int jc_pocl_merge(const void *bin, size_t size, const char *dir, void **out_byte
 	uint32_t nkernels;
 	char path[PATH_MAX];
 	size_t dir_len = strlen(dir);
-	if (jc_pocl_is_pack(bin, size))
-		return jc_pocl_pack_merge(bin, size, dir, out_bytes, out_size);
 	if (jc_pocl_parse(bin, size, &b) != 0 || read_front(bin, size, &b, &r, &nkernels) != 0 ||
 	    !same_program(&b, dir) || dir_len >= sizeof path)
 		return -1;
