@@ -8,6 +8,7 @@
 #include "store/fsutil.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,15 @@ static char *program_dir(const struct jc_pocl_binary *b)
 }
 
 static void refresh(const struct watch *w);
+static void refresh_at_exit(void);
+
+/* exit() runs the handlers atexit() registers before any library's
+ * destructor, PoCL's among them, which removes the directories of its
+ * programs with its cache off: the refresh at exit must come first. */
+static void register_at_exit(void)
+{
+	atexit(refresh_at_exit);
+}
 
 void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 		   const unsigned char *const *binaries, const size_t *sizes)
@@ -116,6 +126,8 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	} else {
 		__atomic_add_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, register_at_exit);
 	w->next = watches;
 	watches = w;
 	pthread_mutex_unlock(&lock);
@@ -185,12 +197,37 @@ void jc_pocl_release(cl_program program)
 	watch_free(w);
 }
 
-/* The programs the application never released, at its exit: their
- * directories are still there (PoCL removes one only with its program).
- * Skipped if another thread holds the list (it stays as it is). */
+int jc_pocl_watched(cl_program program)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&lock);
+	const struct watch *w = watches;
+	while (w && w->program != program)
+		w = w->next;
+	pthread_mutex_unlock(&lock);
+	return w != NULL;
+}
+
+void jc_pocl_release_later(cl_program program)
+{
+	/* With PoCL's cache on its directory outlives the program: the watch
+	 * stays, refreshed at exit (or when the handle is reused).  With it
+	 * off the directory goes with the program: refreshed now. */
+	if (!jc_pocl_cache_on())
+		jc_pocl_release(program);
+}
+
+/* The programs the application never released, at its exit (from
+ * atexit(), and as a destructor where exit() was not called): their
+ * directories are still there (PoCL removes one with its program, and with
+ * its cache off at its own exit).  Skipped if another thread holds the
+ * list (it stays as it is). */
 __attribute__((destructor)) static void refresh_at_exit(void)
 {
-	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&lock) != 0)
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return;
+	if (pthread_mutex_trylock(&lock) != 0)
 		return;
 	struct watch *all = watches;
 	watches = NULL;

@@ -62,6 +62,14 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 		   const unsigned char *const *binaries, const size_t *sizes);
 /* If `program` is watched: refresh its entry now and stop watching it. */
 void jc_pocl_release(cl_program program);
+/* The application is done with `program`, whose kernels may still have
+ * commands queued that PoCL compiles for: with PoCL's cache on (the
+ * directory stays) it stays watched, refreshed at exit or when the handle
+ * is watched again; with it off (the directory goes with the program), as
+ * jc_pocl_release(). */
+void jc_pocl_release_later(cl_program program);
+/* Whether `program` is watched. */
+int jc_pocl_watched(cl_program program);
 
 /* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
 

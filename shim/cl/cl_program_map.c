@@ -204,7 +204,8 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 	if (!shadow)
 		return;
 	if (shadow->program) {
-		jc_pocl_release(shadow->program); /* done with: its last kernel is gone */
+		/* done with: its last kernel is gone, its commands may be queued */
+		jc_pocl_release_later(shadow->program);
 		jc_cl_real()->real_clReleaseProgram(shadow->program);
 	}
 	for (cl_uint i = 0; shadow->logs && i < shadow->ndev; i++)
@@ -589,8 +590,8 @@ cl_int jc_clmap_release(cl_program app)
 	if (!keep)
 		unlink_app(rec);
 	pthread_mutex_unlock(&lock);
-	if (done)
-		jc_pocl_release(app);
+	if (done) /* commands queued with its kernels may still compile */
+		jc_pocl_release_later(app);
 	if (!keep)
 		finish(rec, 1);
 	return CL_SUCCESS;
