@@ -27,6 +27,17 @@ struct watch {
 };
 
 static struct watch *watches;
+/* Kernels of watched programs the application let go of (cl_program_map.h
+ * counts them no more), with the application's references to each (one
+ * retained or cloned since is not counted: the program is then refreshed
+ * early, never wrongly). */
+struct held {
+	struct held *next;
+	cl_kernel kernel;
+	cl_program program;
+	cl_uint refs;
+};
+static struct held *helds;
 static int watching; /* lets processes with nothing watched skip the lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -195,6 +206,41 @@ void jc_pocl_release(cl_program program)
 	if (w && w->pid == getpid())
 		refresh(w);
 	watch_free(w);
+}
+
+void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs)
+{
+	struct held *h = calloc(1, sizeof *h);
+	if (!h)
+		return; /* its program is then refreshed at exit, if still there */
+	*h = (struct held){ .kernel = kernel, .program = program, .refs = refs };
+	pthread_mutex_lock(&lock);
+	h->next = helds;
+	helds = h;
+	pthread_mutex_unlock(&lock);
+}
+
+void jc_pocl_kernel_release(cl_kernel kernel)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return;
+	cl_program last = NULL;
+	pthread_mutex_lock(&lock);
+	struct held **at = &helds;
+	while (*at && (*at)->kernel != kernel)
+		at = &(*at)->next;
+	struct held *h = *at;
+	if (h && --h->refs == 0) {
+		*at = h->next;
+		last = h->program;
+		for (const struct held *o = helds; o && last; o = o->next)
+			if (o->program == last)
+				last = NULL; /* another kernel still holds it */
+		free(h);
+	}
+	pthread_mutex_unlock(&lock);
+	if (last)
+		jc_pocl_release_later(last);
 }
 
 int jc_pocl_watched(cl_program program)

@@ -68,6 +68,12 @@ void jc_pocl_release(cl_program program);
  * is watched again; with it off (the directory goes with the program), as
  * jc_pocl_release(). */
 void jc_pocl_release_later(cl_program program);
+/* The application let go of watched `program` while `kernel` (with its
+ * `refs` references) still holds it; jc_pocl_kernel_release() counts the
+ * kernel's releases: with the last kernel's, the program is done with
+ * (jc_pocl_release_later()). */
+void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs);
+void jc_pocl_kernel_release(cl_kernel kernel);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
 

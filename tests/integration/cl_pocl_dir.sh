@@ -69,4 +69,20 @@ check "... the same results" test "$(result off.out)" = "$(result plain.out)"
 POCL_KERNEL_CACHE=0 build $JITCACHE run -- >off2.out 2>off2.err
 check "... the next run with PoCL's cache off hits" grep -q 'jitcache: 1 hits, 0 misses' off2.err
 check "... the same results" test "$(result off2.out)" = "$(result plain.out)"
+
+# A program released before its kernel, as pyopencl's are when Python
+# ends: with PoCL's cache off its directory goes with the kernel, and the
+# work-group code PoCL compiled to run it was never added (every hit
+# compiled it again).  It is added when the kernel is released now.
+export POCL_KERNEL_CACHE=0
+first() { "$@" "$CLB" --platform Portable --source k.cl --options "-DSCALE=0.5f" --run compute \
+	--program-first; }
+first env >first-plain.out 2>first-plain.err
+first $JITCACHE run -- >first.out 2>first.err
+check "program released before its kernel, PoCL's cache off: stored" \
+	grep -q 'jitcache: 0 hits, 1 misses, 1 stores' first.err
+first $JITCACHE run -- >first-hit.out 2>first-hit.err
+check "... the next run hits" grep -q 'jitcache: 1 hits, 0 misses' first-hit.err
+check "... PoCL compiles nothing: the work-group code was added" test "$(compiled first-hit.err)" = 0
+check "... the same results" test "$(result first-hit.out)" = "$(result first-plain.out)"
 finish
