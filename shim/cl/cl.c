@@ -505,11 +505,11 @@ static enum jc_load load_pack(struct build *b, struct jc_cl_payload *p)
 		jc_cl_payload_free(p);
 		return JC_LOAD_REJECTED;
 	}
-	int64_t t0 = jc_wall_ns();
+	int64_t t0 = jc_pocl_build_starts();
 	jc_clmap_set_shadow(b->app, NULL); /* the driver answers: its own build */
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
-	int loaded = err == CL_SUCCESS && jc_pocl_touched_ns(dir) >= t0 - 50000000LL;
+	int loaded = err == CL_SUCCESS && jc_pocl_touched_ns(dir) >= t0;
 	if (loaded)
 		jc_pocl_watch(b->app, &b->once.key, 1, (const unsigned char *const *)p->binaries,
 			      p->binary_sizes);
@@ -997,11 +997,11 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 		return compile_async(b, lock);
 	}
 	int pack = on_pocl_cache(b);
-	int64_t t0 = pack ? jc_wall_ns() : 0;
+	int64_t t0 = pack ? jc_pocl_build_starts() : 0;
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
 	if (pack && err == CL_SUCCESS)
-		b->out.pocl_dir = jc_pocl_find_dir(b->app, t0, jc_wall_ns());
+		b->out.pocl_dir = jc_pocl_find_dir(b->app, t0, jc_pocl_build_ended());
 	/* A compile error is a fact about the key, remembered like a result:
 	 * export then stores a failure record (only if every device failed). */
 	if (err == CL_BUILD_PROGRAM_FAILURE)

@@ -124,9 +124,14 @@ int jc_pocl_topdir(char *out, size_t size);
 int jc_pocl_cache_on(void);
 /* Whether bin is a pack. */
 int jc_pocl_is_pack(const void *bin, size_t size);
+/* The times a build starts and ends, as file times go: a touch made before
+ * the start (which waits a few ms for the clock's tick) is earlier. */
+int64_t jc_pocl_build_starts(void);
+int64_t jc_pocl_build_ended(void);
 /* The name ("AB/CDE...") of the one program directory whose last_accessed
- * PoCL touched between t0 and t1 (jc_wall_ns()) and whose program.bc names
- * every kernel of program (malloc'd); NULL if none or more than one. */
+ * PoCL touched between t0 and t1 (jc_pocl_build_starts() and _ended()) and
+ * whose program.bc names every kernel of program (malloc'd); NULL if none
+ * or more than one (another build of the same kernels at the same time). */
 char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1);
 /* The mtime of dir/last_accessed (jc_wall_ns()), or -1. */
 int64_t jc_pocl_touched_ns(const char *dir);

@@ -20,14 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PACK_MAGIC "jcpocld" /* with its NUL: 8 bytes */
 #define PACK_VERSION 1
 #define MAX_DEPTH 8
 #define MAX_FILES 65536
-/* A file's mtime is the kernel's coarse clock, a tick behind the one read. */
-#define SLACK_NS 50000000LL
 
 int jc_pocl_cache_on(void)
 {
@@ -41,6 +40,36 @@ int jc_pocl_is_pack(const void *bin, size_t size)
 }
 
 /* ---- finding the directory a build used ---- */
+
+/* A file's mtime is the kernel's coarse clock (CLOCK_REALTIME_COARSE), or
+ * finer; never earlier than that clock read before the write. */
+static int64_t coarse_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int64_t jc_pocl_build_starts(void)
+{
+	/* Waiting for the coarse clock's next tick (a few ms, no CPU) leaves
+	 * every touch made before at an earlier time than any made from now. */
+	int64_t now = coarse_ns(), next = now;
+	for (int i = 0; i < 40 && next == now; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 500000 }, NULL);
+		next = coarse_ns();
+	}
+	return next;
+}
+
+int64_t jc_pocl_build_ended(void)
+{
+	/* A touch's time may be finer than the coarse clock, ahead of it by a
+	 * tick: the end is a few ticks after the real clock's now. */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + 20000000LL;
+}
 
 /* A name PoCL gives a program's directory: two letters, "/", letters. */
 static int dir_name_ok(const char *name, size_t n)
@@ -120,7 +149,7 @@ char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
 			    snprintf(dir, sizeof dir, "%s/%s", path, f->d_name) >= (int)sizeof dir)
 				continue;
 			int64_t at = jc_pocl_touched_ns(dir);
-			if (at >= t0 - SLACK_NS && at <= t1 + SLACK_NS && holds_kernels(dir, names) &&
+			if (at >= t0 && at <= t1 && holds_kernels(dir, names) &&
 			    n++ == 0)
 				snprintf(found, sizeof found, "%s/%s", e->d_name, f->d_name);
 		}
