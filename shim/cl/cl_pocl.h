@@ -19,8 +19,10 @@
  *
  * So the programs jitcache stores or serves from PoCL binaries are
  * watched, and when the application is done with one (its last release,
- * a rebuild, or the process's exit for one it never releases: a
- * destructor, which does nothing in a process that watched none) the
+ * or its last kernel's when the program went first; a rebuild; with
+ * PoCL's cache on, where the directory stays, the process's exit, so that
+ * commands still queued have compiled: atexit(), before PoCL's own
+ * destructors, registered with the first watch) the
  * files PoCL has compiled into its kernels' directories since are added to
  * the entry, in a second store under the same key: the binary PoCL returns for
  * this program when it is asked after those runs (or, its cache on, asked
