@@ -8,14 +8,22 @@
 #            (that one and ~/.local/share/hashcat) emptied first;
 #   ffmpeg   an OpenCL filter chain (avgblur_opencl, unsharp_opencl,
 #            sobel_opencl) over 20 test frames, `-f framemd5`; it has no cache
-#            of its own, PoCL's kernel cache stands for it.
+#            of its own, PoCL's kernel cache stands for it;
+#   pyopencl Debian's pyopencl: clrandom, reductions, scans and a radix sort
+#            on seeded random inputs (bench/pyopencl_apps.py); its own cache
+#            is XDG_CACHE_HOME/pyopencl, "off" = PYOPENCL_NO_CACHE=1.
 # Ways, in this order: none (no jitcache, its own cache off), jc_cold and
 # jc_warm (jitcache alone, an empty cache then the same), own_cold and
 # own_warm (its own cache alone), both (jitcache warm and its own cache
 # warm).  PoCL's kernel cache is off (POCL_KERNEL_CACHE=0) except where it
 # stands for the program's own.  Every way's output must equal none's
 # (hashcat's cracked line, ffmpeg's frame hashes): a row that differs says
-# DIFFERENT.  Figures: wall and user+system CPU seconds, the CPU ratio to
+# DIFFERENT.  PoCL's own cache (the driver's, on by default) beside
+# jitcache, the program's own cache off: driver_cold and driver_warm (PoCL's
+# alone), driver_jc_cold (both empty, jitcache on), driver_added (PoCL's
+# warm, jitcache added empty), driver_both (both warm) and driver_node
+# (PoCL's emptied, jitcache's entries alone); their CPU is also given
+# against driver_warm.  Figures: wall and user+system CPU seconds, the CPU ratio to
 # none, and jitcache's exit line.  Writes OUTDIR/apps.md and OUTDIR/apps.txt
 # ("apps APP WAY WALL CPU SAME HITS MISSES STORES").
 # Knobs: APPS_BENCH (default "hashcat ffmpeg"), APPS_BENCH_WAYS.
@@ -23,8 +31,8 @@ set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_init apps build "${1:-}"
-APPS=${APPS_BENCH:-hashcat ffmpeg}
-WAYS=${APPS_BENCH_WAYS:-none jc_cold jc_warm own_cold own_warm both}
+APPS=${APPS_BENCH:-hashcat ffmpeg pyopencl}
+WAYS=${APPS_BENCH_WAYS:-none jc_cold jc_warm own_cold own_warm both driver_cold driver_warm driver_added driver_both driver_node driver_jc_cold}
 bench_need "make" "$B/libjitcache.so" "$ROOT/bin/jitcache"
 bench_isolate
 export XDG_CACHE_HOME=$HOME/.cache
@@ -47,17 +55,30 @@ ffmpeg_run() { # OWN(0/1) -> stdout: the frames' hashes
 		-f framemd5 -
 }
 
+pyopencl_run() { # OWN(0/1) -> stdout: the results' hash
+	if [ "$1" = 1 ]; then unset PYOPENCL_NO_CACHE; else export PYOPENCL_NO_CACHE=1; fi
+	/usr/bin/python3 "$ROOT/bench/pyopencl_apps.py"
+}
+
 one() { # APP WAY
-	local app=$1 way=$2 own=0 jc=0
+	local app=$1 way=$2 own=0 jc=0 driver=0
 	case $way in jc_*) jc=1 ;; own_*) own=1 ;; both) jc=1 own=1 ;; esac
+	case $way in driver_*) driver=1 ;; esac
+	case $way in driver_added | driver_both | driver_node | driver_jc_cold) jc=1 ;; esac
 	[ "$way" = jc_cold ] && rm -rf "$W/jc"
-	[ "$way" = own_cold ] && rm -rf "$XDG_CACHE_HOME/hashcat" "$HOME/.local/share/hashcat" "$W/pocl"
+	[ "$way" = own_cold ] && rm -rf "$XDG_CACHE_HOME/hashcat" "$HOME/.local/share/hashcat" "$W/pocl" \
+		"$XDG_CACHE_HOME/pyopencl"
+	case $way in driver_cold | driver_node | driver_jc_cold) rm -rf "$W/pocl-own" ;; esac
+	case $way in driver_added | driver_jc_cold) rm -rf "$W/jc-driver" ;; esac
 	local t0 t1 log=$OUT/logs/$app-$way
 	t0=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
 	local start end
 	start=$(date +%s.%N)
 	(
 		export POCL_KERNEL_CACHE=0 POCL_CACHE_DIR=$W/pocl JITCACHE_DIR=$W/jc JITCACHE_LOG=info
+		if [ "$driver" = 1 ]; then
+			export POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=$W/pocl-own JITCACHE_DIR=$W/jc-driver
+		fi
 		if [ "$jc" = 1 ]; then export LD_PRELOAD=$B/libjitcache.so; fi
 		"${app}_run" "$own"
 	) >"$log.out" 2>"$log.err"
@@ -74,16 +95,22 @@ one() { # APP WAY
 }
 
 for app in $APPS; do
-	command -v "$app" >/dev/null || { echo "apps bench: $app not installed, skipped" >&2; continue; }
+	case $app in
+	pyopencl) /usr/bin/python3 -c 'import pyopencl' 2>/dev/null ;;
+	*) command -v "$app" >/dev/null ;;
+	esac || { echo "apps bench: $app not installed, skipped" >&2; continue; }
 	for way in $WAYS; do one "$app" "$way"; done
 done
 
 {
-	echo "| program | way | wall s | CPU s | CPU / none | output | hits | misses | stores |"
-	echo "|---|---|---|---|---|---|---|---|---|"
-	awk '$3 == "none" { base[$2] = $5 }
-	     { ratio = base[$2] > 0 ? sprintf("%.3fx", $5 / base[$2]) : "-"
-	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, ratio,
-		      $6, $7, $8, $9 }' "$OUT/apps.txt"
+	echo "| program | way | wall s | CPU s | CPU / none | CPU / driver_warm | output | hits | misses | stores |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	awk '$3 == "none" { base[$2] = $5 } $3 == "driver_warm" { warm[$2] = $5 }
+	     { rows[NR] = $0 }
+	     END { for (i = 1; i <= NR; i++) { split(rows[i], f, " ")
+	       ratio = base[f[2]] > 0 ? sprintf("%.3fx", f[5] / base[f[2]]) : "-"
+	       wr = warm[f[2]] > 0 ? sprintf("%.2fx", f[5] / warm[f[2]]) : "-"
+	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[2], f[3], f[4], f[5],
+		      ratio, wr, f[6], f[7], f[8], f[9] } }' "$OUT/apps.txt"
 } >"$OUT/apps.md"
 cat "$OUT/apps.md"

@@ -159,6 +159,7 @@ struct built {
 	struct jc_key key;
 	const void *recipe;  /* encoded when the build began (jc_recipe_encode) */
 	size_t recipe_size;
+	char *pocl_dir;      /* PoCL's cache directory of the build: stored packed */
 };
 
 /* One clBuildProgram call.  `out` comes first, so that the miss path's
@@ -491,6 +492,36 @@ static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
 	return JC_LOADED;
 }
 
+/* PoCL's cache directory from the entry, put back, and the application's
+ * program built by PoCL from it (cl_pocl.h): a hit if PoCL loaded that
+ * directory (touched it), else refused, and the build is made again as a
+ * miss.  With PoCL's cache off here, nothing reads that directory: refused. */
+static enum jc_load load_pack(struct build *b, struct jc_cl_payload *p)
+{
+	char *dir = jc_pocl_cache_on() ? jc_pocl_unpack(p->binaries[0], p->binary_sizes[0]) : NULL;
+	if (!dir) {
+		jc_log(JC_LOG_DEBUG, "OpenCL entry %s: PoCL's cache directory, not usable here "
+		       "(PoCL's cache off, or not writable); compiling", b->once.hex);
+		jc_cl_payload_free(p);
+		return JC_LOAD_REJECTED;
+	}
+	int64_t t0 = jc_pocl_build_starts();
+	jc_clmap_set_shadow(b->app, NULL); /* the driver answers: its own build */
+	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
+						  b->options, NULL, NULL);
+	int loaded = err == CL_SUCCESS && jc_pocl_touched_ns(dir) >= t0;
+	if (loaded)
+		jc_pocl_watch(b->app, &b->once.key, 1, (const unsigned char *const *)p->binaries,
+			      p->binary_sizes);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: %s", b->once.hex,
+	       loaded ? "hit, PoCL's cache directory put back"
+		      : "PoCL did not load the stored directory; compiling");
+	free(dir);
+	jc_cl_payload_free(p);
+	b->answer = err;
+	return loaded ? JC_LOADED : JC_LOAD_REJECTED;
+}
+
 /* A shadow program from the entry.  Running out of memory or resources says
  * nothing about the entry, which stays; anything else rejects it. */
 static enum jc_load load_shadow(void *call, const struct jc_entry *e)
@@ -501,6 +532,8 @@ static enum jc_load load_shadow(void *call, const struct jc_entry *e)
 	int readable = jc_cl_payload_decode(e->data, e->size, &p) == 0 && p.ndev == b->ndev;
 	if (readable && p.status)
 		return load_failure(b, &p);
+	if (readable && p.ndev == 1 && jc_pocl_is_pack(p.binaries[0], p.binary_sizes[0]))
+		return load_pack(b, &p);
 	cl_int err = readable ? build_shadow(b, &p, &shadow) : CL_SUCCESS;
 	jc_cl_payload_free(&p);
 	if (!shadow) {
@@ -685,9 +718,34 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 	return rc;
 }
 
+/* A PoCL build whose cache directory was found: that directory packed, and
+ * the build log (cl_pocl.h).  No kernel attributes: a hit is PoCL's own
+ * build of the application's program, which answers them itself. */
+static int export_pack(const struct built *w, void **bytes, size_t *size)
+{
+	void *pack = NULL;
+	size_t pack_size = 0, log_size = 0;
+	char *log = build_log(w->program, w->devices[0], &log_size);
+	int rc = -1;
+	if (log && jc_pocl_pack(w->pocl_dir, &pack, &pack_size) == 0) {
+		const unsigned char *bins[1] = { pack };
+		const char *logs[1] = { log };
+		struct jc_cl_payload p = { .ndev = 1, .binaries = bins, .binary_sizes = &pack_size,
+					   .logs = logs, .log_sizes = &log_size };
+		rc = jc_cl_payload_encode(&p, bytes, size);
+		if (rc == 0)
+			jc_pocl_watch(w->program, &w->key, 1, bins, &pack_size);
+	}
+	free(pack);
+	free(log);
+	return rc;
+}
+
 static int export_payload(void *call, void **bytes, size_t *size)
 {
 	const struct built *w = call;
+	if (w->pocl_dir && !w->failed && w->ndev == 1 && export_pack(w, bytes, size) == 0)
+		return 0;
 	return jc_cl_export(w->program, w->ndev, w->devices, w->failed, &w->key, bytes, size);
 }
 
@@ -914,6 +972,18 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 	return err;
 }
 
+/* Whether the build is PoCL's with its kernel cache on, for one device:
+ * its cache directory is then what is stored (cl_pocl.h). */
+static int on_pocl_cache(const struct build *b)
+{
+	char version[256] = "";
+	if (b->ndev != 1 || !jc_pocl_cache_on() ||
+	    jc_cl_real()->real_clGetDeviceInfo(b->devices[0], CL_DEVICE_VERSION, sizeof version - 1,
+					  version, NULL) != CL_SUCCESS)
+		return 0;
+	return strstr(version, "PoCL") != NULL;
+}
+
 /* The application's own build.  With pfn_notify it may end later: the
  * callback then stores and unlocks. */
 static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
@@ -926,8 +996,12 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 		*built = JC_BUILT_LATER;
 		return compile_async(b, lock);
 	}
+	int pack = on_pocl_cache(b);
+	int64_t t0 = pack ? jc_pocl_build_starts() : 0;
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
+	if (pack && err == CL_SUCCESS)
+		b->out.pocl_dir = jc_pocl_find_dir(b->app, t0, jc_pocl_build_ended());
 	/* A compile error is a fact about the key, remembered like a result:
 	 * export then stores a failure record (only if every device failed). */
 	if (err == CL_BUILD_PROGRAM_FAILURE)
@@ -1026,6 +1100,7 @@ JC_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices,
 	cl_int err = b.rec ? build(&b)
 			   : cl->real_clBuildProgram(program, num_devices, device_list, options,
 						pfn_notify, user_data);
+	free(b.out.pocl_dir);
 	free(b.devices);
 	jc_leave();
 	if (b.notify_now)

@@ -8,6 +8,7 @@
 #include "store/fsutil.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,17 @@ struct watch {
 };
 
 static struct watch *watches;
+/* Kernels of watched programs the application let go of (cl_program_map.h
+ * counts them no more), with the application's references to each (one
+ * retained or cloned since is not counted: the program is then refreshed
+ * early, never wrongly). */
+struct held {
+	struct held *next;
+	cl_kernel kernel;
+	cl_program program;
+	cl_uint refs;
+};
+static struct held *helds;
 static int watching; /* lets processes with nothing watched skip the lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -45,7 +57,7 @@ static void watch_free(struct watch *w)
  * /tmp/pocl/kcache, "uncached" for "kcache" with its cache off
  * (POCL_KERNEL_CACHE set and not starting with 1: PoCL reads one
  * character). */
-static int pocl_topdir(char *out, size_t size)
+int jc_pocl_topdir(char *out, size_t size)
 {
 	const char *dir = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
 		   *home = getenv("HOME"), *on = getenv("POCL_KERNEL_CACHE");
@@ -64,7 +76,7 @@ static int pocl_topdir(char *out, size_t size)
 static char *program_dir(const struct jc_pocl_binary *b)
 {
 	char top[PATH_MAX], dir[PATH_MAX], bc[PATH_MAX + 16];
-	if (pocl_topdir(top, sizeof top) != 0 ||
+	if (jc_pocl_topdir(top, sizeof top) != 0 ||
 	    snprintf(dir, sizeof dir, "%s/%s", top, b->dir) >= (int)sizeof dir)
 		return NULL;
 	char *real = jc_fs_realpath(dir);
@@ -77,13 +89,23 @@ static char *program_dir(const struct jc_pocl_binary *b)
 }
 
 static void refresh(const struct watch *w);
+static void refresh_at_exit(void);
+
+/* exit() runs the handlers atexit() registers before any library's
+ * destructor, PoCL's among them, which removes the directories of its
+ * programs with its cache off: the refresh at exit must come first. */
+static void register_at_exit(void)
+{
+	atexit(refresh_at_exit);
+}
 
 void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 		   const unsigned char *const *binaries, const size_t *sizes)
 {
 	int any = 0;
 	for (cl_uint i = 0; i < ndev && !any; i++)
-		any = binaries[i] && sizes[i] >= 8 && memcmp(binaries[i], "poclbin", 8) == 0;
+		any = binaries[i] && sizes[i] >= 8 && (memcmp(binaries[i], "poclbin", 8) == 0 ||
+							 jc_pocl_is_pack(binaries[i], sizes[i]));
 	struct watch *w = any ? calloc(1, sizeof *w) : NULL;
 	if (!w)
 		return;
@@ -93,7 +115,11 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	any = 0;
 	for (cl_uint i = 0; w->dirs && w->files && i < ndev; i++) {
 		struct jc_pocl_binary b;
-		if (binaries[i] && jc_pocl_parse(binaries[i], sizes[i], &b) == 0 &&
+		int parsed = !binaries[i] ? -1
+			     : jc_pocl_is_pack(binaries[i], sizes[i])
+				     ? jc_pocl_pack_parse(binaries[i], sizes[i], &b)
+				     : jc_pocl_parse(binaries[i], sizes[i], &b);
+		if (parsed == 0 &&
 		    (w->dirs[i] = program_dir(&b)))
 			w->files[i] = b.files, any = 1;
 	}
@@ -111,6 +137,8 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	} else {
 		__atomic_add_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, register_at_exit);
 	w->next = watches;
 	watches = w;
 	pthread_mutex_unlock(&lock);
@@ -135,8 +163,11 @@ static void refresh(const struct watch *w)
 	int changed = 0;
 	if (merged && jc_cl_payload_decode(e.data, e.size, &p) == 0) {
 		for (cl_uint i = 0; p.ndev == w->ndev && !p.status && i < w->ndev; i++)
-			if (w->dirs[i] && jc_pocl_merge(p.binaries[i], p.binary_sizes[i], w->dirs[i],
-							&merged[i], &p.binary_sizes[i]) == 1) {
+			if (w->dirs[i] && (jc_pocl_is_pack(p.binaries[i], p.binary_sizes[i])
+						   ? jc_pocl_pack_merge
+						   : jc_pocl_merge)(p.binaries[i], p.binary_sizes[i],
+								    w->dirs[i], &merged[i],
+								    &p.binary_sizes[i]) == 1) {
 				p.binaries[i] = merged[i];
 				changed = 1;
 			}
@@ -177,12 +208,72 @@ void jc_pocl_release(cl_program program)
 	watch_free(w);
 }
 
-/* The programs the application never released, at its exit: their
- * directories are still there (PoCL removes one only with its program).
- * Skipped if another thread holds the list (it stays as it is). */
+void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs)
+{
+	struct held *h = calloc(1, sizeof *h);
+	if (!h)
+		return; /* its program is then refreshed at exit, if still there */
+	*h = (struct held){ .kernel = kernel, .program = program, .refs = refs };
+	pthread_mutex_lock(&lock);
+	h->next = helds;
+	helds = h;
+	pthread_mutex_unlock(&lock);
+}
+
+void jc_pocl_kernel_release(cl_kernel kernel)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return;
+	cl_program last = NULL;
+	pthread_mutex_lock(&lock);
+	struct held **at = &helds;
+	while (*at && (*at)->kernel != kernel)
+		at = &(*at)->next;
+	struct held *h = *at;
+	if (h && --h->refs == 0) {
+		*at = h->next;
+		last = h->program;
+		for (const struct held *o = helds; o && last; o = o->next)
+			if (o->program == last)
+				last = NULL; /* another kernel still holds it */
+		free(h);
+	}
+	pthread_mutex_unlock(&lock);
+	if (last)
+		jc_pocl_release_later(last);
+}
+
+int jc_pocl_watched(cl_program program)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&lock);
+	const struct watch *w = watches;
+	while (w && w->program != program)
+		w = w->next;
+	pthread_mutex_unlock(&lock);
+	return w != NULL;
+}
+
+void jc_pocl_release_later(cl_program program)
+{
+	/* With PoCL's cache on its directory outlives the program: the watch
+	 * stays, refreshed at exit (or when the handle is reused).  With it
+	 * off the directory goes with the program: refreshed now. */
+	if (!jc_pocl_cache_on())
+		jc_pocl_release(program);
+}
+
+/* The programs the application never released, at its exit (from
+ * atexit(), and as a destructor where exit() was not called): their
+ * directories are still there (PoCL removes one with its program, and with
+ * its cache off at its own exit).  Skipped if another thread holds the
+ * list (it stays as it is). */
 __attribute__((destructor)) static void refresh_at_exit(void)
 {
-	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&lock) != 0)
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return;
+	if (pthread_mutex_trylock(&lock) != 0)
 		return;
 	struct watch *all = watches;
 	watches = NULL;

@@ -19,8 +19,10 @@
  *
  * So the programs jitcache stores or serves from PoCL binaries are
  * watched, and when the application is done with one (its last release,
- * a rebuild, or the process's exit for one it never releases: a
- * destructor, which does nothing in a process that watched none) the
+ * or its last kernel's when the program went first; a rebuild; with
+ * PoCL's cache on, where the directory stays, the process's exit, so that
+ * commands still queued have compiled: atexit(), before PoCL's own
+ * destructors, registered with the first watch) the
  * files PoCL has compiled into its kernels' directories since are added to
  * the entry, in a second store under the same key: the binary PoCL returns for
  * this program when it is asked after those runs (or, its cache on, asked
@@ -53,6 +55,8 @@
 #include "shim/cl/cl_api.h"
 #include "store/store.h"
 
+#include <stdint.h>
+
 /* Watch `program`, whose binaries are `binaries` (as stored under `key`,
  * or as given to clCreateProgramWithBinary).  A program watched already is
  * watched from now on with these. */
@@ -60,6 +64,20 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 		   const unsigned char *const *binaries, const size_t *sizes);
 /* If `program` is watched: refresh its entry now and stop watching it. */
 void jc_pocl_release(cl_program program);
+/* The application is done with `program`, whose kernels may still have
+ * commands queued that PoCL compiles for: with PoCL's cache on (the
+ * directory stays) it stays watched, refreshed at exit or when the handle
+ * is watched again; with it off (the directory goes with the program), as
+ * jc_pocl_release(). */
+void jc_pocl_release_later(cl_program program);
+/* The application let go of watched `program` while `kernel` (with its
+ * `refs` references) still holds it; jc_pocl_kernel_release() counts the
+ * kernel's releases: with the last kernel's, the program is done with
+ * (jc_pocl_release_later()). */
+void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs);
+void jc_pocl_kernel_release(cl_kernel kernel);
+/* Whether `program` is watched. */
+int jc_pocl_watched(cl_program program);
 
 /* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
 
@@ -85,5 +103,53 @@ size_t jc_pocl_dir_files(const char *dir);
  * are none; -1 if bin is not a PoCL binary, dir does not hold its
  * program.bc, or the result would pass JC_POCL_MAX_BINARY. */
 int jc_pocl_merge(const void *bin, size_t size, const char *dir, void **out, size_t *out_size);
+
+/* ---- PoCL's own cache directory as the entry (cl_pocl_dir.c) ----
+ *
+ * With PoCL's kernel cache on, a build leaves its program in
+ * TOP/AB/CDE.../ (program.bc; each kernel's work-group functions as they
+ * are compiled) and touches its last_accessed file.  Taking the program's
+ * binary instead makes PoCL compile a generic work-group function for
+ * every kernel first, which the program never runs (pyopencl: 2.1x the
+ * CPU of a run without jitcache).  So there a miss stores a pack of that
+ * directory, made of PoCL's files as they are (cheap), and a hit puts the
+ * files PoCL's cache lacks back and lets PoCL build the application's own
+ * program: PoCL finds its directory and loads it, as with its cache warm.
+ * PoCL chooses the directory by its own hash of the build: a pack put
+ * back under a name PoCL does not compute for the build is never read
+ * for it (the hit is then refused), so what the program runs is always
+ * what PoCL built for it.  Packs are this module's format, not PoCL's. */
+
+/* PoCL's cache directory for this process (POCL_CACHE_DIR, ...): 0, -1. */
+int jc_pocl_topdir(char *out, size_t size);
+/* Whether PoCL's kernel cache is on in this process, as PoCL reads it. */
+int jc_pocl_cache_on(void);
+/* Whether bin is a pack. */
+int jc_pocl_is_pack(const void *bin, size_t size);
+/* The times a build starts and ends, as file times go: a touch made before
+ * the start (which waits a few ms for the clock's tick) is earlier. */
+int64_t jc_pocl_build_starts(void);
+int64_t jc_pocl_build_ended(void);
+/* The name ("AB/CDE...") of the one program directory whose last_accessed
+ * PoCL touched between t0 and t1 (jc_pocl_build_starts() and _ended()) and
+ * whose program.bc names every kernel of program (malloc'd); NULL if none
+ * or more than one (another build of the same kernels at the same time). */
+char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1);
+/* The mtime of dir/last_accessed (jc_wall_ns()), or -1. */
+int64_t jc_pocl_touched_ns(const char *dir);
+/* The directory `name` packed: 0 and *out (malloc'd), or -1 (no program.bc
+ * there, over JC_POCL_MAX_BINARY). */
+int jc_pocl_pack(const char *name, void **out, size_t *size);
+/* As jc_pocl_parse() for a pack: its directory's name, program.bc, and the
+ * files of its kernels' directories. */
+int jc_pocl_pack_parse(const void *bin, size_t size, struct jc_pocl_binary *out);
+/* The files of the pack that PoCL's cache directory lacks written there
+ * (each whole, by link: never one of PoCL's replaced): the directory's
+ * absolute path (malloc'd), or NULL. */
+char *jc_pocl_unpack(const void *bin, size_t size);
+/* As jc_pocl_merge() for a pack: dir packed again, if it holds the same
+ * program.bc and more files. */
+int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out,
+		       size_t *out_size);
 
 #endif

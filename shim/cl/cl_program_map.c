@@ -160,6 +160,19 @@ static void forget_kernels(struct jc_cl_program *rec)
 		}
 }
 
+/* The kernels still counted for a real build, handed to cl_pocl.h when
+ * the application lets go of the program (with the lock held). */
+static void hand_kernels(struct jc_cl_program *rec)
+{
+	if (!jc_pocl_watched(rec->app))
+		return;
+	void **chain = heads(&by_kernel);
+	for (size_t c = 0; c < by_kernel.chains; c++)
+		for (struct kernel_ref *k = chain[c]; k; k = k->next)
+			if (k->rec == rec)
+				jc_pocl_kernel_held(rec->app, k->kernel, k->refs);
+}
+
 /* Take a record out of the map, with the kernels still counted for it (a
  * record goes with none left, unless it was stale or made no shadow). */
 static void unlink_app(struct jc_cl_program *rec)
@@ -204,7 +217,8 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 	if (!shadow)
 		return;
 	if (shadow->program) {
-		jc_pocl_release(shadow->program); /* done with: its last kernel is gone */
+		/* done with: its last kernel is gone, its commands may be queued */
+		jc_pocl_release_later(shadow->program);
 		jc_cl_real()->real_clReleaseProgram(shadow->program);
 	}
 	for (cl_uint i = 0; shadow->logs && i < shadow->ndev; i++)
@@ -359,11 +373,15 @@ cl_int jc_clmap_kernel_retain(cl_kernel kernel)
 cl_int jc_clmap_kernel_release(cl_kernel kernel)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
-	if (none())
+	if (none()) {
+		jc_pocl_kernel_release(kernel); /* its program let go of (cl_pocl.h) */
 		return cl->real_clReleaseKernel(kernel);
+	}
 	struct jc_cl_program *done = NULL;
 	pthread_mutex_lock(&lock);
 	struct kernel_ref **at = kernel_at(kernel), *k = *at;
+	if (!k) /* one whose program the application let go of (cl_pocl.h) */
+		jc_pocl_kernel_release(kernel);
 	if (k && --k->refs == 0) {
 		*at = k->next;
 		struct jc_cl_program *rec = k->rec;
@@ -583,14 +601,17 @@ cl_int jc_clmap_release(cl_program app)
 	/* Kernels of a real build hold the application's program in the
 	 * driver themselves; those of a shadow need the record. */
 	int keep = rec->kernels > 0 && rec->shadow && rec->shadow->program;
-	/* A real build's kernels may still run and have PoCL compile more: it
-	 * is then refreshed at exit (cl_pocl.h), else now. */
+	/* A real build PoCL compiles for (cl_pocl.h) goes with its last
+	 * kernel, its directory too with PoCL's cache off: cl_pocl.c counts
+	 * its kernels from now on, to add what PoCL compiled before then. */
+	if (!keep && rec->kernels > 0)
+		hand_kernels(rec);
 	int done = rec->kernels == 0;
 	if (!keep)
 		unlink_app(rec);
 	pthread_mutex_unlock(&lock);
-	if (done)
-		jc_pocl_release(app);
+	if (done) /* commands queued with its kernels may still compile */
+		jc_pocl_release_later(app);
 	if (!keep)
 		finish(rec, 1);
 	return CL_SUCCESS;

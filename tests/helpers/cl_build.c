@@ -6,7 +6,10 @@
  *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
  *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--dlopen-name LIB]
  *            [--async] [--sleep] [--keep] [--many N] [--rewrite-during-build FILE=NEW]
+ *            [--program-first]
  *
+ * --program-first releases the program once --run's kernel has run, before
+ * the kernel (pyopencl's order when Python ends): the kernel holds it.
  * --many N then makes N more programs of the same input, alive together,
  * builds each and makes a kernel of each (--run's, else the first), checks
  * that every kernel answers its own program handle and name, and releases
@@ -163,6 +166,8 @@ static int check_affine(const float *in, const float *out, int n)
 	return 0;
 }
 
+static int program_first; /* --program-first */
+
 static int run(cl_context context, cl_device_id device, cl_program program, const char *name)
 {
 	enum { N = 4096 };
@@ -192,6 +197,8 @@ static int run(cl_context context, cl_device_id device, cl_program program, cons
 		err = CL_INVALID_VALUE;
 	cl.clReleaseMemObject(a);
 	cl.clReleaseMemObject(b);
+	if (program_first)
+		cl.clReleaseProgram(program);
 	cl.clReleaseKernel(k);
 	cl.clReleaseCommandQueue(q);
 	return err == CL_SUCCESS ? 0 : -1;
@@ -328,6 +335,8 @@ int main(int argc, char **argv)
 			sleep_after = 1;
 		else if (strcmp(argv[i], "--keep") == 0)
 			keep = 1;
+		else if (strcmp(argv[i], "--program-first") == 0)
+			program_first = 1;
 		else if (i + 1 >= argc)
 			return fprintf(stderr, "cl_build: %s needs a value\n", argv[i]), 2;
 		else if (strcmp(argv[i], "--dlopen-name") == 0)
@@ -406,7 +415,8 @@ int main(int argc, char **argv)
 	}
 	if (keep)
 		return rc;
-	cl.clReleaseProgram(program);
+	if (!program_first || !kernel)
+		cl.clReleaseProgram(program);
 	cl.clReleaseContext(context);
 	return rc;
 }

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: MIT
+/* PoCL's own cache directory of a program as an entry (cl_pocl.h): found
+ * after the build, packed, and put back before a later build.
+ *
+ * A pack is ours, not PoCL's: "jcpocld\0", u32 version 1, the directory's
+ * name under PoCL's cache directory ("AB/CDE...", a u32 length and its
+ * bytes), u32 file count, then each file: its path relative to the
+ * directory (u32 length, bytes), u64 size, its bytes.  Little-endian. */
+#include "shim/cl/cl_pocl.h"
+#include "config/clock.h"
+#include "shim/cl/cl_api.h"
+#include "store/fsutil.h"
+
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PACK_MAGIC "jcpocld" /* with its NUL: 8 bytes */
+#define PACK_VERSION 1
+#define MAX_DEPTH 8
+#define MAX_FILES 65536
+
+int jc_pocl_cache_on(void)
+{
+	const char *v = getenv("POCL_KERNEL_CACHE");
+	return !v || v[0] == '1'; /* as PoCL reads it: its first character */
+}
+
+int jc_pocl_is_pack(const void *bin, size_t size)
+{
+	return bin && size >= 8 && memcmp(bin, PACK_MAGIC, 8) == 0;
+}
+
+/* ---- finding the directory a build used ---- */
+
+/* A file's mtime is the kernel's coarse clock (CLOCK_REALTIME_COARSE), or
+ * finer; never earlier than that clock read before the write. */
+static int64_t coarse_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int64_t jc_pocl_build_starts(void)
+{
+	/* Waiting for the coarse clock's next tick (a few ms, no CPU) leaves
+	 * every touch made before at an earlier time than any made from now. */
+	int64_t now = coarse_ns(), next = now;
+	for (int i = 0; i < 40 && next == now; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 500000 }, NULL);
+		next = coarse_ns();
+	}
+	return next;
+}
+
+int64_t jc_pocl_build_ended(void)
+{
+	/* A touch's time may be finer than the coarse clock, ahead of it by a
+	 * tick: the end is a few ticks after the real clock's now. */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + 20000000LL;
+}
+
+/* A name PoCL gives a program's directory: two letters, "/", letters. */
+static int dir_name_ok(const char *name, size_t n)
+{
+	if (n < 4 || n > 64 || name[2] != '/')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (i != 2 && !((name[i] >= 'A' && name[i] <= 'Z') ||
+				(name[i] >= 'a' && name[i] <= 'z') ||
+				(name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* Whether path's program.bc names every kernel of names (";"-separated):
+ * a directory of another program touched in the same instant is not ours. */
+static int holds_kernels(const char *dir, const char *names)
+{
+	char path[PATH_MAX];
+	unsigned char *bc;
+	size_t size;
+	if (snprintf(path, sizeof path, "%s/program.bc", dir) >= (int)sizeof path ||
+	    jc_fs_read_file(path, JC_POCL_MAX_BINARY, &bc, &size) != 0)
+		return 0;
+	int all = 1;
+	for (const char *s = names; all && *s;) {
+		size_t n = strcspn(s, ";");
+		all = n == 0 || memmem(bc, size, s, n) != NULL;
+		s += n + (s[n] == ';');
+	}
+	free(bc);
+	return all;
+}
+
+static char *kernel_names(cl_program program)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	size_t size = 0;
+	char *names = NULL;
+	if (cl->real_clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) !=
+		    CL_SUCCESS ||
+	    !(names = calloc(1, size + 1)) ||
+	    cl->real_clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names, NULL) !=
+		    CL_SUCCESS) {
+		free(names);
+		return NULL;
+	}
+	return names;
+}
+
+int64_t jc_pocl_touched_ns(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (snprintf(path, sizeof path, "%s/last_accessed", dir) >= (int)sizeof path ||
+	    stat(path, &st) != 0)
+		return -1;
+	return jc_fs_mtime_ns(&st);
+}
+
+char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
+{
+	char top[PATH_MAX], path[PATH_MAX], found[PATH_MAX] = "";
+	char *names = kernel_names(program);
+	DIR *d = names && jc_pocl_topdir(top, sizeof top) == 0 ? opendir(top) : NULL;
+	int n = 0;
+	struct dirent *e;
+	while (d && n < 2 && (e = readdir(d))) {
+		if (strlen(e->d_name) != 2 || e->d_name[0] == '.' ||
+		    snprintf(path, sizeof path, "%s/%s", top, e->d_name) >= (int)sizeof path)
+			continue;
+		DIR *sub = opendir(path);
+		struct dirent *f;
+		while (sub && n < 2 && (f = readdir(sub))) {
+			char dir[PATH_MAX];
+			if (f->d_name[0] == '.' ||
+			    snprintf(dir, sizeof dir, "%s/%s", path, f->d_name) >= (int)sizeof dir)
+				continue;
+			int64_t at = jc_pocl_touched_ns(dir);
+			if (at >= t0 && at <= t1 && holds_kernels(dir, names) &&
+			    n++ == 0)
+				snprintf(found, sizeof found, "%s/%s", e->d_name, f->d_name);
+		}
+		if (sub)
+			closedir(sub);
+	}
+	if (d)
+		closedir(d);
+	free(names);
+	/* Two candidates: another build of the same kernels at the same time;
+	 * which is ours cannot be told, so neither is taken. */
+	return n == 1 && dir_name_ok(found, strlen(found)) ? strdup(found) : NULL;
+}
+
+/* ---- packing ---- */
+
+struct pack {
+	unsigned char *bytes;
+	size_t size, cap;
+	size_t rel_at; /* where a path relative to the directory starts */
+	uint32_t files;
+	int failed;
+};
+
+static void put(struct pack *o, const void *data, size_t n)
+{
+	if (o->failed || n == 0)
+		return;
+	if (n > JC_POCL_MAX_BINARY - o->size) {
+		o->failed = 1;
+		return;
+	}
+	if (o->size + n > o->cap) {
+		size_t cap = o->cap ? o->cap : 65536;
+		while (cap < o->size + n)
+			cap *= 2;
+		unsigned char *grown = realloc(o->bytes, cap);
+		if (!grown) {
+			o->failed = 1;
+			return;
+		}
+		o->bytes = grown;
+		o->cap = cap;
+	}
+	memcpy(o->bytes + o->size, data, n);
+	o->size += n;
+}
+
+static void put32(struct pack *o, uint32_t v)
+{
+	v = htole32(v);
+	put(o, &v, sizeof v);
+}
+
+static void put64(struct pack *o, uint64_t v)
+{
+	v = htole64(v);
+	put(o, &v, sizeof v);
+}
+
+/* PoCL's own bookkeeping, not the program: its access time, and files it
+ * is still writing (NAME_XXXXXX.temp, renamed when complete). */
+static int skipped(const char *name)
+{
+	size_t n = strlen(name);
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	       strcmp(name, "last_accessed") == 0 || (n >= 5 && strcmp(name + n - 5, ".temp") == 0);
+}
+
+static void pack_one(void *ctx, const char *path, int depth, uint64_t size_now)
+{
+	struct pack *o = ctx;
+	unsigned char *data;
+	size_t size;
+	(void)depth, (void)size_now;
+	if (o->failed || o->files >= MAX_FILES ||
+	    jc_fs_read_file(path, JC_POCL_MAX_BINARY, &data, &size) != 0)
+		return;
+	const char *rel = path + o->rel_at;
+	put32(o, (uint32_t)strlen(rel));
+	put(o, rel, strlen(rel));
+	put64(o, size);
+	put(o, data, size);
+	free(data);
+	o->files++;
+}
+
+int jc_pocl_pack(const char *name, void **out, size_t *size)
+{
+	char top[PATH_MAX], dir[PATH_MAX];
+	if (!dir_name_ok(name, strlen(name)) || jc_pocl_topdir(top, sizeof top) != 0 ||
+	    snprintf(dir, sizeof dir, "%s/%s", top, name) >= (int)sizeof dir)
+		return -1;
+	struct pack o = { .rel_at = strlen(dir) + 1 };
+	put(&o, PACK_MAGIC, 8);
+	put32(&o, PACK_VERSION);
+	put32(&o, (uint32_t)strlen(name));
+	put(&o, name, strlen(name));
+	size_t count_at = o.size;
+	put32(&o, 0);
+	jc_fs_walk(dir, 0, MAX_DEPTH, skipped, pack_one, &o);
+	if (!o.failed) {
+		uint32_t v = htole32(o.files);
+		memcpy(o.bytes + count_at, &v, 4);
+	}
+	/* Without its program.bc a directory is nothing PoCL can load. */
+	struct jc_pocl_binary b;
+	if (o.failed || jc_pocl_pack_parse(o.bytes, o.size, &b) != 0 || !b.program_bc) {
+		free(o.bytes);
+		return -1;
+	}
+	*out = o.bytes;
+	*size = o.size;
+	return 0;
+}
+
+/* ---- reading a pack ---- */
+
+struct reader {
+	const unsigned char *at, *end;
+};
+
+static int take32(struct reader *r, uint32_t *v)
+{
+	if (r->end - r->at < 4)
+		return -1;
+	memcpy(v, r->at, 4);
+	*v = le32toh(*v);
+	r->at += 4;
+	return 0;
+}
+
+static int take64(struct reader *r, uint64_t *v)
+{
+	if (r->end - r->at < 8)
+		return -1;
+	memcpy(v, r->at, 8);
+	*v = le64toh(*v);
+	r->at += 8;
+	return 0;
+}
+
+/* A relative path of plain names: no "", ".", "..", at most 4 deep. */
+static int path_ok(const unsigned char *p, uint32_t n)
+{
+	if (n == 0 || n >= PATH_MAX / 2 || memchr(p, '\0', n) || p[0] == '/' || p[n - 1] == '/')
+		return 0;
+	int depth = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i;
+		while (j < n && p[j] != '/')
+			j++;
+		if (j == i || (j - i == 1 && p[i] == '.') ||
+		    (j - i == 2 && p[i] == '.' && p[i + 1] == '.') || ++depth > 4)
+			return 0;
+		i = j + 1;
+	}
+	return 1;
+}
+
+/* Each file in turn: 1, 0 at the end, -1 if malformed. */
+static int next_file(struct reader *r, const unsigned char **path, uint32_t *path_len,
+		     const unsigned char **data, uint64_t *size)
+{
+	if (r->at == r->end)
+		return 0;
+	if (take32(r, path_len) != 0 || (size_t)(r->end - r->at) < *path_len ||
+	    !path_ok(r->at, *path_len))
+		return -1;
+	*path = r->at;
+	r->at += *path_len;
+	if (take64(r, size) != 0 || *size > (uint64_t)(r->end - r->at))
+		return -1;
+	*data = r->at;
+	r->at += *size;
+	return 1;
+}
+
+static int read_head(const void *bin, size_t size, struct reader *r, struct jc_pocl_binary *b,
+		     uint32_t *files)
+{
+	uint32_t version, name_len;
+	*r = (struct reader){ (const unsigned char *)bin + 8, (const unsigned char *)bin + size };
+	memset(b, 0, sizeof *b);
+	if (!jc_pocl_is_pack(bin, size) || take32(r, &version) != 0 || version != PACK_VERSION ||
+	    take32(r, &name_len) != 0 || name_len >= sizeof b->dir ||
+	    (size_t)(r->end - r->at) < name_len || !dir_name_ok((const char *)r->at, name_len))
+		return -1;
+	memcpy(b->dir, r->at, name_len);
+	r->at += name_len;
+	return take32(r, files);
+}
+
+int jc_pocl_pack_parse(const void *bin, size_t size, struct jc_pocl_binary *b)
+{
+	struct reader r;
+	uint32_t files;
+	if (read_head(bin, size, &r, b, &files) != 0)
+		return -1;
+	const unsigned char *path, *data;
+	uint32_t path_len;
+	uint64_t n;
+	int rc;
+	uint32_t seen = 0;
+	while ((rc = next_file(&r, &path, &path_len, &data, &n)) == 1) {
+		seen++;
+		if (path_len == 10 && memcmp(path, "program.bc", 10) == 0) {
+			b->program_bc = data;
+			b->program_bc_size = (size_t)n;
+		} else if (memchr(path, '/', path_len)) {
+			b->files++; /* in a kernel's directory, as jc_pocl_dir_files() counts */
+		}
+	}
+	return rc == 0 && seen == files ? 0 : -1;
+}
+
+/* One file put in place if it is not there: PoCL's files are written once
+ * and never changed, so one already there (PoCL's own) is kept. */
+static int put_file(const char *dir, const unsigned char *rel, uint32_t rel_len,
+		    const unsigned char *data, uint64_t size)
+{
+	char path[PATH_MAX], parent[PATH_MAX], tmp[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%.*s", dir, (int)rel_len, (const char *)rel) >=
+	    (int)sizeof path)
+		return -1;
+	if (access(path, F_OK) == 0)
+		return 0;
+	snprintf(parent, sizeof parent, "%s", path);
+	*strrchr(parent, '/') = '\0';
+	if (jc_fs_mkdir_p(parent, 0700) != 0 ||
+	    jc_fs_write_temp(parent, data, (size_t)size, 0600, tmp) != 0)
+		return -1;
+	int rc = link(tmp, path) == 0 || errno == EEXIST ? 0 : -1;
+	unlink(tmp);
+	return rc;
+}
+
+char *jc_pocl_unpack(const void *bin, size_t size)
+{
+	struct reader r;
+	struct jc_pocl_binary b;
+	uint32_t files;
+	char top[PATH_MAX], dir[PATH_MAX];
+	if (jc_pocl_pack_parse(bin, size, &b) != 0 || !b.program_bc ||
+	    read_head(bin, size, &r, &b, &files) != 0 || jc_pocl_topdir(top, sizeof top) != 0 ||
+	    snprintf(dir, sizeof dir, "%s/%s", top, b.dir) >= (int)sizeof dir)
+		return NULL;
+	const unsigned char *path, *data;
+	uint32_t path_len;
+	uint64_t n;
+	int ok = 1;
+	while (ok && next_file(&r, &path, &path_len, &data, &n) == 1)
+		ok = put_file(dir, path, path_len, data, n) == 0;
+	return ok ? jc_fs_realpath(dir) : NULL;
+}
+
+int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out,
+		       size_t *out_size)
+{
+	struct jc_pocl_binary old, now;
+	void *bytes;
+	size_t n;
+	if (jc_pocl_pack_parse(bin, size, &old) != 0 || !old.program_bc)
+		return -1;
+	size_t len = strlen(dir), name_len = strlen(old.dir);
+	/* dir must be the directory the pack names (under the cache directory). */
+	if (len <= name_len || strcmp(dir + len - name_len, old.dir) != 0 ||
+	    dir[len - name_len - 1] != '/' || jc_pocl_pack(old.dir, &bytes, &n) != 0)
+		return -1;
+	if (jc_pocl_pack_parse(bytes, n, &now) != 0 || now.program_bc_size != old.program_bc_size ||
+	    memcmp(now.program_bc, old.program_bc, old.program_bc_size) != 0 ||
+	    now.files <= old.files) {
+		free(bytes);
+		return now.files <= old.files ? 0 : -1;
+	}
+	*out = bytes;
+	*out_size = n;
+	return 1;
+}
