@@ -15,6 +15,8 @@
 #   DIFF_ONLY=N,N  only these cases (of DIFF_FIRST..+DIFF_CASES)
 #   DIFF_PLAIN=1   every directive in its plainest form, LF line ends (does a
 #                  difference go away?  then it is one of the forms)
+#   DIFF_POCL_CACHE=1  PoCL's own cache on, a fresh one per phase (default: off,
+#                  so that both sides compile)
 #   DIFF_SELFTEST=1  the "with jitcache" phases with JITCACHE_DISABLE=1: must
 #                  find no difference, or the harness itself is not deterministic
 #
@@ -22,7 +24,10 @@
 # results, what the case is and the command that runs it again alone; then the
 # differences by category (the generator's tags).  One pass or fail per case.
 . "$(dirname "$0")/../lib.sh"
-export POCL_KERNEL_CACHE=0
+# DIFF_POCL_CACHE=1: PoCL's own kernel cache on (its default), a fresh one
+# for each phase, so that a warm phase with jitcache starts from jitcache's
+# entries alone (PoCL's cache directories, shim/cl/cl_pocl.h).
+export POCL_KERNEL_CACHE=${DIFF_POCL_CACHE:-0}
 sim_dg2
 CASES=${DIFF_CASES:-1000}
 FIRST=${DIFF_FIRST:-0}
@@ -59,6 +64,7 @@ phase() {
 	local label=$1 platform=$2 index=$3 ph=$4 split=() run=()
 	[ "${DIFF_EACH:-0}" = 1 ] || split=(--drivers "${#platforms[@]}" --only-driver "$index")
 	[ "${5:-}" = jitcache ] && run=(env JITCACHE_DIR="$T/cache-$label" "$JITCACHE" run --)
+	[ "$POCL_KERNEL_CACHE" = 1 ] && run=(env POCL_CACHE_DIR="$T/pocl-cache-$label-$ph" "${run[@]}")
 	[ "${5:-}" = jitcache ] && [ "${DIFF_SELFTEST:-0}" = 1 ] && run=(env JITCACHE_DISABLE=1 "${run[@]}")
 	mkdir -p "$T/$label"
 	"${run[@]}" "$DIFF" --root "$T/$label" "${gen[@]}" --phase "$ph" --platform "$platform" "${split[@]}" >"$label.$ph" 2>"$label.$ph.err"
