@@ -159,12 +159,12 @@ grep -v '^0 broken$' "$T/links" | head -n 10
 # command block in its first screen (25 lines); none is over 400 lines; the
 # project's own words (rooms, doors, a look, said) stay in design.md, whose
 # glossary defines each.  The user pages are README.md and docs/*.md but
-# design.md (the developers' page) and, for now, how-it-works.md (next to
-# be split) and benchmarks.md (the measurements' page, reworked apart).
+# design.md (the developers' page) and, for now, benchmarks.md (the
+# measurements' page, reworked apart).
 python3 - "$ROOT" >"$T/scan" 2>&1 <<'PY'
 import os, re, sys
 root = sys.argv[1]
-EXEMPT = {"design.md", "how-it-works.md", "benchmarks.md"}
+EXEMPT = {"design.md", "benchmarks.md"}
 HOUSE = re.compile(r"\b(rooms?|doors?|said|(?:a|first|one more|each|the) looks?)\b", re.I)
 pages = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(root, "docs")))
                          if f.endswith(".md") and f not in EXEMPT]
@@ -203,9 +203,9 @@ grep -v ' 0 problems$' "$T/scan" | head -n 20
 # docs/benchmarks.md is one that `make bench` wrote into bench/results.md
 # (or bench/nvidia-results.md), and every figure in the README's
 # supported-stacks table stands in the page it comes from (docs/benchmarks.md,
-# docs/how-it-works.md, the bench results, or the README's own demo output).
+# docs/how-it-works*.md, the bench results, or the README's own demo output).
 python3 - "$ROOT" >"$T/figures" 2>&1 <<'PY'
-import re, sys
+import os, re, sys
 root = sys.argv[1]
 def text(p):
     return open(root + "/" + p, encoding="utf-8").read()
@@ -219,8 +219,8 @@ for n, l in enumerate(text("docs/benchmarks.md").splitlines(), 1):
 readme = text("README.md")
 stacks = readme[readme.index("## Supported stacks"):readme.index("## Documentation")]
 sources = readme[:readme.index("## Supported stacks")] + "".join(
-    text(p) for p in ("docs/benchmarks.md", "docs/how-it-works.md", "bench/results.md",
-                      "bench/nvidia-results.md"))
+    text(p) for p in ["docs/benchmarks.md", "bench/results.md", "bench/nvidia-results.md"] +
+    ["docs/" + f for f in sorted(os.listdir(root + "/docs")) if f.startswith("how-it-works")])
 for l in stacks.splitlines():
     if not l.startswith("| ") or l.startswith("| stack"):
         continue
