@@ -159,12 +159,11 @@ grep -v '^0 broken$' "$T/links" | head -n 10
 # command block in its first screen (25 lines); none is over 400 lines; the
 # project's own words (rooms, doors, a look, said) stay in design.md, whose
 # glossary defines each.  The user pages are README.md and docs/*.md but
-# design.md (the developers' page) and, for now, benchmarks.md (the
-# measurements' page, reworked apart).
+# design.md (the developers' page).
 python3 - "$ROOT" >"$T/scan" 2>&1 <<'PY'
 import os, re, sys
 root = sys.argv[1]
-EXEMPT = {"design.md", "benchmarks.md"}
+EXEMPT = {"design.md"}
 HOUSE = re.compile(r"\b(rooms?|doors?|said|(?:a|first|one more|each|the) looks?)\b", re.I)
 pages = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(root, "docs")))
                          if f.endswith(".md") and f not in EXEMPT]
@@ -200,9 +199,9 @@ check "docs: user pages open with a command, at most 400 lines, no house words; 
 grep -v ' 0 problems$' "$T/scan" | head -n 20
 
 # Figures come from their sources: every row of every table in
-# docs/benchmarks.md is one that `make bench` wrote into bench/results.md
+# docs/benchmarks*.md is one that `make bench` wrote into bench/results.md
 # (or bench/nvidia-results.md), and every figure in the README's
-# supported-stacks table stands in the page it comes from (docs/benchmarks.md,
+# supported-stacks table stands in the page it comes from (docs/benchmarks*.md,
 # docs/how-it-works*.md, the bench results, or the README's own demo output).
 python3 - "$ROOT" >"$T/figures" 2>&1 <<'PY'
 import os, re, sys
@@ -211,15 +210,16 @@ def text(p):
     return open(root + "/" + p, encoding="utf-8").read()
 results = set(l.strip() for p in ("bench/results.md", "bench/nvidia-results.md")
               for l in text(p).splitlines())
+bench = ["docs/" + f for f in sorted(os.listdir(root + "/docs")) if f.startswith("benchmarks")]
 bad = 0
-for n, l in enumerate(text("docs/benchmarks.md").splitlines(), 1):
+for page, n, l in ((p, n, l) for p in bench for n, l in enumerate(text(p).splitlines(), 1)):
     if l.startswith("|") and l.strip() not in results:
-        print("docs/benchmarks.md:%d: a table row bench/results.md does not have: %s" % (n, l[:100]))
+        print("%s:%d: a table row bench/results.md does not have: %s" % (page, n, l[:100]))
         bad += 1
 readme = text("README.md")
 stacks = readme[readme.index("## Supported stacks"):readme.index("## Documentation")]
 sources = readme[:readme.index("## Supported stacks")] + "".join(
-    text(p) for p in ["docs/benchmarks.md", "bench/results.md", "bench/nvidia-results.md"] +
+    text(p) for p in bench + ["bench/results.md", "bench/nvidia-results.md"] +
     ["docs/" + f for f in sorted(os.listdir(root + "/docs")) if f.startswith("how-it-works")])
 for l in stacks.splitlines():
     if not l.startswith("| ") or l.startswith("| stack"):
@@ -230,7 +230,7 @@ for l in stacks.splitlines():
             bad += 1
 print("%d unsourced" % bad)
 PY
-check "figures: docs/benchmarks.md's tables and the README's stacks come from their sources ($(tail -n 1 "$T/figures"))" \
+check "figures: docs/benchmarks*.md's tables and the README's stacks come from their sources ($(tail -n 1 "$T/figures"))" \
 	grep -q '^0 unsourced$' "$T/figures"
 grep -v '^0 unsourced$' "$T/figures" | head -n 10
 
