@@ -279,3 +279,36 @@ int64_t jc_fs_file_size(const char *path)
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
 }
+
+int64_t jc_fs_path_mtime_ns(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? jc_fs_mtime_ns(&st) : -1;
+}
+
+int jc_fs_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+int jc_fs_each_name(const char *dir, int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = fn(ctx, e->d_name);
+	closedir(d);
+	return rc;
+}
+
+int jc_fs_link_temp(const char *tmp, const char *path)
+{
+	int rc = link(tmp, path) == 0 || errno == EEXIST ? 0 : -1;
+	int saved = errno;
+	unlink(tmp);
+	errno = saved;
+	return rc;
+}

@@ -77,6 +77,17 @@ int jc_fs_read_file(const char *path, size_t limit, unsigned char **data, size_t
 char *jc_fs_realpath(const char *path);
 /* The size of the regular file at path (links followed), or -1. */
 int64_t jc_fs_file_size(const char *path);
+/* The mtime of what path names (links followed), in nanoseconds, or -1. */
+int64_t jc_fs_path_mtime_ns(const char *path);
+/* Whether anything is at path (links followed). */
+int jc_fs_exists(const char *path);
+/* fn(ctx, name) for each entry of dir but "." and "..", in the directory's
+ * order, until fn returns nonzero (which is returned); 0, or -1 if dir
+ * cannot be read. */
+int jc_fs_each_name(const char *dir, int (*fn)(void *ctx, const char *name), void *ctx);
+/* tmp linked as path (a file already there is kept: not an error), then
+ * tmp removed: 0, or -1. */
+int jc_fs_link_temp(const char *tmp, const char *path);
 
 /* A file's mtime in nanoseconds (as config/clock.h's jc_wall_ns()). */
 int64_t jc_fs_mtime_ns(const struct stat *st);

@@ -52,23 +52,6 @@ static void watch_free(struct watch *w)
 	free(w);
 }
 
-/* PoCL's cache directory, as PoCL 3.x chooses it (pocl_cache_init_topdir):
- * POCL_CACHE_DIR, else XDG_CACHE_HOME/pocl/kcache, ~/.cache/pocl/kcache or
- * /tmp/pocl/kcache, "uncached" for "kcache" with its cache off
- * (POCL_KERNEL_CACHE set and not starting with 1: PoCL reads one
- * character). */
-int jc_pocl_topdir(char *out, size_t size)
-{
-	const char *dir = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-		   *home = getenv("HOME"), *on = getenv("POCL_KERNEL_CACHE");
-	const char *kind = !on || on[0] == '1' ? "kcache" : "uncached";
-	int n = dir		? snprintf(out, size, "%s", dir)
-		: xdg && *xdg	? snprintf(out, size, "%s/pocl/%s", xdg, kind)
-		: home		? snprintf(out, size, "%s/.cache/pocl/%s", home, kind)
-				: snprintf(out, size, "/tmp/pocl/%s", kind);
-	return n > 0 && (size_t)n < size ? 0 : -1;
-}
-
 /* The directory PoCL built or unpacked the binary in, absolute (PoCL's
  * cache directory may be given relative to the current one, which the
  * application may change later), if it holds a program.bc of the binary's

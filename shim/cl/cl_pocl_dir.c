@@ -11,7 +11,6 @@
 #include "shim/cl/cl_api.h"
 #include "store/fsutil.h"
 
-#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <limits.h>
@@ -120,48 +119,85 @@ static char *kernel_names(cl_program program)
 	return names;
 }
 
+/* PoCL's cache directory, as PoCL 3.x chooses it (pocl_cache_init_topdir):
+ * POCL_CACHE_DIR, else XDG_CACHE_HOME/pocl/kcache, ~/.cache/pocl/kcache or
+ * /tmp/pocl/kcache, "uncached" for "kcache" with its cache off
+ * (POCL_KERNEL_CACHE set and not starting with 1: PoCL reads one
+ * character). */
+int jc_pocl_topdir(char *out, size_t size)
+{
+	const char *dir = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME"), *on = getenv("POCL_KERNEL_CACHE");
+	const char *kind = !on || on[0] == '1' ? "kcache" : "uncached";
+	int n = dir		? snprintf(out, size, "%s", dir)
+		: xdg && *xdg	? snprintf(out, size, "%s/pocl/%s", xdg, kind)
+		: home		? snprintf(out, size, "%s/.cache/pocl/%s", home, kind)
+				: snprintf(out, size, "/tmp/pocl/%s", kind);
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
 int64_t jc_pocl_touched_ns(const char *dir)
 {
 	char path[PATH_MAX];
-	struct stat st;
-	if (snprintf(path, sizeof path, "%s/last_accessed", dir) >= (int)sizeof path ||
-	    stat(path, &st) != 0)
+	if (snprintf(path, sizeof path, "%s/last_accessed", dir) >= (int)sizeof path)
 		return -1;
-	return jc_fs_mtime_ns(&st);
+	return jc_fs_path_mtime_ns(path);
+}
+
+/* The search of jc_pocl_find_dir(): PoCL's top directory, the two-letter
+ * subdirectory being read, and what was found. */
+struct finding {
+	const char *names;
+	int64_t t0, t1;
+	char top[PATH_MAX], sub[8], found[PATH_MAX];
+	int n;
+};
+
+static int program_dir_of(void *ctx, const char *name)
+{
+	struct finding *f = ctx;
+	char dir[PATH_MAX];
+	if (name[0] == '.' ||
+	    snprintf(dir, sizeof dir, "%s/%s/%s", f->top, f->sub, name) >= (int)sizeof dir)
+		return 0;
+	int64_t at = jc_pocl_touched_ns(dir);
+	if (at >= f->t0 && at <= f->t1 && holds_kernels(dir, f->names) && f->n++ == 0)
+		snprintf(f->found, sizeof f->found, "%s/%s", f->sub, name);
+	return f->n >= 2;
+}
+
+static int two_letters(void *ctx, const char *name)
+{
+	struct finding *f = ctx;
+	char path[PATH_MAX];
+	if (strlen(name) != 2 || name[0] == '.' ||
+	    snprintf(path, sizeof path, "%s/%s", f->top, name) >= (int)sizeof path)
+		return 0;
+	snprintf(f->sub, sizeof f->sub, "%s", name);
+	jc_fs_each_name(path, program_dir_of, f);
+	return f->n >= 2;
 }
 
 char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
 {
-	char top[PATH_MAX], path[PATH_MAX], found[PATH_MAX] = "";
-	char *names = kernel_names(program);
-	DIR *d = names && jc_pocl_topdir(top, sizeof top) == 0 ? opendir(top) : NULL;
-	int n = 0;
-	struct dirent *e;
-	while (d && n < 2 && (e = readdir(d))) {
-		if (strlen(e->d_name) != 2 || e->d_name[0] == '.' ||
-		    snprintf(path, sizeof path, "%s/%s", top, e->d_name) >= (int)sizeof path)
-			continue;
-		DIR *sub = opendir(path);
-		struct dirent *f;
-		while (sub && n < 2 && (f = readdir(sub))) {
-			char dir[PATH_MAX];
-			if (f->d_name[0] == '.' ||
-			    snprintf(dir, sizeof dir, "%s/%s", path, f->d_name) >= (int)sizeof dir)
-				continue;
-			int64_t at = jc_pocl_touched_ns(dir);
-			if (at >= t0 && at <= t1 && holds_kernels(dir, names) &&
-			    n++ == 0)
-				snprintf(found, sizeof found, "%s/%s", e->d_name, f->d_name);
-		}
-		if (sub)
-			closedir(sub);
+	static struct finding zero;
+	struct finding *f = malloc(sizeof *f);
+	char *names = f ? kernel_names(program) : NULL, *found = NULL;
+	if (names) {
+		*f = zero;
+		f->names = names;
+		f->t0 = t0;
+		f->t1 = t1;
+		if (jc_pocl_topdir(f->top, sizeof f->top) == 0)
+			jc_fs_each_name(f->top, two_letters, f);
+		/* Two candidates: another build of the same kernels at the same
+		 * time; which is ours cannot be told, so neither is taken. */
+		if (f->n == 1 && dir_name_ok(f->found, strlen(f->found)))
+			found = strdup(f->found);
 	}
-	if (d)
-		closedir(d);
 	free(names);
-	/* Two candidates: another build of the same kernels at the same time;
-	 * which is ours cannot be told, so neither is taken. */
-	return n == 1 && dir_name_ok(found, strlen(found)) ? strdup(found) : NULL;
+	free(f);
+	return found;
 }
 
 /* ---- packing ---- */
@@ -375,16 +411,14 @@ static int put_file(const char *dir, const unsigned char *rel, uint32_t rel_len,
 	if (snprintf(path, sizeof path, "%s/%.*s", dir, (int)rel_len, (const char *)rel) >=
 	    (int)sizeof path)
 		return -1;
-	if (access(path, F_OK) == 0)
+	if (jc_fs_exists(path))
 		return 0;
 	snprintf(parent, sizeof parent, "%s", path);
 	*strrchr(parent, '/') = '\0';
 	if (jc_fs_mkdir_p(parent, 0700) != 0 ||
 	    jc_fs_write_temp(parent, data, (size_t)size, 0600, tmp) != 0)
 		return -1;
-	int rc = link(tmp, path) == 0 || errno == EEXIST ? 0 : -1;
-	unlink(tmp);
-	return rc;
+	return jc_fs_link_temp(tmp, path);
 }
 
 char *jc_pocl_unpack(const void *bin, size_t size)
