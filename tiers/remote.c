@@ -863,15 +863,19 @@ static void after_fork_parent(void)
 
 /* The child has no writer thread and writes nothing its parent queued:
  * the parent does.  Its own writes start a thread of its own, on a queue
- * whose mutex and condition variables are new (init_sync): the ones copied
- * from the parent may count the parent's writer thread as a waiter. */
+ * whose condition variables are new: the ones copied from the parent may
+ * count the parent's writer thread as a waiter. */
 static void after_fork_child(void)
 {
 	for (size_t i = 0; i < sizeof opened / sizeof *opened; i++) {
 		struct jc_remote *r = opened[i];
 		if (!r)
 			continue;
-		init_sync(r); /* the copy of mu held by before_fork() included */
+		/* mu was taken by before_fork() on this very thread: unlocked, not
+		 * made anew, so that a checker (TSan) sees it released. */
+		pthread_mutex_unlock(&r->mu);
+		jc_cond_init_mono(&r->work);
+		jc_cond_init_mono(&r->idle);
 		struct job *j = r->head;
 		while (j) {
 			struct job *next = j->next;
@@ -889,5 +893,5 @@ static void after_fork_child(void)
 		r->threads = 0;
 		r->pid = getpid();
 	}
-	pthread_mutex_init(&opened_mu, NULL);
+	pthread_mutex_unlock(&opened_mu);
 }
