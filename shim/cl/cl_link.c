@@ -114,11 +114,11 @@ struct compile {
  * that names one. */
 static int reads_files(const struct compile *c)
 {
-	if (c->input->n_includes ||
+	if (jc_cl_input_names_files(c->input) ||
 	    (c->options && (strstr(c->options, "-include") || strstr(c->options, "-imacros"))))
 		return 1;
 	for (cl_uint i = 0; i < c->nheaders; i++)
-		if (c->inputs[i]->n_includes)
+		if (jc_cl_input_names_files(c->inputs[i]))
 			return 1;
 	return 0;
 }
