@@ -5,6 +5,7 @@
 #include "shim/preload.h"
 
 #include "config/escape.h"
+#include "config/path_trust.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -169,53 +170,6 @@ static int remove_ours(const char *path, const char *what)
 	rmdir(dir); /* only if empty */
 	printf("%s: removed %s\n", what, path);
 	return 0;
-}
-
-/* ---- who can change the library ------------------------------------------ */
-
-/* Why one link of a path lets a user other than root replace what the path
- * names, or NULL: it is owned by someone else, or it is a directory others
- * may write to, unless sticky and what it holds is root's (as /tmp). */
-static const char *link_writable(const char *path, uid_t child_uid, char *why, size_t size)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return snprintf(why, size, "%s: %s", path, strerror(errno)), why;
-	if (st.st_uid != 0)
-		return snprintf(why, size, "%s belongs to uid %u", path, (unsigned)st.st_uid), why;
-	if (S_ISLNK(st.st_mode) || !(st.st_mode & (S_IWGRP | S_IWOTH)))
-		return NULL;
-	if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) && child_uid == 0)
-		return NULL;
-	return snprintf(why, size, "%s can be written by %s", path,
-			st.st_mode & S_IWOTH ? "every user" : "its group"), why;
-}
-
-/* Whether anyone but root can replace the file `path` names: the file or
- * any directory above it, along the path as written (a symlink in it can
- * be replaced where it sits) and along the path it resolves to.  NULL:
- * only root can; else why (in why). */
-static const char *others_can_write(const char *path, char *why, size_t size)
-{
-	char real[PATH_MAX], walk[PATH_MAX];
-	const char *paths[2] = { path, realpath(path, real) };
-	if (!paths[1])
-		return snprintf(why, size, "%s: %s", path, strerror(errno)), why;
-	for (int i = 0; i < 2; i++) {
-		snprintf(walk, sizeof walk, "%s", paths[i]);
-		uid_t child = 0;
-		for (char *slash;;) {
-			struct stat st;
-			if (link_writable(*walk ? walk : "/", child, why, size))
-				return why;
-			if (lstat(*walk ? walk : "/", &st) == 0)
-				child = st.st_uid;
-			if (!*walk || !(slash = strrchr(walk, '/')))
-				break;
-			*slash = '\0';
-		}
-	}
-	return NULL;
 }
 
 /* ---- shell ---------------------------------------------------------------- */
@@ -526,7 +480,9 @@ static int library_unsafe(const char *lib, const char *root)
 		}
 		lib = inside;
 	}
-	if (!others_can_write(lib, why, sizeof why))
+	/* along the path as written (a symlink in it can be replaced where it
+	 * sits) and as resolved */
+	if (jc_path_trusted(lib, 0, NULL, why, sizeof why) == 0)
 		return 0;
 	fail(1, "refused: other users' programs would run %s, and %s: install jitcache system-wide "
 	     "(the .deb, or sudo make install) and enable that one", lib, why);

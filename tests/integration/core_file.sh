@@ -81,19 +81,19 @@ install_in "$T/ow"
 chmod o+w "$T/ow/libjitcache-core.so.1"
 build ow "$T/ow/libjitcache.so"
 check "a core writable by others is refused, in one line; the driver builds" \
-	refused ow "libjitcache-core.so.1 is writable by others"
+	refused ow "libjitcache-core.so.1 can be written by every user"
 
 install_in "$T/gw"
 chmod g+w "$T/gw"
 build gw "$T/gw/libjitcache.so"
 check "a directory of the library writable by its group: refused" \
-	refused gw "$T/gw is writable by its group"
+	refused gw "$T/gw can be written by its group"
 
 install_in "$T/deep/lib"
 chmod 777 "$T/deep"
 build deep "$T/deep/lib/libjitcache.so"
 check "a directory above it writable by others (no sticky bit): refused" \
-	refused deep "$T/deep is writable by others"
+	refused deep "$T/deep can be written by every user"
 
 if [ "$(id -u)" -eq 0 ]; then
 	install_in "$T/other"
