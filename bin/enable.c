@@ -6,6 +6,7 @@
 
 #include "config/escape.h"
 #include "config/path_trust.h"
+#include "config/tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,24 +116,16 @@ static int make_parents(const char *path)
 static int write_file(const char *path, const char *text)
 {
 	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
-		return errno = ENAMETOOLONG, -1;
 	if (make_parents(path) != 0)
 		return -1;
-	int fd = mkstemp(tmp);
+	int fd = jc_temp_open_beside(AT_FDCWD, path, 0600, tmp);
 	if (fd < 0)
 		return -1;
-	size_t len = strlen(text);
-	int ok = fchmod(fd, 0644) == 0 && write(fd, text, len) == (ssize_t)len;
-	int saved = errno;
-	ok = close(fd) == 0 && ok && rename(tmp, path) == 0;
-	if (!ok) {
-		saved = errno ? errno : saved;
-		unlink(tmp);
-		errno = saved;
+	if (fchmod(fd, 0644) != 0 || jc_temp_write(fd, text, strlen(text)) != 0) {
+		jc_temp_discard(AT_FDCWD, fd, tmp);
 		return -1;
 	}
-	return 0;
+	return jc_temp_commit(AT_FDCWD, fd, tmp, path, JC_TEMP_RENAME) < 0 ? -1 : 0;
 }
 
 /* 1 if path is a file enable wrote (it names WRITTEN_BY), 0 if it is

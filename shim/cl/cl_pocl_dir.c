@@ -9,11 +9,13 @@
 #include "shim/cl/cl_pocl.h"
 #include "config/buf.h"
 #include "config/clock.h"
+#include "config/tempfile.h"
 #include "shim/cl/cl_api.h"
 #include "store/fsutil.h"
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -371,7 +373,7 @@ int jc_pocl_pack_parse(const void *bin, size_t size, struct jc_pocl_binary *b)
 static int put_file(const char *dir, const unsigned char *rel, uint32_t rel_len,
 		    const unsigned char *data, uint64_t size)
 {
-	char path[PATH_MAX], parent[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], parent[PATH_MAX];
 	if (snprintf(path, sizeof path, "%s/%.*s", dir, (int)rel_len, (const char *)rel) >=
 	    (int)sizeof path)
 		return -1;
@@ -380,9 +382,9 @@ static int put_file(const char *dir, const unsigned char *rel, uint32_t rel_len,
 	snprintf(parent, sizeof parent, "%s", path);
 	*strrchr(parent, '/') = '\0';
 	if (jc_fs_mkdir_p(parent, 0700) != 0 ||
-	    jc_fs_write_temp(parent, data, (size_t)size, 0600, tmp) != 0)
+	    jc_temp_put(AT_FDCWD, parent, data, (size_t)size, 0600, path, JC_TEMP_LINK) < 0)
 		return -1;
-	return jc_fs_link_temp(tmp, path);
+	return 0;
 }
 
 char *jc_pocl_unpack(const void *bin, size_t size)
