@@ -21,9 +21,11 @@ static const struct {
 #define W_ze(name)
 #define W_exec(name)
 #define W_cl(name) { #name, (void *)name },
+#define W_clp W_cl
 #define X(api, name) W_##api(name)
 	JC_EXPORTS(X)
 #undef X
+#undef W_clp
 #undef W_cl
 #undef W_ze
 #undef W_dl
@@ -66,10 +68,37 @@ JC_DLSYM_HOOK(dlsym_hook);
 #define W_ze(name)
 #define W_exec(name)
 #define W_cl(name) JC_CORE_WRAPPER(name);
+#define W_clp W_cl
 #define X(api, name) W_##api(name)
 JC_EXPORTS(X)
 #undef X
+#undef W_clp
 #undef W_cl
 #undef W_ze
 #undef W_dl
 #undef W_exec
+
+/* Each export's tag in shim/exports.h against its type in <CL/cl.h>: what
+ * the preloaded library answers for one no driver has (shim/preload.c) is
+ * CL_INVALID_OPERATION for cl and NULL for clp, and the wrong one would be
+ * garbage to the caller.  A prototyped function is compatible with the
+ * unprototyped type of the same return type (its parameters are none that
+ * promotion changes), so _Generic tells cl_int from anything else. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#define RETURNS_CL_INT(name) _Generic(&name, cl_int (*)(): 1, default: 0)
+#define W_dl(name)
+#define W_ze(name)
+#define W_exec(name)
+#define W_cl(name) _Static_assert(RETURNS_CL_INT(name), #name ": tag it clp in shim/exports.h");
+#define W_clp(name) _Static_assert(!RETURNS_CL_INT(name), #name ": tag it cl in shim/exports.h");
+#define X(api, name) W_##api(name)
+JC_EXPORTS(X)
+#undef X
+#undef W_clp
+#undef W_cl
+#undef W_ze
+#undef W_dl
+#undef W_exec
+#undef RETURNS_CL_INT
+#pragma GCC diagnostic pop
