@@ -25,6 +25,7 @@
 #include "config/clock.h"
 
 #include "store/fsutil.h"
+#include "config/tempfile.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -114,14 +115,11 @@ static void close_held(struct jc_cache_lock *l)
 /* Put a new, empty DIR/locks in place of what is there: 0, or -1. */
 static int new_locks(struct jc_store *s, const char *path)
 {
-	char tmp[PATH_MAX];
 	const char *dir = jc_store_path(s);
-	if (!dir || jc_fs_write_temp(dir, "", 0, jc_store_lock_mode(s), tmp) != 0)
+	if (!dir || jc_temp_put(AT_FDCWD, dir, "", 0, jc_store_lock_mode(s), path,
+				JC_TEMP_RENAME) < 0)
 		return -1;
-	int rc = rename(tmp, path);
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
+	return 0;
 }
 
 /* Made readable by others (before 2026-11, or by hand), DIR/locks would

@@ -24,23 +24,9 @@ static const char magic[8] = { 'j', 'c', 'r', 'e', 'c', 'i', 'p', '1' };
 
 /* ---- writing --------------------------------------------------------------- */
 
-static void put_u64(struct jc_buf *o, uint64_t v)
-{
-	uint8_t b[8];
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	jc_buf_put(o, b, 8);
-}
-
-static void put_u32(struct jc_buf *o, uint32_t v)
-{
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-	jc_buf_put(o, b, 4);
-}
-
 static void put_blob(struct jc_buf *o, const void *data, size_t size)
 {
-	put_u64(o, size);
+	jc_buf_put_le64(o, size);
 	jc_buf_put(o, data, size);
 }
 
@@ -54,14 +40,14 @@ static void put_str(struct jc_buf *o, const char *s)
 
 static void put_ze(struct jc_buf *o, const struct jc_recipe *r)
 {
-	put_u32(o, r->ze_count);
+	jc_buf_put_le32(o, r->ze_count);
 	for (uint32_t i = 0; i < r->ze_count; i++) {
 		const struct jc_ze_input *in = &r->ze[i];
 		put_blob(o, in->spirv, in->size);
 		put_str(o, in->flags);
-		put_u32(o, in->n_constants);
+		jc_buf_put_le32(o, in->n_constants);
 		for (uint32_t k = 0; k < in->n_constants; k++) {
-			put_u32(o, in->constant_ids[k]);
+			jc_buf_put_le32(o, in->constant_ids[k]);
 			put_blob(o, in->constant_values[k], r->ze_spec_sizes[i][k]);
 		}
 	}
@@ -73,12 +59,12 @@ static void put_cl(struct jc_buf *o, const struct jc_recipe *r)
 	jc_buf_put(o, &il, 1);
 	put_blob(o, r->cl_text, r->cl_size);
 	put_str(o, r->cl_options);
-	put_u32(o, (uint32_t)r->cl_n_specs);
+	jc_buf_put_le32(o, (uint32_t)r->cl_n_specs);
 	for (size_t k = 0; k < r->cl_n_specs; k++) {
-		put_u32(o, r->cl_specs[k].id);
+		jc_buf_put_le32(o, r->cl_specs[k].id);
 		put_blob(o, r->cl_specs[k].value, r->cl_specs[k].size);
 	}
-	put_u32(o, (uint32_t)r->cl_n_files);
+	jc_buf_put_le32(o, (uint32_t)r->cl_n_files);
 	for (size_t k = 0; k < r->cl_n_files; k++) {
 		put_str(o, r->cl_files[k].path);
 		put_blob(o, r->cl_files[k].data, r->cl_files[k].size);
@@ -89,17 +75,17 @@ int jc_recipe_encode(const struct jc_recipe *r, void **bytes, size_t *size)
 {
 	struct jc_buf o = { 0 };
 	jc_buf_put(&o, magic, sizeof magic);
-	put_u32(&o, r->api);
-	put_u64(&o, 0); /* request_size, filled below */
+	jc_buf_put_le32(&o, r->api);
+	jc_buf_put_le64(&o, 0); /* request_size, filled below */
 	if (r->api == JC_RECIPE_ZE)
 		put_ze(&o, r);
 	else
 		put_cl(&o, r);
 	size_t request = o.n - HEAD_SIZE;
 	jc_buf_put(&o, r->entry.bytes, JC_KEY_BYTES);
-	put_u32(&o, r->device.vendor);
-	put_u32(&o, r->device.id);
-	put_u32(&o, r->device.ip);
+	jc_buf_put_le32(&o, r->device.vendor);
+	jc_buf_put_le32(&o, r->device.id);
+	jc_buf_put_le32(&o, r->device.ip);
 	put_str(&o, r->device.name);
 	if (o.failed) {
 		free(o.s);

@@ -3,6 +3,7 @@
  * writing and removing entries, walking the entry files. */
 #include "store/internal.h"
 #include "config/clock.h"
+#include "config/tempfile.h"
 
 #include "store/misses.h"
 #include "config/log.h"
@@ -230,10 +231,10 @@ static int write_temp(struct jc_store *s, int sub, const struct jc_encoded *e,
 {
 	char dir[PATH_MAX], shown[PATH_MAX];
 	jc_subdir_path(s, sub, dir);
-	int fd = jc_fs_open_temp(dir, tmp, PATH_MAX, s->file_mode);
+	int fd = jc_temp_open(AT_FDCWD, dir, s->file_mode, tmp);
 	if (fd < 0 && errno == ENOENT && jc_dir_usable(s) == 0 &&
 	    jc_fs_mkdir_p(dir, s->dir_mode) == 0)
-		fd = jc_fs_open_temp(dir, tmp, PATH_MAX, s->file_mode);
+		fd = jc_temp_open(AT_FDCWD, dir, s->file_mode, tmp);
 	if (fd < 0) {
 		int err = errno;
 		if (!jc_store_unwritable(s, JC_LOG_WARN))
@@ -287,7 +288,7 @@ static int commit(struct jc_store *s, int sub, const char *tmp, const char *name
 	jc_file_path(s, sub, name, path);
 	int lock = lock_usage(s, sub, &u);
 	int replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
-	if (rename(tmp, path) != 0) {
+	if (jc_temp_place(AT_FDCWD, tmp, path, JC_TEMP_RENAME) < 0) { /* tmp gone */
 		JC_LOG_ONCE(JC_LOG_WARN, "cannot rename a new cache entry to %s (%s); "
 			    "results are not cached", jc_shown(s, path, shown), strerror(errno));
 		if (lock >= 0)
@@ -332,10 +333,8 @@ int jc_store_put(struct jc_store *s, const struct jc_key *key, const struct jc_e
 			mtime);
 	if (serial >= 0)
 		jc_stats_store_unlock(serial);
-	if (rc != 0) {
-		unlink(tmp);
+	if (rc != 0)
 		return -1;
-	}
 	if (!counted)
 		return 0;
 	jc_store_count_own(s, (uint64_t[JC_NCOUNTERS]){ [JC_STORES] = 1,

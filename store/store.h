@@ -59,7 +59,7 @@ struct jc_entry {
 	uint64_t wall_ns;    /* its wall time (entry.h: compile_ns if unknown) */
 	int layer;           /* 0: from the cache directory; n: from the n-th
 				read-only layer (tiers/layers.h) */
-	int remote;          /* not 0: the slot (JC_TIERS) of the remote tier that
+	int remote;          /* not 0: the slot (stats.h's JC_TIERS) of the remote tier that
 				answered it (then kept locally) */
 	void *map;           /* non-NULL: data lies in this read-only mapping of
 				the entry file (map_size bytes), not on the heap */
@@ -145,30 +145,16 @@ void jc_entry_free(struct jc_entry *entry);
 	 * what the hit that often follows saves */                             \
 	X(LOCK_WAIT_NS,   lock_wait_ns,   "time waited for others' compiles")
 
-/* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
- * name is the tier's in `jitcache stats`, its --json and its --prometheus.
- * Each tier has n hit counters (one per instance: the layers are
- * several) at slots slot..slot+n-1 of the tier region of the statistics
- * file (JC_TIER_HITS(slot)), apart from JC_COUNTERS so that a tier added
- * later (one line, the next free slot: X(HTTP, http, 11, 1)) moves
- * no counter.  Slots once given are never reused.  A hit on layer n (1..)
- * counts in the layer tier's slot n-1; layers past the last slot count in
- * the last. */
-#define JC_LAYER_SLOTS 8
-#define JC_TIERS(X)                             \
-	X(LOCAL, local, 0,  1)                  \
-	X(REDIS, redis, 1,  1)                  \
-	X(LAYER, layer, 2,  JC_LAYER_SLOTS)     \
-	X(HTTP,  http,  11, 1)                  \
-	X(S3,    s3,    12, 1)                  \
-	X(FILE,  file,  13, 1)
+/* Room for the hit counters of the tiers a hit can come from; which
+ * tier counts in which slot is the statistics file's (store/stats.h's
+ * JC_TIERS), not the store's API. */
 #define JC_TIER_SLOTS 64 /* room for tiers to come */
 
 struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;
 	JC_COUNTERS(X)
 #undef X
-	/* hits by tier: tier_hits[slot] (JC_TIERS) */
+	/* hits by tier: tier_hits[slot] (store/stats.h's JC_TIERS) */
 	uint64_t tier_hits[JC_TIER_SLOTS];
 	/* current contents (shared stats only): entries (compiled results and
 	 * failure records), recipes beside them, and the bytes of both */

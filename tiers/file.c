@@ -18,6 +18,7 @@
 
 #include "store/entry.h"
 #include "store/fsutil.h"
+#include "config/tempfile.h"
 #include "config/clock.h"
 #include "config/log.h"
 
@@ -232,33 +233,27 @@ static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v
 
 /* n bytes as a new temporary file in the directory dfd, never following a
  * link nor reusing a name: 0 with its name in tmp, or -1, nothing left. */
-static int write_temp(int dfd, const void *bytes, size_t n, char tmp[64])
+static int write_temp(int dfd, const void *bytes, size_t n, char tmp[PATH_MAX])
 {
-	static unsigned counter;
-	int fd = -1;
-	for (int i = 0; i < 100 && fd < 0; i++) {
-		snprintf(tmp, 64, ".tmp.%ld.%u.%08x", (long)getpid(),
-			 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED), (unsigned)jc_wall_ns());
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
-	}
+	int fd = jc_temp_open(dfd, ".", 0666, tmp);
 	if (fd < 0)
 		return -1;
-	struct iovec iov = { (void *)(uintptr_t)bytes, n };
-	int rc = jc_fs_write_all(fd, &iov, 1);
-	if (close(fd) != 0)
-		rc = -1;
-	if (rc != 0)
-		unlinkat(dfd, tmp, 0);
-	return rc;
+	if (jc_temp_write(fd, bytes, n) != 0) {
+		jc_temp_discard(dfd, fd, tmp);
+		return -1;
+	}
+	if (close(fd) != 0) {
+		jc_temp_discard(dfd, -1, tmp);
+		return -1;
+	}
+	return 0;
 }
 
 static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
 		    uint64_t delta[JC_NCOUNTERS])
 {
 	struct file_tier *f = t;
-	char sub[8], name[4 * JC_KEY_BYTES + 1], tmp[64];
+	char sub[8], name[4 * JC_KEY_BYTES + 1], tmp[PATH_MAX];
 	int absent;
 	entry_name(f, key, sub, name);
 	int dfd = entry_dir(f, sub, 1, &absent); /* said why if not */
@@ -273,10 +268,9 @@ static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t
 		delta[JC_REMOTE_ERRORS]++;
 		return -1;
 	}
-	if (renameat(dfd, tmp, dfd, name) != 0) {
+	if (jc_temp_place(dfd, tmp, name, JC_TEMP_RENAME) < 0) { /* tmp gone */
 		problem(f, P_WRITE, "cannot rename into %s%s%s/%s (%s)", f->dir, *sub ? "/" : "",
 			sub, name, jc_fs_strerror(errno));
-		unlinkat(dfd, tmp, 0);
 		close(dfd);
 		delta[JC_REMOTE_ERRORS]++;
 		return -1;

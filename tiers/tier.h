@@ -13,7 +13,7 @@
  *      address `at`: redis, web, bucket or path; a new shape is a parser
  *      in config/remote_url.c and a member of that union) and its schemes;
  *   3. optional, its hits counted apart: X(KIND, kind, N, 1) in
- *      store/store.h's JC_TIERS, N the next free slot, and .slot =
+ *      store/stats.h's JC_TIERS, N the next free slot, and .slot =
  *      JC_SLOT_KIND (else it counts in another kind's slot).
  *
  * The URL is parsed once, by config/remote_url.c, when the settings are
