@@ -2,6 +2,7 @@
 /* layout.c — where a cache's files are, and reading or removing one entry
  * file: what every other file of store/ builds on (see internal.h). */
 #include "store/internal.h"
+#include "store/object.h"
 
 #include "store/fsutil.h"
 #include "store/hash.h"
@@ -295,9 +296,7 @@ static enum jc_entry_status read_entry(int fd, const struct jc_key *key, uint64_
 		*why = strerror(errno);
 		return JC_ENTRY_UNREADABLE;
 	}
-	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
-	if (status == JC_ENTRY_OK)
-		status = jc_entry_check_limit(&h, limit, why);
+	enum jc_entry_status status = jc_accept_header(raw, size, key, limit, &h, why);
 	if (status != JC_ENTRY_OK)
 		return status;
 	if (!verify && !(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&
@@ -342,6 +341,12 @@ enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uin
 					   const char **why)
 {
 	return read_entry(fd, key, limit, 1, trust, out, why);
+}
+
+enum jc_entry_status jc_accept_file(int fd, const struct jc_key *key, const struct jc_accept *a,
+				    struct jc_entry *out, const char **why)
+{
+	return read_entry(fd, key, a->limit, a->required, a->trust, out, why);
 }
 
 int jc_file_is_recipe(int dfd, const char *name)

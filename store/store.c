@@ -5,6 +5,7 @@
 #include "config/clock.h"
 
 #include "store/misses.h"
+#include "store/object.h"
 #include "config/log.h"
 
 #include <dirent.h>
@@ -110,19 +111,29 @@ const char *jc_store_dir(const struct jc_store *s)
 	return s->shown;
 }
 
-const char *jc_store_path(struct jc_store *s)
+int jc_store_usable(struct jc_store *s)
 {
-	return jc_dir_usable(s) == 0 ? s->dir : NULL;
+	return jc_dir_usable(s) == 0;
 }
 
-const char *jc_store_shown(const struct jc_store *s, const char *path, char out[PATH_MAX])
+int jc_store_spool(struct jc_store *s)
 {
-	return jc_shown(s, path, out);
+	if (jc_dir_usable(s) != 0)
+		return -1;
+	int fd = open(s->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* a file system without O_TMPFILE: named, then unnamed */
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/.tmp.import.XXXXXX", s->dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+	}
+	return fd;
 }
 
-mode_t jc_store_lock_mode(const struct jc_store *s)
+int jc_store_each_object(struct jc_store *s, jc_object_fn *fn, void *ctx)
 {
-	return s->lock_mode;
+	return jc_dir_usable(s) == 0 ? jc_objects_each(s->dir, fn, ctx) : 0;
 }
 
 /* ---- reading ---------------------------------------------------------- */

@@ -3,7 +3,7 @@
 #include "tiers/layers.h"
 
 #include "store/fsutil.h"
-#include "store/entry.h"
+#include "store/object.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -115,13 +115,13 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 		   const struct jc_layer_trust *trust, struct jc_entry *out, unsigned *bad,
 		   unsigned *untrusted)
 {
-	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX], at[PATH_MAX];
+	char path[PATH_MAX], at[PATH_MAX];
 	const char *why = "";
 	if (!held(layer))
 		return -1;
-	jc_key_hex(key, name);
-	snprintf(path, sizeof path, "%s/%02x/%s", layer->dir, key->bytes[0], name);
-	snprintf(at, sizeof at, "%s/%02x/%s", layer->at, key->bytes[0], name);
+	/* (both fit: dir and at leave room for "/ab/<key>") */
+	jc_object_path(layer->dir, key, JC_LAYOUT_SUBDIRS, path, sizeof path);
+	jc_object_path(layer->at, key, JC_LAYOUT_SUBDIRS, at, sizeof at);
 	int fd = jc_fs_open_file(AT_FDCWD, at, O_RDONLY, 0);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -129,10 +129,9 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 				    "treating it as a miss", path, jc_fs_strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status =
-		trust && trust->required
-			? jc_read_entry_trusted(fd, key, layer->limit, trust->keys, out, &why)
-			: jc_read_entry(fd, key, layer->limit, out, &why);
+	struct jc_accept accept = { .limit = layer->limit, .trust = trust ? trust->keys : NULL,
+				    .required = trust && trust->required };
+	enum jc_entry_status status = jc_accept_file(fd, key, &accept, out, &why);
 	close(fd);
 	if (status == JC_ENTRY_OK) {
 		out->layer = layer->number;
@@ -165,9 +164,11 @@ int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 	return -1;
 }
 
-const char *jc_layers_dir(const struct jc_layers *layers, int n)
+int jc_layers_each_object(const struct jc_layers *layers, int n, jc_object_fn *fn, void *ctx)
 {
-	return layers && n >= 0 && n < layers->count ? layers->layer[n].at : NULL;
+	if (!layers || n < 0 || n >= layers->count || !held(&layers->layer[n]))
+		return 0;
+	return jc_objects_each(layers->layer[n].at, fn, ctx);
 }
 
 const char *jc_layers_shown(const struct jc_layers *layers, int n)
