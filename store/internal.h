@@ -11,10 +11,13 @@
  *   count.c    the shared counters (jc_store_count)
  *   evict.c    making room under the cap; trim, clear, verify
  *   store.c    opening the store; get, put, remove, the admin's walks
+ *   locks.c    DIR/locks, the compile-once locks' file (jc_store_open_locks)
  *
- * beside entry.c (the entry format), stats.c (the statistics file),
- * misses.c (the ring of recent misses, misses.h) and fsutil.c (file system
- * helpers), which know nothing of struct jc_store.
+ * beside object.c (the names of objects in every layout and the walk over
+ * a directory of them: object.h), entry.c (the entry format), stats.c
+ * (the statistics file), misses.c (the ring of recent misses, misses.h)
+ * and fsutil.c (file system helpers), which know nothing of struct
+ * jc_store.
  *
  * Layout of a cache directory DIR:
  *
@@ -22,11 +25,13 @@
  *   DIR/misses                   the last 128 misses, for `jitcache explain`
  *   DIR/ab/<32 hex digits>       the entry whose key starts with byte 0xab
  *   DIR/locks                    compile-once locks: one byte per key
- *                                (cache/lock.c, through jc_store_path())
+ *                                (cache/lock.c, through jc_store_open_locks())
  *   DIR/ab/<32 hex digits>.lock  a lock file of jitcache before 2026-11;
  *                                removed by cleanup once an hour old
  *   DIR/ab/.tmp.*                entries being written; left over by a crash
  *                                and removed by cleanup once an hour old
+ *   DIR/.tmp.import.*            an import's spool (jc_store_spool), where
+ *                                O_TMPFILE is not: unlinked at once
  *   DIR/remote-<hash>.down       until when the remote tier of that address
  *                                is skipped after a failure (tiers/remote.c)
  */
