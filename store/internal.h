@@ -77,6 +77,8 @@ struct jc_store {
 	int dfd;                  /* the checked directory, or -1 (atomic) */
 	uint64_t held_dev, held_ino; /* what dfd is (atomic: revival replaces it) */
 	int shared;
+	int read_only;            /* a layer (jc_store_open_read_only): never
+				     written, made or opened again */
 	uint64_t max_size;
 	mode_t file_mode, dir_mode;
 	mode_t lock_mode;         /* files that carry locks (stats, misses,
@@ -100,6 +102,9 @@ struct jc_store {
  * and held at whatever number the kernel gives (c->dir then names it), at
  * most JC_DIR_REOPEN_MAX times.  0 if usable; -1 after one line. */
 int jc_dir_usable(struct jc_store *c);
+/* Is c->dfd still the directory held (even if removed)?  What may be
+ * closed at the end: a number the program reused is the program's. */
+int jc_dir_held(const struct jc_store *c);
 
 /* path, with the "/proc/self/fd/N" of c->dir shown as the configured path. */
 const char *jc_shown(const struct jc_store *c, const char *path, char out[PATH_MAX]);

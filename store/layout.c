@@ -150,6 +150,12 @@ static int revive(struct jc_store *c)
 	int dfd = __atomic_load_n(&c->dfd, __ATOMIC_ACQUIRE);
 	if (dfd >= 0 && fstat(dfd, &st) == 0 && is_held(c, &st) && st.st_nlink > 0) {
 		rc = 0; /* another thread was first */
+	} else if (c->read_only) { /* a layer is never made again */
+		JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache layer %s was closed or "
+			    "reused by the program (or the layer removed); the layer is not used",
+			    c->shown);
+		atomic_store_explicit(&c->dir, "/proc/self/fd/-1", memory_order_release);
+		__atomic_store_n(&c->dfd, -1, __ATOMIC_RELEASE);
 	} else if (dfd < 0 || c->reopened >= JC_DIR_REOPEN_MAX) {
 		JC_LOG_ONCE(JC_LOG_WARN, "cache directory %s was lost %d times (its descriptor "
 			    "closed or reused by the program, or the directory removed); caching "
@@ -180,6 +186,13 @@ static int revive(struct jc_store *c)
 	}
 	pthread_mutex_unlock(&mu);
 	return rc;
+}
+
+int jc_dir_held(const struct jc_store *c)
+{
+	struct stat st;
+	int dfd = __atomic_load_n(&c->dfd, __ATOMIC_ACQUIRE);
+	return dfd >= 0 && fstat(dfd, &st) == 0 && is_held(c, &st);
 }
 
 int jc_dir_usable(struct jc_store *c)

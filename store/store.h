@@ -220,8 +220,21 @@ struct jc_store_options {
  * removed or lost directory is made and checked again.  NULL after one
  * line saying why.  A new statistics file starts by counting what is there. */
 struct jc_store *jc_store_open(const struct jc_store_options *opts);
+/* A read-only store: a layer (tiers/layers.h), a directory laid out as a
+ * cache directory that is only ever read, as Mesa's read-only caches and
+ * ccache's read-only secondaries.  dir must exist and be absolute; it is
+ * trusted if owned by this user or root and writable by nobody else
+ * (unless shared), then held open as a cache directory is.  Nothing is
+ * ever made, written, counted or removed there: no statistics file, no
+ * recency, no locks; only jc_store_open_object(), jc_store_each_object(),
+ * jc_store_dir() and jc_store_close() serve it (put and remove refuse).
+ * A descriptor lost to the program (or the directory removed) is not
+ * opened again: the store is then unusable, said once.  NULL after one
+ * line saying why. */
+struct jc_store *jc_store_open_read_only(const char *dir, int shared, uint64_t max_size);
 /* NULL is fine.  Counts still pending (jc_store_count) are not written:
- * jc_store_flush() first. */
+ * jc_store_flush() first.  The directory's descriptor is closed only if
+ * it is still the one held (the program may have reused the number). */
 void jc_store_close(struct jc_store *s);
 
 /* The directory as configured (absolute), for messages. */
@@ -259,6 +272,12 @@ int jc_store_unwritable(struct jc_store *s, int level /* enum jc_log_level */);
 int jc_store_get(struct jc_store *s, const struct jc_key *key, struct jc_entry *out);
 /* Is there a valid entry of key?  Its recency is left alone.  1 or 0. */
 int jc_store_has(struct jc_store *s, const struct jc_key *key);
+/* The object file of key, opened read-only through the held directory
+ * (never through a symbolic link, never a FIFO or device: fsutil.h's
+ * jc_fs_open_file), for the reader to accept (store/object.h's
+ * jc_accept_file): the descriptor, or -1 with errno (ENOENT or ENOTDIR:
+ * there is none; EBADF: the store cannot be used now, said). */
+int jc_store_open_object(struct jc_store *s, const struct jc_key *key);
 /* The size of the entry file of key, 0 if none. */
 uint64_t jc_store_file_size(struct jc_store *s, const struct jc_key *key);
 

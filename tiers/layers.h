@@ -10,8 +10,12 @@
  * valid entry is the hit.  Lookup order overall: the cache directory, then
  * the layers, then any remote tier.
  *
- * A layer is never written: no locks, no recency, no statistics (the hit is
- * counted in the cache directory's), no removal of a bad entry.  So a layer
+ * Each layer is a store opened read-only (store.h's
+ * jc_store_open_read_only, as Mesa's read-only caches and ccache's
+ * read-only secondaries), whose objects are accepted by the one rule of
+ * store/object.h.  A layer is never written: no locks, no recency, no
+ * statistics (the hit is counted in the cache directory's), no removal of
+ * a bad entry.  So a layer
  * may sit on a read-only file system.  Every entry read from a layer is
  * validated like any other (key, sizes, checksum); a bad one is a miss and
  * is left where it is, with one log line.  A hit is served from the layer

@@ -10,6 +10,8 @@
 #include "store/store.h"
 #include "tests/unit/cache_util.h"
 
+#include <errno.h>
+
 /* What the store told its owner it counted (jc_store_options.counted). */
 static uint64_t told[JC_NCOUNTERS];
 
@@ -269,12 +271,71 @@ static void test_each_object(void)
 	jc_store_close(s);
 }
 
+/* A layer is a store opened read-only: it serves its objects, and nothing
+ * is ever written there (no statistics file, no put, no removal). */
+static void test_read_only(void)
+{
+	char dir[256], stats[300], missing[300];
+	struct jc_entry e;
+	const char *why;
+	struct jc_key k = make_key(0x42, 1);
+	test_path(dir, "ro");
+	struct jc_store *w = open_store(dir, 0);
+	put(w, k, 800, 3, 1);
+	jc_store_close(w);
+	snprintf(stats, sizeof stats, "%s/stats", dir);
+	unlink(stats);
+	struct jc_store *s = jc_store_open_read_only(dir, 0, 0);
+	CHECK(s != NULL, "a read-only store opens an existing directory");
+	int fd = s ? jc_store_open_object(s, &k) : -1;
+	struct jc_accept a = { .limit = jc_entry_limit(0) };
+	CHECK(fd >= 0 && jc_accept_file(fd, &k, &a, &e, &why) == JC_ENTRY_OK && e.size == 800,
+	      "its object opens and is accepted");
+	if (fd >= 0) {
+		jc_entry_free(&e);
+		close(fd);
+	}
+	errno = 0;
+	CHECK(s && jc_store_open_object(s, &(struct jc_key){ { 9 } }) == -1 && errno == ENOENT,
+	      "none of another key: ENOENT");
+	struct jc_encoded enc;
+	jc_entry_encode(&k, "x", 1, 0, 0, &enc);
+	CHECK(s && jc_store_put(s, &k, &enc, 1) == -1 && jc_store_remove(s, &k) == -1,
+	      "put and remove refuse");
+	free(enc.owned);
+	CHECK(!file_exists(stats), "no statistics file made");
+	/* The program puts a file of its own on the layer's descriptor. */
+	int held = -1;
+	char link[64], to[300];
+	for (int n = 3; n < 1024 && held < 0; n++) {
+		snprintf(link, sizeof link, "/proc/self/fd/%d", n);
+		ssize_t len = readlink(link, to, sizeof to - 1);
+		if (len > 0 && (to[len] = '\0', strcmp(to, dir) == 0))
+			held = n;
+	}
+	int theirs = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(held >= 0 && theirs >= 0 && dup2(theirs, held) == held, "the layer's descriptor reused");
+	errno = 0;
+	CHECK(s && jc_store_open_object(s, &k) == -1 && errno == EBADF,
+	      "then the layer is not used (EBADF), said once");
+	jc_store_close(s);
+	CHECK(held >= 0 && fcntl(held, F_GETFD) >= 0, "close leaves the program's descriptor open");
+	if (held >= 0)
+		close(held);
+	if (theirs >= 0)
+		close(theirs);
+	snprintf(missing, sizeof missing, "%s/nothere", dir);
+	CHECK(jc_store_open_read_only(missing, 0, 0) == NULL, "a missing directory: NULL (said)");
+	CHECK(!file_exists(missing), "... and never made");
+}
+
 int main(void)
 {
 	util_init();
 	test_key_names();
 	test_object_names();
 	test_each_object();
+	test_read_only();
 	test_verbs();
 	test_damaged();
 	test_evict();
