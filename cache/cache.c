@@ -149,7 +149,7 @@ struct miss_seen {
  * them, nor keeps their back-off and statistics anywhere else. */
 static int remote_usable(struct jc_cache *c)
 {
-	return c->remote && c->store && jc_store_path(c->store);
+	return c->remote && c->store && jc_store_usable(c->store);
 }
 
 /* Ask the i-th remote tier: 0 and *out filled on a valid value, which is

@@ -112,54 +112,6 @@ static void close_held(struct jc_cache_lock *l)
 	pthread_mutex_unlock(&held_mu);
 }
 
-/* Put a new, empty DIR/locks in place of what is there: 0, or -1. */
-static int new_locks(struct jc_store *s, const char *path)
-{
-	const char *dir = jc_store_path(s);
-	if (!dir || jc_temp_put(AT_FDCWD, dir, "", 0, jc_store_lock_mode(s), path,
-				JC_TEMP_RENAME) < 0)
-		return -1;
-	return 0;
-}
-
-/* Made readable by others (before 2026-11, or by hand), DIR/locks would
- * let anyone hold a key's lock and make every miss wait lock_timeout.  A
- * new file is put in its place: whoever opened the old one holds locks
- * nobody asks for any more (a process compiling meanwhile is not waited
- * for, once).  Where the directory cannot be written, its owner at least
- * takes the right away. */
-static int private_locks(struct jc_store *s, const char *path, int fd)
-{
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !(st.st_mode & 0007))
-		return fd;
-	if (new_locks(s, path) != 0) {
-		(void)fchmod(fd, st.st_mode & 0770);
-		return fd;
-	}
-	close(fd);
-	return jc_fs_open_file(AT_FDCWD, path, O_RDWR, 0);
-}
-
-/* DIR/locks, for writing if this user may, else for reading. */
-static int open_locks(struct jc_store *s, const char *path, short *type)
-{
-	mode_t mode = jc_store_lock_mode(s);
-	*type = F_WRLCK;
-	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
-	if (fd < 0 && errno == ENOENT && jc_store_path(s)) /* removed: made again */
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
-	if (fd < 0 && errno == JC_ENOTREG && new_locks(s, path) == 0) /* a FIFO...: replaced */
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
-	if (fd >= 0)
-		return private_locks(s, path, fd);
-	if (fd < 0 && (errno == EACCES || errno == EROFS)) { /* read-only cache */
-		*type = F_RDLCK;
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
-	}
-	return fd;
-}
-
 static off_t byte_of(const struct jc_key *key)
 {
 	uint64_t v = 0;
@@ -188,31 +140,29 @@ static struct jc_cache_lock *give_up(struct jc_store *store, struct jc_cache_loc
 static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_key *key,
 					int64_t deadline)
 {
-	char path[PATH_MAX], shown[PATH_MAX];
-	const char *dir;
+	char said[PATH_MAX];
 	if (!cache->store) {
 		errno = EROFS; /* layers only: nowhere to lock */
 		return NULL;
 	}
-	if (!(dir = jc_store_path(cache->store))) {
-		errno = EBADF;
-		return NULL;
-	}
-	snprintf(path, sizeof path, "%s/locks", dir);
-	const char *said = jc_store_shown(cache->store, path, shown);
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, watch_forks);
 	struct jc_cache_lock *lock = malloc(sizeof *lock);
-	if (!lock)
-		return give_up(cache->store, NULL, said, ENOMEM);
+	if (!lock) /* (no memory to open its file: the directory is named) */
+		return give_up(cache->store, NULL, jc_store_dir(cache->store), ENOMEM);
 	*lock = (struct jc_cache_lock){ .fd = -1, .at = byte_of(key) };
 	short type;
 	pthread_mutex_lock(&held_mu); /* opened and listed with no fork between */
-	lock->fd = open_locks(cache->store, path, &type);
+	lock->fd = jc_store_open_locks(cache->store, &type, said);
 	int err = errno;
 	if (lock->fd >= 0)
 		list_held(lock);
 	pthread_mutex_unlock(&held_mu);
+	if (lock->fd < 0 && err == EBADF) { /* the directory cannot be used: said */
+		free(lock);
+		errno = EBADF;
+		return NULL;
+	}
 	if (lock->fd < 0)
 		return give_up(cache->store, lock, said, err);
 	if (jc_fs_lock_range(lock->fd, type, lock->at, 1,

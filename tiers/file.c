@@ -16,7 +16,7 @@
 #include "tiers/tier.h"
 #include "tiers/client.h"
 
-#include "store/entry.h"
+#include "store/object.h"
 #include "store/fsutil.h"
 #include "config/tempfile.h"
 #include "config/clock.h"
@@ -50,29 +50,6 @@ static void problem(struct file_tier *f, enum problem kind, const char *fmt, ...
 	va_start(ap, fmt);
 	jc_remote_problem(&f->told[kind], f->shown, NULL, fmt, ap);
 	va_end(ap);
-}
-
-/* Where the layout puts the entry of key: its directory below PATH (sub:
- * "" for PATH itself) and its name there. */
-static void entry_name(const struct file_tier *f, const struct jc_key *key, char sub[8],
-		       char name[4 * JC_KEY_BYTES + 1])
-{
-	char hex[2 * JC_KEY_BYTES + 1];
-	jc_key_hex(key, hex);
-	switch (f->layout) {
-	case JC_LAYOUT_FLAT:
-		sub[0] = '\0';
-		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s", hex);
-		break;
-	case JC_LAYOUT_BAZEL: /* as ccache: the digest's hex, extended to 64 with itself */
-		snprintf(sub, 8, "ac");
-		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s%s", hex, hex);
-		break;
-	default:
-		snprintf(sub, 8, "%02x", key->bytes[0]);
-		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s", hex);
-		break;
-	}
 }
 
 /* The directory that holds the entry: PATH opened as named (symbolic links
@@ -170,8 +147,7 @@ static int read_entry(struct file_tier *f, int fd, const struct jc_key *key, uin
 		return -1;
 	delta[JC_REMOTE_BYTES_IN] += head;
 	if (head < JC_ENTRY_HEADER_SIZE ||
-	    jc_entry_check_header(v->header, size, key, &h, &why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, f->limit, &why) != JC_ENTRY_OK)
+	    jc_accept_header(v->header, size, key, f->limit, &h, &why) != JC_ENTRY_OK)
 		return refused_unread(v, size, head);
 	size_t rest = (size_t)size - head;
 	v->payload = malloc(rest ? rest : 1);
@@ -186,11 +162,11 @@ static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v
 		    uint64_t delta[JC_NCOUNTERS])
 {
 	struct file_tier *f = t;
-	char sub[8], name[4 * JC_KEY_BYTES + 1];
+	char sub[JC_OBJECT_SUB_MAX], name[JC_OBJECT_NAME_MAX];
 	struct stat st;
 	int absent;
 	memset(v, 0, sizeof *v);
-	entry_name(f, key, sub, name);
+	jc_object_name(key, f->layout, sub, name);
 	int dfd = entry_dir(f, sub, 0, &absent);
 	if (dfd < 0) {
 		if (absent)
@@ -253,9 +229,9 @@ static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t
 		    uint64_t delta[JC_NCOUNTERS])
 {
 	struct file_tier *f = t;
-	char sub[8], name[4 * JC_KEY_BYTES + 1], tmp[PATH_MAX];
+	char sub[JC_OBJECT_SUB_MAX], name[JC_OBJECT_NAME_MAX], tmp[PATH_MAX];
 	int absent;
-	entry_name(f, key, sub, name);
+	jc_object_name(key, f->layout, sub, name);
 	int dfd = entry_dir(f, sub, 1, &absent); /* said why if not */
 	if (dfd < 0) {
 		delta[JC_REMOTE_ERRORS]++;

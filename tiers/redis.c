@@ -7,6 +7,7 @@
 
 #include "tiers/client.h"
 #include "store/fsutil.h"
+#include "store/object.h"
 #include "config/readfile.h"
 #include "config/remote_url.h"
 #include "config/log.h"
@@ -667,8 +668,7 @@ static int get_finish(struct session *s, const struct jc_key *key, const char *n
 	}
 	struct jc_entry_header h;
 	const char *why;
-	if (jc_entry_check_header((const uint8_t *)first->str, size, key, &h, &why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, limit, &why) != JC_ENTRY_OK)
+	if (jc_accept_header((const uint8_t *)first->str, size, key, limit, &h, &why) != JC_ENTRY_OK)
 		return refuse_unread(first, size, v);
 	return get_rest(s, name, (size_t)size, first, v);
 }
