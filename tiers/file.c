@@ -182,8 +182,9 @@ static int read_entry(struct file_tier *f, int fd, const struct jc_key *key, uin
 }
 
 static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)look; /* no leases (tier.h) */
 	struct file_tier *f = t;
 	char sub[8], name[4 * JC_KEY_BYTES + 1];
 	struct stat st;
@@ -255,8 +256,9 @@ static int write_temp(int dfd, const void *bytes, size_t n, char tmp[64])
 }
 
 static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **lease, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)lease; /* no leases (tier.h) */
 	struct file_tier *f = t;
 	char sub[8], name[4 * JC_KEY_BYTES + 1], tmp[64];
 	int absent;

@@ -233,7 +233,7 @@ int jc_remote_tiers(const struct jc_remote *r)
 
 int jc_remote_slot(const struct jc_remote *r, int i)
 {
-	return r && i >= 0 && i < r->n ? r->t[i].ops->slot : JC_SLOT_REDIS;
+	return r && i >= 0 && i < r->n ? r->t[i].ops->slot : JC_SLOT_LOCAL;
 }
 
 void jc_remote_describe(const struct jc_remote *r, int i, char *out, size_t size)
@@ -333,11 +333,12 @@ static int get(struct jc_remote *r, int i, const struct jc_key *key, struct jc_r
 	if (!t->h)
 		return -1;
 	ready(t);
-	if (q && leasing && r->leases && i == r->lease_tier && t->ops->get_or_lease) {
+	struct jc_remote_lease **look = NULL; /* the lease tier may take it (tier.h) */
+	if (q && leasing && r->leases && i == r->lease_tier) {
 		jc_remote_drop_look(q);
-		return t->ops->get_or_lease(r->leases, key, v, &q->looked, delta);
+		look = &q->looked;
 	}
-	int found = t->ops->get(t->h, key, v, delta);
+	int found = t->ops->get(t->h, key, v, look, delta);
 	if (q && found == 0 && !t->ops->wait_looks)
 		q->absent |= 1u << i;
 	return found;
@@ -418,6 +419,8 @@ static void count(struct jc_remote *r, const uint64_t delta[JC_NCOUNTERS])
 		r->count(r->ctx, delta);
 }
 
+static void queue_release(struct jc_remote *r, struct jc_remote_lease *lease);
+
 static void run_job(struct jc_remote *r, struct job *j)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
@@ -430,15 +433,12 @@ static void run_job(struct jc_remote *r, struct job *j)
 		if (t->read_only || !t->h)
 			continue;
 		ready(t);
-		if (j->release && i == r->lease_tier && t->ops->put_release) {
-			t->ops->put_release(t->h, &j->key, j->value, j->size, j->release, delta);
-			j->release = NULL;
-		} else {
-			t->ops->put(t->h, &j->key, j->value, j->size, delta);
-		}
+		t->ops->put(t->h, &j->key, j->value, j->size,
+			    j->release && i == r->lease_tier ? &j->release : NULL, delta);
 	}
-	if (j->release)
-		release_lease(r, j->release);
+	if (j->release) /* its kind did not release it with the value: once the writes
+			   queued before are done, as a release without a write is */
+		queue_release(r, j->release);
 	count(r, delta);
 }
 
@@ -548,16 +548,15 @@ static void enqueue(struct jc_remote *r, struct job *j)
 }
 
 /* The lease request q holds (*lease: the wait's, or the first look's),
- * taken by the write j of its value: the write stores it and releases the
- * lease in one request.  Only a lease ours, of a tier that can (tier.h's
- * put_release), which j writes. */
+ * taken by the write j of its value: where the lease tier's kind can
+ * (tier.h, put's lease), the write stores it and releases the lease in one
+ * request; else it is released after.  Only for a write j makes to the
+ * lease tier. */
 static void claim_lease(struct jc_remote *r, struct jc_remote_request *q, struct job *j,
 			struct jc_remote_lease **lease)
 {
-	const struct jc_tier_ops *ops = r->leases ? r->t[r->lease_tier].ops : NULL;
-	if (!q || q->r != r || !*lease || !ops || !ops->put_release || !ops->lease_ours ||
-	    r->lease_tier >= j->upto || memcmp(&q->key, &j->key, sizeof j->key) != 0 ||
-	    !ops->lease_ours(*lease))
+	if (!q || q->r != r || !*lease || !r->leases || r->lease_tier >= j->upto ||
+	    memcmp(&q->key, &j->key, sizeof j->key) != 0)
 		return;
 	j->release = *lease;
 	*lease = NULL;

@@ -143,7 +143,7 @@ void jc_remote_close(struct jc_remote *r);
 int jc_remote_read_only(const struct jc_remote *r);
 int jc_remote_compress(const struct jc_remote *r);
 /* How many remotes there are, and the statistics slot (JC_TIERS) of the
- * i-th one's hits. */
+ * i-th one's hits (its kind's, tier.h; JC_SLOT_LOCAL if there is no i-th). */
 int jc_remote_tiers(const struct jc_remote *r);
 int jc_remote_slot(const struct jc_remote *r, int i);
 /* The i-th remote for messages: "KIND URL", without credentials. */
