@@ -203,10 +203,8 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 	if (stored)
 		memcpy(stored, v.payload, h.stored_size);
 	/* and the whole value as read, for the remotes asked before this one */
-	size_t raw_size = (size_t)v.size - JC_ENTRY_HEADER_SIZE;
-	void *raw = i > 0 && status == JC_ENTRY_OK ? malloc(raw_size ? raw_size : 1) : NULL;
-	if (raw)
-		memcpy(raw, v.payload, raw_size);
+	struct jc_remote_write *back = status == JC_ENTRY_OK
+		? jc_remote_backfill_write(c->remote, i, key, &v) : NULL;
 	if (status == JC_ENTRY_OK)
 		status = jc_entry_finish(v.header, &h, v.payload, out, &why);
 	else
@@ -220,15 +218,11 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 		delta[JC_REMOTE_CORRUPT] += count_miss;
 		seen->corrupt = 1;
 		free(stored);
-		free(raw);
+		jc_remote_backfill(c->remote, back, NULL, 0);
 		return -1;
 	}
 	keep_locally(c, key, &v, stored ? stored : out->data, is_signed ? trailer : NULL, &h, out);
-	if (raw) {
-		v.payload = raw;
-		jc_remote_backfill(c->remote, i, key, &v, q);
-		free(raw);
-	}
+	jc_remote_backfill(c->remote, back, q, 1);
 	free(stored);
 	delta[JC_REMOTE_HITS]++;
 	out->remote = jc_remote_slot(c->remote, i);

@@ -593,19 +593,33 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 	return 0;
 }
 
-void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,
-			const struct jc_remote_value *v, struct jc_remote_request *q)
+/* A backfill (struct jc_remote_write, never defined) is a job, made
+ * before it is queued. */
+struct jc_remote_write *jc_remote_backfill_write(struct jc_remote *r, int i,
+						 const struct jc_key *key,
+						 const struct jc_remote_value *v)
 {
 	int before = 0;
 	for (int k = 0; r && k < i && k < r->n; k++)
 		before += !r->t[k].read_only;
 	if (!before || !v->payload || v->size < JC_ENTRY_HEADER_SIZE)
-		return;
+		return NULL;
 	struct job *j = new_job(key, i, (size_t)v->size);
 	if (!j)
-		return;
+		return NULL;
 	memcpy(j->value, v->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE, v->payload, (size_t)v->size - JC_ENTRY_HEADER_SIZE);
+	return (struct jc_remote_write *)j;
+}
+
+void jc_remote_backfill(struct jc_remote *r, struct jc_remote_write *w,
+			struct jc_remote_request *q, int good)
+{
+	struct job *j = (struct job *)w;
+	if (!j || !good) {
+		free(j);
+		return;
+	}
 	if (q) /* the first look took it: a later tier hit */
 		claim_lease(r, q, j, &q->looked);
 	enqueue(r, j);

@@ -189,11 +189,19 @@ struct jc_remote_request *jc_remote_request(struct jc_remote *r, const struct jc
 int jc_remote_ask(struct jc_remote_request *q, int i, int leasing, struct jc_remote_value *v,
 		  uint64_t delta[JC_NCOUNTERS]);
 void jc_remote_drop_look(struct jc_remote_request *q);
-/* After the i-th remote's value was found good: write it to the writable
- * remotes before it (queued, as a put), releasing in the same request the
- * lease q's first look took (NULL: none).  v: the value as read. */
-void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,
-			const struct jc_remote_value *v, struct jc_remote_request *q);
+/* A value of the i-th remote is written back to the writable remotes
+ * before it (backfill), in two steps, so that it is copied once: the write
+ * is made from v as read (checked: jc_remote_value_check), before the
+ * caller decodes v's payload in place (NULL: no remote to write, or out of
+ * memory); then it is queued, as a put, once the value is found good
+ * (else, good 0, dropped), releasing in the same request the lease q's
+ * first look took (q NULL: none).  NULL w is fine. */
+struct jc_remote_write;
+struct jc_remote_write *jc_remote_backfill_write(struct jc_remote *r, int i,
+						 const struct jc_key *key,
+						 const struct jc_remote_value *v);
+void jc_remote_backfill(struct jc_remote *r, struct jc_remote_write *w,
+			struct jc_remote_request *q, int good);
 
 /* Check a value as an entry file is checked (magic, version, full key,
  * sizes, checksum), without decompressing it. */
