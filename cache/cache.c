@@ -338,14 +338,25 @@ void jc_request_begin(struct jc_request *q, struct jc_cache *cache, const struct
 	*q = (struct jc_request){ .cache = cache, .key = *key };
 }
 
-int jc_request_get(struct jc_request *q, struct jc_entry *out)
+/* The request's first lookup; leasing: it may take the remote lease. */
+static int first_look(struct jc_request *q, struct jc_entry *out, int leasing)
 {
 	uint64_t start = (uint64_t)jc_mono_ns();
 	if (!q->remote && remote_usable(q->cache)) /* NULL (out of memory): as without */
 		q->remote = jc_remote_request(q->cache->remote, &q->key);
-	int rc = lookup(q->cache, &q->key, out, 1, q, 1);
+	int rc = lookup(q->cache, &q->key, out, 1, q, leasing);
 	q->look_ns = (uint64_t)jc_mono_ns() - start;
 	return rc;
+}
+
+int jc_request_get(struct jc_request *q, struct jc_entry *out)
+{
+	return first_look(q, out, 1);
+}
+
+int jc_request_look(struct jc_request *q, struct jc_entry *out)
+{
+	return first_look(q, out, 0);
 }
 
 void jc_request_lock(struct jc_request *q)

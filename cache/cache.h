@@ -158,6 +158,9 @@ struct jc_request {
 };
 void jc_request_begin(struct jc_request *q, struct jc_cache *cache, const struct jc_key *key);
 int jc_request_get(struct jc_request *q, struct jc_entry *out);
+/* A first lookup that takes no lease, for a caller that may not lock and
+ * compile (tests/helpers/jc_lookup.c); the rest of the request is the same. */
+int jc_request_look(struct jc_request *q, struct jc_entry *out);
 void jc_request_lock(struct jc_request *q);
 int jc_request_recheck(struct jc_request *q, struct jc_entry *out);
 int jc_request_put(struct jc_request *q, const void *data, size_t size, uint64_t compile_ns);

@@ -270,8 +270,8 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
  *   - the value that lease wait read when its holder woke it: the recheck
  *     gets it without asking again;
  *   - the lease, from looked (the first look took it or saw another's) to
- *     held (the wait's) to released (by the put of its value, claimed, or
- *     after it).
+ *     held (the wait's) to released (by the write of its value, which
+ *     claims it, or after it).
  * A remote is skipped so once; the absences are forgotten when a lease
  * wait finds the value (JC_REMOTE_READY). */
 struct jc_remote_request {
@@ -280,8 +280,8 @@ struct jc_remote_request {
 	unsigned absent; /* bit i: the i-th remote */
 	int ready_tier;  /* ready holds the value read by the lease wait, or -1 */
 	struct jc_remote_value ready;
-	/* what the first look learnt of the lease (tier.h's get_or_lease),
-	 * for the wait */
+	/* what the first look learnt of the lease (tier.h, get's look), for
+	 * the wait */
 	struct jc_remote_lease *looked;
 	/* the lease the wait handed out: the put of the key writes and
 	 * releases it in one request (claim_lease), else it is released after */
