@@ -576,6 +576,56 @@ static void test_absent(void)
 	jc_cache_close(c2);
 }
 
+/* A compile request carried to another thread, as an OpenCL build that
+ * the driver ends on its own: that thread stores the value and ends the
+ * request, and the lease goes with the value (TSan sees the hand-over). */
+struct handed {
+	struct jc_request *q;
+	char data[2500];
+	int stored;
+};
+
+static void *finish_elsewhere(void *arg)
+{
+	struct handed *h = arg;
+	h->stored = jc_request_put(h->q, h->data, sizeof h->data, 1) == 0;
+	jc_request_end(h->q);
+	return NULL;
+}
+
+static void test_request_handed_over(void)
+{
+	struct jc_cache *c = node("handed", 0, 5, 5), *other = node("handed2", 0, 5, 5);
+	struct jc_key k = make_key(12, 1);
+	struct jc_entry e;
+	struct jc_request q;
+	struct handed h = { .q = &q };
+	fill(h.data, sizeof h.data, 6);
+	CHECK(c && other, "two nodes open");
+	if (!c || !other) {
+		jc_cache_close(other);
+		jc_cache_close(c);
+		return;
+	}
+	jc_request_begin(&q, c, &k);
+	CHECK(jc_request_get(&q, &e) != 0, "a compile's first look: a miss");
+	jc_request_lock(&q);
+	CHECK(q.lock && jc_request_recheck(&q, &e) != 0 && lease_keys() == 1,
+	      "locked, the lease held (%lld)", lease_keys());
+	pthread_t t;
+	pthread_create(&t, NULL, finish_elsewhere, &h);
+	pthread_join(t, NULL);
+	CHECK(h.stored && jc_cache_flush_remote(c, 10) == 0 && lease_keys() == 0,
+	      "another thread stored it and ended the request: no lease left (%lld)",
+	      lease_keys());
+	int found = jc_cache_get(other, &k, &e) == 0;
+	CHECK(found && e.size == sizeof h.data, "... and another node finds the value in Redis");
+	if (found)
+		jc_entry_free(&e);
+	jc_cache_close(other);
+	jc_cache_close(c);
+}
+
 int main(void)
 {
 	util_init();
@@ -587,6 +637,7 @@ int main(void)
 		test_fall_through();
 		test_compile_once();
 		test_lease_in_lookup();
+		test_request_handed_over();
 		test_dead_holder();
 	test_woken();
 		test_bounded_wait();
