@@ -32,7 +32,7 @@ struct job {
 	struct jc_key key;
 	int upto;
 	struct jc_remote_lease *lease; /* a release, not a write */
-	struct jc_remote_lease *release; /* a write that releases this lease (tier.h's put_release) */
+	struct jc_remote_lease *release; /* a write that releases this lease (tier.h: put's lease) */
 	int exec_seen; /* being run when an exec was tried (counted dropped then, if a write) */
 	size_t size;
 	unsigned char value[];
