@@ -38,8 +38,8 @@
 struct jc_cache_lock {
 	int fd;                        /* -1: no local lock */
 	off_t at;                      /* the key's byte in DIR/locks */
-	struct jc_remote_lease *lease; /* NULL: none */
-	struct jc_remote *remote;      /* the lease's */
+	struct jc_remote_request *remote; /* the request whose lease is waited for; NULL: none */
+	int own_remote;                /* made by jc_cache_lock_key(): ended at unlock */
 	struct jc_cache_lock **pprev, *next; /* in `held` while fd is open (pprev) */
 };
 
@@ -175,14 +175,13 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
  * until the same deadline.  Whatever happens, the caller goes on: to find
  * the value, or to compile (with the lease, or without one when the remote
  * cannot be used or another machine is still compiling at the deadline). */
-static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t deadline,
-			struct jc_cache_lock *lock)
+static void wait_remote(struct jc_cache *c, struct jc_remote_request *q, const struct jc_key *key,
+			int64_t deadline)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	char hex[2 * JC_KEY_BYTES + 1];
 	int64_t start = jc_wall_ns();
-	enum jc_remote_wait w = jc_remote_wait(c->remote, key, deadline, &lock->lease, delta);
-	lock->remote = c->remote;
+	enum jc_remote_wait w = jc_remote_wait(q, deadline, delta);
 	jc_key_hex(key, hex);
 	if (w == JC_REMOTE_TIMEOUT)
 		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another machine to compile %s; "
@@ -197,8 +196,10 @@ static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t de
 		}
 }
 
-/* The local lock, then the remote lease, until lock_timeout. */
-static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key)
+/* The local lock, then the remote lease of request q (NULL: one of the
+ * lock's own), until lock_timeout. */
+static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key,
+				      struct jc_remote_request *q)
 {
 	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
 	if (timeout > 1e6)
@@ -209,17 +210,21 @@ static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_ke
 	if (!lock && errno != ETIMEDOUT && errno != EBADF && cache->remote &&
 	    (lock = malloc(sizeof *lock)))
 		*lock = (struct jc_cache_lock){ .fd = -1 }; /* no local lock: still coordinate */
-	if (lock && cache->remote)
-		wait_remote(cache, key, deadline, lock);
-	else if (cache->remote) /* a lease jc_cache_get_to_compile() took */
-		jc_remote_drop_look(cache->remote, key);
+	if (lock && cache->remote) {
+		lock->own_remote = !q;
+		lock->remote = q ? q : jc_remote_request(cache->remote, key);
+		wait_remote(cache, lock->remote, key, deadline);
+	} else { /* a lease the request's first look took */
+		jc_remote_drop_look(q);
+	}
 	return lock;
 }
 
-struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+struct jc_cache_lock *jc_cache_lock_for(struct jc_cache *cache, const struct jc_key *key,
+					struct jc_remote_request *q)
 {
 	int64_t asked = jc_mono_ns();
-	struct jc_cache_lock *lock = lock_key(cache, key);
+	struct jc_cache_lock *lock = lock_key(cache, key, q);
 	/* What the program waited here for another's compile (a lock nobody
 	 * held costs microseconds: not worth a write of the statistics). */
 	uint64_t delta[JC_NCOUNTERS] = { [JC_LOCK_WAIT_NS] = (uint64_t)(jc_mono_ns() - asked) };
@@ -228,11 +233,19 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 	return lock;
 }
 
+struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+{
+	return jc_cache_lock_for(cache, key, NULL);
+}
+
 void jc_cache_unlock(struct jc_cache_lock *lock)
 {
 	if (!lock)
 		return;
-	jc_remote_release(lock->remote, lock->lease);
+	if (lock->own_remote)
+		jc_remote_request_end(lock->remote);
+	else
+		jc_remote_release(lock->remote);
 	/* Explicitly: a child started without fork()'s handlers (a raw
 	 * clone()) may share the open file description, and with it the lock. */
 	if (lock->fd >= 0)

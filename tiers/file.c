@@ -159,8 +159,9 @@ static int read_entry(struct file_tier *f, int fd, const struct jc_key *key, uin
 }
 
 static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)look; /* no leases (tier.h) */
 	struct file_tier *f = t;
 	char sub[JC_OBJECT_SUB_MAX], name[JC_OBJECT_NAME_MAX];
 	struct stat st;
@@ -226,8 +227,9 @@ static int write_temp(int dfd, const void *bytes, size_t n, char tmp[PATH_MAX])
 }
 
 static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **lease, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)lease; /* no leases (tier.h) */
 	struct file_tier *f = t;
 	char sub[JC_OBJECT_SUB_MAX], name[JC_OBJECT_NAME_MAX], tmp[PATH_MAX];
 	int absent;

@@ -223,10 +223,10 @@ static enum jc_load load_compile(void *call, const struct jc_entry *e)
 	return JC_LOADED;
 }
 
-static int run_compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
+static int run_compile(void *call, struct jc_request *request, enum jc_built *built)
 {
 	struct compile *c = call;
-	(void)lock;
+	(void)request;
 	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: miss", c->once.hex);
 	cl_int err = jc_cl_real()->real_clCompileProgram(c->app, c->req_ndev, c->req_devices,
 						    c->options, c->nheaders, c->headers,
@@ -438,11 +438,11 @@ static cl_int link_targets(const struct link *l, cl_program **targets)
 	return CL_SUCCESS;
 }
 
-static int run_link(void *call, struct jc_cache_lock *lock, enum jc_built *built)
+static int run_link(void *call, struct jc_request *request, enum jc_built *built)
 {
 	struct link *l = call;
 	const struct jc_cl_real *cl = jc_cl_real();
-	(void)lock;
+	(void)request;
 	jc_log(JC_LOG_DEBUG, "OpenCL link %s: miss", l->once.hex);
 	cl_program *targets;
 	cl_int err = link_targets(l, &targets);
