@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 
-/* Longest name: "{jitcache:v1:" + 32 hex digits + "}:waiting". */
-#define NAME_MAX_LEN 64
+/* Longest name: "jitcache:{jitcache:v1:" + 32 hex digits + "}:waiting". */
+#define NAME_MAX_LEN 80
 /* A lease's value: "HOST/PID/NONCE/MS" and, signed, "/" + 144 hex digits. */
 #define LEASE_TOKEN_MAX 320
 #define LEASE_NOTE "jitcache-lease-v1"
@@ -585,25 +585,30 @@ static void unexpected(struct session *s, const redisReply *rep, const char *wha
 	} else if (strncmp(rep->str, "NOAUTH", 6) == 0 || strncmp(rep->str, "WRONGPASS", 9) == 0 ||
 		   strncmp(rep->str, "NOPERM", 6) == 0) {
 		problem(s->r, P_AUTH, 1, "%s refused (%s)", what, rep->str);
+	} else if (strncmp(rep->str, "CLUSTERDOWN", 11) == 0) {
+		/* a node down, the cluster deciding: an outage like a node
+		 * that does not answer (said as one), its map read again after */
+		map_stale(s->r);
+		problem(s->r, P_CONNECT, 1, "%s refused by the cluster (%s)", what, rep->str);
 	} else {
-		if (strncmp(rep->str, "CLUSTERDOWN", 11) == 0)
-			map_stale(s->r);
 		problem(s->r, P_REFUSED, 0, "%s refused (%s)", what, rep->str);
 	}
 }
 
 /* A key's value is "jitcache:v<format>:<hex>", its other names (suffix)
- * "{jitcache:v<format>:<hex>}<suffix>": the value's whole name as their
- * hash tag, which hashes to the value's own slot (a name without a tag is
- * hashed whole), so that a cluster serves all of a key's names from one
- * node and a lease's script may touch them together.  The value's name is
- * the one jitcache always used: a server's entries stay hits. */
+ * "jitcache:{jitcache:v<format>:<hex>}<suffix>": the value's whole name as
+ * their hash tag, which hashes to the value's own slot (a name without a
+ * tag is hashed whole), so that a cluster serves all of a key's names from
+ * one node and a lease's script may touch them together.  The value's name
+ * is the one jitcache always used (a server's entries stay hits), and
+ * every name still starts "jitcache:" (an ACL's ~jitcache:* covers them). */
 static void value_name(const struct jc_key *key, const char *suffix, char out[NAME_MAX_LEN])
 {
 	char hex[2 * JC_KEY_BYTES + 1];
 	jc_key_hex(key, hex);
 	if (suffix[0])
-		snprintf(out, NAME_MAX_LEN, "{jitcache:v%d:%s}%s", JC_ENTRY_VERSION, hex, suffix);
+		snprintf(out, NAME_MAX_LEN, "jitcache:{jitcache:v%d:%s}%s", JC_ENTRY_VERSION, hex,
+			 suffix);
 	else
 		snprintf(out, NAME_MAX_LEN, "jitcache:v%d:%s", JC_ENTRY_VERSION, hex);
 }
@@ -986,10 +991,11 @@ static const struct script resign_script = {
  * first bytes} the value exists; {1} taken; {2, PTTL, value} another's. */
 _Static_assert(LEASE_TOKEN_MAX == 320, "take_script reads a lease's first 320 bytes");
 static const struct script take_script = {
-	"d53c83350cbbe7487012f3a5e652ee3301960c11",
+	"b113fce9c623d82c46c7e0c018c224a9556c1f78",
 	"local v = redis.call('getrange', KEYS[2], 0, ARGV[5]) "
 	"if v ~= '' then return {0, v} end "
-	"local wake, waiting = '{' .. KEYS[2] .. '}:wake', '{' .. KEYS[2] .. '}:waiting' "
+	"local wake = 'jitcache:{' .. KEYS[2] .. '}:wake' "
+	"local waiting = 'jitcache:{' .. KEYS[2] .. '}:waiting' "
 	"local t = redis.call('pttl', KEYS[1]) "
 	"if t == -1 or t > 10 * tonumber(ARGV[2]) or (ARGV[3] ~= '' and t >= 0 and "
 	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, 319) == ARGV[3]) then "
@@ -1021,11 +1027,12 @@ static const struct script release_script = {
  * way). */
 _Static_assert(FIRST_READ - 1 == 1048575, "store_script pushes values of a first read");
 static const struct script store_script = {
-	"a3da427d81d5feaf26d5ccceab832f2ef2ad8aaf",
+	"c624d53b705a0d51a859cbad5ac261ffd1dff4ef",
 	"redis.call('set', KEYS[1], ARGV[1]) "
 	"if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0 end "
-	"local wake = '{' .. KEYS[1] .. '}:wake' "
-	"redis.call('del', KEYS[2], wake) if redis.call('del', '{' .. KEYS[1] .. '}:waiting') == 1 then "
+	"local wake = 'jitcache:{' .. KEYS[1] .. '}:wake' "
+	"redis.call('del', KEYS[2], wake) "
+	"if redis.call('del', 'jitcache:{' .. KEYS[1] .. '}:waiting') == 1 then "
 	"redis.call('rpush', wake, #ARGV[1] <= 1048575 and ARGV[1] or '1') "
 	"redis.call('pexpire', wake, ARGV[3]) end return 1"
 };
