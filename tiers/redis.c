@@ -489,16 +489,22 @@ static int map_read(struct jc_redis *r, int node)
 	return ok;
 }
 
+/* Nodes asked for the map in a row at most: each may cost connect_timeout
+ * where hosts are down, and the back-off bounds how often this is tried. */
+#define MAP_ASKED 3
+
 /* Ask the cluster's nodes for its slot map, first the one given, then the
  * others in turn until one answers; none that does not is said. */
 static void map_refresh(struct jc_redis *r, int first)
 {
-	int n = __atomic_load_n(&r->cl.reserved, __ATOMIC_ACQUIRE), ok = 0;
+	int n = __atomic_load_n(&r->cl.reserved, __ATOMIC_ACQUIRE), ok = 0, asked = 0;
 	quiet = 1;
-	for (int k = -1; k < n && k < JC_RCLUSTER_NODES && !ok; k++) {
+	for (int k = -1; k < n && k < JC_RCLUSTER_NODES && !ok && asked < MAP_ASKED; k++) {
 		int i = k < 0 ? first : k;
-		if ((k < 0 || i != first) && __atomic_load_n(&r->cl.node[i].ready, __ATOMIC_ACQUIRE))
+		if ((k < 0 || i != first) && __atomic_load_n(&r->cl.node[i].ready, __ATOMIC_ACQUIRE)) {
 			ok = map_read(r, i);
+			asked++;
+		}
 	}
 	quiet = 0;
 	if (ok)

@@ -123,8 +123,21 @@ if [ -z "$victim" ]; then
 	finish
 	exit $?
 fi
-kill -KILL "${REDIS_PIDS[$victim]}"
-wait "${REDIS_PIDS[$victim]}" 2>/dev/null
+# Replication is asynchronous: the value on the replica before the kill.
+on_replica() {
+	local i
+	for i in 1 2 3 4 5 6; do
+		[ -n "${REDIS_PIDS[c$i]:-}" ] && [ "$(rcli "c$i" ROLE | head -n 1)" = slave ] &&
+			printf 'READONLY\nEXISTS %s\n' "$1" | rcli "c$i" | grep -qx 1 && return 0
+	done
+	return 1
+}
+for _ in $(seq 1 200); do on_replica "${VALUE[$p]}" && break; sleep 0.05; done
+check "... and on its replica" on_replica "${VALUE[$p]}"
+{
+	kill -KILL "${REDIS_PIDS[$victim]}"
+	wait "${REDIS_PIDS[$victim]}"
+} 2>/dev/null # (bash's note of the killed server)
 unset "REDIS_PIDS[$victim]"
 OPTS="-DSCALE=$p.25f"
 node down "$CLB" --platform Portable --source k.cl --options "$OPTS" --run compute

@@ -365,6 +365,23 @@ static void test_resharded(void)
 	jc_cache_close(c);
 }
 
+/* Whether a replica holds name (replication is asynchronous: a value its
+ * primary did not pass on before it died is lost, and compiled again). */
+static int replicated(const char *name)
+{
+	for (int i = 0; i < SERVERS; i++) {
+		char cmd[300], role[64];
+		snprintf(cmd, sizeof cmd, "printf 'READONLY\\nEXISTS %s\\n' | "
+			 "redis-cli -p %d 2>/dev/null | grep -qx 1", name, port[i]);
+		if (pid[i] <= 0)
+			continue;
+		cli(i, role, sizeof role, "ROLE");
+		if (strcmp(role, "slave") == 0 && system(cmd) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* A primary killed under a running machine: it keeps working (misses)
  * until the replica takes over, then reads and stores again. */
 static void test_failover(void)
@@ -374,6 +391,10 @@ static void test_failover(void)
 	struct jc_cache *a = node("fail-a", 1), *c = node("fail-c", 1);
 	int victim = owner(name);
 	CHECK(store(a, &k, 1500) == 0, "a key stored on node %d", victim);
+	int copied = 0;
+	for (int t = 0; t < 500 && !copied; t++, usleep(10000))
+		copied = replicated(name);
+	CHECK(copied, "... and on its replica");
 	struct jc_key other = make_key(17, 0);
 	CHECK(remote_hit(c, &other, 1) == 0, "a machine running (a miss elsewhere)");
 	/* what jitcache says meanwhile, into a file */
