@@ -34,7 +34,8 @@
 #    warm --for TARGET`: all of them "already cached"), and the table says why.
 # Writes OUTDIR/llama.md and the raw OUTDIR/llama.txt.  Knobs: LLAMA_REPS
 # (3), LLAMA_TARGETS (a770,a750,a580,a380,b580,b570,mtl-h,lnl), LLAMA_PACK=0
-# (skip part 2).
+# (skip part 2), LLAMA_WAYS=0 (part 1 only as far as part 2 needs: the
+# llama-server run that records the recipes).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build-sid}
@@ -120,7 +121,12 @@ one() { # KIND REP
 failed=0
 echo "load_start $(load)" >>"$raw"
 kinds=(neo jc both)
-for APP in llama ollama; do
+apps=(llama ollama)
+if [ "${LLAMA_WAYS:-1}" = 0 ]; then # only the recording run part 2 warms from
+	apps=() kinds=()
+	APP=llama one jc_fill 1 || failed=1
+fi
+for APP in "${apps[@]}"; do
 	for r in $(seq 1 "${LLAMA_REPS_COLD:-1}"); do one cold "$r" || failed=1; done
 	for k in "${kinds[@]}"; do one "${k}_fill" 1 || failed=1; done
 	{
