@@ -127,6 +127,37 @@ static int collect(void *ctx, const void *data, size_t size, int layer)
 	return 0;
 }
 
+/* Whether a recipe's request is that of an input of a link recipe. */
+static int nested_in(const struct jc_warm_recipe *link, uint64_t request)
+{
+	struct jc_recipe r;
+	int found = 0;
+	if (jc_recipe_decode(link->bytes, link->size, &r) != 0)
+		return 0;
+	for (size_t i = 0; r.api == JC_RECIPE_CL_LINK && !found && i < r.link_n_inputs; i++)
+		found = jc_recipe_request_hash(r.link_inputs[i].data, r.link_inputs[i].size) ==
+			request;
+	jc_recipe_free(&r);
+	return found;
+}
+
+/* A compile replayed by the replay of its link is not replayed alone too
+ * (it would find the entry the link's replay made, and count it found). */
+static void drop_nested(struct recipes *rs)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		int nested = 0;
+		for (size_t k = 0; !nested && k < rs->n; k++)
+			nested = k != i && nested_in(&rs->v[k], rs->v[i].request);
+		if (nested)
+			free(rs->v[i].bytes);
+		else
+			rs->v[kept++] = rs->v[i];
+	}
+	rs->n = kept;
+}
+
 /* The recipes of the cache directory, then of the layers (those come with
  * a cache opened for them: the one the commands use has none), trusted as
  * their entries are: with trusted_keys, a layer's recipe is replayed only
@@ -141,6 +172,7 @@ static int collect_recipes(const struct jc_config *cfg, struct jc_cache *cache,
 	int rc = jc_cache_each_recipe(layered ? layered : cache, collect, rs, &rs->untrusted);
 	if (layered)
 		jc_cache_close(layered);
+	drop_nested(rs);
 	if (rs->untrusted)
 		printf("%u recipe%s of the layers not replayed: not signed by a trusted key "
 		       "(trusted_keys)\n", rs->untrusted, rs->untrusted == 1 ? "" : "s");
