@@ -20,17 +20,6 @@ need_modern_driver
 need_ze
 unset JITCACHE_RECIPES # the default: on
 
-present() { # GPU: the 2026 driver's simulation of that GPU's real identity
-	unset UseBindlessMode OverrideRevision OverrideDeviceName
-	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 UseAubStream=0 \
-		HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 \
-		OverrideMaxWorkgroupSize=1024
-	case $1 in
-	a770) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A0 ;;
-	b580) export ProductFamilyOverride=bmg-g21 ForceDeviceId=E20B ;;
-	esac
-}
-
 MODULES="reduce gemm norm"
 N=3
 for m in $MODULES; do
