@@ -8,6 +8,10 @@
  * CL request:  u8 from_il, blob text, str options, u32 n, then per
  *              constant: u32 id, blob value; u32 files, then per file:
  *              str path, blob contents
+ * CL compile:  the CL request, then u32 headers, then per header: str
+ *              name, blob text
+ * CL link:     str options, u32 inputs, then per input: blob (a whole
+ *              CL compile recipe)
  * recording:   16-byte entry key, u32 vendor, u32 id, u32 ip, str name
  * blob: u64 size + bytes; str: u8 present, u64 size, bytes, a NUL.
  */
@@ -71,6 +75,24 @@ static void put_cl(struct jc_buf *o, const struct jc_recipe *r)
 	}
 }
 
+static void put_compile(struct jc_buf *o, const struct jc_recipe *r)
+{
+	put_cl(o, r);
+	put_u32(o, (uint32_t)r->cl_n_headers);
+	for (size_t k = 0; k < r->cl_n_headers; k++) {
+		put_str(o, r->cl_headers[k].name);
+		put_blob(o, r->cl_headers[k].text, r->cl_headers[k].size);
+	}
+}
+
+static void put_link(struct jc_buf *o, const struct jc_recipe *r)
+{
+	put_str(o, r->link_options);
+	put_u32(o, (uint32_t)r->link_n_inputs);
+	for (size_t k = 0; k < r->link_n_inputs; k++)
+		put_blob(o, r->link_inputs[k].data, r->link_inputs[k].size);
+}
+
 int jc_recipe_encode(const struct jc_recipe *r, void **bytes, size_t *size)
 {
 	struct jc_buf o = { 0 };
@@ -79,6 +101,10 @@ int jc_recipe_encode(const struct jc_recipe *r, void **bytes, size_t *size)
 	jc_buf_put_le64(&o, 0); /* request_size, filled below */
 	if (r->api == JC_RECIPE_ZE)
 		put_ze(&o, r);
+	else if (r->api == JC_RECIPE_CL_COMPILE)
+		put_compile(&o, r);
+	else if (r->api == JC_RECIPE_CL_LINK)
+		put_link(&o, r);
 	else
 		put_cl(&o, r);
 	size_t request = o.n - HEAD_SIZE;
@@ -248,6 +274,51 @@ static int get_cl(struct in *in, struct jc_recipe *r)
 	return files && !in->bad ? 0 : -1;
 }
 
+static int get_compile(struct in *in, struct jc_recipe *r)
+{
+	if (get_cl(in, r) != 0)
+		return -1;
+	r->cl_n_headers = get_u32(in);
+	if (in->bad || r->cl_n_headers > in->left / 19)
+		return -1;
+	struct jc_recipe_header *h = own(r, r->cl_n_headers * sizeof *h);
+	for (size_t k = 0; h && k < r->cl_n_headers && !in->bad; k++) {
+		h[k].name = get_str(in);
+		h[k].text = get_blob(in, &h[k].size);
+		in->bad |= !h[k].name;
+	}
+	r->cl_headers = h;
+	return h && !in->bad ? 0 : -1;
+}
+
+static int get_link(struct in *in, struct jc_recipe *r)
+{
+	r->link_options = get_str(in);
+	r->link_n_inputs = get_u32(in);
+	if (in->bad || r->link_n_inputs == 0 || r->link_n_inputs > in->left / 8)
+		return -1;
+	struct jc_recipe_bytes *x = own(r, r->link_n_inputs * sizeof *x);
+	for (size_t k = 0; x && k < r->link_n_inputs && !in->bad; k++)
+		x[k].data = get_blob(in, &x[k].size);
+	r->link_inputs = x;
+	return x && !in->bad ? 0 : -1;
+}
+
+static int get_request(struct in *in, struct jc_recipe *r)
+{
+	switch (r->api) {
+	case JC_RECIPE_ZE:
+		return get_ze(in, r);
+	case JC_RECIPE_CL:
+		return get_cl(in, r);
+	case JC_RECIPE_CL_COMPILE:
+		return get_compile(in, r);
+	case JC_RECIPE_CL_LINK:
+		return get_link(in, r);
+	}
+	return -1;
+}
+
 int jc_recipe_decode(const void *bytes, size_t size, struct jc_recipe *r)
 {
 	memset(r, 0, sizeof *r);
@@ -257,12 +328,12 @@ int jc_recipe_decode(const void *bytes, size_t size, struct jc_recipe *r)
 		return -1;
 	r->api = get_u32(&in);
 	uint64_t request = get_u64(&in);
-	if (in.bad || request > in.left || (r->api != JC_RECIPE_ZE && r->api != JC_RECIPE_CL))
+	if (in.bad || request > in.left || r->api < JC_RECIPE_ZE || r->api > JC_RECIPE_CL_LINK)
 		return -1;
 	if (!(r->owned = calloc(1, sizeof(struct arena))))
 		return -1;
 	struct in req = { in.p, (size_t)request, 0 };
-	int rc = r->api == JC_RECIPE_ZE ? get_ze(&req, r) : get_cl(&req, r);
+	int rc = get_request(&req, r);
 	take(&in, (size_t)request);
 	const uint8_t *key = take(&in, JC_KEY_BYTES);
 	if (key)

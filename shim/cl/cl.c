@@ -793,11 +793,40 @@ static void device_of(cl_device_id dev, struct jc_recipe_device *d)
 	d->name[sizeof d->name - 1] = '\0';
 }
 
+static void free_files(struct files *files)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		free((void *)(uintptr_t)files->v[i].path);
+		free((void *)(uintptr_t)files->v[i].data);
+	}
+	free(files->v);
+}
+
+int jc_cl_recipe_encode(struct jc_recipe *r, size_t n, const struct jc_cl_input *const *inputs,
+			const char *options, cl_device_id device, void **bytes, size_t *size)
+{
+	struct files files = { 0 };
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = jc_include_collect(NULL, inputs[i]->n_includes, inputs[i]->includes, options,
+					keep_file, &files);
+	r->cl_n_files = files.n;
+	r->cl_files = files.v;
+	if (rc == 0) {
+		if (device)
+			device_of(device, &r->device);
+		rc = jc_recipe_encode(r, bytes, size);
+	}
+	free_files(&files);
+	r->cl_n_files = 0;
+	r->cl_files = NULL;
+	return rc;
+}
+
 static int recipe(void *call, void **bytes, size_t *size)
 {
 	const struct built *w = call;
 	const struct jc_cl_input *in = w->input;
-	struct files files = { 0 };
 	if (w->failed) /* a failure record needs no replay */
 		return -1;
 	if (w->recipe) {
@@ -812,24 +841,10 @@ static int recipe(void *call, void **bytes, size_t *size)
 	struct jc_recipe r = {
 		.api = JC_RECIPE_CL, .cl_text = in->text, .cl_size = in->text_size,
 		.cl_from_il = in->from_il, .cl_options = w->options, .cl_n_specs = in->n_specs,
-		.cl_specs = in->specs,
+		.cl_specs = in->specs, .entry = w->key,
 	};
-	int rc = jc_include_collect(NULL, in->n_includes, in->includes, w->options, keep_file,
-				    &files);
-	r.cl_n_files = files.n;
-	r.cl_files = files.v;
-	if (rc == 0) {
-		r.entry = w->key;
-		if (w->ndev)
-			device_of(w->devices[0], &r.device);
-		rc = jc_recipe_encode(&r, bytes, size);
-	}
-	for (size_t i = 0; i < files.n; i++) {
-		free((void *)(uintptr_t)files.v[i].path);
-		free((void *)(uintptr_t)files.v[i].data);
-	}
-	free(files.v);
-	return rc;
+	return jc_cl_recipe_encode(&r, 1, &in, w->options, w->ndev ? w->devices[0] : NULL, bytes,
+				   size);
 }
 
 static int compile(void *call, struct jc_request *request, enum jc_built *built);
