@@ -78,7 +78,7 @@ static void put_cl(struct jc_buf *o, const struct jc_recipe *r)
 static void put_compile(struct jc_buf *o, const struct jc_recipe *r)
 {
 	put_cl(o, r);
-	put_u32(o, (uint32_t)r->cl_n_headers);
+	jc_buf_put_le32(o, (uint32_t)r->cl_n_headers);
 	for (size_t k = 0; k < r->cl_n_headers; k++) {
 		put_str(o, r->cl_headers[k].name);
 		put_blob(o, r->cl_headers[k].text, r->cl_headers[k].size);
@@ -88,7 +88,7 @@ static void put_compile(struct jc_buf *o, const struct jc_recipe *r)
 static void put_link(struct jc_buf *o, const struct jc_recipe *r)
 {
 	put_str(o, r->link_options);
-	put_u32(o, (uint32_t)r->link_n_inputs);
+	jc_buf_put_le32(o, (uint32_t)r->link_n_inputs);
 	for (size_t k = 0; k < r->link_n_inputs; k++)
 		put_blob(o, r->link_inputs[k].data, r->link_inputs[k].size);
 }
