@@ -174,13 +174,16 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
 /* Holding the local lock, wait for other machines through the remote tier,
  * until the same deadline.  Whatever happens, the caller goes on: to find
  * the value, or to compile (with the lease, or without one when the remote
- * cannot be used or another machine is still compiling at the deadline). */
-static void wait_remote(struct jc_cache *c, struct jc_remote_request *q, const struct jc_key *key,
-			int64_t deadline)
+ * cannot be used or another machine is still compiling at the deadline).
+ * The nanoseconds spent where no other machine's compile was waited for
+ * (the remote unusable, or its lease not taken: the requests alone), which
+ * are not a wait for others (a slow server is not another's compile). */
+static int64_t wait_remote(struct jc_cache *c, struct jc_remote_request *q,
+			   const struct jc_key *key, int64_t deadline)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	char hex[2 * JC_KEY_BYTES + 1];
-	int64_t start = jc_wall_ns();
+	int64_t start = jc_wall_ns(), began = jc_mono_ns();
 	enum jc_remote_wait w = jc_remote_wait(q, deadline, delta);
 	jc_key_hex(key, hex);
 	if (w == JC_REMOTE_TIMEOUT)
@@ -194,12 +197,14 @@ static void wait_remote(struct jc_cache *c, struct jc_remote_request *q, const s
 			jc_cache_count(c, delta, NULL);
 			break;
 		}
+	return w == JC_REMOTE_FREE || w == JC_REMOTE_FAILED ? jc_mono_ns() - began : 0;
 }
 
 /* The local lock, then the remote lease of request q (NULL: one of the
- * lock's own), until lock_timeout. */
+ * lock's own), until lock_timeout.  *asking: the time the remote took
+ * without waiting for another machine (wait_remote). */
 static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key,
-				      struct jc_remote_request *q)
+				      struct jc_remote_request *q, int64_t *asking)
 {
 	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
 	if (timeout > 1e6)
@@ -213,7 +218,7 @@ static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_ke
 	if (lock && cache->remote) {
 		lock->own_remote = !q;
 		lock->remote = q ? q : jc_remote_request(cache->remote, key);
-		wait_remote(cache, lock->remote, key, deadline);
+		*asking = wait_remote(cache, lock->remote, key, deadline);
 	} else { /* a lease the request's first look took */
 		jc_remote_drop_look(q);
 	}
@@ -223,11 +228,12 @@ static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_ke
 struct jc_cache_lock *jc_cache_lock_for(struct jc_cache *cache, const struct jc_key *key,
 					struct jc_remote_request *q)
 {
-	int64_t asked = jc_mono_ns();
-	struct jc_cache_lock *lock = lock_key(cache, key, q);
+	int64_t asked = jc_mono_ns(), asking = 0;
+	struct jc_cache_lock *lock = lock_key(cache, key, q, &asking);
 	/* What the program waited here for another's compile (a lock nobody
 	 * held costs microseconds: not worth a write of the statistics). */
-	uint64_t delta[JC_NCOUNTERS] = { [JC_LOCK_WAIT_NS] = (uint64_t)(jc_mono_ns() - asked) };
+	int64_t waited = jc_mono_ns() - asked - asking;
+	uint64_t delta[JC_NCOUNTERS] = { [JC_LOCK_WAIT_NS] = waited > 0 ? (uint64_t)waited : 0 };
 	if (delta[JC_LOCK_WAIT_NS] >= 1000000)
 		jc_cache_count(cache, delta, NULL);
 	return lock;

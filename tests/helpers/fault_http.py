@@ -13,6 +13,8 @@ killed.  Modes, for every request:
   endless   a 200 answer without a length (chunked), zero bytes without end
   slowput   GET and HEAD: 404 at once; PUT: the body read, never answered
   slow404   GET and HEAD: 404 after 2 s; PUT: 201 at once (body read)
+  nobucket  every request: S3's 404 NoSuchBucket after 0.2 s (a far or busy
+            server without the bucket)
 With a fourth argument ROOT (a directory of files, as nginx's root):
   chunked   GET: the file at the request's path, chunked (no length); 404 if none
   unframed  GET: the same without a length or chunks, ended by closing
@@ -77,6 +79,10 @@ def serve(c):
                 else:
                     time.sleep(2)
                     answer(c, b"404 Not Found")
+            elif mode == "nobucket":
+                time.sleep(0.2)
+                answer(c, b"404 Not Found", b"<Error><Code>NoSuchBucket</Code></Error>",
+                       b"Content-Type: application/xml\r\n")
             elif mode in ("chunked", "unframed", "overlong"):
                 try:
                     with open(os.path.join(root, path.lstrip("/")), "rb") as f:

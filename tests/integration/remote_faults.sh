@@ -181,4 +181,23 @@ run_pair badfile JITCACHE_REMOTE="redis://127.0.0.1:$P" JITCACHE_REMOTE_PASSWORD
 check "an empty password file: one line, remote off" \
 	grep -q "^jitcache: cannot read the remote's password file $T/empty-pw (empty file); remote tier disabled" "$T/badfile.out"
 check "an empty password file: both modules created" created badfile
+# ---- an S3 bucket that is not there, on a slow server ------------------------------------
+# Every request answered 404 NoSuchBucket after 0.2 s (tests/helpers/fault_http.py): the
+# lease cannot be written, which is said once; the time those requests took is no wait for
+# another process's compile, and the exit line does not say it is (fleet_s3's radosgw under
+# load made it say "waited 0.01 s for other processes' compiles").
+port=$(free_port)
+rm -f "$T/ready"
+python3 "$ROOT/tests/helpers/fault_http.py" nobucket "$port" "$T/ready" &
+SERVER_PIDS[nobucket]=$!
+for i in $(seq 1 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+run_pair nobucket JITCACHE_REMOTE=s3://no-such-bucket/x AWS_ENDPOINT_URL="http://127.0.0.1:$port" \
+	AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY=secret AWS_REGION=us-east-1 >/dev/null
+check "S3 without its bucket: both modules created" created nobucket
+check "... the lease said once" test "$(grep -c "compile lease cannot be written" "$T/nobucket.out")" -eq 1
+check_not "... and no wait for other processes said ($(grep -o "waited [0-9.]* s" "$T/nobucket.out"))" \
+	grep -q "waited .* for other processes" "$T/nobucket.out"
+check "... (the exit line said)" grep -q "^jitcache: 0 hits, 2 misses" "$T/nobucket.out"
+stop_server nobucket
+
 finish
