@@ -411,10 +411,15 @@ static void test_failover(void)
 	int missed = jc_cache_get(c, &k, &e) != 0;
 	took = now_s() - t0;
 	int promoted = 0, misses = missed, back = 0;
+	/* The running machine may read the key again before this test sees
+	 * the promotion (through redis-cli, late on a busy machine): that one
+	 * remote hit is kept in its local store, and every lookup after it is
+	 * a local hit, no remote one.  It is back from then; not asked again. */
 	for (int t = 0; t < 300 && !promoted; t++, usleep(100000)) {
 		int alive = victim ? 0 : 1;
 		promoted = owner(name) >= 0 && cluster_ok(alive);
-		misses += !remote_hit(c, &k, 1500); /* the outage: lookups go on */
+		if (!back && !(back = remote_hit(c, &k, 1500)))
+			misses++; /* the outage: lookups go on */
 	}
 	double over = now_s() - t0;
 	/* The other nodes learn of the promotion by gossip, late on a busy
