@@ -108,22 +108,51 @@ static int replicas_up(void)
 	return n;
 }
 
+/* Whether node i's port is served by the server this test started there:
+ * a port found free may be taken before that server binds it (by another
+ * test's server, started at once), and the server then exits. */
+static int serves(int i)
+{
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "redis-cli -p %d INFO server 2>/dev/null | "
+		 "grep -q '^process_id:%d.\\?$'", port[i], (int)pid[i]);
+	return system(cmd) == 0;
+}
+
+/* Node i on a free port, answering; another port tried if it was taken
+ * meanwhile.  One at a time: a port is only taken once its server has
+ * bound it, so two nodes started at once could be given the same one. */
+static int start_node(int i)
+{
+	for (int tries = 0; tries < 5; tries++) {
+		port[i] = free_port();
+		pid[i] = start_server(i);
+		int ended = 0;
+		for (int t = 0; t < 500 && !ended; t++, usleep(10000)) {
+			ended = waitpid(pid[i], NULL, WNOHANG) == pid[i]; /* could not bind */
+			if (!ended && serves(i))
+				return 0;
+		}
+		if (!ended) {
+			kill(pid[i], SIGKILL);
+			waitpid(pid[i], NULL, 0);
+		}
+		pid[i] = 0;
+	}
+	return -1;
+}
+
 static int start_cluster(void)
 {
 	char cmd[600];
 	int n = snprintf(cmd, sizeof cmd, "redis-cli --cluster create");
 	for (int i = 0; i < SERVERS; i++) {
-		port[i] = free_port();
-		pid[i] = start_server(i);
+		if (start_node(i) != 0)
+			return -1;
 		n += snprintf(cmd + n, sizeof cmd - (size_t)n, " 127.0.0.1:%d", port[i]);
 	}
 	snprintf(cmd + n, sizeof cmd - (size_t)n,
 		 " --cluster-replicas 1 --cluster-yes >/dev/null 2>&1");
-	for (int i = 0; i < SERVERS; i++) {
-		char line[64] = "";
-		for (int t = 0; t < 500 && strcmp(line, "PONG") != 0; t++, usleep(10000))
-			cli(i, line, sizeof line, "PING");
-	}
 	if (system(cmd) != 0)
 		return -1;
 	for (int t = 0; t < 3000; t++, usleep(10000)) {
