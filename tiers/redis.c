@@ -2,6 +2,7 @@
 /* redis.c — the Redis remote through hiredis: connections, values and
  * compile leases.  See redis.h. */
 #include "tiers/redis.h"
+#include "tiers/redis_cluster.h"
 #include "tiers/tier.h"
 #include "config/clock.h"
 
@@ -28,8 +29,8 @@
 #include <unistd.h>
 
 
-/* Longest name: "jitcache:v1:" + 32 hex digits + ":waiting". */
-#define NAME_MAX_LEN 64
+/* Longest name: "jitcache:{jitcache:v1:" + 32 hex digits + "}:waiting". */
+#define NAME_MAX_LEN 80
 /* A lease's value: "HOST/PID/NONCE/MS" and, signed, "/" + 144 hex digits. */
 #define LEASE_TOKEN_MAX 320
 #define LEASE_NOTE "jitcache-lease-v1"
@@ -43,6 +44,7 @@ struct conn {
 	redisContext *ctx;
 	pid_t pid;
 	int reused; /* kept from an earlier exchange: the server may have closed it */
+	int node;   /* the cluster's node it talks to (redis_cluster.h); 0: the URL's */
 	dev_t dev;
 	ino_t ino;
 };
@@ -55,8 +57,11 @@ struct jc_redis {
 	double op_timeout, lease, lease_wait;
 	uint64_t limit;                /* largest value read (jc_entry_limit) */
 	struct jc_backoff down;        /* skipped after a failure (client.h) */
-	struct conn *idle[JC_REMOTE_WRITERS + 1]; /* connections ready for reuse (atomic):
-						     one per writer thread and the program's */
+	struct conn *idle[JC_RCLUSTER_NODES][JC_REMOTE_WRITERS + 1];
+	/* connections ready for reuse (atomic), per node: one per writer
+	 * thread and the program's */
+	struct jc_rcluster cl;         /* a cluster's slot map; off for one server */
+	int answered;                  /* the node whose CLUSTER SLOTS was read last (atomic) */
 	const struct jc_signer *signer; /* signs this node's leases; or NULL */
 	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
 	int trust_required;
@@ -107,10 +112,15 @@ static int told[P_COUNT];
 #define DOWN_LOGIN 1
 /* This thread's exchange met a refused login (the back-off may be 0 s). */
 static __thread int login_refused;
+/* This thread asks a cluster's nodes in turn for its slot map: one that
+ * does not answer is neither said nor a reason to skip the remote. */
+static __thread int quiet;
 
 __attribute__((format(printf, 4, 5)))
 static void problem(struct jc_redis *r, enum problem kind, int skip, const char *fmt, ...)
 {
+	if (quiet)
+		return;
 	if (kind == P_AUTH)
 		login_refused = 1;
 	if (skip)
@@ -177,14 +187,28 @@ static int login(struct jc_redis *r, redisContext *c)
 	return 0;
 }
 
-static struct conn *connect_now(struct jc_redis *r)
+/* A connection to node (0: the URL's; another: a cluster's, by TCP). */
+static redisContext *dial(struct jc_redis *r, int node)
 {
-	redisContext *c = r->url.is_unix
-		? redisConnectUnixWithTimeout(r->url.path, r->connect_tv)
-		: redisConnectWithTimeout(r->url.host, r->url.port, r->connect_tv);
+	const struct jc_rcluster_node *n = &r->cl.node[node];
+	if (node)
+		return redisConnectWithTimeout(n->host, n->port, r->connect_tv);
+	return r->url.is_unix ? redisConnectUnixWithTimeout(r->url.path, r->connect_tv)
+			      : redisConnectWithTimeout(r->url.host, r->url.port, r->connect_tv);
+}
+
+static struct conn *connect_now(struct jc_redis *r, int node)
+{
+	redisContext *c = dial(r, node);
 	struct conn *cn = c ? malloc(sizeof *cn) : NULL;
 	if (!cn || c->err) {
-		problem(r, P_CONNECT, 1, "cannot connect (%s)", c ? c->errstr : "out of memory");
+		if (node)
+			problem(r, P_CONNECT, 1, "cannot connect to the cluster's node %s:%d (%s)",
+				r->cl.node[node].host, r->cl.node[node].port,
+				c ? c->errstr : "out of memory");
+		else
+			problem(r, P_CONNECT, 1, "cannot connect (%s)",
+				c ? c->errstr : "out of memory");
 		if (c)
 			redisFree(c);
 		free(cn);
@@ -194,6 +218,7 @@ static struct conn *connect_now(struct jc_redis *r)
 	cn->ctx = c;
 	cn->pid = getpid();
 	cn->reused = 0;
+	cn->node = node;
 	cn->dev = fstat(c->fd, &st) == 0 ? st.st_dev : 0;
 	cn->ino = fstat(c->fd, &st) == 0 ? st.st_ino : 0;
 	if (redisSetTimeout(c, r->op_tv) != REDIS_OK) {
@@ -208,11 +233,11 @@ static struct conn *connect_now(struct jc_redis *r)
 	return cn;
 }
 
-/* Take an idle connection, or make one. */
-static struct conn *checkout(struct jc_redis *r)
+/* Take an idle connection to node, or make one. */
+static struct conn *checkout(struct jc_redis *r, int node)
 {
-	for (size_t i = 0; i < sizeof r->idle / sizeof *r->idle; i++) {
-		struct conn *cn = __atomic_exchange_n(&r->idle[i], NULL, __ATOMIC_ACQ_REL);
+	for (size_t i = 0; i < sizeof r->idle[node] / sizeof *r->idle[node]; i++) {
+		struct conn *cn = __atomic_exchange_n(&r->idle[node][i], NULL, __ATOMIC_ACQ_REL);
 		if (cn && cn->pid == getpid() && conn_owned(cn)) {
 			cn->reused = 1;
 			return cn;
@@ -220,14 +245,14 @@ static struct conn *checkout(struct jc_redis *r)
 		conn_free(cn); /* inherited through fork() (the parent's, not ours), or
 				  closed by the program */
 	}
-	return connect_now(r);
+	return connect_now(r, node);
 }
 
 static void checkin(struct jc_redis *r, struct conn *cn)
 {
-	for (size_t i = 0; i < sizeof r->idle / sizeof *r->idle; i++) {
+	for (size_t i = 0; cn && i < sizeof r->idle[0] / sizeof *r->idle[0]; i++) {
 		struct conn *none = NULL;
-		if (__atomic_compare_exchange_n(&r->idle[i], &none, cn, 0, __ATOMIC_ACQ_REL,
+		if (__atomic_compare_exchange_n(&r->idle[cn->node][i], &none, cn, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
 			return;
 	}
@@ -236,22 +261,45 @@ static void checkin(struct jc_redis *r, struct conn *cn)
 
 /* ---- one exchange with the server ----------------------------------------- */
 
+/* An exchange about one key: all its names are in one hash slot, served
+ * by one node of a cluster (the URL's server, for one server). */
 struct session {
 	struct jc_redis *r;
 	struct conn *cn;
 	struct jc_pipe_guard pipe;
 	uint64_t *delta;
+	unsigned slot;
 	int broken;
+	int asking; /* an ASK followed: each command is sent after ASKING */
 };
 
-static int begin(struct session *s, struct jc_redis *r, uint64_t *delta)
+static void map_refresh(struct jc_redis *r, int first);
+
+static int cluster_on(struct jc_redis *r)
 {
-	*s = (struct session){ .r = r, .delta = delta };
+	return __atomic_load_n(&r->cl.on, __ATOMIC_ACQUIRE);
+}
+
+/* A cluster's node failed or said the cluster is down: its map is asked
+ * again before the next exchange (a replica may have taken over). */
+static void map_stale(struct jc_redis *r)
+{
+	if (cluster_on(r))
+		__atomic_store_n(&r->cl.stale, 1, __ATOMIC_RELEASE);
+}
+
+/* Begin an exchange about the key whose name (any of its names) is given. */
+static int begin(struct session *s, struct jc_redis *r, uint64_t *delta, const char *name)
+{
+	*s = (struct session){ .r = r, .delta = delta, .slot = jc_rcluster_slot(name, strlen(name)) };
 	if (jc_backoff_active(&r->down))
 		return -1;
 	jc_pipe_block(&s->pipe);
-	s->cn = checkout(r);
+	if (cluster_on(r) && __atomic_load_n(&r->cl.stale, __ATOMIC_ACQUIRE))
+		map_refresh(r, __atomic_load_n(&r->answered, __ATOMIC_RELAXED));
+	s->cn = checkout(r, jc_rcluster_route(&r->cl, s->slot));
 	if (!s->cn) {
+		map_stale(r);
 		delta[JC_REMOTE_ERRORS]++;
 		jc_pipe_unblock(&s->pipe);
 		return -1;
@@ -261,6 +309,8 @@ static int begin(struct session *s, struct jc_redis *r, uint64_t *delta)
 
 static void end(struct session *s)
 {
+	if (s->broken)
+		map_stale(s->r);
 	if (s->broken)
 		conn_free(s->cn);
 	else
@@ -357,11 +407,24 @@ struct command {
 	size_t lens[16];
 };
 
+/* ASKING before the commands (asking): its "OK" read and dropped. */
+static int send_asking(redisContext *c, int64_t deadline)
+{
+	void *ok = NULL;
+	if (redisAppendCommand(c, "ASKING") != REDIS_OK || reply_by(c, &ok, deadline, 0) != 0 ||
+	    !ok)
+		return -1;
+	freeReplyObject(ok);
+	return 0;
+}
+
 static int send_and_read(const struct jc_redis *r, redisContext *c, int n, struct command *cmd,
-			 redisReply **rep, int64_t blocking_ns, size_t most)
+			 redisReply **rep, int64_t blocking_ns, size_t most, int asking)
 {
 	int got = 0;
 	int64_t deadline = deadline_of(r) + blocking_ns;
+	if (asking && send_asking(c, deadline) != 0)
+		return -1;
 	for (int i = 0; i < n; i++)
 		if (redisAppendCommandArgv(c, cmd[i].argc, cmd[i].argv, cmd[i].lens) != REDIS_OK)
 			return -1;
@@ -386,15 +449,17 @@ static int closed_while_idle(const struct conn *cn)
 							  strstr(c->errstr, "Broken pipe"))));
 }
 
-static int pipeline_blocking(struct session *s, int n, struct command *cmd, redisReply **rep,
-			     const char *what, int64_t blocking_ns, size_t most)
+static int pipeline_once(struct session *s, int n, struct command *cmd, redisReply **rep,
+			 const char *what, int64_t blocking_ns, size_t most)
 {
-	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most) == 0)
+	if (send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most, s->asking) == 0)
 		return 0;
 	if (closed_while_idle(s->cn)) {
+		int node = s->cn->node;
 		conn_free(s->cn);
-		s->cn = connect_now(s->r);
-		if (s->cn && send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most) == 0)
+		s->cn = connect_now(s->r, node);
+		if (s->cn &&
+		    send_and_read(s->r, s->cn->ctx, n, cmd, rep, blocking_ns, most, s->asking) == 0)
 			return 0;
 	}
 	if (s->cn)
@@ -402,6 +467,97 @@ static int pipeline_blocking(struct session *s, int n, struct command *cmd, redi
 	s->broken = 1;
 	s->delta[JC_REMOTE_ERRORS]++;
 	return -1;
+}
+
+/* The slot map as one node sees it (CLUSTER SLOTS): 1 if read. */
+static int map_read(struct jc_redis *r, int node)
+{
+	struct conn *cn = checkout(r, node);
+	redisReply *rep = NULL;
+	struct command cmd = { 2, { "CLUSTER", "SLOTS" }, { 7, 5 } };
+	if (!cn)
+		return 0;
+	if (send_and_read(r, cn->ctx, 1, &cmd, &rep, 0, 0, 0) != 0) {
+		conn_free(cn);
+		return 0;
+	}
+	const char *asked = node ? r->cl.node[node].host : r->url.is_unix ? "" : r->url.host;
+	int ok = jc_rcluster_load(&r->cl, rep, asked) > 0;
+	freeReplyObject(rep);
+	checkin(r, cn);
+	if (ok)
+		__atomic_store_n(&r->answered, node, __ATOMIC_RELAXED);
+	return ok;
+}
+
+/* Nodes asked for the map in a row at most: each may cost connect_timeout
+ * where hosts are down, and the back-off bounds how often this is tried. */
+#define MAP_ASKED 3
+
+/* Ask the cluster's nodes for its slot map, first the one given, then the
+ * others in turn until one answers; none that does not is said. */
+static void map_refresh(struct jc_redis *r, int first)
+{
+	int n = __atomic_load_n(&r->cl.reserved, __ATOMIC_ACQUIRE), ok = 0, asked = 0;
+	quiet = 1;
+	for (int k = -1; k < n && k < JC_RCLUSTER_NODES && !ok && asked < MAP_ASKED; k++) {
+		int i = k < 0 ? first : k;
+		if ((k < 0 || i != first) && __atomic_load_n(&r->cl.node[i].ready, __ATOMIC_ACQUIRE)) {
+			ok = map_read(r, i);
+			asked++;
+		}
+	}
+	quiet = 0;
+	if (ok)
+		__atomic_store_n(&r->cl.stale, 0, __ATOMIC_RELEASE);
+}
+
+/* Follow a MOVED (the slot lives on another node now: the whole map is
+ * asked again, the server being a cluster's) or an ASK (the slot is being
+ * moved there: that node is asked, after ASKING, for the rest of this
+ * exchange).  0, or -1 with the session left without a connection. */
+static int follow(struct session *s, const struct jc_rcluster_redirect *to)
+{
+	struct jc_redis *r = s->r;
+	int node = jc_rcluster_node(&r->cl, to->host, to->port);
+	if (node < 0)
+		return -1;
+	if (!to->ask) {
+		__atomic_store_n(&r->cl.on, 1, __ATOMIC_RELEASE);
+		map_refresh(r, node);
+		__atomic_store_n(&r->cl.slot[to->slot], (uint8_t)node, __ATOMIC_RELEASE);
+	}
+	s->asking = to->ask;
+	if (s->cn->node == node)
+		return 0;
+	checkin(r, s->cn);
+	s->cn = checkout(r, node);
+	return s->cn ? 0 : -1;
+}
+
+/* Redirections followed for one command at most: a slot moves once at a
+ * time (MOVED, then an ASK while it migrates). */
+#define REDIRECTIONS 5
+
+static int pipeline_blocking(struct session *s, int n, struct command *cmd, redisReply **rep,
+			     const char *what, int64_t blocking_ns, size_t most)
+{
+	struct jc_rcluster_redirect to;
+	for (int hops = 0;; hops++) {
+		if (pipeline_once(s, n, cmd, rep, what, blocking_ns, most) != 0)
+			return -1;
+		if (n != 1 || rep[0]->type != REDIS_REPLY_ERROR || !rep[0]->str ||
+		    !jc_rcluster_redirect(rep[0]->str, &to))
+			return 0;
+		if (hops == REDIRECTIONS) /* the reply, an error: the caller's to say */
+			return 0;
+		freeReplyObject(rep[0]);
+		if (follow(s, &to) != 0) {
+			s->broken = 1;
+			s->delta[JC_REMOTE_ERRORS]++;
+			return -1;
+		}
+	}
 }
 
 static int pipeline(struct session *s, int n, struct command *cmd, redisReply **rep,
@@ -436,16 +592,32 @@ static void unexpected(struct session *s, const redisReply *rep, const char *wha
 	} else if (strncmp(rep->str, "NOAUTH", 6) == 0 || strncmp(rep->str, "WRONGPASS", 9) == 0 ||
 		   strncmp(rep->str, "NOPERM", 6) == 0) {
 		problem(s->r, P_AUTH, 1, "%s refused (%s)", what, rep->str);
+	} else if (strncmp(rep->str, "CLUSTERDOWN", 11) == 0) {
+		/* a node down, the cluster deciding: an outage like a node
+		 * that does not answer (said as one), its map read again after */
+		map_stale(s->r);
+		problem(s->r, P_CONNECT, 1, "%s refused by the cluster (%s)", what, rep->str);
 	} else {
 		problem(s->r, P_REFUSED, 0, "%s refused (%s)", what, rep->str);
 	}
 }
 
+/* A key's value is "jitcache:v<format>:<hex>", its other names (suffix)
+ * "jitcache:{jitcache:v<format>:<hex>}<suffix>": the value's whole name as
+ * their hash tag, which hashes to the value's own slot (a name without a
+ * tag is hashed whole), so that a cluster serves all of a key's names from
+ * one node and a lease's script may touch them together.  The value's name
+ * is the one jitcache always used (a server's entries stay hits), and
+ * every name still starts "jitcache:" (an ACL's ~jitcache:* covers them). */
 static void value_name(const struct jc_key *key, const char *suffix, char out[NAME_MAX_LEN])
 {
 	char hex[2 * JC_KEY_BYTES + 1];
 	jc_key_hex(key, hex);
-	snprintf(out, NAME_MAX_LEN, "jitcache:v%d:%s%s", JC_ENTRY_VERSION, hex, suffix);
+	if (suffix[0])
+		snprintf(out, NAME_MAX_LEN, "jitcache:{jitcache:v%d:%s}%s", JC_ENTRY_VERSION, hex,
+			 suffix);
+	else
+		snprintf(out, NAME_MAX_LEN, "jitcache:v%d:%s", JC_ENTRY_VERSION, hex);
 }
 
 /* ---- opening ----------------------------------------------------------------- */
@@ -519,6 +691,12 @@ struct jc_redis *jc_redis_open(const struct jc_remote_options *opts,
 	snprintf(where, sizeof where, "%s:%d:%s:%d", r->url.host, r->url.port, r->url.path,
 		 r->url.db);
 	jc_backoff_init(&r->down, state_dir, where, opts->backoff);
+	/* node 0, the URL's server: a redirection to its address is to it */
+	snprintf(r->cl.node[0].host, sizeof r->cl.node[0].host, "%s",
+		 r->url.is_unix ? "" : r->url.host);
+	r->cl.node[0].port = r->url.is_unix ? 0 : r->url.port;
+	r->cl.node[0].ready = 1;
+	r->cl.reserved = 1;
 	return r;
 }
 
@@ -526,8 +704,9 @@ void jc_redis_close(struct jc_redis *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < sizeof r->idle / sizeof *r->idle; i++)
-		conn_free(__atomic_exchange_n(&r->idle[i], NULL, __ATOMIC_ACQ_REL));
+	for (size_t n = 0; n < JC_RCLUSTER_NODES; n++)
+		for (size_t i = 0; i < sizeof r->idle[n] / sizeof *r->idle[n]; i++)
+			conn_free(__atomic_exchange_n(&r->idle[n][i], NULL, __ATOMIC_ACQ_REL));
 	free(r);
 }
 
@@ -712,9 +891,10 @@ int jc_redis_get(struct jc_redis *r, const struct jc_key *key, struct jc_remote_
 	char name[NAME_MAX_LEN];
 	memset(v, 0, sizeof *v);
 	login_refused = 0;
-	if (!r || begin(&s, r, delta) != 0)
+	if (r)
+		value_name(key, "", name);
+	if (!r || begin(&s, r, delta, name) != 0)
 		return lookup_failed(r);
-	value_name(key, "", name);
 	int rc = get_bounded(&s, key, name, v);
 	if (rc == 1)
 		delta[JC_REMOTE_BYTES_IN] += v->size;
@@ -734,7 +914,7 @@ int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value
 	value_name(key, "", name);
 	command_set(&cmd, 3, ARG("SET"), ARG(name), (const char *)value, size);
 	int rc = -1;
-	if (begin(&s, r, delta) == 0) {
+	if (begin(&s, r, delta, name) == 0) {
 		if (pipeline(&s, 1, &cmd, &rep, "SET") == 0) {
 			if (rep->type == REDIS_REPLY_STATUS) {
 				delta[JC_REMOTE_STORES]++;
@@ -817,10 +997,11 @@ static const struct script resign_script = {
  * first bytes} the value exists; {1} taken; {2, PTTL, value} another's. */
 _Static_assert(LEASE_TOKEN_MAX == 320, "take_script reads a lease's first 320 bytes");
 static const struct script take_script = {
-	"ab17cd08da138e18ef8ab339cc59525c939b2447",
+	"b113fce9c623d82c46c7e0c018c224a9556c1f78",
 	"local v = redis.call('getrange', KEYS[2], 0, ARGV[5]) "
 	"if v ~= '' then return {0, v} end "
-	"local wake, waiting = KEYS[2] .. ':wake', KEYS[2] .. ':waiting' "
+	"local wake = 'jitcache:{' .. KEYS[2] .. '}:wake' "
+	"local waiting = 'jitcache:{' .. KEYS[2] .. '}:waiting' "
 	"local t = redis.call('pttl', KEYS[1]) "
 	"if t == -1 or t > 10 * tonumber(ARGV[2]) or (ARGV[3] ~= '' and t >= 0 and "
 	"t <= tonumber(ARGV[4]) and redis.call('getrange', KEYS[1], 0, 319) == ARGV[3]) then "
@@ -852,11 +1033,12 @@ static const struct script release_script = {
  * way). */
 _Static_assert(FIRST_READ - 1 == 1048575, "store_script pushes values of a first read");
 static const struct script store_script = {
-	"f788549812fd572e29e7bc4afe30cb301bbcade1",
+	"c624d53b705a0d51a859cbad5ac261ffd1dff4ef",
 	"redis.call('set', KEYS[1], ARGV[1]) "
 	"if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0 end "
-	"local wake = KEYS[1] .. ':wake' "
-	"redis.call('del', KEYS[2], wake) if redis.call('del', KEYS[1] .. ':waiting') == 1 then "
+	"local wake = 'jitcache:{' .. KEYS[1] .. '}:wake' "
+	"redis.call('del', KEYS[2], wake) "
+	"if redis.call('del', 'jitcache:{' .. KEYS[1] .. '}:waiting') == 1 then "
 	"redis.call('rpush', wake, #ARGV[1] <= 1048575 and ARGV[1] or '1') "
 	"redis.call('pexpire', wake, ARGV[3]) end return 1"
 };
@@ -907,7 +1089,7 @@ static int lease_script(struct jc_remote_lease *l, const struct script *sc, cons
 	struct session s;
 	char ms[32];
 	snprintf(ms, sizeof ms, "%lld", lease_ms(l->r));
-	if (begin(&s, l->r, delta) != 0)
+	if (begin(&s, l->r, delta, l->name) != 0)
 		return -1;
 	const char *renew[] = { l->name, l->token, ms, next };
 	const char *release[] = { l->name, l->wake, l->waiting, l->token, ms };
@@ -1101,7 +1283,7 @@ int jc_redis_put_release(struct jc_redis *r, const struct jc_key *key, const voi
 	const size_t lens[] = { strlen(nm.value), strlen(nm.lease), size, strlen(l->token),
 				strlen(ms) };
 	int rc = -1;
-	if (begin(&s, r, delta) == 0) {
+	if (begin(&s, r, delta, nm.value) == 0) {
 		redisReply *rep = script_run_n(&s, &store_script, 2, 5, args, lens, "SET");
 		if (rep && rep->type == REDIS_REPLY_INTEGER) {
 			delta[JC_REMOTE_STORES]++;
@@ -1290,7 +1472,7 @@ int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
 	if (!l)
 		return jc_redis_get(r, key, v, delta);
 	login_refused = 0;
-	if (begin(&s, r, delta) != 0) {
+	if (begin(&s, r, delta, nm.value) != 0) {
 		free(l);
 		return lookup_failed(r);
 	}
@@ -1365,7 +1547,7 @@ enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
 	enum jc_remote_wait w;
 	for (;;) {
 		struct session s;
-		if (begin(&s, r, delta) != 0) {
+		if (begin(&s, r, delta, nm.value) != 0) {
 			w = JC_REMOTE_FAILED;
 			break;
 		}

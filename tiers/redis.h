@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * redis.h — the Redis remote tier: entries shared by many machines through
- * a Redis server, and compile-once across machines.  A kind of remote tier:
+ * a Redis server (or a Redis Cluster: redis_cluster.h), and compile-once
+ * across machines.  A kind of remote tier:
  * its operations, jc_tier_redis (tier.h), are at the end of redis.c, and
  * remote.c (the front that holds the remote tiers in order) calls it
  * through them alone; the rest of jitcache sees it through remote.h.
@@ -10,13 +11,14 @@
  * payload, entry.h), under the name "jitcache:v<format>:<32 hex digits of
  * the key>", so a value read from Redis is verified exactly like a file.
  * While one machine compiles a key it holds a lease, a second name
- * "...:<hex>:lease" set with SET NX PX and renewed by a small thread until
- * released; a lease whose holder died expires by itself.  Its release
- * (with the store: one script) wakes the waiters through a third,
- * "...:<hex>:wake", a list they block on, whose element is the value
- * itself (checked as a lookup's; over a MiB, a token); a fourth,
- * "...:<hex>:waiting", notes that some do (so a compile nobody waited for
- * leaves no wake list behind).  A compile's first look reads the value,
+ * "jitcache:{jitcache:v<format>:<hex>}:lease" (its hash tag, the value's
+ * name, puts it in the value's cluster slot) set with SET NX PX and
+ * renewed by a small thread until released; a lease whose holder died
+ * expires by itself.  Its release (with the store: one script) wakes the
+ * waiters through a third, "jitcache:{...}:wake", a list they block on,
+ * whose element is the value itself (checked as a lookup's; over a MiB, a
+ * token); a fourth, "jitcache:{...}:waiting", notes that some do (so a
+ * compile nobody waited for leaves no wake list behind).  A compile's first look reads the value,
  * or else takes the lease, or sees who holds it, in one script.  With keys
  * (jc_redis_set_keys, sign.h) a lease's value is signed and dated, renewed
  * with a new date, and a node with trusted keys waits only for a lease

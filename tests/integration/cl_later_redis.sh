@@ -47,7 +47,7 @@ check "node A: its key said ($key)" test -n "$key"
 # MONITOR: each client command on a line, then the commands its script ran
 # ("[0 lua]").  The value's store: which command set jitcache:v1:KEY, and
 # did that same command delete the lease?
-awk -v value="\"jitcache:v1:$key\"" -v lease="\"jitcache:v1:$key:lease\"" '
+awk -v value="\"jitcache:v1:$key\"" -v lease="\"jitcache:{jitcache:v1:$key}:lease\"" '
 	!/\[[0-9]+ lua\]/ { cmd++; if ($4 == "\"SET\"" && $5 == value) plain++ }
 	/\[[0-9]+ lua\]/ && $4 == "\"set\"" && $5 == value { set[cmd] = 1 }
 	/\[[0-9]+ lua\]/ && $4 == "\"del\"" && $5 == lease { del[cmd] = 1 }

@@ -112,41 +112,41 @@ check "the same value straight from Redis: a hit" grep -q " hit " "$T/fast.out"
 rcli main DEL "$(name $K1)" >/dev/null
 
 # ---- a squatted lease ------------------------------------------------------------------------
-rcli main SET "$(name $K1):lease" squatter >/dev/null
+rcli main SET "jitcache:{$(name $K1)}:lease" squatter >/dev/null
 measure squat-w JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a lease without expiry: a writer does not wait for it ($(took squat-w))" small squat-w 2 65536
-check "... and no lease is left behind" test "$(rcli main EXISTS "$(name $K1):lease")" -eq 0
-rcli main SET "$(name $K1):lease" squatter PX 3600000 >/dev/null
+check "... and no lease is left behind" test "$(rcli main EXISTS "jitcache:{$(name $K1)}:lease")" -eq 0
+rcli main SET "jitcache:{$(name $K1)}:lease" squatter PX 3600000 >/dev/null
 measure squat-long JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a lease of an hour (over ten lease times): a writer does not wait for it ($(took squat-long))" \
 	small squat-long 2 65536
-rcli main SET "$(name $K1):lease" squatter >/dev/null
+rcli main SET "jitcache:{$(name $K1)}:lease" squatter >/dev/null
 measure squat-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a lease without expiry: a read-only node does not wait for it ($(took squat-r))" small squat-r 2 65536
-check "... and leaves it alone (it writes nothing)" test "$(rcli main GET "$(name $K1):lease")" = squatter
-rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
+check "... and leaves it alone (it writes nothing)" test "$(rcli main GET "jitcache:{$(name $K1)}:lease")" = squatter
+rcli main SET "jitcache:{$(name $K1)}:lease" writer PX 20000 >/dev/null
 measure held-r JITCACHE_REMOTE="$URL" JITCACHE_REMOTE_READ_ONLY=1 JITCACHE_LOCK_TIMEOUT=20 -- $K1
 check "a live lease of a writer: a read-only node does not wait either ($(took held-r))" small held-r 2 65536
 # ---- a wake-up list others can write ---------------------------------------------------------
 # A waiter blocks on the key's wake list (BRPOPLPUSH), whose element whoever
 # can write Redis could make as large as Redis allows: a 64 MiB one pushed
 # while it waits is not read whole.
-rcli main SET "$(name $K1):lease" writer PX 20000 >/dev/null
-(sleep 1; head -c $((64 << 20)) /dev/zero | rcli main -x RPUSH "$(name $K1):wake" >/dev/null) &
+rcli main SET "jitcache:{$(name $K1)}:lease" writer PX 20000 >/dev/null
+(sleep 1; head -c $((64 << 20)) /dev/zero | rcli main -x RPUSH "jitcache:{$(name $K1)}:wake" >/dev/null) &
 pusher=$!
 measure wake JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=15 -- $K1
 wait "$pusher"
 check "a 64 MiB element pushed to the wake list a node waits on: not read ($(took wake))" small wake 10 32768
 check "... said in one line" grep -q "^jitcache: remote .*: the answer to a lease wait is an answer larger than" "$T/wake.out"
 check "... and the node went on (a miss)" grep -q " miss " "$T/wake.out"
-rcli main DEL "$(name $K1):lease" "$(name $K1):wake" >/dev/null
+rcli main DEL "jitcache:{$(name $K1)}:lease" "jitcache:{$(name $K1)}:wake" >/dev/null
 
 # ---- leases with keys ---------------------------------------------------------------------
 waited() { read -r secs kb < <(tail -n 1 "$T/$1.time") && ge "$secs" "$2"; }
 between() { waited "$1" "$2" && small "$1" "$3" 65536; }
 "$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
 KEYS=(JITCACHE_SIGNING_KEY="$T/node.key" JITCACHE_TRUSTED_KEYS="$T/node.key.pub")
-lease=$(name $K1):lease
+lease=jitcache:{$(name $K1)}:lease
 rcli main SET "$lease" squatter PX 30000 >/dev/null
 measure renewed JITCACHE_REMOTE="$URL" JITCACHE_LOCK_TIMEOUT=20 JITCACHE_REMOTE_LEASE_WAIT=2 JITCACHE_LOG=info -- $K1
 check "a squatter's lease with an expiry: without keys a writer waits lease_wait (2 s) for it, not lock_timeout (20 s) ($(took renewed))" \

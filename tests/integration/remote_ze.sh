@@ -45,7 +45,7 @@ check "node A: ... and the bytes sent" test "$(stat_of A remote_bytes_out)" -gt 
 key=$(key_of "$T/A.out")
 check "node A: the value is the entry, under jitcache:v1:<key>" \
 	test "$(rcli main STRLEN "jitcache:v1:$key")" -eq "$(stat -c %s "$T/node-A/${key:0:2}/$key")"
-check "node A: no lease left behind" test "$(rcli main EXISTS "jitcache:v1:$key:lease")" -eq 0
+check "node A: no lease left behind" test "$(rcli main EXISTS "jitcache:{jitcache:v1:$key}:lease")" -eq 0
 
 node B "$CLIENT" link "$T/conv.spv"
 check "node B: module created" grep -q "result 0x0 kernels 22" "$T/B.out"
