@@ -216,9 +216,10 @@ static void sleep_ns(int64_t ns)
 
 /* Another's token, the second line of its file (trusted_keys): a holder
  * writes it just after its LOCK, so a file still empty is read again for
- * up to a second; "" if none. */
-static void read_token(struct jc_http_leases *z, struct jc_lease *l,
-		       uint64_t delta[JC_NCOUNTERS])
+ * up to a second; "" if none.  0 if the file is gone (released: the lease
+ * may be taken), else 1. */
+static int read_token(struct jc_http_leases *z, struct jc_lease *l,
+		      uint64_t delta[JC_NCOUNTERS])
 {
 	l->seen[0] = '\0';
 	for (int tries = 0; tries < 10 && !l->seen[0]; tries++) {
@@ -227,12 +228,15 @@ static void read_token(struct jc_http_leases *z, struct jc_lease *l,
 			sleep_ns(100000000);
 		long code = jc_http_request(z->h, "GET", &l->key, JC_HTTP_LEASE, NULL, NULL, 0, &a,
 					    delta);
+		if (code == 404)
+			return 0;
 		const char *nl = code == 200 ? strchr(a.body, '\n') : NULL;
-		if (code != 200 && code != 404)
-			return;
+		if (code != 200)
+			return 1;
 		if (nl && sscanf(nl + 1, "%319s", l->seen) != 1)
 			l->seen[0] = '\0';
 	}
+	return 1;
 }
 
 static void failed(struct jc_http_leases *z)
@@ -260,14 +264,17 @@ static enum jc_lease_take dav_try_take(void *zv, struct jc_lease *l, int first,
 	int64_t lock_every = (int64_t)(z->lease / 5 * 1e9);
 	d->next_lock = jc_wall_ns() + (lock_every < 200000000 ? 200000000 : lock_every);
 	enum take t = take(z, d, delta);
+	if (t == HELD && l->need_token && !read_token(z, l, delta)) {
+		t = take(z, d, delta); /* let go meanwhile: once more */
+		if (t == HELD)
+			read_token(z, l, delta);
+	}
 	if (t == TAKEN) {
 		if (jc_http_get(z->h, &l->key, v, delta) != 1)
 			return JC_LEASE_TAKEN;
 		dav_release(z, l);
 		return JC_LEASE_READY;
 	}
-	if (t == HELD && l->need_token)
-		read_token(z, l, delta);
 	if (t == FAILED)
 		failed(z);
 	return t == NONE ? JC_LEASE_NONE : t == HELD ? JC_LEASE_HELD : JC_LEASE_FAILED;
