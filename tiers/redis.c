@@ -963,7 +963,7 @@ static const struct script resign_script = {
 	"return redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2]) and 1 or 0 else return 0 end"
 };
 /* Read the value, or else take the lease if it is free, in one command:
- * the first look of a compile (jc_redis_get_or_lease) and every later one
+ * the first look of a compile (get_or_lease) and every later one
  * of a wait.  Every lease jitcache sets expires within its lease time (PX,
  * renewed to the same), so one without an expiry, or with more than ten
  * lease times left, is not a compile in progress but a squatter's (or a
