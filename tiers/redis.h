@@ -13,7 +13,7 @@
  * While one machine compiles a key it holds a lease, a second name
  * "jitcache:{jitcache:v<format>:<hex>}:lease" (its hash tag, the value's
  * name, puts it in the value's cluster slot) set with SET NX PX and
- * renewed by a small thread until released; a lease whose holder died
+ * renewed (the lease engine's thread) until released; a lease whose holder died
  * expires by itself.  Its release (with the store: one script) wakes the
  * waiters through a third, "jitcache:{...}:wake", a list they block on,
  * whose element is the value itself (checked as a lookup's; over a MiB, a
