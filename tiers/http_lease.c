@@ -207,13 +207,6 @@ static int dav_renew(void *zv, struct jc_lease *l, const char *next)
 
 /* ---- waiting ------------------------------------------------------------------------ */
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
-}
-
 /* Another's token, the second line of its file (trusted_keys): a holder
  * writes it just after its LOCK, so a file still empty is read again for
  * up to a second; "" if none.  0 if the file is gone (released: the lease
@@ -225,7 +218,7 @@ static int read_token(struct jc_http_leases *z, struct jc_lease *l,
 	for (int tries = 0; tries < 10 && !l->seen[0]; tries++) {
 		struct jc_http_answer a;
 		if (tries)
-			sleep_ns(100000000);
+			jc_lease_sleep(100000000);
 		long code = jc_http_request(z->h, "GET", &l->key, JC_HTTP_LEASE, NULL, NULL, 0, &a,
 					    delta);
 		if (code == 404)
@@ -304,7 +297,7 @@ static enum jc_remote_wait dav_wait_hint(void *zv, struct jc_lease *l, int64_t d
 		int64_t left = deadline_ns - jc_wall_ns();
 		if (left <= 0)
 			return JC_REMOTE_TIMEOUT;
-		sleep_ns(d->pause < left ? d->pause : left);
+		jc_lease_sleep(d->pause < left ? d->pause : left);
 		d->pause = d->pause * 2 < most ? d->pause * 2 : most;
 		int found = jc_http_get(z->h, &l->key, v, delta);
 		if (found < 0)

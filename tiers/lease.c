@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NOTE_DOMAIN "jitcache-lease-v1"
@@ -346,6 +347,13 @@ void jc_lease_looked(struct jc_lease *l, enum jc_lease_take t)
 
 /* ---- the wait ----------------------------------------------------------------------- */
 
+void jc_lease_sleep(int64_t ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+	}
+}
+
 /* Another's lease, held: may it be waited for? */
 static int trusted(struct jc_lease *l)
 {
@@ -421,4 +429,29 @@ enum jc_remote_wait jc_lease_wait(struct jc_leases *e, const struct jc_key *key,
 		jc_lease_release(l);
 	}
 	return w;
+}
+
+/* ---- as tier.h's operations ---------------------------------------------------------- */
+
+void jc_leases_tier_set_keys(void *z, const struct jc_signer *signer,
+			     const struct jc_trust *trust, int trust_required)
+{
+	jc_leases_set_keys(z, signer, trust, trust_required);
+}
+
+enum jc_remote_wait jc_leases_tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
+					struct jc_remote_lease *look,
+					struct jc_remote_lease **lease, struct jc_remote_value *v,
+					uint64_t delta[JC_NCOUNTERS])
+{
+	struct jc_lease *l = NULL;
+	enum jc_remote_wait w = jc_lease_wait(z, key, deadline_ns, (struct jc_lease *)look, &l, v,
+					      delta);
+	*lease = (struct jc_remote_lease *)l;
+	return w;
+}
+
+void jc_leases_tier_release(struct jc_remote_lease *lease)
+{
+	jc_lease_release((struct jc_lease *)lease);
 }

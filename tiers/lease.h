@@ -142,6 +142,20 @@ enum jc_remote_wait jc_lease_wait(struct jc_leases *e, const struct jc_key *key,
  * process holds it; in a fork()ed child, or another's: only freed. */
 void jc_lease_release(struct jc_lease *l);
 
+/* tier.h's lease operations for a kind whose leases handle (its
+ * leases_open()'s) is a struct jc_leases: its leases are the engine's,
+ * passed through tier.h as struct jc_remote_lease. */
+void jc_leases_tier_set_keys(void *z, const struct jc_signer *signer,
+			     const struct jc_trust *trust, int trust_required);
+enum jc_remote_wait jc_leases_tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
+					struct jc_remote_lease *look,
+					struct jc_remote_lease **lease, struct jc_remote_value *v,
+					uint64_t delta[JC_NCOUNTERS]);
+void jc_leases_tier_release(struct jc_remote_lease *lease);
+
+/* Sleep ns nanoseconds, a signal's interruption included (a kind's wait). */
+void jc_lease_sleep(int64_t ns);
+
 /* For a kind's combined requests (above). */
 struct jc_lease *jc_lease_new(struct jc_leases *e, const struct jc_key *key);
 /* Record what the lookup's take found (TAKEN: renewed from now on). */

@@ -1120,13 +1120,6 @@ static void redis_name_of(void *z, const struct jc_key *key, char out[JC_LEASE_N
 	value_name(key, ":lease", out);
 }
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
-}
-
 /* Note what one look saw of the lease: a later expiry than the last look's,
  * or another value, is a renewal (or a new holder). */
 static void watch_saw(struct watch *wt, const struct jc_redis *r, const char *value,
@@ -1302,7 +1295,7 @@ static enum jc_remote_wait redis_wait_hint(void *z, struct jc_lease *l, int64_t 
 	    __atomic_load_n(&r->no_blocking, __ATOMIC_RELAXED) && !rl->wt.stale) {
 		if (!rl->pause)
 			rl->pause = 5000000;
-		sleep_ns(rl->pause < left ? rl->pause : left);
+		jc_lease_sleep(rl->pause < left ? rl->pause : left);
 		rl->pause = rl->pause * 2 < 200000000 ? rl->pause * 2 : 200000000;
 	}
 	return w;
@@ -1458,28 +1451,6 @@ static void *tier_leases(void *t, const struct jc_remote_options *opts)
 	return ((struct jc_redis *)t)->leases;
 }
 
-static void tier_set_keys(void *z, const struct jc_signer *signer, const struct jc_trust *trust,
-			  int trust_required)
-{
-	jc_leases_set_keys(z, signer, trust, trust_required);
-}
-
-static enum jc_remote_wait tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
-				     struct jc_remote_lease *look, struct jc_remote_lease **lease,
-				     struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
-{
-	struct jc_lease *l = NULL;
-	enum jc_remote_wait w = jc_lease_wait(z, key, deadline_ns, (struct jc_lease *)look, &l, v,
-					      delta);
-	*lease = (struct jc_remote_lease *)l;
-	return w;
-}
-
-static void tier_release(struct jc_remote_lease *lease)
-{
-	jc_lease_release((struct jc_lease *)lease);
-}
-
 const struct jc_tier_ops jc_tier_redis = {
 	.name = "redis",
 	.slot = JC_SLOT_REDIS,
@@ -1491,7 +1462,7 @@ const struct jc_tier_ops jc_tier_redis = {
 	.close = tier_close,
 	.lease_order = 1,
 	.leases_open = tier_leases,
-	.set_keys = tier_set_keys,
-	.wait = tier_wait,
-	.release = tier_release,
+	.set_keys = jc_leases_tier_set_keys,
+	.wait = jc_leases_tier_wait,
+	.release = jc_leases_tier_release,
 };

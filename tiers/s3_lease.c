@@ -142,13 +142,6 @@ static int stale(struct s3_lease *sl, const struct jc_http_answer *a)
 	return now - sl->since_ns >= (int64_t)(jc_leases_lease_wait(sl->l.e) * 1e9);
 }
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
-}
-
 /* Our create succeeded: would a second one?  On a server that honours
  * conditions it is refused (412); asked once per process.  1: it was. */
 static int conditions_kept(struct s3_lease *sl, uint64_t delta[JC_NCOUNTERS])
@@ -279,7 +272,7 @@ static enum jc_remote_wait s3_wait_hint(void *z, struct jc_lease *l, int64_t dea
 		int64_t left = deadline_ns - jc_wall_ns();
 		if (left <= 0)
 			return JC_REMOTE_TIMEOUT;
-		sleep_ns(sl->pause < left ? sl->pause : left);
+		jc_lease_sleep(sl->pause < left ? sl->pause : left);
 		if (!sl->refused)
 			sl->pause = sl->pause * 2 < most ? sl->pause * 2 : most;
 		sl->refused = 0;

@@ -65,29 +65,6 @@ static void *s3_open(void *t, const struct jc_remote_options *opts)
 	return jc_s3_leases_open(t, opts->lease, opts->lease_wait);
 }
 
-static void set_keys(void *z, const struct jc_signer *signer, const struct jc_trust *trust,
-		     int trust_required)
-{
-	jc_leases_set_keys(z, signer, trust, trust_required);
-}
-
-/* The engine's leases are the tier's struct jc_remote_lease (remote.h). */
-static enum jc_remote_wait lease_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
-				struct jc_remote_lease *look, struct jc_remote_lease **lease,
-				struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
-{
-	struct jc_lease *l = NULL;
-	enum jc_remote_wait w = jc_lease_wait(z, key, deadline_ns, (struct jc_lease *)look, &l,
-					      v, delta);
-	*lease = (struct jc_remote_lease *)l;
-	return w;
-}
-
-static void lease_release(struct jc_remote_lease *lease)
-{
-	jc_lease_release((struct jc_lease *)lease);
-}
-
 static void dav_close(void *z)
 {
 	jc_http_leases_close(z);
@@ -111,9 +88,9 @@ const struct jc_tier_ops jc_tier_http = {
 	.close = web_close,
 	.lease_order = 3,
 	.leases_open = dav_open,
-	.set_keys = set_keys,
-	.wait = lease_wait,
-	.release = lease_release,
+	.set_keys = jc_leases_tier_set_keys,
+	.wait = jc_leases_tier_wait,
+	.release = jc_leases_tier_release,
 	.leases_close = dav_close,
 };
 
@@ -130,8 +107,8 @@ const struct jc_tier_ops jc_tier_s3 = {
 	.close = web_close,
 	.lease_order = 2,
 	.leases_open = s3_open,
-	.set_keys = set_keys,
-	.wait = lease_wait,
-	.release = lease_release,
+	.set_keys = jc_leases_tier_set_keys,
+	.wait = jc_leases_tier_wait,
+	.release = jc_leases_tier_release,
 	.leases_close = s3_close,
 };
