@@ -5,7 +5,8 @@
 # compile lease) and on a hit (an empty cache directory), for a change
 # meant to move code and not to change requests (docs/design.md, "Changing
 # the rooms without changing behaviour"): Redis's commands (MONITOR) and a
-# WebDAV server's requests (nginx's access log, with LOCK), each server
+# WebDAV server's requests (nginx's access log, with LOCK) and an S3
+# bucket's (radosgw's log, with conditional writes), each server
 # started here on the loopback or a socket and stopped after.  The program
 # is tests/helpers/cl_build on Intel's driver simulating an Arc GPU (PoCL
 # if not).  Prints each tier's requests for NEW, then "same TIER" or the
@@ -105,5 +106,28 @@ if NGINX_LOCKS=30 start_nginx_dav "$T/nginx" 2>"$T/nginx.err"; then
 	compare web
 else
 	echo "nginx with WebDAV locks not started ($(head -1 "$T/nginx.err")): the web tier not compared"
+fi
+# ---- an S3 bucket with conditional writes: radosgw's log ---------------------------------
+# (the test bed's radosgw over a one-node Ceph cluster, make testbed-s3; a
+# minute to start)
+if [ -x "$B/tests/jc_http_tool" ] && start_radosgw_cluster "$T/ceph" 2>"$T/ceph.err" &&
+	s3_make_bucket jitcache; then
+	RGW_LOG=$T/ceph/client.rgw.log
+	for v in old new; do
+		lib=$OLD
+		[ $v = new ] && lib=$NEW
+		from=$(($(wc -l <"$RGW_LOG") + 1))
+		export JITCACHE_REMOTE=s3://jitcache/c-$v
+		run "$lib" s3-$v-miss
+		run "$lib" s3-$v-hit
+		sleep 1 # radosgw's log lines written
+		# "METHOD /jitcache/c-old/..." STATUS, in the order answered
+		tail -n "+$from" "$RGW_LOG" | grep -a 'beast: .*"[A-Z]* /jitcache/c-' |
+			sed -E 's/.*"([A-Z]+ [^ ]*)[^"]*" ([0-9]+).*/\1 \2/; s/\/c-(old|new)\//\/c\//' \
+			>"$T/s3-$v.txt"
+	done
+	compare s3
+else
+	echo "radosgw not started ($(head -1 "$T/ceph.err" 2>/dev/null)): the S3 tier not compared"
 fi
 exit $status

@@ -67,10 +67,11 @@
 	  "them as the entry files")                                                     \
 	X(trust, signing_key,  PATH,  signing_key,  "",     "JITCACHE_SIGNING_KEY",        \
 	  "private key file (jitcache keygen): every entry this node stores, and its " \
-	  "compile leases in Redis, are signed with it")                                 \
+	  "compile leases (Redis, S3, WebDAV), are signed with it")                      \
 	X(trust, trusted_keys, FILES, trusted_keys, "",     "JITCACHE_TRUSTED_KEYS",       \
 	  "public key files FILE[:FILE...]: entries from Redis, layers and imports are " \
-	  "used, and Redis compile leases waited for, only if signed by one of them "    \
+	  "used, and compile leases (Redis, S3, WebDAV) waited for, only if signed by "  \
+	  "one of them "                                                                 \
 	  "(a list naming no file, or no key that can be read safely: none is)")        \
 	X(log,   level,        LEVEL, log_level,    "warn", "JITCACHE_LOG",                \
 	  "error, warn, info (adds a summary line at exit), debug or off")               \

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 void jc_object_name(const struct jc_key *key, enum jc_remote_layout layout,
 		    char sub[JC_OBJECT_SUB_MAX], char name[JC_OBJECT_NAME_MAX])
 {
@@ -54,6 +57,12 @@ int jc_object_key(const char *relative, struct jc_key *key)
 		return -1;
 	jc_object_name(key, JC_LAYOUT_SUBDIRS, sub, name);
 	return strncmp(relative, sub, 2) == 0 ? 0 : -1;
+}
+
+void jc_object_backoff_name(const char *where, char out[JC_OBJECT_BACKOFF_NAME_MAX])
+{
+	snprintf(out, JC_OBJECT_BACKOFF_NAME_MAX, "remote-%016llx.down",
+		 (unsigned long long)XXH3_64bits(where, strlen(where)));
 }
 
 int jc_object_is_bookkeeping(const char *name)

@@ -69,6 +69,12 @@ int jc_object_key(const char *relative, struct jc_key *key);
  * directory holds them; an import passes them over without a word. */
 int jc_object_is_bookkeeping(const char *name);
 
+/* The name, in the cache directory, of a remote's back-off file
+ * (tiers/client.h): "remote-<16 hex digits of a hash of where>.down",
+ * where being what names the remote (its URL's parts). */
+#define JC_OBJECT_BACKOFF_NAME_MAX 32
+void jc_object_backoff_name(const char *where, char out[JC_OBJECT_BACKOFF_NAME_MAX]);
+
 /* ---- acceptance ---- */
 
 /* What a reader accepts: objects no larger than limit (jc_entry_limit),

@@ -6,6 +6,7 @@
 #include "config/log.h"
 
 #include "store/fsutil.h"
+#include "store/object.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +17,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 void jc_backoff_init(struct jc_backoff *b, const char *state_dir, const char *where,
 		     double seconds)
@@ -33,8 +31,8 @@ void jc_backoff_init(struct jc_backoff *b, const char *state_dir, const char *wh
 	}
 	b->dev = (uint64_t)st.st_dev;
 	b->ino = (uint64_t)st.st_ino;
-	snprintf(b->name, sizeof b->name, "remote-%016llx.down",
-		 (unsigned long long)XXH3_64bits(where, strlen(where)));
+	_Static_assert(sizeof b->name >= JC_OBJECT_BACKOFF_NAME_MAX, "a back-off file's name fits");
+	jc_object_backoff_name(where, b->name); /* the store names the directory's files */
 }
 
 /* The back-off file, opened with flags in the directory state_dir named

@@ -123,41 +123,43 @@ const char *jc_http_url(const struct jc_http *h);
 
 /* ---- compile leases through WebDAV LOCK (http_lease.c) ----------------------
  *
- * While one machine compiles a key it holds an exclusive write lock (RFC
- * 4918) on PATH/leases/<32 hex>: it LOCKs that file (made by the LOCK),
- * writes who holds it into it, renews the lock (LOCK with If: (<token>))
- * every third of the lease time (or of the server's, if shorter) from a
- * small thread, and DELETEs the file with the token once the value is
- * stored (UNLOCK if DELETE is not allowed).  Another machine's LOCK is then
- * answered 423 Locked: it waits, asking for the value (a GET, which
- * brings it once stored: one request a look) with a pause growing from
- * 50 ms to a twentieth of the lease (0.5 s by default; 1 s at most), and
- * for the lock again every fifth of the lease (0.2 s at least), until the
- * value exists (JC_REMOTE_READY with v filled, as jc_http_get() fills it),
- * the lock is free (a dead holder's expires by the server's timeout) or
- * the deadline.  Before its first LOCK a process PUTs PATH/leases/README, which
- * makes the directory: nginx's dav-ext adds a lock before creating its
- * file and keeps it when that fails (409), for nobody, for its timeout.
- * A server that refuses the README or LOCK (a 4xx other than 409, 412 and
- * 423, or 501: a plain web server, or one that does not allow LOCK) has no
- * leases: said once, and every miss compiles at once.  One that cannot be
- * reached, or does not answer a lease request within
- * JC_WEB_LEASE_TIMEOUT_MS: JC_REMOTE_FAILED (compile here), and no lease
- * is asked for backoff seconds (by this process).  Not for S3.
+ * The WebDAV kind of the lease engine (lease.h), which renews, waits and
+ * signs as for every kind.  While one machine compiles a key it holds an
+ * exclusive write lock (RFC 4918) on PATH/leases/<32 hex>: it LOCKs that
+ * file (made by the LOCK), writes who holds it into it (a line for people,
+ * then the engine's token: signed with a signing key), renews the lock
+ * (LOCK with If: (<token>); signed, the file written again with the new
+ * token) every third of the lease time (or of the server's, if shorter),
+ * and DELETEs the file with the token once the value is stored (UNLOCK if
+ * DELETE is not allowed).  Another machine's LOCK is then answered 423
+ * Locked: it waits, asking for the value (a GET, which brings it once
+ * stored: one request a look) with a pause growing from 50 ms to a
+ * twentieth of the lease (0.5 s by default; 1 s at most), and for the lock
+ * again every fifth of the lease (0.2 s at least), until the value exists
+ * (JC_REMOTE_READY with v filled, as jc_http_get() fills it), the lock is
+ * free (a dead holder's expires by the server's timeout) or the deadline.
+ * With trust_required (trusted_keys) each 423 is followed by a GET of the
+ * lease file, whose token must be signed by a trusted key (lease.h; the
+ * signature covers "webdav:leases/<32 hex>"); one not (yet) written is
+ * read again for up to a second.  Before its first LOCK a process PUTs
+ * PATH/leases/README, which makes the directory: nginx's dav-ext adds a
+ * lock before creating its file and keeps it when that fails (409), for
+ * nobody, for its timeout.  A server that refuses the README or LOCK (a
+ * 4xx other than 409, 412 and 423, or 501: a plain web server, or one that
+ * does not allow LOCK) has no leases: said once, and every miss compiles
+ * at once.  One that cannot be reached, or does not answer a lease request
+ * within JC_WEB_LEASE_TIMEOUT_MS: JC_REMOTE_FAILED (compile here), and no
+ * lease is asked for backoff seconds (by this process).  Not for S3.
  *
- *   struct jc_http_leases *z = jc_http_leases_open(h, lease, backoff);  // NULL: none
- *   jc_http_wait(z, key, deadline, &lease, &v, delta)   as jc_remote_wait()
- *   jc_http_release(lease)        after the value's PUT; NULL is fine
- *   jc_http_leases_close(z)
+ *   struct jc_leases *e = jc_http_leases_open(h, lease, backoff, lease_wait);  // NULL: none
+ *   jc_lease_wait(e, key, deadline, NULL, &lease, &v, delta)   lease.h
+ *   jc_lease_release(lease)        after the value's PUT; NULL is fine
+ *   jc_http_leases_close(e)
  */
-struct jc_http_leases;
-struct jc_http_lease;
-struct jc_http_leases *jc_http_leases_open(struct jc_http *h, double lease, double backoff);
-void jc_http_leases_close(struct jc_http_leases *z);
-enum jc_remote_wait jc_http_wait(struct jc_http_leases *z, const struct jc_key *key,
-				 int64_t deadline_ns, struct jc_http_lease **lease,
-				 struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
-void jc_http_release(struct jc_http_lease *l);
+struct jc_leases;
+struct jc_leases *jc_http_leases_open(struct jc_http *h, double lease, double backoff,
+				      double lease_wait);
+void jc_http_leases_close(struct jc_leases *e);
 
 /* The most a lease request waits for its whole answer (unless the remote's
  * timeout is shorter): it holds the program up, and its answer is small. */

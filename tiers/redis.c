@@ -3,6 +3,7 @@
  * compile leases.  See redis.h. */
 #include "tiers/redis.h"
 #include "tiers/redis_cluster.h"
+#include "tiers/lease.h"
 #include "tiers/tier.h"
 #include "config/clock.h"
 
@@ -31,9 +32,8 @@
 
 /* Longest name: "jitcache:{jitcache:v1:" + 32 hex digits + "}:waiting". */
 #define NAME_MAX_LEN 80
-/* A lease's value: "HOST/PID/NONCE/MS" and, signed, "/" + 144 hex digits. */
-#define LEASE_TOKEN_MAX 320
-#define LEASE_NOTE "jitcache-lease-v1"
+/* A lease's value: the engine's token (lease.h). */
+#define LEASE_TOKEN_MAX JC_LEASE_TOKEN_MAX
 
 /* A connection and the process that made it: after fork() a child must not
  * talk over its parent's socket.  dev and ino are what its socket is: a
@@ -62,9 +62,7 @@ struct jc_redis {
 	 * thread and the program's */
 	struct jc_rcluster cl;         /* a cluster's slot map; off for one server */
 	int answered;                  /* the node whose CLUSTER SLOTS was read last (atomic) */
-	const struct jc_signer *signer; /* signs this node's leases; or NULL */
-	const struct jc_trust *trust;  /* with trust_required: the leases waited for */
-	int trust_required;
+	struct jc_leases *leases;      /* the engine's, over this kind's primitives */
 	int no_blocking;               /* BRPOPLPUSH refused: leases polled (atomic) */
 	int no_scripts;                /* EVAL refused (an ACL): no leases (atomic) */
 };
@@ -85,27 +83,17 @@ struct watch {
  * put it a few milliseconds apart, from the round trips between. */
 #define RENEWED_NS 20000000
 
-/* A lease: ours (taken, renewed by a thread until released), or what a
- * lookup learnt of another's (jc_redis_get_or_lease: watched, or not
- * trusted), handed to jc_redis_wait. */
-struct jc_remote_lease {
-	struct jc_redis *r;
-	char name[NAME_MAX_LEN], wake[NAME_MAX_LEN], waiting[NAME_MAX_LEN];
-	char token[LEASE_TOKEN_MAX];
-	char holder[96];          /* "HOST/PID/NONCE": the token's first part */
-	pid_t pid;
-	int ours;                 /* taken: renewed, and released */
-	int untrusted;            /* another's, not trusted (trust_required) */
-	struct watch wt;          /* another's, as the lookup saw it */
-	pthread_t thread;
-	int has_thread, stop;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+/* A lease (the engine's, lease.h): ours, or another's as the last look
+ * saw it (watched), and a waiter's pause where Redis cannot block. */
+struct redis_lease {
+	struct jc_lease l;
+	struct watch wt;
+	int64_t pause;
 };
 
 /* ---- problems, once per kind, and back-off ------------------------------ */
 
-enum problem { P_CONNECT, P_IO, P_PROTOCOL, P_AUTH, P_REFUSED, P_LEASE, P_COUNT };
+enum problem { P_CONNECT, P_IO, P_PROTOCOL, P_AUTH, P_REFUSED, P_COUNT };
 static int told[P_COUNT];
 
 /* Why the remote is skipped (the back-off's cause): its login refused. */
@@ -975,7 +963,7 @@ static const struct script resign_script = {
 	"return redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2]) and 1 or 0 else return 0 end"
 };
 /* Read the value, or else take the lease if it is free, in one command:
- * the first look of a compile (jc_redis_get_or_lease) and every later one
+ * the first look of a compile (get_or_lease) and every later one
  * of a wait.  Every lease jitcache sets expires within its lease time (PX,
  * renewed to the same), so one without an expiry, or with more than ten
  * lease times left, is not a compile in progress but a squatter's (or a
@@ -1082,17 +1070,19 @@ static long long lease_ms(const struct jc_redis *r)
 
 /* Run a lease's own script (renew, resign with next: its new value, or
  * release); 1 if it acted, 0 if the lease is not ours, -1. */
-static int lease_script(struct jc_remote_lease *l, const struct script *sc, const char *next,
-			const char *what)
+static int lease_script(struct jc_redis *r, struct jc_lease *l, const struct script *sc,
+			const char *next, const char *what)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct session s;
+	struct names nm;
 	char ms[32];
-	snprintf(ms, sizeof ms, "%lld", lease_ms(l->r));
-	if (begin(&s, l->r, delta, l->name) != 0)
+	names_of(&l->key, &nm);
+	snprintf(ms, sizeof ms, "%lld", lease_ms(r));
+	if (begin(&s, r, delta, nm.lease) != 0)
 		return -1;
-	const char *renew[] = { l->name, l->token, ms, next };
-	const char *release[] = { l->name, l->wake, l->waiting, l->token, ms };
+	const char *renew[] = { nm.lease, l->token, ms, next };
+	const char *release[] = { nm.lease, nm.wake, nm.waiting, l->token, ms };
 	redisReply *rep = sc == &release_script ? script_run(&s, sc, 3, 5, release, what)
 						: script_run(&s, sc, 1, next ? 4 : 3, renew, what);
 	int rc = -1;
@@ -1107,210 +1097,28 @@ static int lease_script(struct jc_remote_lease *l, const struct script *sc, cons
 	return rc;
 }
 
-static int64_t wall_ms(void)
+/* ---- the lease engine's primitives (lease.h) ----------------------------------------- */
+
+/* A signed lease is renewed with a new value (its signature dates it);
+ * another, its expiry moved. */
+static int redis_renew(void *z, struct jc_lease *l, const char *next)
 {
-	return jc_wall_ns() / 1000000;
+	return strcmp(next, l->token) != 0
+		? lease_script(z, l, &resign_script, next, "lease renewal")
+		: lease_script(z, l, &renew_script, NULL, "lease renewal");
 }
 
-/* What a lease's signature covers: the lease's name (so its key), and the
- * first len bytes of its value, "HOST/PID/NONCE/MS".  The length of msg,
- * or -1 if it does not fit. */
-static int lease_message(char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX], const char *name,
-			 const char *token, int len)
+static void redis_release(void *z, struct jc_lease *l)
 {
-	int m = snprintf(msg, NAME_MAX_LEN + LEASE_TOKEN_MAX, "%s\n%.*s", name, len, token);
-	return m < 0 || m >= NAME_MAX_LEN + LEASE_TOKEN_MAX ? -1 : m;
+	lease_script(z, l, &release_script, NULL, "lease release");
 }
 
-/* The lease's value: who holds it and since when; with a signing key, the
- * signature of that and the lease's name, so that a node with trusted keys
- * can tell a trusted node's compile from a squatter's value. */
-static void make_token(const struct jc_remote_lease *l, const char *holder,
-		       char out[LEASE_TOKEN_MAX])
+static void redis_name_of(void *z, const struct jc_key *key, char out[JC_LEASE_NAME_MAX])
 {
-	int n = snprintf(out, LEASE_TOKEN_MAX, "%s/%lld", holder, (long long)wall_ms());
-	if (!l->r->signer || n < 0 || n >= LEASE_TOKEN_MAX - 2 * JC_SIG_TRAILER_SIZE - 2)
-		return;
-	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
-	int m = lease_message(msg, l->name, out, n);
-	if (m < 0)
-		return;
-	uint8_t sig[JC_SIG_TRAILER_SIZE];
-	jc_sign_note(l->r->signer, LEASE_NOTE, msg, (size_t)m, sig);
-	char *p = out + n;
-	*p++ = '/';
-	for (size_t i = 0; i < sizeof sig; i++, p += 2)
-		snprintf(p, 3, "%02x", sig[i]);
+	(void)z;
+	_Static_assert(NAME_MAX_LEN <= JC_LEASE_NAME_MAX, "a lease's name fits the engine's");
+	value_name(key, ":lease", out);
 }
-
-/* Whether a lease's value is a trusted node's, and fresh: signed by a
- * trusted key for this name within a lease time (and 5 s of clock skew)
- * of now.  A squatter's value, or a trusted one copied later, is not. */
-static int lease_trusted(const struct jc_redis *r, const char *name, const char *token,
-			 const char **why)
-{
-	const char *slash = strrchr(token, '/');
-	uint8_t sig[JC_SIG_TRAILER_SIZE];
-	if (!slash || strlen(slash + 1) != 2 * sizeof sig)
-		return *why = "not signed", 0;
-	for (size_t i = 0; i < sizeof sig; i++) {
-		unsigned v;
-		if (sscanf(slash + 1 + 2 * i, "%2x", &v) != 1)
-			return *why = "not signed", 0;
-		sig[i] = (uint8_t)v;
-	}
-	const char *ms_at = slash;
-	while (ms_at > token && ms_at[-1] != '/')
-		ms_at--;
-	long long since = strtoll(ms_at, NULL, 10), now = (long long)wall_ms();
-	char msg[NAME_MAX_LEN + LEASE_TOKEN_MAX];
-	int m = lease_message(msg, name, token, (int)(slash - token));
-	if (m < 0 || jc_trust_verify_note(r->trust, LEASE_NOTE, msg, (size_t)m, sig, why) != 0)
-		return 0;
-	if (now - since > lease_ms(r) + 5000 || since - now > 5000)
-		return *why = "signed, but not renewed within a lease time", 0;
-	return 1;
-}
-
-static void *renew_loop(void *arg)
-{
-	struct jc_remote_lease *l = arg;
-	int64_t period_ns = (int64_t)(l->r->lease * 1e9 / 3);
-	pthread_mutex_lock(&l->mu);
-	while (!l->stop) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		int64_t ns = until.tv_nsec + period_ns;
-		until.tv_sec += ns / 1000000000;
-		until.tv_nsec = ns % 1000000000;
-		while (!l->stop && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT) {
-		}
-		if (l->stop)
-			break;
-		pthread_mutex_unlock(&l->mu);
-		char next[LEASE_TOKEN_MAX];
-		if (l->r->signer)
-			make_token(l, l->holder, next);
-		int renewed = l->r->signer
-			? lease_script(l, &resign_script, next, "lease renewal")
-			: lease_script(l, &renew_script, NULL, "lease renewal");
-		if (renewed > 0 && l->r->signer)
-			memcpy(l->token, next, sizeof next);
-		if (renewed == 0) {
-			if (jc_log_first(&told[P_LEASE]))
-				jc_log(JC_LOG_INFO, "remote %s: a compile lease expired before it "
-				       "could be renewed; another machine may compile the same "
-				       "kernel", l->r->shown);
-			pthread_mutex_lock(&l->mu);
-			break;
-		}
-		pthread_mutex_lock(&l->mu);
-	}
-	pthread_mutex_unlock(&l->mu);
-	return NULL;
-}
-
-/* The renewal thread takes no signal of the host's. */
-static void start_renewal(struct jc_remote_lease *l)
-{
-	jc_cond_init_mono(&l->cv);
-	pthread_mutex_init(&l->mu, NULL);
-	l->has_thread = jc_thread_start(&l->thread, renew_loop, l);
-	if (!l->has_thread)
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot start a thread to renew compile leases; a compile "
-			    "longer than the lease may be repeated on another machine");
-}
-
-static struct jc_remote_lease *new_lease(struct jc_redis *r, const struct names *nm)
-{
-	struct jc_remote_lease *l = calloc(1, sizeof *l);
-	if (!l)
-		return NULL;
-	char host[64] = "?";
-	uint64_t nonce;
-	gethostname(host, sizeof host - 1);
-	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce)
-		nonce = (uint64_t)jc_wall_ns() ^ (uint64_t)getpid() << 32;
-	l->r = r;
-	l->pid = getpid();
-	memcpy(l->name, nm->lease, sizeof l->name);
-	memcpy(l->wake, nm->wake, sizeof l->wake);
-	memcpy(l->waiting, nm->waiting, sizeof l->waiting);
-	snprintf(l->holder, sizeof l->holder, "%s/%d/%016llx", host, (int)l->pid,
-		 (unsigned long long)nonce);
-	make_token(l, l->holder, l->token);
-	return l;
-}
-
-/* Stop renewing the lease (ours: its thread joined). */
-static void stop_renewal(struct jc_remote_lease *l)
-{
-	if (!l->has_thread)
-		return;
-	jc_thread_stop(l->thread, &l->mu, &l->cv, &l->stop);
-	l->has_thread = 0;
-}
-
-void jc_redis_release(struct jc_remote_lease *l)
-{
-	if (!l)
-		return;
-	if (l->pid != getpid() || !l->ours) { /* a fork()ed child's copy (the parent's
-						  to release), or another's looked at */
-		free(l);
-		return;
-	}
-	stop_renewal(l);
-	lease_script(l, &release_script, NULL, "lease release");
-	free(l);
-}
-
-int jc_redis_put_release(struct jc_redis *r, const struct jc_key *key, const void *value,
-			 size_t size, struct jc_remote_lease *l, uint64_t delta[JC_NCOUNTERS])
-{
-	if (!r || r->read_only || !l || l->r != r || !l->ours || l->pid != getpid()) {
-		int rc = jc_redis_put(r, key, value, size, delta);
-		jc_redis_release(l);
-		return rc;
-	}
-	stop_renewal(l); /* before the script deletes it: not renewed, nor said lost */
-	struct session s;
-	struct names nm;
-	char ms[32];
-	names_of(key, &nm);
-	snprintf(ms, sizeof ms, "%lld", lease_ms(r));
-	const char *args[] = { nm.value, nm.lease, value, l->token, ms };
-	const size_t lens[] = { strlen(nm.value), strlen(nm.lease), size, strlen(l->token),
-				strlen(ms) };
-	int rc = -1;
-	if (begin(&s, r, delta, nm.value) == 0) {
-		redisReply *rep = script_run_n(&s, &store_script, 2, 5, args, lens, "SET");
-		if (rep && rep->type == REDIS_REPLY_INTEGER) {
-			delta[JC_REMOTE_STORES]++;
-			delta[JC_REMOTE_BYTES_OUT] += size;
-			rc = 0;
-		} else if (rep) {
-			unexpected(&s, rep, "a store script");
-		}
-		if (rep)
-			freeReplyObject(rep);
-		end(&s);
-	}
-	if (rc != 0 && !jc_backoff_active(&r->down)) { /* refused (scripts, memory): as before */
-		rc = jc_redis_put(r, key, value, size, delta);
-		lease_script(l, &release_script, NULL, "lease release");
-	}
-	free(l);
-	return rc;
-}
-
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
-}
-
 
 /* Note what one look saw of the lease: a later expiry than the last look's,
  * or another value, is a renewal (or a new holder). */
@@ -1329,31 +1137,30 @@ static void watch_saw(struct watch *wt, const struct jc_redis *r, const char *va
 	wt->expires_ns = expires;
 	wt->seen = 1;
 	/* With trusted keys a lease is judged by its signed date instead. */
-	wt->stale = !r->trust_required && now - wt->alive_ns >= (int64_t)(r->lease_wait * 1e9);
+	wt->stale = !jc_leases_trust_required(r->leases) && now - wt->alive_ns >= (int64_t)(r->lease_wait * 1e9);
 }
 
 /* One command: read the value, or else take the lease (or take over a
- * stale one), or note what another's looks like (JC_REMOTE_TIMEOUT).
- * JC_REMOTE_READY with v filled as jc_redis_get() fills it, or empty (size
- * 0) for a value found but refused unread (too large: said once). */
-static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
-				const struct names *nm, struct watch *wt,
-				const struct jc_key *key, struct jc_remote_value *v, const char *what)
+ * stale one), or note what another's looks like (its value: the engine
+ * judges its token).  JC_LEASE_READY with v filled as jc_redis_get() fills
+ * it, or empty (size 0) for a value found but refused unread (too large:
+ * said once). */
+static enum jc_lease_take take(struct session *s, struct redis_lease *rl,
+			       const struct names *nm, const struct jc_key *key,
+			       struct jc_remote_value *v, const char *what)
 {
 	char ms[32], stale_pttl[32], value_end[32];
+	struct watch *wt = &rl->wt;
 	snprintf(value_end, sizeof value_end, "%zu", first_read(s->r) - 1);
-	if (s->r->signer)
-		make_token(l, l->holder, l->token); /* signed as of now */
 	snprintf(ms, sizeof ms, "%lld", lease_ms(s->r));
 	snprintf(stale_pttl, sizeof stale_pttl, "%lld", wt->pttl);
-	const char *args[] = { nm->lease, nm->value, l->token, ms, wt->stale ? wt->value : "",
+	const char *args[] = { nm->lease, nm->value, rl->l.token, ms, wt->stale ? wt->value : "",
 			       stale_pttl, value_end };
 	redisReply *rep = script_run(s, &take_script, 2, 7, args, what);
 	if (!rep)
-		return JC_REMOTE_FAILED;
-	enum jc_remote_wait w = JC_REMOTE_FAILED;
+		return JC_LEASE_FAILED;
+	enum jc_lease_take t = JC_LEASE_FAILED;
 	redisReply **e = rep->element;
-	const char *why = "";
 	if (rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOPERM", 6) == 0) {
 		/* An ACL without scripting (-@scripting): the values are still
 		 * read and written with plain commands; only leases need a
@@ -1372,22 +1179,18 @@ static enum jc_remote_wait take(struct session *s, struct jc_remote_lease *l,
 		int got = get_finish(s, key, nm->value, e[1], v);
 		if (got == 1)
 			s->delta[JC_REMOTE_BYTES_IN] += v->size;
-		w = got < 0 ? JC_REMOTE_FAILED : JC_REMOTE_READY;
+		t = got < 0 ? JC_LEASE_FAILED : JC_LEASE_READY;
 	} else if (e[0]->integer == 1) {
-		w = JC_REMOTE_LEASED;
-	} else if (s->r->trust_required && e[2]->len > 0 &&
-		   !lease_trusted(s->r, l->name, e[2]->str, &why)) {
-		/* With trusted keys, only a trusted node's compile is waited
-		 * for: whoever else can write Redis cannot make misses wait. */
-		JC_LOG_ONCE(JC_LOG_WARN, "remote %s: a compile lease is not waited for (%s; "
-			    "trusted_keys): compiling here", s->r->shown, why);
-		w = JC_REMOTE_FREE;
+		t = JC_LEASE_TAKEN;
 	} else {
+		size_t n = e[2]->len < LEASE_TOKEN_MAX ? e[2]->len : LEASE_TOKEN_MAX - 1;
+		memcpy(rl->l.seen, e[2]->str, n);
+		rl->l.seen[n] = '\0';
 		watch_saw(wt, s->r, e[2]->str, e[2]->len, e[1]->integer);
-		w = JC_REMOTE_TIMEOUT; /* not yet: keep waiting */
+		t = JC_LEASE_HELD; /* not yet: keep waiting */
 	}
 	freeReplyObject(rep);
-	return w;
+	return t;
 }
 
 /* A blocking wait is given this long past the lease's expiry, which Redis
@@ -1407,7 +1210,7 @@ static enum jc_remote_wait block(struct session *s, const struct names *nm,
 {
 	struct jc_redis *r = s->r;
 	int64_t until = wt->expires_ns + EXPIRED_NS;
-	if (!r->trust_required && wt->alive_ns + (int64_t)(r->lease_wait * 1e9) < until)
+	if (!jc_leases_trust_required(r->leases) && wt->alive_ns + (int64_t)(r->lease_wait * 1e9) < until)
 		until = wt->alive_ns + (int64_t)(r->lease_wait * 1e9);
 	if (deadline_ns < until)
 		until = deadline_ns;
@@ -1447,19 +1250,76 @@ static enum jc_remote_wait block(struct session *s, const struct names *nm,
 	return got > 0 ? JC_REMOTE_READY : got < 0 ? JC_REMOTE_FAILED : JC_REMOTE_TIMEOUT;
 }
 
-void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
-			const struct jc_trust *trust, int trust_required)
+/* Try-take: one command (take). */
+static enum jc_lease_take redis_try_take(void *z, struct jc_lease *l, int first,
+					 struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
-	if (!r)
-		return;
-	r->signer = signer;
-	r->trust = trust;
-	r->trust_required = trust_required;
+	struct jc_redis *r = z;
+	struct redis_lease *rl = (struct redis_lease *)l;
+	struct names nm;
+	struct session s;
+	(void)first;
+	if (r->read_only || __atomic_load_n(&r->no_scripts, __ATOMIC_RELAXED))
+		return JC_LEASE_NONE; /* never waits: a lease is not its business, or
+				       * cannot be taken (scripts refused: said) */
+	names_of(&l->key, &nm);
+	if (begin(&s, r, delta, nm.value) != 0)
+		return JC_LEASE_FAILED;
+	int took_over = rl->wt.stale;
+	enum jc_lease_take t = take(&s, rl, &nm, &l->key, v, "a lease request");
+	end(&s);
+	if (t == JC_LEASE_TAKEN && took_over)
+		JC_LOG_ONCE(JC_LOG_INFO, "remote %s: another machine's compile lease "
+			    "was waited for %g s (lease_wait) without being renewed: "
+			    "taken over, compiling here", r->shown, r->lease_wait);
+	return t;
 }
 
-int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
-			  struct jc_remote_value *v, struct jc_remote_lease **look,
-			  uint64_t delta[JC_NCOUNTERS])
+/* Wait-hint: block until woken (block), or, where Redis cannot block,
+ * look again after 5 ms, doubling to 200 ms. */
+static enum jc_remote_wait redis_wait_hint(void *z, struct jc_lease *l, int64_t deadline_ns,
+					   struct jc_remote_value *v,
+					   uint64_t delta[JC_NCOUNTERS])
+{
+	struct jc_redis *r = z;
+	struct redis_lease *rl = (struct redis_lease *)l;
+	struct names nm;
+	struct session s;
+	names_of(&l->key, &nm);
+	if (begin(&s, r, delta, nm.value) != 0)
+		return JC_REMOTE_FAILED;
+	enum jc_remote_wait w = block(&s, &nm, &l->key, &rl->wt, deadline_ns, v);
+	end(&s);
+	int64_t left = deadline_ns - jc_wall_ns();
+	if (w == JC_REMOTE_TIMEOUT && left > 0 &&
+	    __atomic_load_n(&r->no_blocking, __ATOMIC_RELAXED) && !rl->wt.stale) {
+		if (!rl->pause)
+			rl->pause = 5000000;
+		jc_lease_sleep(rl->pause < left ? rl->pause : left);
+		rl->pause = rl->pause * 2 < 200000000 ? rl->pause * 2 : 200000000;
+	}
+	return w;
+}
+
+static const struct jc_lease_kind redis_kind = {
+	.name = "Redis",
+	.size = sizeof(struct redis_lease),
+	.name_of = redis_name_of,
+	.try_take = redis_try_take,
+	.renew = redis_renew,
+	.release = redis_release,
+	.wait_hint = redis_wait_hint,
+};
+
+/* ---- the first look, and the store that releases ----------------------------------- */
+
+/* The first look of a compile: as jc_redis_get(), but where the value is
+ * absent the same command (the lease's take) takes the key's lease, or
+ * sees who holds it; *look is then what it learnt (NULL if nothing), for
+ * the engine's wait, which starts from it.  A read-only server, or one
+ * that refused scripts: jc_redis_get(). */
+static int get_or_lease(struct jc_redis *r, const struct jc_key *key, struct jc_remote_value *v,
+			struct jc_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
 	struct names nm;
 	struct session s;
@@ -1468,143 +1328,107 @@ int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
 	if (!r || r->read_only || __atomic_load_n(&r->no_scripts, __ATOMIC_RELAXED))
 		return jc_redis_get(r, key, v, delta);
 	names_of(key, &nm);
-	struct jc_remote_lease *l = new_lease(r, &nm);
+	struct jc_lease *l = jc_lease_new(r->leases, key);
 	if (!l)
 		return jc_redis_get(r, key, v, delta);
 	login_refused = 0;
 	if (begin(&s, r, delta, nm.value) != 0) {
-		free(l);
+		jc_lease_free(l);
 		return lookup_failed(r);
 	}
 	/* a lookup, as the user sees it */
-	enum jc_remote_wait w = take(&s, l, &nm, &l->wt, key, v, "GET");
+	enum jc_lease_take t = take(&s, (struct redis_lease *)l, &nm, key, v, "GET");
 	int rc = 0;
-	if (w == JC_REMOTE_FAILED && !s.broken && !jc_backoff_active(&r->down))
+	if (t == JC_LEASE_FAILED && !s.broken && !jc_backoff_active(&r->down))
 		rc = get_bounded(&s, key, nm.value, v); /* the script refused: a plain lookup */
-	else if (w == JC_REMOTE_FAILED)
+	else if (t == JC_LEASE_FAILED)
 		rc = -1;
-	else if (w == JC_REMOTE_READY)
+	else if (t == JC_LEASE_READY)
 		rc = v->size ? 1 : 0; /* found, or refused unread (said) */
 	end(&s);
-	if (rc == 1 && w == JC_REMOTE_FAILED)
+	if (rc == 1 && t == JC_LEASE_FAILED)
 		delta[JC_REMOTE_BYTES_IN] += v->size;
-	if (w == JC_REMOTE_LEASED) {
-		l->ours = 1;
-		start_renewal(l);
-	}
-	l->untrusted = w == JC_REMOTE_FREE;
-	if (w == JC_REMOTE_LEASED || w == JC_REMOTE_TIMEOUT || w == JC_REMOTE_FREE)
+	if (t == JC_LEASE_TAKEN || t == JC_LEASE_HELD) {
+		jc_lease_looked(l, t); /* taken: renewed from now on */
 		*look = l;
-	else
-		free(l);
+	} else {
+		jc_lease_free(l);
+	}
 	return rc < 0 ? lookup_failed(r) : rc;
 }
 
-enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
-				   int64_t deadline_ns, struct jc_remote_lease *look,
-				   struct jc_remote_lease **lease, struct jc_remote_value *v,
-				   uint64_t delta[JC_NCOUNTERS])
+/* jc_redis_put(), then the lease's release, in one command (the store
+ * script) where the lease is this server's and ours: the waiters are
+ * woken with the value.  The lease is freed.  0 if stored. */
+static int put_release(struct jc_redis *r, const struct jc_key *key, const void *value,
+		       size_t size, struct jc_lease *l, uint64_t delta[JC_NCOUNTERS])
 {
+	if (!r || r->read_only || !l || l->e != r->leases || !jc_lease_ours(l)) {
+		int rc = jc_redis_put(r, key, value, size, delta);
+		jc_lease_release(l);
+		return rc;
+	}
+	jc_lease_stop(l); /* before the script deletes it: not renewed, nor said lost */
+	struct session s;
 	struct names nm;
-	*lease = NULL;
-	memset(v, 0, sizeof *v);
-	if (look && (look->r != r || look->pid != getpid())) {
-		jc_redis_release(look);
-		look = NULL;
-	}
-	if (!r) {
-		jc_redis_release(look);
-		return JC_REMOTE_FAILED;
-	}
-	if (r->read_only || __atomic_load_n(&r->no_scripts, __ATOMIC_RELAXED)) {
-		jc_redis_release(look);
-		return JC_REMOTE_FREE; /* never waits: a lease is not its business, or
-					* cannot be taken (scripts refused: said) */
-	}
-	if (look && look->ours) { /* taken by the lookup */
-		*lease = look;
-		return JC_REMOTE_LEASED;
-	}
-	if (look && look->untrusted) {
-		free(look);
-		return JC_REMOTE_FREE;
-	}
+	char ms[32];
 	names_of(key, &nm);
-	struct jc_remote_lease *l = look ? look : new_lease(r, &nm);
-	if (!l)
-		return JC_REMOTE_FAILED;
-	/* A lease is waited for while its holder renews it (every third of a
-	 * lease time), until the deadline (lock_timeout): a compile of any
-	 * length is done once.  Without trusted keys one not seen renewed for
-	 * lease_wait seconds is a dead holder's (or a squatter's) and taken
-	 * over; one a squatter keeps renewing costs the deadline at most.
-	 * Where Redis cannot block (no_blocking), the lease is looked at every
-	 * 5 ms, doubling to 200 ms.  What the lookup saw of another's lease
-	 * (look) is the first look: the wait starts by blocking. */
-	struct watch wt = look ? look->wt : (struct watch){ .seen = 0 };
-	int looked = look != NULL;
-	int64_t pause = 5000000;
-	enum jc_remote_wait w;
-	for (;;) {
-		struct session s;
-		if (begin(&s, r, delta, nm.value) != 0) {
-			w = JC_REMOTE_FAILED;
-			break;
+	snprintf(ms, sizeof ms, "%lld", lease_ms(r));
+	const char *args[] = { nm.value, nm.lease, value, l->token, ms };
+	const size_t lens[] = { strlen(nm.value), strlen(nm.lease), size, strlen(l->token),
+				strlen(ms) };
+	int rc = -1;
+	if (begin(&s, r, delta, nm.value) == 0) {
+		redisReply *rep = script_run_n(&s, &store_script, 2, 5, args, lens, "SET");
+		if (rep && rep->type == REDIS_REPLY_INTEGER) {
+			delta[JC_REMOTE_STORES]++;
+			delta[JC_REMOTE_BYTES_OUT] += size;
+			rc = 0;
+		} else if (rep) {
+			unexpected(&s, rep, "a store script");
 		}
-		int took_over = wt.stale;
-		w = looked ? JC_REMOTE_TIMEOUT : take(&s, l, &nm, &wt, key, v, "a lease request");
-		looked = 0;
-		if (w == JC_REMOTE_TIMEOUT)
-			w = block(&s, &nm, key, &wt, deadline_ns, v);
+		if (rep)
+			freeReplyObject(rep);
 		end(&s);
-		if (w == JC_REMOTE_LEASED && took_over)
-			JC_LOG_ONCE(JC_LOG_INFO, "remote %s: another machine's compile lease "
-				    "was waited for %g s (lease_wait) without being renewed: "
-				    "taken over, compiling here", r->shown, r->lease_wait);
-		if (w != JC_REMOTE_TIMEOUT)
-			break;
-		int64_t left = deadline_ns - jc_wall_ns();
-		if (left <= 0)
-			break;
-		if (__atomic_load_n(&r->no_blocking, __ATOMIC_RELAXED) && !wt.stale) {
-			sleep_ns(pause < left ? pause : left);
-			pause = pause * 2 < 200000000 ? pause * 2 : 200000000;
-		}
 	}
-	if (w == JC_REMOTE_LEASED) {
-		l->ours = 1;
-		start_renewal(l);
-		*lease = l;
-	} else {
-		free(l);
+	if (rc != 0 && !jc_backoff_active(&r->down)) { /* refused (scripts, memory): as before */
+		rc = jc_redis_put(r, key, value, size, delta);
+		redis_release(r, l);
 	}
-	return w;
+	jc_lease_free(l);
+	return rc;
 }
 
 /* ---- the tier's operations (tier.h) ------------------------------------------ */
 
 static void *tier_open(const struct jc_tier_open *o)
 {
-	return jc_redis_open(o->opts, o->spec, o->read_only, o->state_dir, o->limit);
+	struct jc_redis *r = jc_redis_open(o->opts, o->spec, o->read_only, o->state_dir, o->limit);
+	if (r && !(r->leases = jc_leases_open(&redis_kind, r, r->shown, r->lease, r->lease_wait))) {
+		jc_redis_close(r);
+		r = NULL;
+	}
+	return r;
 }
 
-/* look: the first look of a compile, which takes the lease (the leases
- * are the tier's own handle, tier_leases) or sees who holds it. */
+/* look: the first look of a compile, which takes the lease (the engine's
+ * leases over this tier, tier_leases) or sees who holds it. */
 static int tier_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
 		    struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
-	return look ? jc_redis_get_or_lease(t, key, v, look, delta) : jc_redis_get(t, key, v, delta);
+	return look ? get_or_lease(t, key, v, (struct jc_lease **)look, delta)
+		    : jc_redis_get(t, key, v, delta);
 }
 
 /* lease: stored and released in one script (one only looked at: let go). */
 static int tier_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
 		    struct jc_remote_lease **lease, uint64_t delta[JC_NCOUNTERS])
 {
-	struct jc_remote_lease *l = lease ? *lease : NULL;
+	struct jc_lease *l = lease ? (struct jc_lease *)*lease : NULL;
 	if (!l)
 		return jc_redis_put(t, key, bytes, n, delta);
 	*lease = NULL;
-	return jc_redis_put_release(t, key, bytes, n, l, delta);
+	return put_release(t, key, bytes, n, l, delta);
 }
 
 static void tier_describe(void *t, char *out, size_t size)
@@ -1614,27 +1438,17 @@ static void tier_describe(void *t, char *out, size_t size)
 
 static void tier_close(void *t)
 {
-	jc_redis_close(t);
+	struct jc_redis *r = t;
+	if (r)
+		jc_leases_close(r->leases);
+	jc_redis_close(r);
 }
 
-/* The leases are the tier's own: the same handle. */
+/* The leases are the engine's over this tier. */
 static void *tier_leases(void *t, const struct jc_remote_options *opts)
 {
 	(void)opts;
-	return t;
-}
-
-static void tier_set_keys(void *z, const struct jc_signer *signer, const struct jc_trust *trust,
-			  int trust_required)
-{
-	jc_redis_set_keys(z, signer, trust, trust_required);
-}
-
-static enum jc_remote_wait tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
-				     struct jc_remote_lease *look, struct jc_remote_lease **lease,
-				     struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
-{
-	return jc_redis_wait(z, key, deadline_ns, look, lease, v, delta);
+	return ((struct jc_redis *)t)->leases;
 }
 
 const struct jc_tier_ops jc_tier_redis = {
@@ -1648,7 +1462,7 @@ const struct jc_tier_ops jc_tier_redis = {
 	.close = tier_close,
 	.lease_order = 1,
 	.leases_open = tier_leases,
-	.set_keys = tier_set_keys,
-	.wait = tier_wait,
-	.release = jc_redis_release,
+	.set_keys = jc_leases_tier_set_keys,
+	.wait = jc_leases_tier_wait,
+	.release = jc_leases_tier_release,
 };

@@ -13,20 +13,27 @@
  * While one machine compiles a key it holds a lease, a second name
  * "jitcache:{jitcache:v<format>:<hex>}:lease" (its hash tag, the value's
  * name, puts it in the value's cluster slot) set with SET NX PX and
- * renewed by a small thread until released; a lease whose holder died
+ * renewed (the lease engine's thread) until released; a lease whose holder died
  * expires by itself.  Its release (with the store: one script) wakes the
  * waiters through a third, "jitcache:{...}:wake", a list they block on,
  * whose element is the value itself (checked as a lookup's; over a MiB, a
  * token); a fourth, "jitcache:{...}:waiting", notes that some do (so a
  * compile nobody waited for leaves no wake list behind).  A compile's first look reads the value,
- * or else takes the lease, or sees who holds it, in one script.  With keys
- * (jc_redis_set_keys, sign.h) a lease's value is signed and dated, renewed
- * with a new date, and a node with trusted keys waits only for a lease
- * signed by one of them within a lease time: whoever else can write Redis
- * cannot make its misses wait.  Without trusted keys a lease cannot be told
- * from a squatter's: another's is waited for while it is seen renewed (its
- * expiry moves later, or its value changes), up to the deadline, and one
- * not seen renewed for lease_wait seconds is taken over.
+ * or else takes the lease, or sees who holds it, in one script.
+ *
+ * The leases are the Redis kind of the lease engine (lease.h), which
+ * renews them (one thread per process), waits, keeps a fork()ed child off
+ * its parent's leases and signs them: redis.c gives it the primitives
+ * (try-take: the take script; renew: a compare-and-renew script, or
+ * compare-and-set with the new signed value; release: compare-and-delete
+ * that wakes the waiters; wait-hint: BRPOPLPUSH on the wake list).  The
+ * lease's value is the engine's token: with keys (sign.h) signed and
+ * dated, and a node with trusted keys waits only for a lease signed by one
+ * of them within a lease time: whoever else can write Redis cannot make
+ * its misses wait.  Without trusted keys a lease cannot be told from a
+ * squatter's: another's is waited for while it is seen renewed (its expiry
+ * moves later, or its value changes), up to the deadline, and one not seen
+ * renewed for lease_wait seconds is taken over.
  *
  * What each costs, in commands (each a round trip but where said):
  *   a hit             1: GETRANGE of the value's first MiB, or, the first
@@ -46,18 +53,14 @@
  * more each (GETRANGE; SET before the release's script).
  * A server that lacks a script (NOSCRIPT) costs one EVAL more, once.
  *
- * Calling sequence (through jc_tier_redis):
+ * Calling sequence (through jc_tier_redis, tier.h: its get with a look
+ * is the first look of a compile, its put with a lease the store that
+ * releases it, its wait and release the engine's):
  *
  *   struct jc_redis *r = jc_redis_open(&opts, spec, read_only, state_dir, limit); // NULL: unusable
- *   jc_redis_set_keys(r, signer, trust, trust_required)   // optional
  *   jc_redis_get(r, key, &v, delta)          1 found (v filled), 0 absent, -1 failed
  *                                            (JC_REMOTE_REFUSED: login refused, remote.h)
- *     or jc_redis_get_or_lease(r, key, &v, &look, delta)   the first look of a compile
- *   jc_redis_wait(r, key, deadline, look, &lease, &v, delta)   on a miss, before compiling
  *   jc_redis_put(r, key, bytes, size, delta) after compiling (not if read-only)
- *   jc_redis_release(lease)                  after the put; NULL is fine
- *     or jc_redis_put_release(r, key, bytes, size, lease, delta)   both in one
- *                                            (a lease only looked at: freed)
  *   jc_redis_close(r)
  *
  * Failure is never fatal and never slow: connecting and every answer (as a
@@ -99,55 +102,8 @@ void jc_redis_close(struct jc_redis *r);
 int jc_redis_get(struct jc_redis *r, const struct jc_key *key, struct jc_remote_value *v,
 		 uint64_t delta[JC_NCOUNTERS]);
 
-/* The first look of a compile: as jc_redis_get(), but where the value is
- * absent the same command (a script) takes the key's lease, or sees who
- * holds it; *look is then what it learnt (NULL if nothing), for
- * jc_redis_wait() (which frees it), or jc_redis_release() if not waited
- * for.  A lease taken is renewed from now on.  A read-only server:
- * jc_redis_get(). */
-int jc_redis_get_or_lease(struct jc_redis *r, const struct jc_key *key,
-			  struct jc_remote_value *v, struct jc_remote_lease **look,
-			  uint64_t delta[JC_NCOUNTERS]);
-
 /* Store an entry file's bytes (not on a read-only server).  0 on success. */
 int jc_redis_put(struct jc_redis *r, const struct jc_key *key, const void *value, size_t size,
 		 uint64_t delta[JC_NCOUNTERS]);
-
-/* On a miss: wait, until deadline_ns (jc_wall_ns() time), until the key's
- * value exists or nobody else holds its lease (enum jc_remote_wait,
- * remote.h).  A lease without an expiry is not one jitcache set (a
- * squatter's): it is removed and taken.  Without trust_required another's
- * lease is waited for while its holder renews it, and taken over once not
- * seen renewed for lease_wait seconds (a squatter who keeps renewing costs
- * the deadline at most); with it, only a trusted lease, until the deadline.
- * A read-only server is never asked: JC_REMOTE_FREE.
- *
- * Reading the value, or else taking the lease, is one command (a script,
- * which also reads the value when it exists); a waiter then blocks (BRPOPLPUSH, on a connection of its own)
- * until the holder's release wakes it or the lease would have expired, and
- * is given the value itself by the holder's store: JC_REMOTE_READY with v
- * filled (a value as jc_redis_get() gives it, the caller's), or with v
- * empty (size 0) when the value was found too large to read.  Any other
- * answer: the value did not exist at the last look.  look: what
- * jc_redis_get_or_lease() learnt of this key (consumed; NULL: none): the
- * lease it took is handed out at once, another's lease it saw is the
- * wait's first look. */
-enum jc_remote_wait jc_redis_wait(struct jc_redis *r, const struct jc_key *key,
-				  int64_t deadline_ns, struct jc_remote_lease *look,
-				  struct jc_remote_lease **lease, struct jc_remote_value *v,
-				  uint64_t delta[JC_NCOUNTERS]);
-/* The keys of the cache (sign.h; kept alive by the caller): the signer signs
- * this node's leases; with trust_required, only leases trust verifies are
- * waited for (the others: JC_REMOTE_FREE, compile here). */
-void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
-		       const struct jc_trust *trust, int trust_required);
-/* Stop renewing and delete the lease if it is still ours (another's that a
- * lookup looked at: freed only). */
-void jc_redis_release(struct jc_remote_lease *lease);
-/* jc_redis_put(), then jc_redis_release(lease), in one command (a script)
- * where the lease is this server's and ours: the waiters are woken with
- * the value.  The lease is freed.  0 if stored. */
-int jc_redis_put_release(struct jc_redis *r, const struct jc_key *key, const void *value,
-			 size_t size, struct jc_remote_lease *lease, uint64_t delta[JC_NCOUNTERS]);
 
 #endif

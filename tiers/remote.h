@@ -217,9 +217,8 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 
 /* On a miss, with a writable Redis, S3 or WebDAV remote: wait, until
  * deadline_ns (jc_wall_ns() time), until the key's value exists or nobody
- * else holds its lease (redis.h and s3_lease.h say how leases are trusted;
- * a WebDAV lock is not signed, so with trust_required it is not waited
- * for).  Without one: JC_REMOTE_FREE at once, compile here.  A lease had
+ * else holds its lease (lease.h says how leases are signed and trusted,
+ * the same on every kind).  Without one: JC_REMOTE_FREE at once, compile here.  A lease had
  * is q's (jc_remote_leased), until jc_remote_release(q). */
 enum jc_remote_wait {
 	JC_REMOTE_LEASED,  /* the lease is q's: compile, put, release */

@@ -3,71 +3,45 @@
  * with conditional writes.  See s3_lease.h. */
 #include "tiers/s3_lease.h"
 #include "tiers/client.h"
+#include "tiers/lease.h"
 
 #include "config/clock.h"
 #include "config/log.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
-#include <unistd.h>
 
 #define SUFFIX ".lease"
 
-struct jc_s3_leases {
+/* The kind's handle: the bucket's client. */
+struct s3 {
 	struct jc_http *h;
-	double lease, lease_wait; /* seconds */
-	int trust_required;
 };
 
-struct jc_remote_lease {
-	struct jc_s3_leases *s;
-	struct jc_key key;
-	char holder[96]; /* "HOST/PID/NONCE" */
-	char etag[80];   /* of our last write */
-	unsigned seq;    /* of our writes: each body, so each ETag, is new */
-	pid_t pid;
-	pthread_t thread;
-	int has_thread, stop;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+/* An S3 lease: the engine's, and what the bucket said of it. */
+struct s3_lease {
+	struct jc_lease l;
+	char etag[80];    /* of our last write */
+	unsigned seq;     /* of our writes: each body, so each ETag, is new */
+	/* a waiter's: another's lease as last seen (its ETag, and when first
+	 * seen with it, this machine's clock), the pause between looks at the
+	 * value, the next look at the lease, and whether the create was just
+	 * refused (the value looked at only after a pause) */
+	char seen_etag[80];
+	int64_t since_ns, pause, next_look;
+	int refused;
 };
 
 /* The server ignores conditional writes (found by the first lease): no S3
  * lease is used in this process. */
 static int ignored;
 
-struct jc_s3_leases *jc_s3_leases_open(struct jc_http *h, double lease, double lease_wait)
+static struct jc_http *http_of(const struct jc_lease *l)
 {
-	if (!h || !jc_http_is_s3(h))
-		return NULL;
-	struct jc_s3_leases *s = calloc(1, sizeof *s);
-	if (!s)
-		return NULL;
-	s->h = h;
-	s->lease = lease > 0.1 ? lease : 0.1; /* also NaN */
-	s->lease_wait = lease_wait > 0 ? lease_wait : 0;
-	if (s->lease > 1e6)
-		s->lease = 1e6;
-	if (s->lease_wait > 1e6)
-		s->lease_wait = 1e6;
-	return s;
-}
-
-void jc_s3_leases_close(struct jc_s3_leases *s)
-{
-	free(s);
-}
-
-void jc_s3_leases_set_trust(struct jc_s3_leases *s, int trust_required)
-{
-	if (s)
-		s->trust_required = trust_required;
+	return ((struct s3 *)jc_leases_kind_handle(l->e))->h;
 }
 
 /* ---- one lease ------------------------------------------------------------ */
@@ -75,26 +49,27 @@ void jc_s3_leases_set_trust(struct jc_s3_leases *s, int trust_required)
 static const char *const CREATE[] = { "If-None-Match: *", NULL };
 
 /* Write the lease with the condition given (If-None-Match: *, or If-Match:
- * an ETag): 1 written (l->etag is its new one), 0 refused (412: another's,
- * or 409: another's write at the same moment; If-Match, 404: gone), -1
- * failed (a create answered 404: no such bucket; any other refusal). */
-static int write_lease(struct jc_remote_lease *l, const char *const *cond,
+ * an ETag), its token token: 1 written (etag is its new one), 0 refused
+ * (412: another's, or 409: another's write at the same moment; If-Match,
+ * 404: gone), -1 failed (a create answered 404: no such bucket; any other
+ * refusal). */
+static int write_lease(struct s3_lease *sl, const char *const *cond, const char *token,
 		       uint64_t delta[JC_NCOUNTERS])
 {
-	char body[160];
+	char body[JC_LEASE_TOKEN_MAX + 64];
 	struct jc_http_answer a;
-	/* who holds it, the how-manieth write, and until when (ms since the
-	 * epoch, the holder's clock: for people; waiters go by the server's
-	 * clock and by the ETag, stale()) */
-	int n = snprintf(body, sizeof body, "jitcache-lease-v1 %s %u %lld\n", l->holder,
-			 ++l->seq, (long long)(jc_wall_ns() / 1000000 +
-					       (int64_t)(l->s->lease * 1000)));
-	if (jc_http_exchange(l->s->h, &l->key, SUFFIX, "PUT", cond, body, (size_t)n, &a,
+	/* who holds it (the token: signed with a signing key), the how-manieth
+	 * write, and until when (ms since the epoch, the holder's clock: for
+	 * people; waiters go by the server's clock and by the ETag, stale()) */
+	int n = snprintf(body, sizeof body, "jitcache-lease-v1 %s %u %lld\n", token, ++sl->seq,
+			 (long long)(jc_wall_ns() / 1000000 +
+				     (int64_t)(jc_leases_lease(sl->l.e) * 1000)));
+	if (jc_http_exchange(http_of(&sl->l), &sl->l.key, SUFFIX, "PUT", cond, body, (size_t)n, &a,
 			     delta) != 0)
 		return -1;
 	if (a.code == 200 || a.code == 201 || a.code == 204) {
-		snprintf(l->etag, sizeof l->etag, "%s", a.etag);
-		return l->etag[0] ? 1 : -1;
+		snprintf(sl->etag, sizeof sl->etag, "%s", a.etag);
+		return sl->etag[0] ? 1 : -1;
 	}
 	if (a.code == 412 || a.code == 409 || (a.code == 404 && cond != CREATE))
 		return 0;
@@ -103,154 +78,90 @@ static int write_lease(struct jc_remote_lease *l, const char *const *cond,
 	return -1;
 }
 
-static int write_if_match(struct jc_remote_lease *l, const char *etag,
+static int write_if_match(struct s3_lease *sl, const char *etag, const char *token,
 			  uint64_t delta[JC_NCOUNTERS])
 {
 	char line[100];
 	const char *cond[] = { line, NULL };
 	snprintf(line, sizeof line, "If-Match: %s", etag);
-	return write_lease(l, cond, delta);
+	return write_lease(sl, cond, token, delta);
 }
 
-static void *renew_loop(void *arg)
+/* The renewal: an overwrite of our own write only (If-Match). */
+static int s3_renew(void *z, struct jc_lease *l, const char *next)
 {
-	struct jc_remote_lease *l = arg;
-	int64_t period_ns = (int64_t)(l->s->lease * 1e9 / 3);
-	pthread_mutex_lock(&l->mu);
-	while (!l->stop) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		int64_t ns = until.tv_nsec + period_ns;
-		until.tv_sec += ns / 1000000000;
-		until.tv_nsec = ns % 1000000000;
-		while (!l->stop && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT) {
-		}
-		if (l->stop)
-			break;
-		char etag[sizeof l->etag];
-		memcpy(etag, l->etag, sizeof etag);
-		pthread_mutex_unlock(&l->mu);
-		uint64_t delta[JC_NCOUNTERS] = { 0 };
-		int renewed = write_if_match(l, etag, delta); /* (a failure: tried again) */
-		pthread_mutex_lock(&l->mu);
-		if (renewed == 0) {
-			JC_LOG_ONCE(JC_LOG_INFO, "remote S3: a compile lease was taken over before "
-				    "it could be renewed; another machine may compile the same "
-				    "kernel");
-			l->etag[0] = '\0';
-			break;
-		}
-	}
-	pthread_mutex_unlock(&l->mu);
-	return NULL;
+	struct s3_lease *sl = (struct s3_lease *)l;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	char etag[sizeof sl->etag];
+	(void)z;
+	memcpy(etag, sl->etag, sizeof etag);
+	int renewed = write_if_match(sl, etag, next, delta); /* (a failure: tried again) */
+	if (renewed == 0)
+		sl->etag[0] = '\0'; /* taken over: not ours to delete */
+	return renewed;
 }
 
-/* The renewal thread takes no signal of the host's. */
-static void start_renewal(struct jc_remote_lease *l)
+/* Delete the lease if it is still ours (If-Match). */
+static void s3_release(void *z, struct jc_lease *l)
 {
-	jc_cond_init_mono(&l->cv);
-	pthread_mutex_init(&l->mu, NULL);
-	l->has_thread = jc_thread_start(&l->thread, renew_loop, l);
-	if (!l->has_thread) {
-		pthread_cond_destroy(&l->cv);
-		pthread_mutex_destroy(&l->mu);
-		JC_LOG_ONCE(JC_LOG_INFO, "cannot start a thread to renew compile leases; a compile "
-			    "longer than the lease may be repeated on another machine");
-	}
-}
-
-static struct jc_remote_lease *new_lease(struct jc_s3_leases *s, const struct jc_key *key)
-{
-	struct jc_remote_lease *l = calloc(1, sizeof *l);
-	if (!l)
-		return NULL;
-	char host[64] = "?";
-	uint64_t nonce;
-	gethostname(host, sizeof host - 1);
-	host[strcspn(host, " \n")] = '\0';
-	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce)
-		nonce = (uint64_t)jc_wall_ns() ^ (uint64_t)getpid() << 32;
-	l->s = s;
-	l->key = *key;
-	l->pid = getpid();
-	snprintf(l->holder, sizeof l->holder, "%s/%d/%016llx", host, (int)l->pid,
-		 (unsigned long long)nonce);
-	return l;
-}
-
-void jc_s3_lease_release(struct jc_remote_lease *l)
-{
-	if (!l)
+	struct s3_lease *sl = (struct s3_lease *)l;
+	(void)z;
+	if (!sl->etag[0])
 		return;
-	if (l->pid != getpid()) { /* a fork()ed child's copy: the parent's to release */
-		free(l);
-		return;
-	}
-	if (l->has_thread)
-		jc_thread_stop(l->thread, &l->mu, &l->cv, &l->stop);
-	if (l->etag[0]) {
-		char line[100];
-		const char *cond[] = { line, NULL };
-		struct jc_http_answer a;
-		uint64_t delta[JC_NCOUNTERS] = { 0 };
-		snprintf(line, sizeof line, "If-Match: %s", l->etag);
-		jc_http_exchange(l->s->h, &l->key, SUFFIX, "DELETE", cond, NULL, 0, &a, delta);
-	}
-	free(l);
+	char line[100];
+	const char *cond[] = { line, NULL };
+	struct jc_http_answer a;
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	snprintf(line, sizeof line, "If-Match: %s", sl->etag);
+	jc_http_exchange(http_of(l), &l->key, SUFFIX, "DELETE", cond, NULL, 0, &a, delta);
+}
+
+static void s3_name_of(void *z, const struct jc_key *key, char out[JC_LEASE_NAME_MAX])
+{
+	(void)z;
+	char hex[2 * JC_KEY_BYTES + 1];
+	jc_key_hex(key, hex);
+	snprintf(out, JC_LEASE_NAME_MAX, "s3:%s" SUFFIX, hex);
 }
 
 /* ---- waiting -------------------------------------------------------------- */
 
-/* What a waiter saw of another's lease: its ETag, and when it was first
- * seen with it (this machine's clock). */
-struct watch {
-	char etag[80];
-	int64_t since_ns;
-};
-
 /* Is the lease a dead holder's?  By the server's clock: not written for
  * more than a lease time (and 2 s: Last-Modified counts whole seconds); by
  * ours: the same ETag for lease_wait seconds. */
-static int stale(const struct jc_s3_leases *s, struct watch *w, const struct jc_http_answer *a)
+static int stale(struct s3_lease *sl, const struct jc_http_answer *a)
 {
 	int64_t now = jc_wall_ns();
-	if (strcmp(w->etag, a->etag) != 0) {
-		snprintf(w->etag, sizeof w->etag, "%s", a->etag);
-		w->since_ns = now;
+	if (strcmp(sl->seen_etag, a->etag) != 0) {
+		snprintf(sl->seen_etag, sizeof sl->seen_etag, "%s", a->etag);
+		sl->since_ns = now;
 	}
-	if (a->date && a->last_modified && (double)(a->date - a->last_modified) > s->lease + 2)
+	if (a->date && a->last_modified &&
+	    (double)(a->date - a->last_modified) > jc_leases_lease(sl->l.e) + 2)
 		return 1;
-	return now - w->since_ns >= (int64_t)(s->lease_wait * 1e9);
-}
-
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
+	return now - sl->since_ns >= (int64_t)(jc_leases_lease_wait(sl->l.e) * 1e9);
 }
 
 /* Our create succeeded: would a second one?  On a server that honours
- * conditions it is refused (412); asked once per process. */
-static enum jc_remote_wait check_conditions(struct jc_remote_lease *l,
-					    uint64_t delta[JC_NCOUNTERS])
+ * conditions it is refused (412); asked once per process.  1: it was. */
+static int conditions_kept(struct s3_lease *sl, uint64_t delta[JC_NCOUNTERS])
 {
 	static int checked;
 	if (__atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
-		return JC_REMOTE_LEASED;
-	char ours[sizeof l->etag];
-	memcpy(ours, l->etag, sizeof ours);
-	int again = write_lease(l, CREATE, delta);
+		return 1;
+	char ours[sizeof sl->etag];
+	memcpy(ours, sl->etag, sizeof ours);
+	int again = write_lease(sl, CREATE, sl->l.token, delta);
 	if (again <= 0) { /* (no answer: the lease is ours all the same) */
-		memcpy(l->etag, ours, sizeof ours);
-		return JC_REMOTE_LEASED;
+		memcpy(sl->etag, ours, sizeof ours);
+		return 1;
 	}
 	__atomic_store_n(&ignored, 1, __ATOMIC_RELAXED);
 	jc_log(JC_LOG_WARN, "remote S3: the server ignores conditional writes (a second "
 	       "If-None-Match: * PUT succeeded); it cannot hold compile leases, so machines "
 	       "that share only it may compile the same kernel at once (a Redis remote listed "
 	       "beside it holds them)");
-	return JC_REMOTE_FREE;
+	return 0;
 }
 
 /* The waiter's pause between looks at the value: 50 ms, doubling to a
@@ -258,113 +169,145 @@ static enum jc_remote_wait check_conditions(struct jc_remote_lease *l,
  * found that late at most); and between looks at the lease (its ETag, for
  * a dead holder's; gone, for one released without a value): a fifth of
  * the lease or of lease_wait, 0.1 s at least. */
-static int64_t pause_most(const struct jc_s3_leases *s)
+static int64_t pause_most(const struct jc_leases *e)
 {
-	double most = s->lease / 20;
+	double most = jc_leases_lease(e) / 20;
 	return (int64_t)((most < 0.05 ? 0.05 : most > 1 ? 1 : most) * 1e9);
 }
 
-static int64_t look_every(const struct jc_s3_leases *s)
+static int64_t look_every(const struct jc_leases *e)
 {
-	double every = (s->lease < s->lease_wait ? s->lease : s->lease_wait) / 5;
+	double lease = jc_leases_lease(e), wait = jc_leases_lease_wait(e);
+	double every = (lease < wait ? lease : wait) / 5;
 	return (int64_t)((every < 0.1 ? 0.1 : every) * 1e9);
 }
 
-/* One look at another's lease (HEAD): JC_REMOTE_TIMEOUT to keep waiting
- * (*gone: released, or never there: take it), or what the wait ends with. */
-static enum jc_remote_wait look_at_lease(struct jc_remote_lease *l, struct watch *w, int *gone,
-					 int *took_over, uint64_t delta[JC_NCOUNTERS])
+/* Create the lease (only if absent).  Taken: unless the value is there by
+ * now (a holder stored it and let go since our lookup), or the server
+ * turns out to ignore conditions. */
+static enum jc_lease_take create(struct s3_lease *sl, struct jc_remote_value *v,
+				 uint64_t delta[JC_NCOUNTERS])
 {
-	struct jc_s3_leases *s = l->s;
-	struct jc_http_answer a;
-	if (jc_http_exchange(s->h, &l->key, SUFFIX, "HEAD", NULL, NULL, 0, &a, delta) != 0)
-		return JC_REMOTE_FAILED;
-	*gone = a.code == 404;
-	if (a.code != 200 && a.code != 404)
-		return JC_REMOTE_FAILED; /* (said by neither: not a failure of the server's) */
-	if (a.code == 200 && s->trust_required) {
-		JC_LOG_ONCE(JC_LOG_WARN, "remote S3: another machine's compile lease is "
-			    "not waited for (S3 leases are not signed; trusted_keys): "
-			    "compiling here");
-		return JC_REMOTE_FREE;
+	int wrote = write_lease(sl, CREATE, sl->l.token, delta);
+	if (wrote < 0)
+		return JC_LEASE_FAILED;
+	if (wrote == 0)
+		return JC_LEASE_HELD;
+	if (!conditions_kept(sl, delta)) {
+		s3_release(NULL, &sl->l); /* taken where conditions are ignored: not a lease */
+		return JC_LEASE_NONE;
 	}
-	if (a.code == 200 && stale(s, w, &a) && a.etag[0]) {
-		int wrote = write_if_match(l, a.etag, delta);
-		if (wrote != 0) {
-			*took_over = wrote > 0;
-			return wrote > 0 ? JC_REMOTE_LEASED : JC_REMOTE_FAILED;
-		}
-		w->etag[0] = '\0'; /* another took it over: watch the new holder */
+	if (jc_http_get(http_of(&sl->l), &sl->l.key, v, delta) == 1) {
+		s3_release(NULL, &sl->l); /* stored since our lookup: no compile */
+		return JC_LEASE_READY;
 	}
-	return JC_REMOTE_TIMEOUT;
+	return JC_LEASE_TAKEN;
 }
 
-enum jc_remote_wait jc_s3_lease_wait(struct jc_s3_leases *s, const struct jc_key *key,
-				     int64_t deadline_ns, struct jc_remote_lease **lease,
-				     struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+/* One look at another's lease (HEAD; GET where its token is to be judged,
+ * trusted_keys): gone, created again; a dead holder's, taken over (one
+ * waiter wins: If-Match its ETag); else held. */
+static enum jc_lease_take look_at_lease(struct s3_lease *sl, struct jc_remote_value *v,
+					uint64_t delta[JC_NCOUNTERS])
 {
-	*lease = NULL;
-	memset(v, 0, sizeof *v);
-	if (!s)
-		return JC_REMOTE_FAILED;
+	struct jc_lease *l = &sl->l;
+	struct jc_http_answer a;
+	sl->next_look = jc_wall_ns() + look_every(l->e);
+	if (jc_http_exchange(http_of(l), &l->key, SUFFIX, l->need_token ? "GET" : "HEAD", NULL,
+			     NULL, 0, &a, delta) != 0)
+		return JC_LEASE_FAILED;
+	if (a.code == 404)
+		return create(sl, v, delta); /* released, or never there */
+	if (a.code != 200)
+		return JC_LEASE_FAILED; /* (said by neither: not a failure of the server's) */
+	if (l->need_token && sscanf(a.body, "jitcache-lease-v1 %319s", l->seen) != 1)
+		l->seen[0] = '\0';
+	if (stale(sl, &a) && a.etag[0]) {
+		int wrote = write_if_match(sl, a.etag, l->token, delta);
+		if (wrote > 0) {
+			JC_LOG_ONCE(JC_LOG_INFO, "remote S3: another machine's compile lease was "
+				    "not renewed (lease, lease_wait): taken over, compiling here");
+			return JC_LEASE_TAKEN;
+		}
+		if (wrote < 0)
+			return JC_LEASE_FAILED;
+		sl->seen_etag[0] = '\0'; /* another took it over: watch the new holder */
+	}
+	return JC_LEASE_HELD;
+}
+
+/* The first try creates the lease; refused (another's), the lease is
+ * looked at after a fifth of a lease (at once where its token is to be
+ * judged); every later try looks at it. */
+static enum jc_lease_take s3_try_take(void *z, struct jc_lease *l, int first,
+				      struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	struct s3_lease *sl = (struct s3_lease *)l;
+	(void)z;
+	if (!first)
+		return look_at_lease(sl, v, delta);
 	if (__atomic_load_n(&ignored, __ATOMIC_RELAXED))
-		return JC_REMOTE_FREE;
-	struct jc_remote_lease *l = new_lease(s, key);
-	if (!l)
-		return JC_REMOTE_FAILED;
-	/* Create the lease; refused (another's), look at the value (a GET,
-	 * which brings it once stored: one request a look) with a growing
-	 * pause, and at the lease now and then (the lease first, then the
-	 * value: a holder writes the value before it deletes the lease). */
-	struct watch w = { .etag = "" };
-	int64_t pause = 50000000, most = pause_most(s), every = look_every(s), next_look = 0;
-	int create = 1, took_over = 0;
-	enum jc_remote_wait r = JC_REMOTE_TIMEOUT;
-	while (r == JC_REMOTE_TIMEOUT) {
-		int wrote = 0, refused = 0;
-		if (create && (wrote = write_lease(l, CREATE, delta)) != 0) {
-			r = wrote > 0 ? check_conditions(l, delta) : JC_REMOTE_FAILED;
-			if (r == JC_REMOTE_LEASED && jc_http_get(s->h, key, v, delta) == 1) {
-				jc_s3_lease_release(l); /* stored since our lookup: no compile */
-				return JC_REMOTE_READY;
-			}
-			break;
-		}
-		if (create) { /* another's, just seen: the value is looked at after a pause */
-			refused = 1;
-			create = 0;
-			next_look = s->trust_required ? 0 : jc_wall_ns() + every;
-		}
-		if (jc_wall_ns() >= next_look) {
-			r = look_at_lease(l, &w, &create, &took_over, delta);
-			next_look = jc_wall_ns() + every;
-			if (r != JC_REMOTE_TIMEOUT)
-				break;
-		}
-		int found = refused ? 0 : jc_http_get(s->h, key, v, delta);
-		if (found) {
-			r = found > 0 ? JC_REMOTE_READY : JC_REMOTE_FAILED;
-			break;
-		}
+		return JC_LEASE_NONE;
+	sl->pause = 50000000;
+	enum jc_lease_take t = create(sl, v, delta);
+	if (t != JC_LEASE_HELD)
+		return t;
+	sl->refused = 1; /* another's, just seen: the value is looked at after a pause */
+	sl->next_look = jc_wall_ns() + look_every(l->e);
+	return l->need_token ? look_at_lease(sl, v, delta) : JC_LEASE_HELD;
+}
+
+/* Look at the value (a GET, which brings it once stored: one request a
+ * look) with a growing pause, until the next look at the lease. */
+static enum jc_remote_wait s3_wait_hint(void *z, struct jc_lease *l, int64_t deadline_ns,
+					struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+{
+	struct s3_lease *sl = (struct s3_lease *)l;
+	int64_t most = pause_most(l->e);
+	(void)z;
+	for (;;) {
+		int found = sl->refused ? 0 : jc_http_get(http_of(l), &l->key, v, delta);
+		if (found)
+			return found > 0 ? JC_REMOTE_READY : JC_REMOTE_FAILED;
 		int64_t left = deadline_ns - jc_wall_ns();
 		if (left <= 0)
-			break;
-		/* released, or never there: try to take it again soon */
-		int64_t ns = create ? 20000000 : pause;
-		sleep_ns(ns < left ? ns : left);
-		if (!create && !refused)
-			pause = pause * 2 < most ? pause * 2 : most;
+			return JC_REMOTE_TIMEOUT;
+		jc_lease_sleep(sl->pause < left ? sl->pause : left);
+		if (!sl->refused)
+			sl->pause = sl->pause * 2 < most ? sl->pause * 2 : most;
+		sl->refused = 0;
+		if (jc_wall_ns() >= sl->next_look)
+			return JC_REMOTE_TIMEOUT;
 	}
-	if (took_over)
-		JC_LOG_ONCE(JC_LOG_INFO, "remote S3: another machine's compile lease was not "
-			    "renewed (lease, lease_wait): taken over, compiling here");
-	if (r == JC_REMOTE_LEASED) {
-		start_renewal(l);
-		*lease = l;
-	} else if (r == JC_REMOTE_FREE && l->etag[0]) {
-		jc_s3_lease_release(l); /* taken where conditions are ignored: not a lease */
-	} else {
-		free(l);
+}
+
+static const struct jc_lease_kind s3_kind = {
+	.name = "S3",
+	.size = sizeof(struct s3_lease),
+	.name_of = s3_name_of,
+	.try_take = s3_try_take,
+	.renew = s3_renew,
+	.release = s3_release,
+	.wait_hint = s3_wait_hint,
+};
+
+struct jc_leases *jc_s3_leases_open(struct jc_http *h, double lease, double lease_wait)
+{
+	if (!h || !jc_http_is_s3(h))
+		return NULL;
+	struct s3 *s = calloc(1, sizeof *s);
+	struct jc_leases *e = s ? jc_leases_open(&s3_kind, s, jc_http_url(h), lease, lease_wait) : NULL;
+	if (!e) {
+		free(s);
+		return NULL;
 	}
-	return r;
+	s->h = h;
+	return e;
+}
+
+void jc_s3_leases_close(struct jc_leases *e)
+{
+	if (e)
+		free(jc_leases_kind_handle(e));
+	jc_leases_close(e);
 }

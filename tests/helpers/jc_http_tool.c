@@ -236,13 +236,13 @@ static void lease(struct jc_http *h, const char *seed, double hold, double secon
 		[JC_REMOTE_FREE] = "free", [JC_REMOTE_TIMEOUT] = "timeout",
 		[JC_REMOTE_FAILED] = "failed",
 	};
-	struct jc_http_leases *z = jc_http_leases_open(h, seconds, 0);
-	struct jc_http_lease *l = NULL;
+	struct jc_leases *z = jc_http_leases_open(h, seconds, 0, seconds);
+	struct jc_lease *l = NULL;
 	struct jc_key k = key_of(seed);
 	int64_t t = now_us();
 	struct jc_remote_value v;
-	enum jc_remote_wait w = jc_http_wait(z, &k, jc_wall_ns() + 60 * (int64_t)1000000000, &l,
-					     &v, delta);
+	enum jc_remote_wait w = jc_lease_wait(z, &k, jc_wall_ns() + 60 * (int64_t)1000000000, NULL,
+					      &l, &v, delta);
 	free(v.payload);
 	printf("lease %s %.2f\n", names[w], (double)(now_us() - t) / 1e6);
 	fflush(stdout);
@@ -250,7 +250,7 @@ static void lease(struct jc_http *h, const char *seed, double hold, double secon
 		struct timespec ts = { (time_t)hold, (long)((hold - (double)(time_t)hold) * 1e9) };
 		nanosleep(&ts, NULL);
 		put_seed(h, seed, 1000, delta);
-		jc_http_release(l);
+		jc_lease_release(l);
 	}
 	jc_http_leases_close(z);
 }
@@ -386,12 +386,13 @@ int main(int argc, char **argv)
 				[JC_REMOTE_FREE] = "FREE", [JC_REMOTE_TIMEOUT] = "TIMEOUT",
 				[JC_REMOTE_FAILED] = "FAILED",
 			};
-			struct jc_s3_leases *s = jc_s3_leases_open(h, atof(cmd[3]), atof(cmd[3]));
-			struct jc_remote_lease *l;
+			struct jc_leases *s = jc_s3_leases_open(h, atof(cmd[3]), atof(cmd[3]));
+			struct jc_lease *l = NULL;
 			struct jc_key k = key_of(cmd[1]);
 			int64_t deadline = jc_wall_ns() + 60 * (int64_t)1000000000;
-			struct jc_remote_value v;
-			enum jc_remote_wait w = jc_s3_lease_wait(s, &k, deadline, &l, &v, delta);
+			struct jc_remote_value v = { 0 };
+			enum jc_remote_wait w = s ? jc_lease_wait(s, &k, deadline, NULL, &l, &v, delta)
+						  : JC_REMOTE_FAILED;
 			free(v.payload);
 			printf("lease %s\n", names[w]);
 			if (l) {
@@ -400,7 +401,7 @@ int main(int argc, char **argv)
 							 (long)((atof(cmd[2]) - (time_t)atof(cmd[2])) * 1e9) };
 				nanosleep(&hold, NULL);
 				printf("held %lld %lld\n", from, (long long)(jc_wall_ns() / 1000000));
-				jc_s3_lease_release(l);
+				jc_lease_release(l);
 			}
 			jc_s3_leases_close(s);
 		}

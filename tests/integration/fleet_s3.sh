@@ -11,6 +11,9 @@
 #   - 8 nodes start the same module at once, default settings: one compile
 #     fleet-wide, the 7 others load its value (ceb2f08: 8 compiles), and no
 #     lease object is left behind;
+#   - with trusted_keys (signing_key on every node) S3 leases are signed: 8
+#     nodes compile once (3fb985c: 8); a holder whose token is unsigned, or
+#     signed by a key not trusted, is not waited for (said in one line);
 #   - the holder killed (SIGKILL) in the middle of its compile: another node
 #     takes the lease over within about one lease time (3 s here), and every
 #     other node still creates its module, compiled once more by one node;
@@ -128,6 +131,45 @@ most=$(awk -v s="$took" 'BEGIN { printf "%.1f", 5 + 2.5 * s }')
 echo "     requests per node per module, a rollout of $N nodes in $took s: $rpn ($each)"
 check "... the server's log counts them (debug_rgw 1: one line a request)" test "$total" -gt 0
 check "... at most 5 + 2.5 a second of the rollout per node ($rpn, at most $most)" ge "$most" "$rpn"
+
+# ---- trusted_keys: signed leases (lease.h), one compile fleet-wide --------------------
+# Every node signs with the fleet's key and trusts it: the lease object's
+# token is signed, and the others wait for it (3fb985c did not sign S3
+# leases and never waited with trusted_keys: 8 compiles).
+"$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
+"$JITCACHE" keygen "$T/other.key" >/dev/null 2>&1
+export JITCACHE_REMOTE=s3://jitcache/signed
+export JITCACHE_SIGNING_KEY=$T/node.key JITCACHE_TRUSTED_KEYS=$T/node.key.pub
+rollout keyed
+wait "${PIDS[@]}"
+check "trusted_keys, $N signed nodes: all created the module" test "$(created "$T"/keyed*.out)" -eq $N
+c=$(compiled "$T"/keyed*.out)
+check "... one compile fleet-wide ($c)" test "$c" -eq 1
+check "... and no lease is left behind" test -z "$(leases)"
+# A holder whose token is not trusted (signed by another key, or not signed):
+# the node with trusted_keys does not wait for it, and says why.
+for who in other unsigned; do
+	export JITCACHE_REMOTE=s3://jitcache/$who
+	if [ $who = other ]; then
+		JITCACHE_SIGNING_KEY=$T/other.key node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
+	else
+		JITCACHE_SIGNING_KEY= JITCACHE_TRUSTED_KEYS= node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
+	fi
+	hpid=$!
+	for _ in $(seq 1 400); do [ -n "$(lease_holder)" ] && break; sleep 0.025; done
+	node "waiter-$who" "$CLIENT" link "$T/fleet.spv"
+	wait $hpid
+	why="key that is not trusted"
+	[ $who = unsigned ] && why="not signed"
+	check "a holder $([ $who = other ] && echo "signed by a key not trusted" || echo unsigned): the node with trusted_keys created its module" \
+		test "$(created "$T/waiter-$who.out")" -eq 1
+	check "... compiled it without waiting for the holder" \
+		test "$(compiled "$T/waiter-$who.out")" -eq 1
+	check "... and said why in one line" \
+		test "$(grep -c "a compile lease is not waited for (.*$why.*; trusted_keys)" "$T/waiter-$who.out")" -eq 1
+done
+unset JITCACHE_SIGNING_KEY JITCACHE_TRUSTED_KEYS
+export JITCACHE_REMOTE=s3://jitcache/fleet
 
 # ---- the holder killed in the middle of its compile -----------------------------------
 # A lease of 3 s is renewed every second; one not seen renewed for 2 s is a

@@ -17,7 +17,9 @@
 #     and stores; a server nobody listens on: compiles at once;
 #   - a compile longer than the server's lock timeout (jc_http_tool holding
 #     a lease 7 s, locks of 2 s): its lock renewed, the other waits it out;
-#   - with trusted_keys a WebDAV lock (unsigned) is never waited for.
+#   - with trusted_keys (signing_key on every node) WebDAV leases are signed:
+#     8 nodes compile once; a holder whose token is unsigned, or signed by
+#     a key not trusted, is not waited for (said in one line).
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/integration/ze_common.bash"
 . "$ROOT/tests/integration/remote_common.bash"
@@ -87,15 +89,43 @@ rm -rf "$ROOTDIR"
 # the waiters look every 0.5 s.
 killed_holder dead lease_holder $((LEASE + 2))
 
-# ---- trusted_keys: a WebDAV lock is not signed, so never waited for -----------------------
+# ---- trusted_keys: signed leases (lease.h), one compile fleet-wide ------------------------
+# Every node signs with the fleet's key and trusts it: a WebDAV lease's file
+# holds the holder's signed token, and the others wait for it (3fb985c did
+# not sign WebDAV leases and never waited with trusted_keys: 8 compiles).
 "$JITCACHE" keygen "$T/node.key" >/dev/null 2>&1
+"$JITCACHE" keygen "$T/other.key" >/dev/null 2>&1
 rm -rf "$ROOTDIR"
-from=$(($(wc -l <"$T/dav/access.log") + 1))
-JITCACHE_SIGNING_KEY=$T/node.key JITCACHE_TRUSTED_KEYS=$T/node.key.pub node keyed "$CLIENT" link "$T/fleet.spv"
-check "trusted_keys: the node created its module" test "$(created "$T/keyed.out")" -eq 1
-check "... said once that WebDAV leases are not signed" \
-	test "$(grep -c 'WebDAV compile leases are not signed' "$T/keyed.out")" -eq 1
-check "... and sent no LOCK" test "$(tail -n "+$from" "$T/dav/access.log" | grep -c '"LOCK ')" -eq 0
+export JITCACHE_SIGNING_KEY=$T/node.key JITCACHE_TRUSTED_KEYS=$T/node.key.pub
+rollout keyed 8
+wait "${PIDS[@]}"
+check "trusted_keys, 8 signed nodes: all created the module" test "$(created "$T"/keyed*.out)" -eq 8
+c=$(compiled "$T"/keyed*.out)
+check "... one compile fleet-wide ($c)" test "$c" -eq 1
+check "... and no lease file is left behind ($(leases_left "$ROOTDIR"))" test "$(leases_left "$ROOTDIR")" -eq 0
+# A holder whose token is not trusted (signed by another key, or not signed):
+# the node with trusted_keys does not wait for it, and says why.
+for who in other unsigned; do
+	rm -rf "$ROOTDIR"
+	if [ $who = other ]; then
+		JITCACHE_SIGNING_KEY=$T/other.key node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
+	else
+		JITCACHE_SIGNING_KEY= JITCACHE_TRUSTED_KEYS= node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
+	fi
+	hpid=$!
+	for _ in $(seq 1 400); do [ -n "$(lease_holder)" ] && break; sleep 0.025; done
+	node "waiter-$who" "$CLIENT" link "$T/fleet.spv"
+	wait $hpid
+	why="key that is not trusted"
+	[ $who = unsigned ] && why="not signed"
+	check "a holder $([ $who = other ] && echo "signed by a key not trusted" || echo unsigned): the node with trusted_keys created its module" \
+		test "$(created "$T/waiter-$who.out")" -eq 1
+	check "... compiled it without waiting for the holder" \
+		test "$(compiled "$T/waiter-$who.out")" -eq 1
+	check "... and said why in one line" \
+		test "$(grep -c "a compile lease is not waited for (.*$why.*; trusted_keys)" "$T/waiter-$who.out")" -eq 1
+done
+unset JITCACHE_SIGNING_KEY JITCACHE_TRUSTED_KEYS
 
 stop_server nginx
 

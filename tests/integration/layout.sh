@@ -102,12 +102,13 @@ check "tiers/remote.c names no kind of remote${bad:+ (lines $bad)}" test -z "$ba
 # store"): nothing outside store/ formats the name of an object
 # ("<2 hex>/<32 hex>", any layout: store/object.h names them for the cache,
 # the layers and the file:// and http(s):// remotes alike), nor of the
-# directory's other files (DIR/locks, a spool or temporary file there),
+# directory's other files (DIR/locks, a remote's back-off file
+# DIR/remote-<hash>.down, a spool or temporary file there),
 # peeks at an entry's header bytes itself, or asks the store for the path
 # that would let it (jc_store_path, jc_layers_dir, gone).  Comments may
 # name the layout.  config/tempfile.c names a temporary file beside any
 # target it is given (config/tempfile.h), the cache's among others.
-path_fmt='/%02x|%02x/|"%02x", *key->bytes\[0\]|"ac"|/ac/|/locks"|%s/\.tmp\.|O_TMPFILE|\[12\]|jc_store_path *\(|jc_layers_dir *\('
+path_fmt='/%02x|%02x/|"%02x", *key->bytes\[0\]|"ac"|/ac/|/locks"|%s/\.tmp\.|O_TMPFILE|\[12\]|jc_store_path *\(|jc_layers_dir *\(|"remote-%|\.down"'
 bad=$(for room in $ROOMS bin; do
 	[ "$room" = store ] && continue
 	grep -nE "$path_fmt" "$ROOT/$room"/*.[ch] 2>/dev/null
