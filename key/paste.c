@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* paste.c — whether pasting could make a name that reads a file (paste.h). */
 #include "key/paste.h"
+#include "config/grow.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -153,15 +154,11 @@ int jc_paste_define(struct jc_paste *p, const char *line, size_t n)
 	size_t k = 0;
 	while (k < n && ident_char(line[k]))
 		k++;
-	if (p->n_defs == p->cap_defs) {
-		size_t cap = p->cap_defs ? 2 * p->cap_defs : 64;
-		struct jc_paste_def *grown = realloc(p->defs, cap * sizeof *grown);
-		if (!grown)
-			return -1;
-		p->defs = grown;
-		p->cap_defs = cap;
-	}
-	struct jc_paste_def *d = &p->defs[p->n_defs];
+	struct jc_paste_def *defs = jc_grow(p->defs, &p->cap_defs, p->n_defs, sizeof *defs);
+	if (!defs)
+		return -1;
+	p->defs = defs;
+	struct jc_paste_def *d = &defs[p->n_defs];
 	d->name = strndup(line, k);
 	d->body = strndup(line + k, n - k);
 	d->pastes = pastes(line + k, n - k);
@@ -176,15 +173,11 @@ int jc_paste_define(struct jc_paste *p, const char *line, size_t n)
 
 int jc_paste_if(struct jc_paste *p, const char *expr, size_t n)
 {
-	if (p->n_ifs == p->cap_ifs) {
-		size_t cap = p->cap_ifs ? 2 * p->cap_ifs : 64;
-		char **grown = realloc(p->ifs, cap * sizeof *grown);
-		if (!grown)
-			return -1;
-		p->ifs = grown;
-		p->cap_ifs = cap;
-	}
-	if (!(p->ifs[p->n_ifs] = strndup(expr, n)))
+	char **ifs = jc_grow(p->ifs, &p->cap_ifs, p->n_ifs, sizeof *ifs);
+	if (!ifs)
+		return -1;
+	p->ifs = ifs;
+	if (!(ifs[p->n_ifs] = strndup(expr, n)))
 		return -1;
 	p->n_ifs++;
 	return 0;
