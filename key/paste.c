@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* paste.c — whether pasting could make a name that reads a file (paste.h). */
 #include "key/paste.h"
+#include "key/token.h"
 #include "config/grow.h"
 
 #include <ctype.h>
@@ -98,22 +99,10 @@ static int split(const struct jc_paste *p, char *how, size_t size)
  * numbers: its start and length, and whether a '(' follows it; 0 at the end. */
 static int next_ident(const char **s, const char *end, const char **id, size_t *n, int *call)
 {
-	const char *q = *s;
-	while (q < end) {
-		if (*q == '"' || *q == '\'') {
-			char c = *q++;
-			while (q < end && *q != c)
-				q += *q == '\\' && q + 1 < end ? 2 : 1;
-			q += q < end;
-		} else if (isdigit((unsigned char)*q) ||
-			   (*q == '.' && q + 1 < end && isdigit((unsigned char)q[1]))) {
-			for (q++; q < end && (ident_char(*q) || *q == '.' ||
-					      ((*q == '+' || *q == '-') && strchr("eEpP", q[-1])));)
-				q++;
-		} else if (ident_char(*q)) {
-			const char *w = q;
-			while (w < end && ident_char(*w))
-				w++;
+	for (const char *q = *s; q < end;) {
+		enum jc_token kind;
+		const char *w = jc_token(q, end, &kind);
+		if (kind == JC_TOKEN_NAME) {
 			*id = q;
 			*n = (size_t)(w - q);
 			while (w < end && isspace((unsigned char)*w))
@@ -121,9 +110,8 @@ static int next_ident(const char **s, const char *end, const char **id, size_t *
 			*call = w < end && *w == '(';
 			*s = w;
 			return 1;
-		} else {
-			q++;
 		}
+		q = w;
 	}
 	*s = end;
 	return 0;
