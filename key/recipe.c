@@ -181,6 +181,16 @@ static const char *get_str(struct in *in)
 	return *present ? s : NULL;
 }
 
+/* A name, then its bytes (an included file, a header): a name is never
+ * absent. */
+static const char *get_named(struct in *in, const void **data, size_t *size)
+{
+	const char *name = get_str(in);
+	*data = get_blob(in, size);
+	in->bad |= !name;
+	return name;
+}
+
 /* Arrays the decoded recipe owns, in one list freed together. */
 struct arena {
 	void **v;
@@ -269,11 +279,8 @@ static int get_cl(struct in *in, struct jc_recipe *r)
 	if (in->bad)
 		return -1;
 	struct jc_recipe_file *files = get_items(in, r, 18, sizeof *files, &r->cl_n_files);
-	for (size_t k = 0; !in->bad && k < r->cl_n_files; k++) {
-		files[k].path = get_str(in);
-		files[k].data = get_blob(in, &files[k].size);
-		in->bad |= !files[k].path;
-	}
+	for (size_t k = 0; !in->bad && k < r->cl_n_files; k++)
+		files[k].path = get_named(in, &files[k].data, &files[k].size);
 	r->cl_files = files;
 	return in->bad ? -1 : 0;
 }
@@ -283,11 +290,8 @@ static int get_compile(struct in *in, struct jc_recipe *r)
 	if (get_cl(in, r) != 0)
 		return -1;
 	struct jc_recipe_header *h = get_items(in, r, 19, sizeof *h, &r->cl_n_headers);
-	for (size_t k = 0; !in->bad && k < r->cl_n_headers; k++) {
-		h[k].name = get_str(in);
-		h[k].text = get_blob(in, &h[k].size);
-		in->bad |= !h[k].name;
-	}
+	for (size_t k = 0; !in->bad && k < r->cl_n_headers; k++)
+		h[k].name = get_named(in, &h[k].text, &h[k].size);
 	r->cl_headers = h;
 	return in->bad ? -1 : 0;
 }
