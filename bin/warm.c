@@ -3,6 +3,7 @@
 #include "bin/warm.h"
 #include "bin/admin.h"
 #include "config/clock.h"
+#include "config/grow.h"
 
 #include "tiers/archive.h"
 #include "key/recipe.h"
@@ -112,13 +113,10 @@ static int collect(void *ctx, const void *data, size_t size, int layer)
 	for (size_t i = 0; i < rs->n; i++)
 		if (rs->v[i].request == request)
 			return 0;
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 64;
-		struct jc_warm_recipe *v = realloc(rs->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		rs->v = v, rs->cap = cap;
-	}
+	struct jc_warm_recipe *v = jc_grow(rs->v, &rs->cap, rs->n, sizeof *v);
+	if (!v)
+		return -1;
+	rs->v = v;
 	void *copy = malloc(size);
 	if (!copy)
 		return -1;

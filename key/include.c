@@ -2,6 +2,7 @@
 /* #include directives, resolved and hashed (see include.h). */
 #include "key/include.h"
 #include "key/paste.h"
+#include "key/token.h"
 
 #include "config/buf.h"
 #include "config/log.h"
@@ -250,29 +251,15 @@ static int has_include(struct scan *sc, const char *line, const char *s, const c
 static int scan_words(struct scan *sc, const char *line, const char *end, int in_ifdef)
 {
 	for (const char *p = line; p < end;) {
-		if (*p == '"' || *p == '\'') {
-			char q = *p++;
-			while (p < end && *p != q)
-				p += *p == '\\' && p + 1 < end ? 2 : 1;
-			p += p < end;
-			continue;
-		}
-		if (isdigit((unsigned char)*p) || (*p == '.' && p + 1 < end && isdigit((unsigned char)p[1]))) {
-			while (p < end && (ident_char(*p) || *p == '.' ||
-					   ((*p == '+' || *p == '-') && strchr("eEpP", p[-1]))))
-				p++;
-			continue;
-		}
-		if ((*p == '#' && p + 1 < end && p[1] == '#') ||
-		    (end - p >= 4 && !memcmp(p, "%:%:", 4)))
+		enum jc_token kind;
+		const char *w = jc_token(p, end, &kind);
+		if (kind == JC_TOKEN_OTHER && ((*p == '#' && p + 1 < end && p[1] == '#') ||
+					       (end - p >= 4 && !memcmp(p, "%:%:", 4))))
 			sc->pastes = 1;
-		if (!ident_start(*p)) {
-			p++;
+		if (kind != JC_TOKEN_NAME) {
+			p = w;
 			continue;
 		}
-		const char *w = p;
-		while (w < end && ident_char(*w))
-			w++;
 		size_t n = (size_t)(w - p);
 		int rc = 0;
 		const char *next = w;

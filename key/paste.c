@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* paste.c — whether pasting could make a name that reads a file (paste.h). */
 #include "key/paste.h"
+#include "key/token.h"
+#include "config/grow.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -97,22 +99,10 @@ static int split(const struct jc_paste *p, char *how, size_t size)
  * numbers: its start and length, and whether a '(' follows it; 0 at the end. */
 static int next_ident(const char **s, const char *end, const char **id, size_t *n, int *call)
 {
-	const char *q = *s;
-	while (q < end) {
-		if (*q == '"' || *q == '\'') {
-			char c = *q++;
-			while (q < end && *q != c)
-				q += *q == '\\' && q + 1 < end ? 2 : 1;
-			q += q < end;
-		} else if (isdigit((unsigned char)*q) ||
-			   (*q == '.' && q + 1 < end && isdigit((unsigned char)q[1]))) {
-			for (q++; q < end && (ident_char(*q) || *q == '.' ||
-					      ((*q == '+' || *q == '-') && strchr("eEpP", q[-1])));)
-				q++;
-		} else if (ident_char(*q)) {
-			const char *w = q;
-			while (w < end && ident_char(*w))
-				w++;
+	for (const char *q = *s; q < end;) {
+		enum jc_token kind;
+		const char *w = jc_token(q, end, &kind);
+		if (kind == JC_TOKEN_NAME) {
 			*id = q;
 			*n = (size_t)(w - q);
 			while (w < end && isspace((unsigned char)*w))
@@ -120,9 +110,8 @@ static int next_ident(const char **s, const char *end, const char **id, size_t *
 			*call = w < end && *w == '(';
 			*s = w;
 			return 1;
-		} else {
-			q++;
 		}
+		q = w;
 	}
 	*s = end;
 	return 0;
@@ -153,15 +142,11 @@ int jc_paste_define(struct jc_paste *p, const char *line, size_t n)
 	size_t k = 0;
 	while (k < n && ident_char(line[k]))
 		k++;
-	if (p->n_defs == p->cap_defs) {
-		size_t cap = p->cap_defs ? 2 * p->cap_defs : 64;
-		struct jc_paste_def *grown = realloc(p->defs, cap * sizeof *grown);
-		if (!grown)
-			return -1;
-		p->defs = grown;
-		p->cap_defs = cap;
-	}
-	struct jc_paste_def *d = &p->defs[p->n_defs];
+	struct jc_paste_def *defs = jc_grow(p->defs, &p->cap_defs, p->n_defs, sizeof *defs);
+	if (!defs)
+		return -1;
+	p->defs = defs;
+	struct jc_paste_def *d = &defs[p->n_defs];
 	d->name = strndup(line, k);
 	d->body = strndup(line + k, n - k);
 	d->pastes = pastes(line + k, n - k);
@@ -176,15 +161,11 @@ int jc_paste_define(struct jc_paste *p, const char *line, size_t n)
 
 int jc_paste_if(struct jc_paste *p, const char *expr, size_t n)
 {
-	if (p->n_ifs == p->cap_ifs) {
-		size_t cap = p->cap_ifs ? 2 * p->cap_ifs : 64;
-		char **grown = realloc(p->ifs, cap * sizeof *grown);
-		if (!grown)
-			return -1;
-		p->ifs = grown;
-		p->cap_ifs = cap;
-	}
-	if (!(p->ifs[p->n_ifs] = strndup(expr, n)))
+	char **ifs = jc_grow(p->ifs, &p->cap_ifs, p->n_ifs, sizeof *ifs);
+	if (!ifs)
+		return -1;
+	p->ifs = ifs;
+	if (!(ifs[p->n_ifs] = strndup(expr, n)))
 		return -1;
 	p->n_ifs++;
 	return 0;

@@ -181,6 +181,16 @@ static const char *get_str(struct in *in)
 	return *present ? s : NULL;
 }
 
+/* A name, then its bytes (an included file, a header): a name is never
+ * absent. */
+static const char *get_named(struct in *in, const void **data, size_t *size)
+{
+	const char *name = get_str(in);
+	*data = get_blob(in, size);
+	in->bad |= !name;
+	return name;
+}
+
 /* Arrays the decoded recipe owns, in one list freed together. */
 struct arena {
 	void **v;
@@ -208,26 +218,33 @@ static void *aligned_copy(struct jc_recipe *r, const void *data, size_t size)
 	return p;
 }
 
+/* A count, then room for that many items of size bytes, owned by r: NULL
+ * (in->bad set) when each taking at least min bytes, the count's items
+ * would not fit in what is left, or when memory runs out. */
+static void *get_items(struct in *in, struct jc_recipe *r, size_t min, size_t size, size_t *count)
+{
+	*count = get_u32(in);
+	void *v = !in->bad && *count <= in->left / min ? own(r, *count * size) : NULL;
+	in->bad |= !v;
+	return v;
+}
+
 static int get_ze(struct in *in, struct jc_recipe *r)
 {
-	uint32_t count = get_u32(in);
-	if (in->bad || count == 0 || count > in->left)
+	size_t count;
+	struct jc_ze_input *inputs = get_items(in, r, 1, sizeof *inputs, &count);
+	if (!inputs || count == 0)
 		return -1;
-	struct jc_ze_input *inputs = own(r, count * sizeof *inputs);
-	if (!inputs)
-		return -1;
-	for (uint32_t i = 0; i < count && !in->bad; i++) {
+	for (size_t i = 0; i < count && !in->bad; i++) {
 		struct jc_ze_input *x = &inputs[i];
+		size_t n_constants;
 		x->spirv = get_blob(in, &x->size);
 		x->flags = get_str(in);
-		x->n_constants = get_u32(in);
-		if (in->bad || x->n_constants > in->left / 12)
+		uint32_t *ids = get_items(in, r, 12, sizeof *ids, &n_constants);
+		const void **values = ids ? own(r, n_constants * sizeof *values) : NULL;
+		if (!values)
 			return -1;
-		uint32_t *ids = own(r, x->n_constants * sizeof *ids);
-		const void **values = own(r, x->n_constants * sizeof *values);
-		if (!ids || !values)
-			return -1;
-		for (uint32_t k = 0; k < x->n_constants && !in->bad; k++) {
+		for (size_t k = 0; k < n_constants && !in->bad; k++) {
 			size_t n;
 			ids[k] = get_u32(in);
 			const void *v = get_blob(in, &n);
@@ -235,10 +252,11 @@ static int get_ze(struct in *in, struct jc_recipe *r)
 			if (!values[k])
 				return -1;
 		}
+		x->n_constants = (uint32_t)n_constants;
 		x->constant_ids = ids;
 		x->constant_values = values;
 	}
-	r->ze_count = count;
+	r->ze_count = (uint32_t)count;
 	r->ze = inputs;
 	return in->bad ? -1 : 0;
 }
@@ -249,11 +267,8 @@ static int get_cl(struct in *in, struct jc_recipe *r)
 	r->cl_from_il = il && *il;
 	r->cl_text = get_blob(in, &r->cl_size);
 	r->cl_options = get_str(in);
-	r->cl_n_specs = get_u32(in);
-	if (in->bad || r->cl_n_specs > in->left / 12)
-		return -1;
-	struct jc_cl_spec *specs = own(r, r->cl_n_specs * sizeof *specs);
-	for (size_t k = 0; specs && k < r->cl_n_specs && !in->bad; k++) {
+	struct jc_cl_spec *specs = get_items(in, r, 12, sizeof *specs, &r->cl_n_specs);
+	for (size_t k = 0; !in->bad && k < r->cl_n_specs; k++) {
 		size_t n;
 		specs[k].id = get_u32(in);
 		const void *v = get_blob(in, &n);
@@ -261,47 +276,34 @@ static int get_cl(struct in *in, struct jc_recipe *r)
 		specs[k].value = v ? aligned_copy(r, v, n) : NULL;
 	}
 	r->cl_specs = specs;
-	r->cl_n_files = get_u32(in);
-	if (!specs || in->bad || r->cl_n_files > in->left / 18)
+	if (in->bad)
 		return -1;
-	struct jc_recipe_file *files = own(r, r->cl_n_files * sizeof *files);
-	for (size_t k = 0; files && k < r->cl_n_files && !in->bad; k++) {
-		files[k].path = get_str(in);
-		files[k].data = get_blob(in, &files[k].size);
-		in->bad |= !files[k].path;
-	}
+	struct jc_recipe_file *files = get_items(in, r, 18, sizeof *files, &r->cl_n_files);
+	for (size_t k = 0; !in->bad && k < r->cl_n_files; k++)
+		files[k].path = get_named(in, &files[k].data, &files[k].size);
 	r->cl_files = files;
-	return files && !in->bad ? 0 : -1;
+	return in->bad ? -1 : 0;
 }
 
 static int get_compile(struct in *in, struct jc_recipe *r)
 {
 	if (get_cl(in, r) != 0)
 		return -1;
-	r->cl_n_headers = get_u32(in);
-	if (in->bad || r->cl_n_headers > in->left / 19)
-		return -1;
-	struct jc_recipe_header *h = own(r, r->cl_n_headers * sizeof *h);
-	for (size_t k = 0; h && k < r->cl_n_headers && !in->bad; k++) {
-		h[k].name = get_str(in);
-		h[k].text = get_blob(in, &h[k].size);
-		in->bad |= !h[k].name;
-	}
+	struct jc_recipe_header *h = get_items(in, r, 19, sizeof *h, &r->cl_n_headers);
+	for (size_t k = 0; !in->bad && k < r->cl_n_headers; k++)
+		h[k].name = get_named(in, &h[k].text, &h[k].size);
 	r->cl_headers = h;
-	return h && !in->bad ? 0 : -1;
+	return in->bad ? -1 : 0;
 }
 
 static int get_link(struct in *in, struct jc_recipe *r)
 {
 	r->link_options = get_str(in);
-	r->link_n_inputs = get_u32(in);
-	if (in->bad || r->link_n_inputs == 0 || r->link_n_inputs > in->left / 8)
-		return -1;
-	struct jc_recipe_bytes *x = own(r, r->link_n_inputs * sizeof *x);
-	for (size_t k = 0; x && k < r->link_n_inputs && !in->bad; k++)
+	struct jc_recipe_bytes *x = get_items(in, r, 8, sizeof *x, &r->link_n_inputs);
+	for (size_t k = 0; !in->bad && k < r->link_n_inputs; k++)
 		x[k].data = get_blob(in, &x[k].size);
 	r->link_inputs = x;
-	return x && !in->bad ? 0 : -1;
+	return in->bad || r->link_n_inputs == 0 ? -1 : 0;
 }
 
 static int get_request(struct in *in, struct jc_recipe *r)

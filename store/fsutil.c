@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "store/fsutil.h"
 #include "config/clock.h"
+#include "config/tempfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -273,3 +274,19 @@ int jc_fs_each_name(const char *dir, int (*fn)(void *ctx, const char *name), voi
 	return rc;
 }
 
+
+int jc_fs_put_record(const char *dir, const char *path, size_t size, mode_t mode, int replace,
+		     int from, void (*fresh)(uint8_t *buf))
+{
+	uint8_t *buf = calloc(1, size);
+	if (!buf)
+		return -1;
+	if (from < 0 || pread(from, buf, size, 0) != (ssize_t)size) {
+		memset(buf, 0, size);
+		fresh(buf);
+	}
+	int rc = jc_temp_put(AT_FDCWD, dir, buf, size, mode, path,
+			     replace ? JC_TEMP_RENAME : JC_TEMP_LINK_OR_RENAME);
+	free(buf);
+	return rc;
+}

@@ -76,6 +76,16 @@ int jc_fs_each_name(const char *dir, int (*fn)(void *ctx, const char *name), voi
 /* A file's mtime in nanoseconds (as config/clock.h's jc_wall_ns()). */
 int64_t jc_fs_mtime_ns(const struct stat *st);
 
+/* A record file of size bytes at path, made whole beside it in dir
+ * (config/tempfile.h) and linked there, keeping one another process made
+ * meanwhile, or with replace renamed over what is there (a damaged file, a
+ * FIFO or the like put in its place).  Its bytes: a copy of the first size
+ * of the open, sound file from where from >= 0 and they can be read, else
+ * zeros that fresh() gives a header.  As jc_temp_put(): 1 put in place, 0
+ * another's kept, -1 with errno. */
+int jc_fs_put_record(const char *dir, const char *path, size_t size, mode_t mode, int replace,
+		     int from, void (*fresh)(uint8_t *buf));
+
 /* Set the modification time of an open file to ns (falling back to "now"
  * where only the owner may set an explicit time, as in a shared cache). */
 int jc_fs_set_mtime(int fd, int64_t ns);

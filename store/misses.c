@@ -3,7 +3,6 @@
 #include "store/misses.h"
 
 #include "store/fsutil.h"
-#include "config/tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,26 +24,18 @@ static void misses_path(const char *dir, char path[PATH_MAX])
 	snprintf(path, PATH_MAX, "%s/misses", dir);
 }
 
-/* Make the file whole beside its place, then link it there (keeping one
- * another process made meanwhile), or with replace, rename it over what is
- * there (a damaged file, or a FIFO or the like someone put in its place);
- * with from, as a copy of that open, sound file. */
+static void fresh(uint8_t *buf)
+{
+	memcpy(buf, "jcmisses", 8);
+	jc_put_le64(buf + 8, VERSION);
+}
+
+/* A new file in place (fsutil.h: jc_fs_put_record): 0 or -1. */
 static int create(const char *dir, mode_t mode, int replace, int from)
 {
 	char path[PATH_MAX];
-	uint8_t *buf = calloc(1, FILE_SIZE);
-	if (!buf)
-		return -1;
-	if (from < 0 || pread(from, buf, FILE_SIZE, 0) != FILE_SIZE) {
-		memset(buf, 0, FILE_SIZE);
-		memcpy(buf, "jcmisses", 8);
-		jc_put_le64(buf + 8, VERSION);
-	}
 	misses_path(dir, path);
-	int rc = jc_temp_put(AT_FDCWD, dir, buf, FILE_SIZE, mode, path,
-			     replace ? JC_TEMP_RENAME : JC_TEMP_LINK_OR_RENAME);
-	free(buf);
-	return rc < 0 ? -1 : 0;
+	return jc_fs_put_record(dir, path, FILE_SIZE, mode, replace, from, fresh) < 0 ? -1 : 0;
 }
 
 static int open_checked(const char *dir, int flags)

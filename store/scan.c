@@ -8,6 +8,7 @@
  */
 #include "store/internal.h"
 #include "config/clock.h"
+#include "config/grow.h"
 
 #include "store/fsutil.h"
 
@@ -34,14 +35,10 @@ static enum kind classify(const char *name)
 static int add_item(struct jc_listing *l, int sub, int dfd, const char *name,
 		    const struct stat *st)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct jc_item *v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	struct jc_item *v = jc_grow(l->v, &l->cap, l->n, sizeof *v);
+	if (!v)
+		return -1;
+	l->v = v;
 	struct jc_item *it = &l->v[l->n++];
 	memcpy(it->name, name, sizeof it->name);
 	it->sub = sub;

@@ -3,7 +3,6 @@
 #include "config/clock.h"
 
 #include "store/fsutil.h"
-#include "config/tempfile.h"
 #include "config/log.h"
 
 #include <dirent.h>
@@ -78,26 +77,20 @@ static int read_head(int fd, uint8_t head[MAGIC_SIZE + COUNTERS_SIZE])
 	return -1;
 }
 
-/* Write a fresh file beside the old one and put it in place; with from,
- * a copy of that open file's contents (which are sound). */
+static void fresh(uint8_t *buf)
+{
+	put_magic(buf);
+	jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
+	jc_put_le64(buf + ASIDE_AT, 1); /* counts set aside before, if any */
+}
+
+/* A new file in place (fsutil.h: jc_fs_put_record): 1, 0 (another
+ * process's kept), or -1. */
 static int create_file(const char *dir, mode_t mode, int replace, int from)
 {
 	char path[PATH_MAX];
-	uint8_t *buf = calloc(1, FILE_SIZE);
-	if (!buf)
-		return -1;
-	if (from < 0 || pread(from, buf, FILE_SIZE, 0) != FILE_SIZE) {
-		memset(buf, 0, FILE_SIZE);
-		put_magic(buf);
-		jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
-		jc_put_le64(buf + ASIDE_AT, 1); /* counts set aside before, if any */
-	}
-	/* Linked, keeping a file another process made meanwhile. */
 	stats_path(dir, path);
-	int rc = jc_temp_put(AT_FDCWD, dir, buf, FILE_SIZE, mode, path,
-			     replace ? JC_TEMP_RENAME : JC_TEMP_LINK_OR_RENAME);
-	free(buf);
-	return rc;
+	return jc_fs_put_record(dir, path, FILE_SIZE, mode, replace, from, fresh);
 }
 
 int jc_stats_init(const char *dir, mode_t mode)

@@ -37,12 +37,16 @@ export PATH=$T/fakebin:$PATH
 export -p >"$T/env.sh"
 # While $T/inspect exists it says who it is and waits (20 s at most) for
 # $T/go, so that its descriptors can be seen from outside; and it prints a
-# line that reads as the hook's own.
+# line that reads as the hook's own.  From the moment its pid is written
+# until $T/go it opens no descriptor of its own, so that what is seen is
+# what it was given: the pid is written by a child, and the wait is
+# builtins and sleep (a redirection or a \$(...) there would, for a moment:
+# the pipe of \$(seq 200) was seen at fd 3 when two tests ran at once).
 cat >"$T/jitcache" <<SH
 #!/bin/bash
 if [ -e '$T/inspect' ]; then
-	echo \$\$ >'$T/standin.pid'
-	for _ in \$(seq 200); do [ -e '$T/go' ] && break; sleep 0.1; done
+	sh -c 'echo \$PPID >"\$1"' sh '$T/standin.pid'
+	for ((i = 0; i < 200; i++)); do [ -e '$T/go' ] && break; sleep 0.1; done
 	echo "2099-01-01 00:00:00 \$(id -un): jitcache warm ended with status 0"
 fi
 . '$T/env.sh'
