@@ -183,9 +183,13 @@ static int targets_text(const char *list, char *out, size_t cap)
 	size_t used = 0;
 	out[0] = '\0';
 	snprintf(copy, sizeof copy, "%s", list ? list : "");
+	if (strcmp(copy, "all") == 0) /* every target warm --for all covers */
+		for (size_t i = 0, n = 0; jc_warm_target_name(i) && n + 16 < sizeof copy; i++)
+			n += (size_t)snprintf(copy + n, sizeof copy - n, "%s%s", i ? "," : "",
+					      jc_warm_target_name(i));
 	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		const char *v = jc_warm_target_ip(t, ip);
-		if (!v && strcmp(t, "all") != 0 && strcmp(t, "this") != 0) {
+		if (!v && strcmp(t, "this") != 0) {
 			fprintf(stderr, "jitcache: push: --for names an unknown target '%s' "
 				"(jitcache warm --list-targets)\n", t);
 			return -1;
@@ -429,7 +433,7 @@ static int fetch_pack(struct jc_registry *g, const char *tag, const char *shown,
 		fprintf(stderr, "jitcache: pull: %s holds no pack jitcache reads; nothing imported\n",
 			shown);
 	else if ((code = jc_registry_blob(g, digest, PACK_MAX, &b, delta)) != 200 || !b.body) {
-		if (code >= 0) /* (-1 and refusals: said) */
+		if (code > 0) /* (-1, 0: not its digest, and refusals: said) */
 			fprintf(stderr, "jitcache: pull: %s: its pack cannot be read (HTTP %d); "
 				"nothing imported\n", shown, code);
 		free(b.body);

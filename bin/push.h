@@ -13,7 +13,8 @@
  * media type, as ORAS does, which registries older than OCI 1.1 accept)
  * and annotations name the driver and compiler builds it was made with
  * (this machine's: the files and GNU build-ids of libze_intel_gpu.so.1 and
- * libigc), the GPU targets and their IP versions (--for, as given to warm),
+ * libigc), the GPU targets and their IP versions (--for, as given to warm;
+ * all: every target warm knows),
  * the programs (--programs) and its entries and recipes, and whose one
  * layer is the pack.  Every entry of the pack must be signed (signing_key
  * when it was made): an unsigned pack is refused in one line.
@@ -44,5 +45,7 @@ void jc_pull_usage(FILE *out);
 /* The warm targets' table (warm.c): the IP version of a target's name as
  * text ("12.56.5"), or NULL if none is named so. */
 const char *jc_warm_target_ip(const char *name, char buf[32]);
+/* The i-th target's name, NULL past the last. */
+const char *jc_warm_target_name(size_t i);
 
 #endif

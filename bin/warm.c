@@ -68,6 +68,11 @@ static const struct jc_warm_target *find_target(const char *name)
 	return NULL;
 }
 
+const char *jc_warm_target_name(size_t i)
+{
+	return i < N_TARGETS ? targets[i].name : NULL;
+}
+
 const char *jc_warm_target_ip(const char *name, char buf[32])
 {
 	const struct jc_warm_target *t = find_target(name);

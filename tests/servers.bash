@@ -62,10 +62,11 @@ make_tls_cert() {
 	(
 		cd "$1" || exit 1
 		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key \
-			-out ca.pem -days 2 -subj /CN=jitcache-test-ca
+			-out ca.pem -days 2 -subj /CN=jitcache-test-ca \
+			-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
 		openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout srv.key \
 			-out srv.csr -subj /CN=127.0.0.1
-		printf 'subjectAltName=IP:127.0.0.1\n' >ext
+		printf 'subjectAltName=IP:127.0.0.1\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' >ext
 		openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
 			-extfile ext -out srv.pem
 	) >"$1/openssl.log" 2>&1

@@ -110,7 +110,8 @@ static int oci_get(void *p, const struct jc_key *key, struct jc_remote_value *v,
 	code = jc_registry_blob(t->g, digest, t->limit, &b, delta);
 	if (code != 200 || !b.body) {
 		free(b.body);
-		return code == JC_REMOTE_REFUSED ? code : code == 404 || b.too_large ? 0 : -1;
+		/* absent, too large, or not its digest (said): a miss */
+		return code == JC_REMOTE_REFUSED ? code : code == 404 || code == 0 ? 0 : -1;
 	}
 	/* as http.c takes a value: the first 64 bytes the header, the rest the payload */
 	size_t head = b.len < JC_ENTRY_HEADER_SIZE ? b.len : JC_ENTRY_HEADER_SIZE;

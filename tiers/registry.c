@@ -331,7 +331,7 @@ int jc_registry_blob(struct jc_registry *g, const char *digest, uint64_t max,
 	delta[JC_REMOTE_CORRUPT]++;
 	free(r->body);
 	r->body = NULL;
-	return -1;
+	return 0;
 }
 
 /* Where to PUT an upload: the Location the registry gave (a path, or a URL

@@ -32,7 +32,7 @@
  * timeout, a 5xx: said, the remote skipped for backoff), or
  * JC_REMOTE_REFUSED (the login refused: said).  A blob's bytes are hashed
  * and compared with the digest asked for: one that differs is refused
- * (said once; -1).  Thread-safe.
+ * (said once; 0, a bad value counted, as no blob).  Thread-safe.
  */
 #ifndef JITCACHE_REGISTRY_H
 #define JITCACHE_REGISTRY_H
@@ -66,7 +66,7 @@ void jc_registry_problem(struct jc_registry *g, int *told, const char *fmt, ...)
 int jc_registry_manifest(struct jc_registry *g, const char *ref, struct jc_http_reply *r,
 			 uint64_t delta[JC_NCOUNTERS]);
 /* GET a blob of at most max bytes (more: r->too_large, 0 returned); its
- * digest checked (a mismatch: said, -1). */
+ * digest checked (a mismatch: said, 0 returned). */
 int jc_registry_blob(struct jc_registry *g, const char *digest, uint64_t max,
 		     struct jc_http_reply *r, uint64_t delta[JC_NCOUNTERS]);
 /* Upload a blob (once: one the registry has is not sent again); digest
