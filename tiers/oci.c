@@ -176,7 +176,7 @@ static void oci_close(void *p)
 
 const struct jc_tier_ops jc_tier_oci = {
 	.name = "oci",
-	.slot = JC_SLOT_HTTP, /* counted with the web remotes' hits */
+	.slot = JC_SLOT_OCI,
 	.min_connect_timeout = JC_WEB_CONNECT_TIMEOUT,
 	.min_timeout = JC_WEB_TIMEOUT,
 	.load = oci_load,

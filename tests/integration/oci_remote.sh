@@ -76,6 +76,8 @@ node B build "-DSCALE=0.5f"
 check "node B (its own cache directory): no compile, a remote hit" \
 	test "$(compiles "$T/B.out")" -eq 0 -a "$(stat_of B remote_hits)" -eq 1
 check "node B: the build succeeded" test "$(result B)" = 0
+check "node B: jitcache stats counts it as the oci tier's hit" \
+	sh -c "JITCACHE_DIR='$T/node-B' '$B/jitcache-admin' stats | grep -q 'oci 1'"
 
 # ---- faults: one line each, and the program builds --------------------------------
 digest=$(printf '%s' "$m" | grep -o '"layers":\[{[^]]*' | grep -o 'sha256:[0-9a-f]*')
