@@ -79,6 +79,32 @@ check "node B: the build succeeded" test "$(result B)" = 0
 check "node B: jitcache stats counts it as the oci tier's hit" \
 	sh -c "JITCACHE_DIR='$T/node-B' '$B/jitcache-admin' stats | grep -q 'oci 1'"
 
+# ---- Bearer tokens (every public registry): a registry that takes only those -----------
+python3 "$ROOT/tests/helpers/oci_bearer.py" "$T/registry/srv.pem" "$T/registry/srv.key" tok tok-pw \
+	"$T/bearer.log" >"$T/bearer.port" 2>"$T/bearer.err" &
+BEARER=$!
+for i in $(seq 50); do [ -s "$T/bearer.port" ] && break; sleep 0.1; done
+BHOST=127.0.0.1:$(cat "$T/bearer.port")
+docker_login "$T/tok" "$BHOST" tok tok-pw
+BURL="oci://$BHOST/team/jc|ca-file=$REGISTRY_CA"
+node P env DOCKER_CONFIG="$T/tok" JITCACHE_REMOTE="$BURL" "$CLB" --platform $PLATFORM --source k.cl \
+	--options "-DSCALE=0.5f"
+node Q env DOCKER_CONFIG="$T/tok" JITCACHE_REMOTE="$BURL" "$CLB" --platform $PLATFORM --source k.cl \
+	--options "-DSCALE=0.5f"
+check "Bearer: node P compiled and stored through a registry that takes only tokens" \
+	test "$(compiles "$T/P.out")" -eq 1 -a "$(stat_of P remote_stores)" -eq 1
+check "Bearer: node Q hits it, compiling nothing" \
+	test "$(compiles "$T/Q.out")" -eq 0 -a "$(stat_of Q remote_hits)" -eq 1
+check "Bearer: the token was asked for once per process, with the credentials (Basic), then used" \
+	test "$(grep -c '^GET /token Basic' "$T/bearer.log")" -eq 2 -a \
+		"$(grep -c 'Bearer$' "$T/bearer.log")" -ge 5
+docker_login "$T/tok-wrong" "$BHOST" tok wrong
+node R env DOCKER_CONFIG="$T/tok-wrong" JITCACHE_REMOTE="$BURL" "$CLB" --platform $PLATFORM \
+	--source k.cl --options "-DSCALE=0.5f"
+check "Bearer, wrong password: the token refused in one line, the build succeeded" \
+	test "$(grep -c 'the token request refused: HTTP 401' "$T/R.out")" -eq 1 -a "$(result R)" = 0
+kill "$BEARER"; wait "$BEARER" 2>/dev/null
+
 # ---- faults: one line each, and the program builds --------------------------------
 digest=$(printf '%s' "$m" | grep -o '"layers":\[{[^]]*' | grep -o 'sha256:[0-9a-f]*')
 blob=$REGISTRY_DATA/docker/registry/v2/blobs/sha256/${digest:7:2}/${digest:7}/data
