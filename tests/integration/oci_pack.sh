@@ -12,6 +12,7 @@
 # pull without trusted_keys, a pack signed by another key, a manifest
 # naming another driver, an absent tag, a blob that is not its digest.
 . "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/remote_common.bash"
 trap 'stop_servers; [ "${KEEP:-0}" = 1 ] || cleanup_dirs' EXIT
 unset JITCACHE_REMOTE JITCACHE_SIGNING_KEY JITCACHE_TRUSTED_KEYS REGISTRY_AUTH_FILE
 export JITCACHE_LOG=debug POCL_KERNEL_CACHE=0 HOME=$T/home XDG_RUNTIME_DIR=$T/run
@@ -27,24 +28,11 @@ if ! command -v docker-registry >/dev/null || ! command -v htpasswd >/dev/null; 
 	finish
 	exit $?
 fi
-ASAN_RT=$(ldd "$LIB" 2>/dev/null | awk '/libasan/ { print $3 }')
-[ -n "$ASAN_RT" ] && rm -f "$OCL_ICD_VENDORS/intel.icd"
-sim_dg2
-if [ -z "$ASAN_RT" ] && clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
-	PLATFORM=Intel
-elif clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	PLATFORM=Portable
-else
-	skip "neither Intel's OpenCL driver (simulated, not under ASan) nor PoCL is installed"
-	finish
-	exit $?
-fi
-cp "$ROOT/tests/integration/compute.cl" k.cl
+cl_platform
 run_in() { # DIR NAME: the program under jitcache with cache DIR, output in $T/NAME.out
 	JITCACHE_DIR=$1 LD_PRELOAD="$LIB" "$CLB" --platform $PLATFORM --source k.cl \
 		--options "-DSCALE=0.5f" >"$T/$2.out" 2>&1
 }
-compiles() { grep -c -- 'miss, compiled\|: compiled in' "$@" || true; }
 result() { sed -n 's/.*build=\([0-9-]*\).*/\1/p' "$T/$1.out"; }
 jc() { # NAME ARGS...: jitcache, output in $T/NAME.out, status in $T/NAME.rc
 	local name=$1; shift
