@@ -67,6 +67,20 @@ check "node B: the build succeeded" test "$(result B)" = 0
 check "node B: jitcache stats counts it as the oci tier's hit" \
 	sh -c "JITCACHE_DIR='$T/node-B' '$B/jitcache-admin' stats | grep -q 'oci 1'"
 
+# containers' auth.json before docker's config.json; an auths key written as a URL
+mkdir -p "$T/podman"
+sed "s|\"$REGISTRY_HOST\"|\"https://$REGISTRY_HOST\"|" "$T/docker/config.json" >"$T/podman/auth.json"
+node B2 env DOCKER_CONFIG="$T/none" REGISTRY_AUTH_FILE="$T/podman/auth.json" "$CLB" --platform $PLATFORM \
+	--source k.cl --options "-DSCALE=0.5f"
+check "credentials from \$REGISTRY_AUTH_FILE (containers' auth.json, keyed https://HOST:PORT): a hit" \
+	test "$(compiles "$T/B2.out")" -eq 0 -a "$(stat_of B2 remote_hits)" -eq 1
+mkdir -p "$XDG_RUNTIME_DIR/containers"
+cp "$T/podman/auth.json" "$XDG_RUNTIME_DIR/containers/auth.json"
+node B3 env DOCKER_CONFIG="$T/none" "$CLB" --platform $PLATFORM --source k.cl --options "-DSCALE=0.5f"
+check "credentials from \$XDG_RUNTIME_DIR/containers/auth.json: a hit" \
+	test "$(compiles "$T/B3.out")" -eq 0 -a "$(stat_of B3 remote_hits)" -eq 1
+rm "$XDG_RUNTIME_DIR/containers/auth.json"
+
 # ---- Bearer tokens (every public registry): a registry that takes only those -----------
 python3 "$ROOT/tests/helpers/oci_bearer.py" "$T/registry/srv.pem" "$T/registry/srv.key" tok tok-pw \
 	"$T/bearer.log" >"$T/bearer.port" 2>"$T/bearer.err" &
