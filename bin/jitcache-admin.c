@@ -10,6 +10,7 @@
  * cannot use), 2 on bad usage.
  */
 #include "bin/admin.h"
+#include "bin/push.h"
 #include "config/clock.h"
 #include "bin/enable.h"
 #include "bin/warm.h"
@@ -811,6 +812,10 @@ static const struct command {
 	  "write the valid entries to an archive" },
 	{ "import",   NEEDS_CACHE,    cmd_import,    import_usage,
 	  "check an archive's entries and add the good ones" },
+	{ "push",     NEEDS_SETTINGS, jc_push_main,  jc_push_usage,
+	  "publish a signed pack as an OCI artifact" },
+	{ "pull",     NEEDS_CACHE,    jc_pull_main,  jc_pull_usage,
+	  "import the signed pack of this driver from a registry" },
 	{ "keygen",   NEEDS_NOTHING,  cmd_keygen,    keygen_usage,  "make a signing key pair" },
 	{ "warm",     NEEDS_CACHE,    cmd_warm,      jc_warm_usage,
 	  "compile recorded requests ahead of a first run, also for other GPUs" },

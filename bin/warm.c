@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `jitcache warm` (see warm.h). */
 #include "bin/warm.h"
+#include "bin/push.h"
 #include "bin/admin.h"
 #include "config/clock.h"
 #include "config/grow.h"
@@ -66,6 +67,17 @@ static const struct jc_warm_target *find_target(const char *name)
 		if (strcmp(targets[i].name, name) == 0)
 			return &targets[i];
 	return NULL;
+}
+
+const char *jc_warm_target_name(size_t i)
+{
+	return i < N_TARGETS ? targets[i].name : NULL;
+}
+
+const char *jc_warm_target_ip(const char *name, char buf[32])
+{
+	const struct jc_warm_target *t = find_target(name);
+	return t ? jc_warm_ip_text(t->ip, buf) : NULL;
 }
 
 /* ---- recipes --------------------------------------------------------------- */

@@ -364,6 +364,66 @@ static int shape_path(struct jc_remote_spec *sp, const char **why)
 	return 0;
 }
 
+/* A repository name: path components of [a-z0-9] separated by '.', '_',
+ * '__', '-'s or '/' (the Distribution spec's, loosely: no two separators
+ * in a row but "__" and "--"). */
+static int repo_name(const char *r, size_t n)
+{
+	if (n == 0 || !isalnum((unsigned char)r[0]) || !isalnum((unsigned char)r[n - 1]))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int ch = (unsigned char)r[i];
+		if (isupper(ch) || (!isalnum(ch) && !strchr("._-/", ch)))
+			return 0;
+		if (ch == '/' && !isalnum((unsigned char)r[i + 1]))
+			return 0;
+	}
+	return 1;
+}
+
+int jc_remote_url_oci(const char *url, struct jc_registry_url *o, const char **why)
+{
+	struct jc_web_url w;
+	char https[JC_REMOTE_URL_MAX + 8];
+	memset(o, 0, sizeof *o);
+	if (strncasecmp(url, "oci://", 6) != 0)
+		return fail(why, "not oci://HOST[:PORT]/REPOSITORY");
+	const char *slash = strchr(url + 6, '/');
+	if (!slash || !slash[1])
+		return fail(why, "an oci URL names a repository: oci://HOST[:PORT]/REPOSITORY");
+	snprintf(https, sizeof https, "https://%.*s", (int)(slash - url - 6), url + 6);
+	if (jc_remote_url_web(https, &w, why) != 0)
+		return -1;
+	const char *repo = slash + 1, *colon = strrchr(repo, ':');
+	size_t n = colon ? (size_t)(colon - repo) : strlen(repo);
+	if (n >= sizeof o->repo || !repo_name(repo, n))
+		return fail(why, "a repository name of lower-case letters, digits and . _ - /");
+	if (colon) {
+		size_t t = strlen(colon + 1);
+		if (t == 0 || t >= sizeof o->tag || !isalnum((unsigned char)colon[1]) ||
+		    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789._-") != t)
+			return fail(why, "a tag of letters, digits and . _ - (128 at most)");
+		memcpy(o->tag, colon + 1, t + 1);
+	}
+	snprintf(o->base, sizeof o->base, "%s", w.base);
+	snprintf(o->host, sizeof o->host, "%s", w.host);
+	memcpy(o->repo, repo, n);
+	o->repo[n] = '\0';
+	return 0;
+}
+
+/* oci://HOST[:PORT]/REPOSITORY: a remote names no tag (its entries' tags
+ * are its own). */
+static int shape_registry(struct jc_remote_spec *sp, const char **why)
+{
+	if (jc_remote_url_oci(sp->url, &sp->at.registry, why) != 0)
+		return -1;
+	if (sp->at.registry.tag[0])
+		return fail(why, "an oci remote names no tag (oci://HOST[:PORT]/REPOSITORY)");
+	return 0;
+}
+
 /* The kinds, from remote_url.h's list: each one's shape of address and
  * schemes. */
 static const struct {
@@ -441,7 +501,7 @@ static int attribute(const char *a, size_t n, struct jc_remote_spec *sp, const c
 {
 #define IS(name) (n >= sizeof name - 1 && strncmp(a, name, sizeof name - 1) == 0)
 #define VALUE(name) (a + sizeof name - 1), (n - (sizeof name - 1))
-	int web = sp->kind != JC_REMOTE_REDIS;
+	int web = sp->kind != JC_REMOTE_REDIS && sp->kind != JC_REMOTE_OCI;
 	if (n == 9 && strncmp(a, "read-only", 9) == 0)
 		sp->read_only = 1;
 	else if (web && n == 14 && strncmp(a, "layout=subdirs", 14) == 0)
@@ -453,6 +513,8 @@ static int attribute(const char *a, size_t n, struct jc_remote_spec *sp, const c
 	else if (IS("layout="))
 		return fail(why, web ? "layout is subdirs, flat or bazel"
 				     : "layout= is for http and s3 remotes (and file://)");
+	else if (sp->kind == JC_REMOTE_OCI && IS("ca-file="))
+		return attr_path(VALUE("ca-file="), sp->ca_file, sizeof sp->ca_file, why);
 	else if (sp->kind == JC_REMOTE_HTTP && IS("auth-file="))
 		return attr_path(VALUE("auth-file="), sp->auth_file, sizeof sp->auth_file, why);
 	else if (sp->kind == JC_REMOTE_HTTP && IS("ca-file="))

@@ -16,13 +16,15 @@
  *   s3://BUCKET[/PREFIX]       an S3 bucket (AWS variables and files)
  *   file:///PATH               a directory shared by the caches (NFS, a
  *                              mounted volume); PATH must exist
+ *   oci://HOST[:PORT]/REPOSITORY   an OCI registry (Distribution API over
+ *                              HTTPS): lookups and stores only, no lease
  *
  *   |read-only          entries are read, never written (also [remote] read_only)
  *   |layout=subdirs     http, s3 and file: PATH/<2 hex>/<key>, as a cache directory (default)
  *   |layout=flat        http, s3 and file: PATH/<key>
  *   |layout=bazel       http, s3 and file: PATH/ac/<64 hex>, as bazel-remote serves
  *   |auth-file=/PATH    http: a file holding the credentials (never the URL)
- *   |ca-file=/PATH      https: trust this CA (default: the system's CA store)
+ *   |ca-file=/PATH      https and oci: trust this CA (default: the system's CA store)
  *   |connect-timeout=S  seconds to connect (TLS included for https), this remote only
  *   |timeout=S          seconds for each whole answer, this remote only
  *
@@ -89,7 +91,8 @@ void jc_remote_url_redact(const char *text, char *out, size_t size);
 	X(REDIS, redis, redis, "redis://", "redis+unix://")   \
 	X(HTTP, http, web, "http://", "https://")             \
 	X(S3, s3, bucket, "s3://")                            \
-	X(FILE, file, path, "file://")
+	X(FILE, file, path, "file://")                        \
+	X(OCI, oci, registry, "oci://")
 
 enum jc_remote_kind {
 #define X(NAME, name, ...) JC_REMOTE_##NAME,
@@ -113,6 +116,18 @@ struct jc_bucket_url {
 	char prefix[1024]; /* without the leading and trailing '/'; "" for none */
 };
 
+/* oci://HOST[:PORT]/REPOSITORY[:TAG]: a registry, always over HTTPS, and
+ * a repository in it (lower-case letters, digits, and . _ - / between
+ * them, as the Distribution spec's names); the tag is for `jitcache push`
+ * and `pull` (a remote takes none).  Credentials are never in the URL:
+ * the registry clients' files (tiers/registry.h). */
+struct jc_registry_url {
+	char base[512];  /* https://HOST[:PORT] */
+	char host[300];  /* HOST[:PORT], as the credential files name it */
+	char repo[256];
+	char tag[129];   /* "" for none */
+};
+
 /* SCHEME:///PATH (file:///PATH): an absolute path on this machine. */
 struct jc_path_url {
 	char path[1024]; /* absolute, without trailing '/' ("/" stays) */
@@ -126,6 +141,7 @@ struct jc_remote_spec {
 		struct jc_web_url web;
 		struct jc_bucket_url bucket;
 		struct jc_path_url path;
+		struct jc_registry_url registry;
 	} at;
 	int read_only;
 	enum jc_remote_layout layout;
@@ -138,6 +154,9 @@ struct jc_remote_spec {
 /* An http:// or https:// URL (a remote's, or AWS_ENDPOINT_URL) into w.
  * 0, or -1 with *why a short static reason. */
 int jc_remote_url_web(const char *text, struct jc_web_url *w, const char **why);
+
+/* An oci:// URL into o (a tag allowed).  0, or -1 with *why. */
+int jc_remote_url_oci(const char *text, struct jc_registry_url *o, const char **why);
 
 /* Parse the list into out[0..*n-1] (at most JC_REMOTES_MAX).  "" and "off"
  * are no remote (*n = 0).  0, or -1 with *why a short static reason. */

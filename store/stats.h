@@ -80,7 +80,8 @@ _Static_assert(JC_NAMED_COUNTERS <= JC_TIER_BASE, "too many counters");
 	X(LAYER, layer, 2,  JC_LAYER_SLOTS)     \
 	X(HTTP,  http,  11, 1)                  \
 	X(S3,    s3,    12, 1)                  \
-	X(FILE,  file,  13, 1)
+	X(FILE,  file,  13, 1)                  \
+	X(OCI,   oci,   14, 1)
 /* The slot of each tier's first hit counter: JC_SLOT_LOCAL, ... */
 enum {
 #define X(NAME, name, slot, n) JC_SLOT_##NAME = (slot),

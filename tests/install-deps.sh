@@ -25,7 +25,8 @@ BUILD_PKGS="build-essential pkg-config libxxhash-dev libzstd-dev libinih-dev lib
       opencl-c-headers"
 DEMO_PKGS="$BUILD_PKGS intel-opencl-icd libze1 ocl-icd-libopencl1 ocl-icd-opencl-dev man-db"
 CHECK_PKGS="$DEMO_PKGS clang clinfo pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl zstd patchelf
-      redis-server libcurl4 libcurl4-openssl-dev curl nginx-light libnginx-mod-http-dav-ext openssl git systemd strace"
+      redis-server libcurl4 libcurl4-openssl-dev curl nginx-light libnginx-mod-http-dav-ext openssl git systemd strace
+      docker-registry apache2-utils"
 ALL_PKGS="$CHECK_PKGS python3-venv unzip clblast-utils clfft-client gnuplot-nox debootstrap
       debhelper lintian fakeroot"
 # The package's Build-Depends, one name a line, versions dropped.

@@ -17,7 +17,13 @@
 #                                    AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and
 #                                    AWS_ENDPOINT_URL (its http://127.0.0.1:PORT)
 #   s3_make_bucket NAME              make a bucket there (needs $B/tests/jc_http_tool)
-#   stop_server nginx|radosgw        stop it (SIGTERM, then wait)
+#   start_registry DIR USER PASSWORD Debian's docker-registry (the OCI Distribution
+#                                    API) with htpasswd auth and TLS (a CA and a
+#                                    certificate made in DIR): sets REGISTRY_HOST
+#                                    (127.0.0.1:PORT), REGISTRY_CA (DIR/ca.pem) and
+#                                    REGISTRY_DATA (its storage directory)
+#   docker_login DIR HOST USER PASSWORD  write DIR/config.json naming them (DOCKER_CONFIG)
+#   stop_server nginx|radosgw|registry  stop it (SIGTERM, then wait)
 declare -A SERVER_PIDS=()
 # A proxy of the host's is not for these servers.
 no_proxy=127.0.0.1,localhost${no_proxy:+,$no_proxy}
@@ -49,6 +55,52 @@ wait_http() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# make_tls_cert DIR: DIR/ca.pem, and DIR/srv.pem, DIR/srv.key for 127.0.0.1 signed by it.
+make_tls_cert() {
+	(
+		cd "$1" || exit 1
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key \
+			-out ca.pem -days 2 -subj /CN=jitcache-test-ca \
+			-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+		openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout srv.key \
+			-out srv.csr -subj /CN=127.0.0.1
+		printf 'subjectAltName=IP:127.0.0.1\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' >ext
+		openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+			-extfile ext -out srv.pem
+	) >"$1/openssl.log" 2>&1
+}
+
+start_registry() {
+	local dir=$1 user=$2 password=$3 port
+	command -v docker-registry >/dev/null ||
+		{ echo "docker-registry is not installed (make deps)" >&2; return 1; }
+	mkdir -p "$dir/data"
+	make_tls_cert "$dir" || { cat "$dir/openssl.log" >&2; return 1; }
+	htpasswd -Bbn "$user" "$password" >"$dir/htpasswd" # the registry takes bcrypt alone
+	port=$(free_port)
+	cat >"$dir/config.yml" <<EOF
+version: 0.1
+log: { level: warn, accesslog: { disabled: true } }
+storage: { filesystem: { rootdirectory: $dir/data }, delete: { enabled: true } }
+http:
+  addr: 127.0.0.1:$port
+  tls: { certificate: $dir/srv.pem, key: $dir/srv.key }
+auth:
+  htpasswd: { realm: jitcache-test, path: $dir/htpasswd }
+EOF
+	docker-registry serve "$dir/config.yml" >>"$dir/registry.log" 2>&1 &
+	SERVER_PIDS[registry]=$!
+	REGISTRY_HOST=127.0.0.1:$port REGISTRY_CA=$dir/ca.pem REGISTRY_DATA=$dir/data
+	wait_http "https://$REGISTRY_HOST/v2/" || { cat "$dir/registry.log" >&2; return 1; }
+}
+
+docker_login() {
+	mkdir -p "$1"
+	printf '{"auths": {"%s": {"auth": "%s"}}}\n' "$2" "$(printf %s "$3:$4" | base64 -w0)" \
+		>"$1/config.json"
+	chmod 600 "$1/config.json"
 }
 
 start_nginx_dav() {

@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -113,7 +114,7 @@ struct jc_http {
 	char host[300];        /* the authority: Host header, signed for S3 */
 	char path[1024];       /* the path objects live under, encoded, no trailing / */
 	enum jc_remote_layout layout;
-	int s3;
+	int s3, oci;
 	struct jc_sigv4_creds creds;
 	char auth_header[1024]; /* "Authorization: Bearer ..." or "" */
 	char userpwd[512];      /* basic auth "USER:PASSWORD" or "" */
@@ -259,7 +260,10 @@ struct xfer {
 	size_t up_len, up_pos;
 	const char *const *extra; /* more request headers, NULL-ended; or NULL */
 	struct jc_http_answer *answer; /* jc_http_exchange, jc_http_request: the answer */
+	struct jc_http_reply *reply;   /* jc_http_call: the answer, whole */
+	uint64_t reply_max;
 	long timeout_ms;          /* jc_http_request: its own bound; 0: the remote's */
+	int follow;               /* jc_http_call: follow redirects (HTTPS only) */
 	char err[CURL_ERROR_SIZE];
 };
 
@@ -295,6 +299,27 @@ static size_t on_answer(struct xfer *x, const char *data, size_t n)
 	return x->dropped > DROPPED_MAX ? 0 : n;
 }
 
+/* jc_http_call's answer: kept whole, up to reply_max bytes. */
+static size_t on_reply(struct xfer *x, const char *data, size_t n)
+{
+	struct jc_http_reply *r = x->reply;
+	if (r->len + n > x->reply_max)
+		return r->too_large = 1, 0;
+	if (r->len + n + 1 > x->cap) {
+		size_t cap = x->cap ? x->cap : 16 * 1024;
+		while (cap < r->len + n + 1)
+			cap *= 2;
+		uint8_t *more = realloc(r->body, cap);
+		if (!more)
+			return 0;
+		r->body = more;
+		x->cap = cap;
+	}
+	memcpy(r->body + r->len, data, n);
+	r->len += n;
+	r->body[r->len] = '\0';
+	return n;
+}
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -302,6 +327,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	size_t n = size * nmemb;
 	if (x->answer)
 		return on_answer(x, data, n);
+	if (x->reply)
+		return on_reply(x, data, n);
 	if (!x->started) {
 		long code = 0;
 		int64_t length = -1;
@@ -389,8 +416,42 @@ static time_t http_date(const char *v)
 
 /* The answer's headers a lease needs (jc_http_exchange, jc_http_request):
  * ETag, Date, Last-Modified (S3's leases) and Lock-Token (WebDAV's). */
+/* jc_http_call's: the headers a registry's client needs. */
+static size_t on_reply_header(struct jc_http_reply *r, const char *data, size_t n)
+{
+	static const struct {
+		const char *name;
+		size_t off, cap;
+	} kept[] = {
+		{ "www-authenticate", offsetof(struct jc_http_reply, www_authenticate),
+		  sizeof ((struct jc_http_reply *)0)->www_authenticate },
+		{ "location", offsetof(struct jc_http_reply, location),
+		  sizeof ((struct jc_http_reply *)0)->location },
+		{ "docker-content-digest", offsetof(struct jc_http_reply, digest),
+		  sizeof ((struct jc_http_reply *)0)->digest },
+	};
+	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) /* a new answer: forget the last */
+		r->www_authenticate[0] = r->location[0] = r->digest[0] = '\0';
+	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+		size_t len = strlen(kept[i].name);
+		if (n <= len || data[len] != ':' || strncasecmp(data, kept[i].name, len) != 0)
+			continue;
+		const char *v = data + len + 1;
+		size_t vn = n - len - 1;
+		while (vn && (*v == ' ' || *v == '\t'))
+			v++, vn--;
+		while (vn && strchr("\r\n ", v[vn - 1]))
+			vn--;
+		if (vn < kept[i].cap)
+			snprintf((char *)r + kept[i].off, kept[i].cap, "%.*s", (int)vn, v);
+	}
+	return n;
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
+	if (((struct xfer *)arg)->reply)
+		return on_reply_header(((struct xfer *)arg)->reply, data, size * nmemb);
 	struct jc_http_answer *a = ((struct xfer *)arg)->answer;
 	size_t n = size * nmemb;
 	char line[256];
@@ -425,13 +486,15 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 	char url[sizeof h->base + 1200], agent[64], host_line[sizeof h->host + 8];
 	struct curl_slist *headers = NULL;
 	void *c = x->hd->curl;
-	snprintf(url, sizeof url, "%s%s", h->base, path);
+	int absolute = strncmp(path, "https://", 8) == 0 || strncmp(path, "http://", 7) == 0;
+	snprintf(url, sizeof url, "%s%s", absolute ? "" : h->base, path);
 	snprintf(agent, sizeof agent, "jitcache/%s", JC_VERSION);
 	curl.easy_setopt(c, CURLOPT_URL, url);
 	curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl.easy_setopt(c, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
-	curl.easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, 0L);
-	curl.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl.easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, x->follow ? CURLPROTO_HTTPS : 0L);
+	curl.easy_setopt(c, CURLOPT_FOLLOWLOCATION, x->follow ? 1L : 0L);
+	curl.easy_setopt(c, CURLOPT_MAXREDIRS, 3L);
 	curl.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (h->ca_file[0])
@@ -451,7 +514,7 @@ static int perform(struct jc_http *h, struct xfer *x, const char *method, const 
 		curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	if (strcmp(method, "HEAD") == 0)
 		curl.easy_setopt(c, CURLOPT_NOBODY, 1L);
-	if (x->answer) {
+	if (x->answer || x->reply) {
 		curl.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 		curl.easy_setopt(c, CURLOPT_HEADERDATA, x);
 	}
@@ -527,7 +590,8 @@ static void status_failed(struct jc_http *h, long code, const char *what)
 {
 	if (code == 401 || code == 403)
 		problem(h, P_AUTH, 1, "%s refused: HTTP %ld (check the credentials%s)", what, code,
-			h->s3 ? "" : " in auth_file");
+			h->s3 ? "" : h->oci ? " in the docker config.json or containers auth.json"
+			: " in auth_file");
 	else if (code >= 300 && code < 400)
 		problem(h, P_REDIRECT, 1, "%s answered with a redirect (HTTP %ld), which is not "
 			"followed: give the final URL", what, code);
@@ -659,6 +723,44 @@ int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *su
 	}
 	checkin(h, x.hd);
 	return ok;
+}
+
+/* ---- any request (a registry's, tiers/registry.c) ------------------------------- */
+
+int jc_http_call(struct jc_http *h, const char *method, const char *target,
+		 const char *const headers[], const void *body, size_t n, uint64_t max,
+		 int follow, struct jc_http_reply *r, uint64_t delta[JC_NCOUNTERS])
+{
+	memset(r, 0, sizeof *r);
+	if (!h || jc_backoff_active(&h->down) || jc_http_load() != 0)
+		return -1;
+	struct xfer x = { .h = h, .expect = -1, .up = body, .up_len = n, .extra = headers,
+			  .reply = r, .reply_max = max, .follow = follow };
+	if (!(x.hd = checkout(h))) {
+		delta[JC_REMOTE_ERRORS]++;
+		return -1;
+	}
+	int rc = perform(h, &x, method, target);
+	r->code = x.code;
+	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && (r->too_large || x.code >= 300))) {
+		transfer_failed(h, &x, rc, method);
+		r->code = -1;
+	} else if (x.code >= 500) {
+		status_failed(h, x.code, method);
+		r->code = -1;
+	}
+	if (r->code < 0)
+		delta[JC_REMOTE_ERRORS]++;
+	delta[JC_REMOTE_BYTES_IN] += r->len;
+	if (r->code >= 200 && r->code < 300)
+		delta[JC_REMOTE_BYTES_OUT] += n;
+	checkin(h, x.hd);
+	return (int)r->code;
+}
+
+void jc_http_refused(struct jc_http *h, long code, const char *what)
+{
+	status_failed(h, code, what);
 }
 
 /* ---- requests of the WebDAV leases (http_lease.c) ------------------------------ */
@@ -808,7 +910,12 @@ struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_
 	const struct jc_remote_spec *sp = o->spec;
 	show_url(sp->url, h->shown, sizeof h->shown);
 	int s3 = sp->kind == JC_REMOTE_S3;
-	if (!s3 && sp->kind != JC_REMOTE_HTTP) {
+	h->oci = sp->kind == JC_REMOTE_OCI;
+	if (h->oci) {
+		snprintf(h->base, sizeof h->base, "%s", sp->at.registry.base);
+		snprintf(h->host, sizeof h->host, "%s", sp->at.registry.host);
+		snprintf(h->path, sizeof h->path, "/v2/%s", sp->at.registry.repo);
+	} else if (!s3 && sp->kind != JC_REMOTE_HTTP) {
 		jc_log(JC_LOG_WARN, "remote URL %s is not valid (not http://, https:// or s3://); "
 		       "remote tier disabled", h->shown);
 		goto fail;
@@ -818,7 +925,7 @@ struct jc_http *jc_http_open(const struct jc_http_options *o, const char *state_
 		       h->shown, why);
 		goto fail;
 	}
-	if (!s3) {
+	if (!s3 && !h->oci) {
 		snprintf(h->base, sizeof h->base, "%s", sp->at.web.base);
 		snprintf(h->host, sizeof h->host, "%s", sp->at.web.host);
 		snprintf(h->path, sizeof h->path, "%s", sp->at.web.path);
@@ -873,4 +980,9 @@ void jc_http_close(struct jc_http *h)
 		handle_free(__atomic_exchange_n(&h->idle[i], NULL, __ATOMIC_ACQ_REL));
 	explicit_bzero(h, sizeof *h);
 	free(h);
+}
+
+const char *jc_http_path(const struct jc_http *h)
+{
+	return h ? h->path : "";
 }

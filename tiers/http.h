@@ -116,6 +116,35 @@ int jc_http_exchange(struct jc_http *h, const struct jc_key *key, const char *su
 		     const char *method, const char *const headers[], const void *body, size_t n,
 		     struct jc_http_answer *a, uint64_t delta[JC_NCOUNTERS]);
 
+/* Any request, for a registry's client (tiers/registry.c), whose
+ * requests are not entries': method on target (a path under the URL's
+ * base, "/v2/...", or a whole https:// URL, a token service's), more
+ * request headers (NULL-ended, or NULL; the caller's Authorization), a
+ * body of n bytes; the answer's body kept whole up to max bytes (more:
+ * r->too_large, not read further), redirects followed (HTTPS only, 3 at
+ * most) if follow.  The HTTP status (r->code), whatever it is below 500,
+ * for the caller to judge; -1 without one (no answer, a timeout, a 5xx:
+ * said once, and the remote skipped for backoff seconds).  r->body: the
+ * caller's to free (NULL if none). */
+struct jc_http_reply {
+	long code;
+	char www_authenticate[1024];
+	char location[1024];
+	char digest[80];      /* Docker-Content-Digest */
+	uint8_t *body;        /* NUL-ended */
+	size_t len;
+	int too_large;
+};
+int jc_http_call(struct jc_http *h, const char *method, const char *target,
+		 const char *const headers[], const void *body, size_t n, uint64_t max,
+		 int follow, struct jc_http_reply *r, uint64_t delta[JC_NCOUNTERS]);
+/* Say that a request was refused (code 401, 403, or another status the
+ * caller cannot use), once, as a get's refusal is said (401 and 403 start
+ * the back-off). */
+void jc_http_refused(struct jc_http *h, long code, const char *what);
+/* The path requests go under: the URL's (an oci remote's, /v2/REPOSITORY). */
+const char *jc_http_path(const struct jc_http *h);
+
 int jc_http_is_s3(const struct jc_http *h);
 void jc_http_close(struct jc_http *h);
 /* The URL, for messages (no credentials). */

@@ -17,6 +17,10 @@
 #                                preloaded; output in $T/NAME.out (stdout and stderr)
 #   compiles FILE...             how many compiles the debug logs in FILEs show
 #   elapsed CMD...               run CMD, print its wall time in seconds
+#   cl_platform                  PLATFORM: Intel (its driver simulating an Arc GPU) or
+#                                Portable (PoCL; also under AddressSanitizer, which
+#                                cannot host Intel's driver: RTLD_DEEPBIND), and k.cl
+#                                (compute.cl) here; else the script skips and ends
 #
 # The fleet scripts (fleet_*.sh: nodes that start $T/fleet.spv at once):
 #   rollout NAME [COUNT]         COUNT ($N) nodes NAME1.. run "$CLIENT link $T/fleet.spv"
@@ -95,6 +99,23 @@ node() {
 
 compiles() {
 	cat "$@" | grep -c -- 'miss, compiled\|: compiled in' || true
+}
+
+cl_platform() {
+	local asan
+	asan=$(ldd "$LIB" 2>/dev/null | awk '/libasan/ { print $3 }')
+	[ -n "$asan" ] && rm -f "$OCL_ICD_VENDORS/intel.icd"
+	sim_dg2
+	if [ -z "$asan" ] && clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
+		PLATFORM=Intel
+	elif clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
+		PLATFORM=Portable
+	else
+		skip "neither Intel's OpenCL driver (simulated, not under ASan) nor PoCL is installed"
+		finish
+		exit $?
+	fi
+	cp "$ROOT/tests/integration/compute.cl" k.cl
 }
 
 elapsed() {

@@ -24,20 +24,7 @@ stat_of() { stats_in "$T/node-$1" "$2"; } # NODE FIELD
 result() { sed -n 's/.*build=\([0-9-]*\).*/\1/p' "$T/$1.out"; }
 shared_entries() { find "$T/shared" -type f | wc -l; }
 
-# AddressSanitizer cannot host Intel's driver (RTLD_DEEPBIND): PoCL alone then.
-ASAN_RT=$(ldd "$LIB" 2>/dev/null | awk '/libasan/ { print $3 }')
-[ -n "$ASAN_RT" ] && rm -f "$OCL_ICD_VENDORS/intel.icd"
-sim_dg2
-if [ -z "$ASAN_RT" ] && clinfo -l 2>/dev/null | grep -q "Intel(R) OpenCL"; then
-	PLATFORM=Intel
-elif clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	PLATFORM=Portable
-else
-	skip "neither Intel's OpenCL driver (simulated, not under ASan) nor PoCL is installed"
-	finish
-	exit $?
-fi
-cp "$ROOT/tests/integration/compute.cl" k.cl
+cl_platform
 build() { "$CLB" --platform $PLATFORM --source k.cl --options "$1"; } # OPTIONS
 mkdir "$T/shared"
 export JITCACHE_REMOTE="file://$T/shared/"

@@ -33,7 +33,7 @@ STEP_LABEL=${JITCACHE_TESTBED_LABEL:-testbed}
 PKGS="gcc make libc6-dev pkg-config libxxhash-dev libinih-dev libzstd-dev libhiredis-dev libsodium-dev
       ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers clinfo
       intel-opencl-icd libze-intel-gpu1 intel-ocloc libze1 libze-dev
-      python3 python3-venv python3-pip ca-certificates procps util-linux gawk"
+      python3 python3-venv python3-pip ca-certificates procps util-linux gawk libcurl4"
 PKGS=$(echo ${JITCACHE_TESTBED_PKGS:-$PKGS})
 SUITE=${JITCACHE_TESTBED_SUITE:-sid}
 

@@ -161,7 +161,23 @@ static void lists(void)
 		CHECK(list_refused("ftp://h/c", *p), "an unknown scheme: %s named", *p);
 	JC_REMOTE_KINDS_LIST(X)
 #undef X
-	CHECK(list_refused("ftp://h/c", " or file://"), "an unknown scheme: the last after \"or\"");
+	CHECK(list_refused("ftp://h/c", " or oci://"), "an unknown scheme: the last after \"or\"");
+	/* oci://HOST[:PORT]/REPOSITORY: HTTPS to the registry, its repository */
+	CHECK(list_ok("oci://reg.lan:5000/team/jc|ca-file=/etc/ca.pem|read-only") &&
+	      nspecs == 1 && specs[0].kind == JC_REMOTE_OCI &&
+	      strcmp(specs[0].at.registry.base, "https://reg.lan:5000") == 0 &&
+	      strcmp(specs[0].at.registry.host, "reg.lan:5000") == 0 &&
+	      strcmp(specs[0].at.registry.repo, "team/jc") == 0 && specs[0].read_only &&
+	      strcmp(specs[0].ca_file, "/etc/ca.pem") == 0, "an oci remote parsed");
+	CHECK(list_refused("oci://reg.lan/team/jc:v1", "names no tag"), "an oci remote's tag refused");
+	CHECK(list_refused("oci://reg.lan", "names a repository"), "an oci URL without repository");
+	CHECK(list_refused("oci://u:p@reg.lan/jc", "credentials"), "credentials in an oci URL refused");
+	CHECK(list_refused("oci://reg.lan/Team", "lower-case"), "an upper-case repository refused");
+	CHECK(list_refused("oci://reg.lan/jc|layout=flat", "layout="), "layout= is not an oci's");
+	struct jc_registry_url ou;
+	CHECK(jc_remote_url_oci("oci://127.0.0.1:5000/packs/llama:b580-v2", &ou, &why) == 0 &&
+	      strcmp(ou.repo, "packs/llama") == 0 && strcmp(ou.tag, "b580-v2") == 0,
+	      "push and pull's URL: a repository and a tag");
 	CHECK(list_refused("http://h/c|connect-timeout=soon", "number of seconds"),
 	      "a timeout that is not a number refused");
 	CHECK(list_refused("http://u:p@h/c", "auth-file"), "credentials in an http URL refused");

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/* push.c — `jitcache push` and `pull`: packs as OCI artifacts.  See push.h. */
+#include "bin/push.h"
+
+#include "bin/admin.h"
+#include "cache/transfer.h"
+#include "key/elfnote.h"
+#include "store/entry.h"
+#include "store/fsutil.h"
+#include "tiers/archive.h"
+#include "tiers/registry.h"
+#include "config/remote_url.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A pack larger is not pushed or pulled (a pack of eight targets of
+ * llama.cpp: 6 MB). */
+#define PACK_MAX (2ull << 30)
+/* A pack's transfer, however slow, is done within this. */
+#define PACK_TIMEOUT 600.0
+
+/* ---- this machine's driver and compiler ------------------------------------------ */
+
+/* The file a library name leads to (LD_LIBRARY_PATH, then the system's
+ * directories), resolved; 0 if found. */
+static int find_library(const char *name, char *out, size_t cap)
+{
+	char dirs[PATH_MAX * 2], path[PATH_MAX + 64];
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	snprintf(dirs, sizeof dirs, "%s%s/usr/lib/x86_64-linux-gnu:/usr/lib64:/usr/local/lib:/usr/lib",
+		 ld ? ld : "", ld && *ld ? ":" : "");
+	for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof path, "%s/%s", d, name);
+		if (access(path, R_OK) == 0 && realpath(path, out) && strlen(out) < cap)
+			return 0;
+	}
+	return -1;
+}
+
+/* "FILE build-id HEX" of the first of names found, or "none". */
+static void library_id(const char *const names[], char *out, size_t cap)
+{
+	char file[PATH_MAX];
+	uint8_t id[64];
+	snprintf(out, cap, "none");
+	for (const char *const *n = names; *n; n++) {
+		if (find_library(*n, file, sizeof file) != 0)
+			continue;
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		size_t len = fd >= 0 ? jc_elf_file_build_id(fd, id, sizeof id) : 0;
+		if (fd >= 0)
+			close(fd);
+		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+		size_t used = (size_t)snprintf(out, cap, "%s build-id ", base);
+		for (size_t i = 0; i < len && used + 3 < cap; i++)
+			used += (size_t)snprintf(out + used, cap - used, "%02x", id[i]);
+		if (!len)
+			snprintf(out + used, cap - used, "unknown");
+		return;
+	}
+}
+
+static void driver_id(char *out, size_t cap)
+{
+	static const char *const names[] = { "libze_intel_gpu.so.1", NULL };
+	library_id(names, out, cap);
+}
+
+static void compiler_id(char *out, size_t cap)
+{
+	static const char *const names[] = { "libigc.so.2", "libigc.so.1", NULL };
+	library_id(names, out, cap);
+}
+
+/* ---- packs ------------------------------------------------------------------------ */
+
+struct pack {
+	uint8_t *bytes;
+	size_t size;
+	uint64_t entries, recipes, unsigned_n, other;
+};
+
+static int read_pack(const char *path, struct pack *p)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	memset(p, 0, sizeof *p);
+	if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > PACK_MAX) {
+		fprintf(stderr, "jitcache: %s is not a pack that can be read (%s)\n", path,
+			f ? "not a regular file of 2 GiB at most" : "cannot open it");
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	p->size = (size_t)st.st_size;
+	p->bytes = malloc(p->size ? p->size : 1);
+	int ok = p->bytes && fread(p->bytes, 1, p->size, f) == p->size;
+	fclose(f);
+	if (!ok)
+		fprintf(stderr, "jitcache: cannot read %s\n", path);
+	return ok ? 0 : -1;
+}
+
+/* Count the pack's entries and recipes, and those not signed. */
+static int scan_pack(struct pack *p, const char *shown)
+{
+	FILE *f = fmemopen(p->bytes, p->size, "rb");
+	struct jc_archive_reader *r = f ? jc_archive_open(f, PACK_MAX) : NULL;
+	struct jc_archive_member m;
+	int rc;
+	if (!r) {
+		if (f)
+			fclose(f);
+		fprintf(stderr, "jitcache: %s cannot be read as a pack\n", shown);
+		return -1;
+	}
+	while ((rc = jc_archive_next(r, &m)) > 0) {
+		if (m.data && m.size >= JC_ENTRY_HEADER_SIZE) {
+			uint32_t flags = (uint32_t)(jc_get_le64((uint8_t *)m.data + 8) >> 32);
+			flags & JC_ENTRY_RECIPE ? p->recipes++ : p->entries++;
+			p->unsigned_n += !(flags & JC_ENTRY_SIGNED);
+		} else {
+			p->other++;
+		}
+		jc_archive_member_free(&m);
+	}
+	if (rc < 0)
+		fprintf(stderr, "jitcache: %s is not a whole pack (%s)\n", shown, jc_archive_error(r));
+	jc_archive_close(r);
+	fclose(f);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the registry ------------------------------------------------------------------ */
+
+static struct jc_registry *open_registry(const struct jc_config *cfg, const char *url,
+					 const char *ca_file, struct jc_remote_spec *sp,
+					 int need_tag)
+{
+	const char *why;
+	memset(sp, 0, sizeof *sp);
+	sp->kind = JC_REMOTE_OCI;
+	if (jc_remote_url_oci(url, &sp->at.registry, &why) != 0 ||
+	    (need_tag && !sp->at.registry.tag[0])) {
+		fprintf(stderr, "jitcache: %s is not oci://HOST[:PORT]/REPOSITORY%s (%s)\n", url,
+			need_tag ? ":TAG" : "[:TAG]", need_tag && !why ? "no tag" : why ? why : "no tag");
+		return NULL;
+	}
+	snprintf(sp->url, sizeof sp->url, "%s", url);
+	snprintf(sp->ca_file, sizeof sp->ca_file, "%s", ca_file ? ca_file : "");
+	struct jc_http_options o = {
+		.spec = sp,
+		.connect_timeout = cfg->remote_connect_timeout > 5 ? cfg->remote_connect_timeout : 5,
+		.timeout = PACK_TIMEOUT,
+		.backoff = 0,
+		.limit = PACK_MAX,
+	};
+	return jc_registry_open(&o, NULL);
+}
+
+/* Text for a JSON string: no quote, backslash or control character. */
+static void plain(const char *in, char *out, size_t cap)
+{
+	size_t i = 0;
+	for (; *in && i + 1 < cap; in++)
+		out[i++] = (*in == '"' || *in == '\\' || (unsigned char)*in < ' ') ? '_' : *in;
+	out[i] = '\0';
+}
+
+/* "a380=12.56.5,b580=20.1.0": each target with its IP version. */
+static int targets_text(const char *list, char *out, size_t cap)
+{
+	char copy[1024], ip[32];
+	size_t used = 0;
+	out[0] = '\0';
+	snprintf(copy, sizeof copy, "%s", list ? list : "");
+	if (strcmp(copy, "all") == 0) /* every target warm --for all covers */
+		for (size_t i = 0, n = 0; jc_warm_target_name(i) && n + 16 < sizeof copy; i++)
+			n += (size_t)snprintf(copy + n, sizeof copy - n, "%s%s", i ? "," : "",
+					      jc_warm_target_name(i));
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const char *v = jc_warm_target_ip(t, ip);
+		if (!v && strcmp(t, "this") != 0) {
+			fprintf(stderr, "jitcache: push: --for names an unknown target '%s' "
+				"(jitcache warm --list-targets)\n", t);
+			return -1;
+		}
+		used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "%s%s%s%s",
+					 used ? "," : "", t, v ? "=" : "", v ? v : "");
+	}
+	return 0;
+}
+
+static char *pack_json(const char *fmt_head, const char *driver, const char *compiler,
+		       const char *targets, const char *programs, const struct pack *p)
+{
+	char *json = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&json, &n);
+	if (!f)
+		return NULL;
+	fprintf(f, "%s\"org.jitcache.driver\":\"%s\",\"org.jitcache.compiler\":\"%s\","
+		"\"org.jitcache.targets\":\"%s\",\"org.jitcache.programs\":\"%s\","
+		"\"org.jitcache.entries\":\"%llu\",\"org.jitcache.recipes\":\"%llu\","
+		"\"org.jitcache.signed\":\"yes\"}", fmt_head, driver, compiler, targets, programs,
+		(unsigned long long)p->entries, (unsigned long long)p->recipes);
+	fclose(f);
+	return json;
+}
+
+static char *pack_manifest(const char *config_digest, size_t config_size, const char *digest,
+			   size_t size, const char *title, const char *annotations)
+{
+	char *json = NULL, date[32];
+	size_t n = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	FILE *f = open_memstream(&json, &n);
+	if (!f)
+		return NULL;
+	fprintf(f, "{\"schemaVersion\":2,\"mediaType\":\"" JC_OCI_MANIFEST "\","
+		"\"artifactType\":\"" JC_OCI_PACK_ARTIFACT "\","
+		"\"config\":{\"mediaType\":\"" JC_OCI_PACK_CONFIG "\",\"digest\":\"%s\",\"size\":%zu},"
+		"\"layers\":[{\"mediaType\":\"" JC_OCI_PACK "\",\"digest\":\"%s\",\"size\":%zu,"
+		"\"annotations\":{\"org.opencontainers.image.title\":\"%s\"}}],"
+		"\"annotations\":{\"org.opencontainers.image.created\":\"%s\",%s}",
+		config_digest, config_size, digest, size, title, date, annotations + 1);
+	fclose(f);
+	return json;
+}
+
+/* ---- push ---------------------------------------------------------------------------- */
+
+void jc_push_usage(FILE *out)
+{
+	fputs("       jitcache push oci://HOST[:PORT]/REPO:TAG PACK [--for TARGETS]\n"
+	      "                     [--programs NAMES] [--ca-file PEM]\n"
+	      "                                      publish a signed pack (export, warm --export)\n"
+	      "                                      as an OCI artifact naming this machine's\n"
+	      "                                      driver and compiler, the targets and programs\n",
+	      out);
+}
+
+struct args {
+	const char *for_list, *programs, *ca_file;
+};
+
+static int parse_args(const char *cmd, int argc, char **argv, struct args *a, int operands)
+{
+	static const struct option longopts[] = {
+		{ "for", required_argument, NULL, 'f' }, { "programs", required_argument, NULL, 'p' },
+		{ "ca-file", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+	};
+	int opt, pull = strcmp(cmd, "pull") == 0;
+	memset(a, 0, sizeof *a);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (opt == 'c')
+			a->ca_file = optarg;
+		else if (opt == 'f' && !pull)
+			a->for_list = optarg;
+		else if (opt == 'p' && !pull)
+			a->programs = optarg;
+		else
+			return jc_admin_bad_option(cmd, opt, argv, longopts);
+	}
+	if (argc - optind != operands)
+		return jc_admin_usage_error(cmd, pull ? "takes one oci://HOST/REPO[:TAG]"
+						      : "takes oci://HOST/REPO:TAG and a PACK");
+	return 0;
+}
+
+static int push_pack(struct jc_registry *g, const struct jc_registry_url *u, const char *file,
+		     const struct pack *p, const char *annotations)
+{
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	char config_digest[80], digest[80], title[256];
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	plain(base, title, sizeof title);
+	if (jc_registry_put_blob(g, annotations, strlen(annotations), config_digest, delta) != 0 ||
+	    jc_registry_put_blob(g, p->bytes, p->size, digest, delta) != 0)
+		return -1;
+	char *m = pack_manifest(config_digest, strlen(annotations), digest, p->size, title,
+				annotations);
+	int rc = m ? jc_registry_put_manifest(g, u->tag, m, strlen(m), delta) : -1;
+	free(m);
+	if (rc == 0)
+		printf("pushed %s (%llu entries, %llu recipes, %zu bytes, signed) to "
+		       "oci://%s/%s:%s as %s\n", file, (unsigned long long)p->entries,
+		       (unsigned long long)p->recipes, p->size, u->host, u->repo, u->tag, digest);
+	return rc;
+}
+
+int jc_push_main(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	struct args a;
+	struct pack p;
+	struct jc_remote_spec sp;
+	char driver[512], compiler[512], targets[1024], programs[1024], head[8];
+	(void)c;
+	int rc = parse_args("push", argc, argv, &a, 2);
+	if (rc)
+		return rc;
+	const char *url = argv[optind], *file = argv[optind + 1];
+	if (targets_text(a.for_list, targets, sizeof targets) != 0)
+		return JC_EXIT_USAGE;
+	if (read_pack(file, &p) != 0 || scan_pack(&p, file) != 0) {
+		free(p.bytes);
+		return JC_EXIT_FAILED;
+	}
+	if (p.unsigned_n || !p.entries) {
+		fprintf(stderr, "jitcache: push: %s %s; not pushed (set signing_key, then warm "
+			"--export or export again)\n", file, p.entries ? "holds unsigned entries"
+			: "holds no entry");
+		free(p.bytes);
+		return JC_EXIT_FAILED;
+	}
+	struct jc_registry *g = open_registry(cfg, url, a.ca_file, &sp, 1);
+	driver_id(driver, sizeof driver);
+	compiler_id(compiler, sizeof compiler);
+	plain(a.programs ? a.programs : "", programs, sizeof programs);
+	snprintf(head, sizeof head, "{");
+	char *ann = g ? pack_json(head, driver, compiler, targets, programs, &p) : NULL;
+	rc = ann && push_pack(g, &sp.at.registry, file, &p, ann) == 0 ? 0 : JC_EXIT_FAILED;
+	if (rc && g)
+		fprintf(stderr, "jitcache: push: %s not pushed to %s\n", file, url);
+	free(ann);
+	free(p.bytes);
+	jc_registry_close(g);
+	return rc;
+}
+
+/* ---- pull ----------------------------------------------------------------------------- */
+
+void jc_pull_usage(FILE *out)
+{
+	fputs("       jitcache pull oci://HOST[:PORT]/REPO[:TAG] [--ca-file PEM]\n"
+	      "                                      import the signed pack pushed there (TAG:\n"
+	      "                                      latest) if it names this machine's driver\n",
+	      out);
+}
+
+/* Does the manifest name this machine's driver and compiler?  0 if so;
+ * else one line said why not. */
+static int pack_matches(const char *manifest, const char *shown)
+{
+	char type[128], want[512], have[512];
+	if (jc_oci_json_string(manifest, "artifactType", type, sizeof type) != 0 ||
+	    strcmp(type, JC_OCI_PACK_ARTIFACT) != 0) {
+		fprintf(stderr, "jitcache: pull: %s is not a jitcache pack; nothing imported\n", shown);
+		return -1;
+	}
+	static const char *const what[] = { "driver", "compiler" };
+	for (int i = 0; i < 2; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "org.jitcache.%s", what[i]);
+		const char *ann = strstr(manifest, "\"annotations\":{\"org.opencontainers.image.created\"");
+		if (!ann || jc_oci_json_string(ann, name, want, sizeof want) != 0)
+			snprintf(want, sizeof want, "(none named)");
+		(i ? compiler_id : driver_id)(have, sizeof have);
+		if (strcmp(want, have) != 0) {
+			fprintf(stderr, "jitcache: pull: %s was built for another %s (%s; this machine "
+				"has %s); nothing imported\n", shown, what[i], want, have);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The pack's layer: its digest and size; 0 if there is one. */
+static int pack_layer(const char *manifest, char digest[80], int64_t *size)
+{
+	const char *layers = strstr(manifest, "\"layers\"");
+	char type[80];
+	if (!layers || jc_oci_json_string(layers, "mediaType", type, sizeof type) != 0 ||
+	    strcmp(type, JC_OCI_PACK) != 0 || jc_oci_json_string(layers, "digest", digest, 80) != 0)
+		return -1;
+	*size = jc_oci_json_number(layers, "size");
+	return *size >= 0 ? 0 : -1;
+}
+
+/* Import the pack's bytes as `jitcache import` takes a file. */
+static int import_bytes(struct jc_cache *c, const struct pack *p, const char *shown)
+{
+	char tmp[] = "/tmp/jitcache-pull.XXXXXX";
+	int fd = mkstemp(tmp);
+	if (fd < 0 || write(fd, p->bytes, p->size) != (ssize_t)p->size) {
+		fprintf(stderr, "jitcache: pull: cannot write %s\n", tmp);
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		return JC_EXIT_FAILED;
+	}
+	close(fd);
+	struct jc_transfer t;
+	int rc = jc_cache_import(c, tmp, stderr, &t);
+	unlink(tmp);
+	if (rc < 0)
+		return JC_EXIT_FAILED;
+	printf("pulled %s: imported %llu entries and %llu recipes, %llu already present, "
+	       "%llu refused\n", shown, (unsigned long long)(t.entries),
+	       (unsigned long long)t.recipes, (unsigned long long)t.present,
+	       (unsigned long long)t.refused);
+	return t.refused ? JC_EXIT_FAILED : 0;
+}
+
+static int fetch_pack(struct jc_registry *g, const char *tag, const char *shown, struct pack *p)
+{
+	uint64_t delta[JC_NCOUNTERS] = { 0 };
+	struct jc_http_reply m, b;
+	char digest[80];
+	int64_t size;
+	int code = jc_registry_manifest(g, tag, &m, delta), rc = -1;
+	if (code == 404)
+		fprintf(stderr, "jitcache: pull: %s does not exist; nothing imported\n", shown);
+	else if (code >= 0 && (code != 200 || !m.body)) /* (-1 and refusals: said) */
+		fprintf(stderr, "jitcache: pull: %s cannot be read (HTTP %d); nothing imported\n",
+			shown, code);
+	else if (code != 200 || !m.body)
+		;
+	else if (pack_matches((char *)m.body, shown) != 0)
+		;
+	else if (pack_layer((char *)m.body, digest, &size) != 0 || (uint64_t)size > PACK_MAX)
+		fprintf(stderr, "jitcache: pull: %s holds no pack jitcache reads; nothing imported\n",
+			shown);
+	else if ((code = jc_registry_blob(g, digest, PACK_MAX, &b, delta)) != 200 || !b.body) {
+		if (code > 0) /* (-1, 0: not its digest, and refusals: said) */
+			fprintf(stderr, "jitcache: pull: %s: its pack cannot be read (HTTP %d); "
+				"nothing imported\n", shown, code);
+		free(b.body);
+	} else
+		*p = (struct pack){ .bytes = b.body, .size = b.len }, rc = 0;
+	free(m.body);
+	return rc;
+}
+
+int jc_pull_main(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv)
+{
+	struct args a;
+	struct pack p = { 0 };
+	struct jc_remote_spec sp;
+	char shown[1200];
+	int rc = parse_args("pull", argc, argv, &a, 1);
+	if (rc)
+		return rc;
+	const char *url = argv[optind];
+	if (!cfg->trusted_keys[0]) {
+		fprintf(stderr, "jitcache: pull: a pack is code: set trusted_keys to the public key "
+			"it was signed with; nothing pulled\n");
+		return JC_EXIT_FAILED;
+	}
+	struct jc_registry *g = open_registry(cfg, url, a.ca_file, &sp, 0);
+	if (!g)
+		return JC_EXIT_FAILED;
+	const struct jc_registry_url *u = &sp.at.registry;
+	const char *tag = u->tag[0] ? u->tag : "latest";
+	snprintf(shown, sizeof shown, "oci://%s/%s:%s", u->host, u->repo, tag);
+	rc = JC_EXIT_FAILED;
+	if (fetch_pack(g, tag, shown, &p) == 0 && scan_pack(&p, shown) == 0) {
+		if (p.unsigned_n)
+			fprintf(stderr, "jitcache: pull: %s holds %llu unsigned entries; nothing "
+				"imported\n", shown, (unsigned long long)p.unsigned_n);
+		else
+			rc = import_bytes(c, &p, shown);
+	}
+	free(p.bytes);
+	jc_registry_close(g);
+	return rc;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/*
+ * push.h — `jitcache push` and `jitcache pull`: packs (what `jitcache
+ * export` and `warm --export` write) as OCI artifacts in a registry
+ * (tiers/registry.h), the way a release ships its kernels.
+ *
+ *   jitcache push oci://HOST[:PORT]/REPOSITORY:TAG PACK [--for TARGETS]
+ *                 [--programs NAMES] [--ca-file PEM]
+ *   jitcache pull oci://HOST[:PORT]/REPOSITORY[:TAG] [--ca-file PEM]
+ *
+ * push publishes one artifact: an image manifest (artifactType
+ * JC_OCI_PACK_ARTIFACT) whose config (JC_OCI_PACK_CONFIG, jitcache's own
+ * media type, as ORAS does, which registries older than OCI 1.1 accept)
+ * and annotations name the driver and compiler builds it was made with
+ * (this machine's: the files and GNU build-ids of libze_intel_gpu.so.1 and
+ * libigc), the GPU targets and their IP versions (--for, as given to warm;
+ * all: every target warm knows),
+ * the programs (--programs) and its entries and recipes, and whose one
+ * layer is the pack.  Every entry of the pack must be signed (signing_key
+ * when it was made): an unsigned pack is refused in one line.
+ *
+ * pull fetches the artifact (TAG default: latest), refuses in one line one
+ * that names another driver or compiler build than this machine's, one
+ * whose blob is not its digest, and one with an unsigned entry, and
+ * without trusted_keys pulls nothing (a pack is code); the rest is
+ * imported into the cache directory exactly as `jitcache import` takes a
+ * file (each signature checked against trusted_keys).
+ *
+ * Credentials: the registry clients' files, as the oci:// remote's
+ * (registry.h).  Exit status: 0 done, 1 refused or failed, 2 bad usage.
+ */
+#ifndef JITCACHE_BIN_PUSH_H
+#define JITCACHE_BIN_PUSH_H
+
+#include "cache/cache.h"
+#include "config/config.h"
+
+#include <stdio.h>
+
+int jc_push_main(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
+int jc_pull_main(const struct jc_config *cfg, struct jc_cache *c, int argc, char **argv);
+void jc_push_usage(FILE *out);
+void jc_pull_usage(FILE *out);
+
+/* The warm targets' table (warm.c): the IP version of a target's name as
+ * text ("12.56.5"), or NULL if none is named so. */
+const char *jc_warm_target_ip(const char *name, char buf[32]);
+/* The i-th target's name, NULL past the last. */
+const char *jc_warm_target_name(size_t i);
+
+#endif

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tier: quick
+# Packs as OCI artifacts (bin/push.c) against a real registry: Debian's
+# docker-registry on 127.0.0.1 with htpasswd and TLS.  A cache filled by an
+# OpenCL program (Intel's driver simulating an Arc GPU, or PoCL) and signed
+# is exported and `jitcache push`ed as one artifact whose manifest, read
+# with curl as any tool reads it, names the driver and compiler builds, the
+# targets with their IP versions and the programs; `jitcache pull` into a
+# fresh cache that trusts the key imports it and the program's first run
+# compiles nothing.  Refused in one line each: an unsigned pack (push), a
+# pull without trusted_keys, a pack signed by another key, a manifest
+# naming another driver, an absent tag, a blob that is not its digest.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/remote_common.bash"
+trap 'stop_servers; [ "${KEEP:-0}" = 1 ] || cleanup_dirs' EXIT
+unset JITCACHE_REMOTE JITCACHE_SIGNING_KEY JITCACHE_TRUSTED_KEYS REGISTRY_AUTH_FILE
+export JITCACHE_LOG=debug POCL_KERNEL_CACHE=0 HOME=$T/home XDG_RUNTIME_DIR=$T/run
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+CLB=$B/tests/cl_build
+if [ ! -x "$CLB" ]; then
+	check "test prerequisite $CLB present" false
+	finish
+	exit $?
+fi
+if ! command -v docker-registry >/dev/null || ! command -v htpasswd >/dev/null; then
+	skip "Debian's docker-registry and htpasswd (apache2-utils) are not installed (make deps)"
+	finish
+	exit $?
+fi
+cl_platform
+run_in() { # DIR NAME: the program under jitcache with cache DIR, output in $T/NAME.out
+	JITCACHE_DIR=$1 LD_PRELOAD="$LIB" "$CLB" --platform $PLATFORM --source k.cl \
+		--options "-DSCALE=0.5f" >"$T/$2.out" 2>&1
+}
+result() { sed -n 's/.*build=\([0-9-]*\).*/\1/p' "$T/$1.out"; }
+jc() { # NAME ARGS...: jitcache, output in $T/NAME.out, status in $T/NAME.rc
+	local name=$1; shift
+	JITCACHE_LOG=warn "$JITCACHE" "$@" >"$T/$name.out" 2>&1
+	echo $? >"$T/$name.rc"
+}
+rc() { cat "$T/$1.rc"; }
+lines() { grep -c '^jitcache: ' "$T/$1.out" || true; }
+
+start_registry "$T/registry" ci s3cret-pw
+check "docker-registry started with htpasswd and TLS" test -n "${REGISTRY_HOST:-}"
+docker_login "$T/docker" "$REGISTRY_HOST" ci s3cret-pw
+export DOCKER_CONFIG=$T/docker
+REPO=oci://$REGISTRY_HOST/jitcache/packs
+manifest() {
+	curl -sf --cacert "$REGISTRY_CA" -u ci:s3cret-pw \
+		-H 'Accept: application/vnd.oci.image.manifest.v1+json' \
+		"https://$REGISTRY_HOST/v2/jitcache/packs/manifests/$1"
+}
+
+# ---- CI: record, sign, export, push ---------------------------------------------------
+"$JITCACHE" keygen "$T/ci.key" >/dev/null 2>&1
+"$JITCACHE" keygen "$T/other.key" >/dev/null 2>&1
+JITCACHE_SIGNING_KEY=$T/ci.key run_in "$T/ci" ci
+check "CI: the program ran under jitcache, signing, and compiled" \
+	test "$(compiles "$T/ci.out")" -ge 1 -a "$(result ci)" = 0
+JITCACHE_DIR=$T/ci "$JITCACHE" export "$T/pack.tar.zst" >/dev/null 2>&1
+check "CI: the signed cache exported as a pack" test -s "$T/pack.tar.zst"
+JITCACHE_DIR=$T/ci jc push push "$REPO:v1" "$T/pack.tar.zst" --for a380,b580 \
+	--programs cl_build --ca-file "$REGISTRY_CA"
+check "push: exit 0, one line naming what was pushed" \
+	sh -c "[ $(rc push) = 0 ] && grep -q '^pushed .*pack.tar.zst (.* entries, .*signed) to $REPO:v1 as sha256:' '$T/push.out'"
+m=$(manifest v1)
+has_m() { printf '%s' "$m" | grep -q -- "$1"; }
+check "the manifest (curl) is an OCI image manifest with jitcache's artifactType" \
+	has_m '"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"application/vnd.jitcache.pack.v1"'
+check "... its config is jitcache's own media type" \
+	has_m '"config":{"mediaType":"application/vnd.jitcache.pack.config.v1+json"'
+check "... its one layer is the pack" has_m '"layers":\[{"mediaType":"application/vnd.jitcache.pack.v1.tar+zstd"'
+check "... annotations name the targets with their IP versions" \
+	has_m '"org.jitcache.targets":"a380=12.56.5,b580=20.1.0"'
+check "... the programs" has_m '"org.jitcache.programs":"cl_build"'
+check "... the driver and compiler builds" \
+	sh -c "printf '%s' '$m' | grep -q '\"org.jitcache.driver\":\"[^\"]' && printf '%s' '$m' | grep -q '\"org.jitcache.compiler\":\"[^\"]'"
+
+# ---- a user: trusted_keys and jitcache pull -------------------------------------------
+export JITCACHE_TRUSTED_KEYS=$T/ci.key.pub
+JITCACHE_DIR=$T/user jc pull pull "$REPO:v1" --ca-file "$REGISTRY_CA"
+check "pull: exit 0, the pack imported, nothing refused" \
+	sh -c "[ $(rc pull) = 0 ] && grep -q '^pulled $REPO:v1: imported [1-9][0-9]* entries.* 0 refused' '$T/pull.out'"
+run_in "$T/user" first
+check "the user's first run: no compile, the build succeeded" \
+	test "$(compiles "$T/first.out")" -eq 0 -a "$(result first)" = 0
+
+# ---- refusals: one line each, nothing imported ----------------------------------------
+JITCACHE_DIR=$T/plain run_in "$T/plain" plain
+JITCACHE_DIR=$T/plain "$JITCACHE" export "$T/unsigned.tar.zst" >/dev/null 2>&1
+JITCACHE_DIR=$T/plain jc unsigned push "$REPO:unsigned" "$T/unsigned.tar.zst" --ca-file "$REGISTRY_CA"
+check "push of an unsigned pack: refused in one line, exit 1, no tag made" \
+	test "$(rc unsigned)" = 1 -a "$(lines unsigned)" = 1 -a -z "$(manifest unsigned)"
+JITCACHE_DIR=$T/u2 env -u JITCACHE_TRUSTED_KEYS "$JITCACHE" pull "$REPO:v1" --ca-file "$REGISTRY_CA" >"$T/nokeys.out" 2>&1
+echo $? >"$T/nokeys.rc"
+check "pull without trusted_keys: refused in one line, nothing imported" \
+	test "$(rc nokeys)" = 1 -a "$(lines nokeys)" = 1 -a ! -d "$T/u2/00"
+JITCACHE_DIR=$T/u3 JITCACHE_TRUSTED_KEYS=$T/other.key.pub jc otherkey pull "$REPO:v1" --ca-file "$REGISTRY_CA"
+check "pull of a pack signed by a key not trusted: exit 1, nothing imported" \
+	sh -c "[ $(rc otherkey) = 1 ] && grep -q 'imported 0 entries' '$T/otherkey.out'"
+JITCACHE_DIR=$T/u4 jc absent pull "$REPO:nope" --ca-file "$REGISTRY_CA"
+check "pull of an absent tag (404): one line, exit 1" \
+	sh -c "[ $(rc absent) = 1 ] && [ $(lines absent) = 1 ] && grep -q 'does not exist' '$T/absent.out'"
+# a manifest naming another driver: the same artifact, its annotation changed
+other=$(printf '%s' "$m" | sed 's/"org.jitcache.driver":"[^"]*"/"org.jitcache.driver":"libze_intel_gpu.so.1.3.99999 build-id 00"/')
+printf '%s' "$other" | curl -sf --cacert "$REGISTRY_CA" -u ci:s3cret-pw -X PUT \
+	-H 'Content-Type: application/vnd.oci.image.manifest.v1+json' --data-binary @- \
+	"https://$REGISTRY_HOST/v2/jitcache/packs/manifests/otherdriver" >/dev/null
+JITCACHE_DIR=$T/u5 jc otherdriver pull "$REPO:otherdriver" --ca-file "$REGISTRY_CA"
+check "pull of a pack naming another driver: refused in one line naming both, nothing imported" \
+	sh -c "[ $(rc otherdriver) = 1 ] && [ $(lines otherdriver) = 1 ] && grep -q 'built for another driver (libze_intel_gpu.so.1.3.99999' '$T/otherdriver.out' && [ ! -d '$T/u5/00' ]"
+digest=$(printf '%s' "$m" | grep -o '"layers":\[{[^]]*' | grep -o 'sha256:[0-9a-f]*' | head -1)
+blob=$REGISTRY_DATA/docker/registry/v2/blobs/sha256/${digest:7:2}/${digest:7}/data
+printf 'X' | dd of="$blob" bs=1 seek=200 conv=notrunc 2>/dev/null
+JITCACHE_DIR=$T/u6 jc baddigest pull "$REPO:v1" --ca-file "$REGISTRY_CA"
+check "pull of a pack whose blob is not its digest: refused in one line, exit 1, nothing imported" \
+	sh -c "[ $(rc baddigest) = 1 ] && [ $(lines baddigest) = 1 ] && grep -q 'is not what its digest says' '$T/baddigest.out' && [ ! -d '$T/u6/00' ]"
+finish
