@@ -15,7 +15,9 @@
  *   X(api, name)    api: dl (the preloaded library's own: dlsym itself, and
  *                   jitcache_preloaded, which finds the one jitcache that
  *                   works in a process: shim/preload.c), ze (Level Zero),
- *                   cl (OpenCL), exec (the exec functions, shim/exec.c)
+ *                   cl (OpenCL), exec (the exec functions, shim/exec.c),
+ *                   fs (access and rename, shim/fs.c: how long PoCL took
+ *                   to compile a work-group function, cl_pocl.h)
  */
 #ifndef JITCACHE_EXPORTS_H
 #define JITCACHE_EXPORTS_H
@@ -51,6 +53,8 @@
 	X(exec, execlp)                                                           \
 	X(exec, execle)                                                           \
 	X(exec, fexecve)                                                          \
-	X(exec, execveat)
+	X(exec, execveat)                                                         \
+	X(fs, access)                                                             \
+	X(fs, rename)
 
 #endif

@@ -20,6 +20,7 @@ static const struct {
 #define W_dl(name)
 #define W_ze(name)
 #define W_exec(name)
+#define W_fs(name)
 #define W_cl(name) { #name, (void *)name },
 #define X(api, name) W_##api(name)
 	JC_EXPORTS(X)
@@ -28,6 +29,7 @@ static const struct {
 #undef W_ze
 #undef W_dl
 #undef W_exec
+#undef W_fs
 };
 
 /* Only the ICD loader's functions are wrapped, whatever a wheel renamed it
@@ -65,6 +67,7 @@ JC_DLSYM_HOOK(dlsym_hook);
 #define W_dl(name)
 #define W_ze(name)
 #define W_exec(name)
+#define W_fs(name)
 #define W_cl(name) JC_CORE_WRAPPER(name);
 #define X(api, name) W_##api(name)
 JC_EXPORTS(X)
@@ -73,3 +76,4 @@ JC_EXPORTS(X)
 #undef W_ze
 #undef W_dl
 #undef W_exec
+#undef W_fs

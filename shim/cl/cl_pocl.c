@@ -3,6 +3,7 @@
  * under one mutex, the refresh made outside it. */
 #include "shim/cl/cl_pocl.h"
 #include "shim/cl/cl_payload.h"
+#include "config/clock.h"
 #include "shim/shim.h"
 #include "store/entry.h"
 #include "store/fsutil.h"
@@ -24,6 +25,7 @@ struct watch {
 	cl_uint ndev;
 	char **dirs;         /* each device's program directory, absolute; NULL: none */
 	size_t *files;       /* the files its binary carried in its kernels' directories */
+	uint64_t wg_cpu, wg_wall; /* PoCL's work-group compiles in them since (ns) */
 };
 
 static struct watch *watches;
@@ -158,11 +160,15 @@ static void refresh(const struct watch *w)
 		size_t size = 0;
 		char hex[2 * JC_KEY_BYTES + 1];
 		jc_key_hex(&w->key, hex);
+		/* A hit on the entry now saves PoCL's compiles of what was added
+		 * too: their times join the entry's. */
 		if (changed && jc_cl_payload_encode(&p, &bytes, &size) == 0 &&
 		    jc_cache_replace(cache, &w->key, bytes, size,
-				     jc_compile_word(e.compile_ns, e.wall_ns)) == 0)
+				     jc_compile_word(e.compile_ns + w->wg_cpu,
+						     e.wall_ns + w->wg_wall)) == 0)
 			jc_log(JC_LOG_DEBUG, "OpenCL entry %s: PoCL's work-group code added "
-			       "(%zu bytes, was %zu)", hex, size, e.size);
+			       "(%zu bytes, was %zu; compiled in %.3f s of CPU, %.3f s)", hex,
+			       size, e.size, (double)w->wg_cpu / 1e9, (double)w->wg_wall / 1e9);
 		free(bytes);
 		jc_cl_payload_free(&p);
 	}
@@ -270,3 +276,73 @@ __attribute__((destructor)) static void refresh_at_exit(void)
 		watch_free(w);
 	}
 }
+
+/* ---- PoCL's work-group compiles, timed (cl_pocl.h) ---- */
+
+/* The compile this thread started: the KERNEL.so PoCL did not find, and
+ * the thread's clocks then. */
+static __thread struct {
+	char path[512];
+	int64_t cpu, wall;
+} probe;
+
+static int wg_file(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 3 && n < sizeof probe.path && strcmp(path + n - 3, ".so") == 0;
+}
+
+/* The watch of this process whose program directory holds path (matched by
+ * the directory's last two names: PoCL may name its cache directory
+ * relative, or through a link), or NULL.  Under the lock. */
+static struct watch *watch_of(const char *path)
+{
+	for (struct watch *w = watches; w; w = w->next)
+		for (cl_uint i = 0; w->pid == getpid() && i < w->ndev; i++) {
+			const char *d = w->dirs[i], *tail = d ? strrchr(d, '/') : NULL;
+			while (tail && tail > d && *--tail != '/')
+				;
+			const char *at = tail && tail > d ? strstr(path, tail) : NULL;
+			if (at && at[strlen(tail)] == '/')
+				return w;
+		}
+	return NULL;
+}
+
+static void file_missing(const char *path)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) || !wg_file(path) ||
+	    strcmp(probe.path, path) == 0) /* looked for again: the same compile */
+		return;
+	pthread_mutex_lock(&lock);
+	int ours = watch_of(path) != NULL;
+	pthread_mutex_unlock(&lock);
+	if (!ours)
+		return;
+	snprintf(probe.path, sizeof probe.path, "%s", path);
+	probe.cpu = jc_thread_cpu_ns();
+	probe.wall = jc_mono_ns();
+}
+
+static void file_renamed(const char *path)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) || !wg_file(path) || !probe.path[0] ||
+	    strcmp(probe.path, path) != 0)
+		return;
+	probe.path[0] = '\0';
+	uint64_t wall = (uint64_t)(jc_mono_ns() - probe.wall);
+	int64_t cpu_now = jc_thread_cpu_ns();
+	/* The thread's CPU time, never more than the wall time (as
+	 * compile_once.h records a build's); the wall time if unknown. */
+	uint64_t cpu = cpu_now && probe.cpu ? (uint64_t)(cpu_now - probe.cpu) : wall;
+	if (cpu > wall)
+		cpu = wall;
+	pthread_mutex_lock(&lock);
+	struct watch *w = watch_of(path);
+	if (w) {
+		w->wg_cpu += cpu;
+		w->wg_wall += wall;
+	}
+	pthread_mutex_unlock(&lock);
+}
+JC_FILE_HOOK(file_missing, file_renamed);

@@ -79,6 +79,21 @@ void jc_pocl_kernel_release(cl_kernel kernel);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
 
+/* What PoCL's work-group compiles cost, counted in the entry (issue 46):
+ * the entry's compile time is what a hit saves, and a hit on an entry
+ * with PoCL's work-group code saves those compiles too, which PoCL makes
+ * after the build, on one of its own threads.  PoCL asks access() for
+ * DIR/KERNEL/LOCALSIZE/KERNEL.so before compiling it, on the thread that
+ * compiles it, and rename()s the finished file there (shim/fs.c passes
+ * both on here): that thread's CPU time and the wall time between the two
+ * are added to the watch of the program whose directory DIR is, and to its
+ * entry's compile times with the refresh that adds the files.  The CPU
+ * time of the linker PoCL runs as a child process is not counted (it is in
+ * the wall time); nor is a compile whose file another process put first,
+ * nor the work-group code an entry took from PoCL's cache as it found it:
+ * what is recorded is measured, and at most what was saved.  (Its hooks:
+ * JC_FILE_HOOK, shim.h.) */
+
 /* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
 
 #define JC_POCL_MAX_BINARY ((size_t)256 << 20) /* PoCL's own MAX_BINARY_SIZE */
