@@ -34,7 +34,8 @@
 #    warm --for TARGET`: all of them "already cached"), and the table says why.
 # Writes OUTDIR/llama.md and the raw OUTDIR/llama.txt.  Knobs: LLAMA_REPS
 # (3), LLAMA_TARGETS (a770,a750,a580,a380,b580,b570,mtl-h,lnl), LLAMA_PACK=0
-# (skip part 2).
+# (skip part 2), LLAMA_WAYS=0 (part 1 only as far as part 2 needs: the
+# llama-server run that records the recipes).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build-sid}
@@ -120,7 +121,12 @@ one() { # KIND REP
 failed=0
 echo "load_start $(load)" >>"$raw"
 kinds=(neo jc both)
-for APP in llama ollama; do
+apps=(llama ollama)
+if [ "${LLAMA_WAYS:-1}" = 0 ]; then # only the recording run part 2 warms from
+	apps=() kinds=()
+	APP=llama one jc_fill 1 || failed=1
+fi
+for APP in "${apps[@]}"; do
 	for r in $(seq 1 "${LLAMA_REPS_COLD:-1}"); do one cold "$r" || failed=1; done
 	for k in "${kinds[@]}"; do one "${k}_fill" 1 || failed=1; done
 	{
@@ -140,9 +146,14 @@ if [ "${LLAMA_PACK:-1}" != 0 ]; then
 	pack=$W/pack.tar.zst
 	echo "load_pack_before $(load)" >>"$raw"
 	t0=$(date +%s.%N)
-	if JITCACHE_DIR=$W/llama-jc-jc "$ROOT/bin/jitcache" warm --for "$TARGETS" --export "$pack" \
-		>"$OUT/logs/llama-warm-for" 2>&1; then
+	# Its CPU time too (the workers': bash's `time` counts the children it
+	# waited for): what the pack costs whatever else the machine runs.
+	TIMEFORMAT='%U %S'
+	if { time JITCACHE_DIR=$W/llama-jc-jc "$ROOT/bin/jitcache" warm --for "$TARGETS" --export "$pack" \
+		>"$OUT/logs/llama-warm-for" 2>&1; } 2>"$W/pack-cpu"; then
 		echo "pack_s $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') $(stat -c %s "$pack")" >>"$raw"
+		echo "pack_targets $TARGETS" >>"$raw"
+		echo "pack_cpu $(cat "$W/pack-cpu")" >>"$raw"
 		echo "load_pack_after $(load)" >>"$raw"
 		grep '^warm ' "$OUT/logs/llama-warm-for" | sed 's/^/pack_line /' >>"$raw"
 		mkdir -p "$W/layer"
@@ -225,11 +236,28 @@ print("Load average (1, 5, 15 min) at the start: %s; after: %s." % (" ".join(kv.
 if "pack_s" in kv:
     s, size = kv["pack_s"]
     print("\n`jitcache warm --for %s --export` of the A770 llama-server run's recipes: **%s s**, pack %.2f MB "
-          "(load average %s before, %s after; 2 cores shared)." % (",".join(dict.fromkeys(t[0] for t in targets)), s,
+          "(load average %s before, %s after; 2 cores shared)." % (" ".join(kv.get("pack_targets", [])), s,
           int(size) / 1e6, " ".join(kv.get("load_pack_before", [])), " ".join(kv.get("load_pack_after", []))))
+    if "pack_cpu" in kv:
+        u, sy = (float(x) for x in kv["pack_cpu"])
+        print("\nCPU time of the pack (every worker's): %.1f s user + %.1f s system; on 2 idle cores at least "
+              "%.1f s." % (u, sy, (u + sy) / 2))
     print()
     for l in pack:
         print("    " + l)
+    # Each target's part of the pack: its workers' time (first start to
+    # last end; targets overlap, one pool serves them all) and what it
+    # compiled, shared with the target of its IP version, or found.
+    import re
+    form = re.compile(r"warm (\S+) \(.*IP ([0-9.]+)\)\): (\d+) of \d+ recipes? in ([0-9.]+) s .*?: (\d+) compiled, "
+                      r"(?:(\d+) shared with (\S+) \(IP [0-9.]+\), )?(\d+) already cached, (\d+) failed")
+    rows_pack = [m.groups() for m in map(form.search, pack) if m]
+    if rows_pack:
+        print("\n| target | IP version | its workers' time in the pack, s | compiled | shared (with) | already cached | failed |")
+        print("|---|---|---|---|---|---|---|")
+        for name, ip, done, secs, comp, shared, leader, found, failed in rows_pack:
+            print("| %s | %s | %s | %s | %s | %s | %s |" % (name, ip, secs, comp,
+                  "%s (%s)" % (shared, leader) if leader else "-", found, failed))
     print("\n| target | first run through the pack (a layer, an empty cache) | time to first token, s | the warm run (entries in its own cache), s | first / warm | hits | misses |")
     print("|---|---|---|---|---|---|---|")
     seen = []

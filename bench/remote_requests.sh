@@ -9,8 +9,9 @@
 # started here on the loopback or a socket and stopped after.  The program
 # is tests/helpers/cl_build on Intel's driver simulating an Arc GPU (PoCL
 # if not).  Prints each tier's requests for NEW, then "same TIER" or the
-# difference; exits 1 on any difference.  Values, lease tokens and
-# timestamps differ run to run and are left out.
+# difference; exits 1 on any difference.  Values (a store script's too:
+# an entry's header holds its compile time), lease tokens and timestamps
+# differ run to run and are left out.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OLD=${1:?usage: bench/remote_requests.sh OLD/libjitcache.so NEW/libjitcache.so}
@@ -79,6 +80,7 @@ if command -v redis-server >/dev/null; then
 		kill $mon
 		wait $mon 2>/dev/null
 		sed -E 's/^[0-9.]+ \[[^]]*\] //; s/^("SET" "[^"]*") .*/\1 VALUE/;
+			s/"jitcache\\x01([^"\\]|\\.)*"/VALUE/g;
 			s/"[^"]*\/[0-9]+\/[0-9a-f]+\/[0-9]+"/"TOKEN"/g' "$T/redis-$v.mon" |
 			grep -v '^"flushall"\|^"script"\|^"monitor"\|^OK' >"$T/redis-$v.txt"
 	done

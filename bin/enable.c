@@ -5,6 +5,8 @@
 #include "shim/preload.h"
 
 #include "config/escape.h"
+#include "config/path_trust.h"
+#include "config/tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -114,24 +116,16 @@ static int make_parents(const char *path)
 static int write_file(const char *path, const char *text)
 {
 	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
-		return errno = ENAMETOOLONG, -1;
 	if (make_parents(path) != 0)
 		return -1;
-	int fd = mkstemp(tmp);
+	int fd = jc_temp_open_beside(AT_FDCWD, path, 0600, tmp);
 	if (fd < 0)
 		return -1;
-	size_t len = strlen(text);
-	int ok = fchmod(fd, 0644) == 0 && write(fd, text, len) == (ssize_t)len;
-	int saved = errno;
-	ok = close(fd) == 0 && ok && rename(tmp, path) == 0;
-	if (!ok) {
-		saved = errno ? errno : saved;
-		unlink(tmp);
-		errno = saved;
+	if (fchmod(fd, 0644) != 0 || jc_temp_write(fd, text, strlen(text)) != 0) {
+		jc_temp_discard(AT_FDCWD, fd, tmp);
 		return -1;
 	}
-	return 0;
+	return jc_temp_commit(AT_FDCWD, fd, tmp, path, JC_TEMP_RENAME) < 0 ? -1 : 0;
 }
 
 /* 1 if path is a file enable wrote (it names WRITTEN_BY), 0 if it is
@@ -169,53 +163,6 @@ static int remove_ours(const char *path, const char *what)
 	rmdir(dir); /* only if empty */
 	printf("%s: removed %s\n", what, path);
 	return 0;
-}
-
-/* ---- who can change the library ------------------------------------------ */
-
-/* Why one link of a path lets a user other than root replace what the path
- * names, or NULL: it is owned by someone else, or it is a directory others
- * may write to, unless sticky and what it holds is root's (as /tmp). */
-static const char *link_writable(const char *path, uid_t child_uid, char *why, size_t size)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return snprintf(why, size, "%s: %s", path, strerror(errno)), why;
-	if (st.st_uid != 0)
-		return snprintf(why, size, "%s belongs to uid %u", path, (unsigned)st.st_uid), why;
-	if (S_ISLNK(st.st_mode) || !(st.st_mode & (S_IWGRP | S_IWOTH)))
-		return NULL;
-	if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) && child_uid == 0)
-		return NULL;
-	return snprintf(why, size, "%s can be written by %s", path,
-			st.st_mode & S_IWOTH ? "every user" : "its group"), why;
-}
-
-/* Whether anyone but root can replace the file `path` names: the file or
- * any directory above it, along the path as written (a symlink in it can
- * be replaced where it sits) and along the path it resolves to.  NULL:
- * only root can; else why (in why). */
-static const char *others_can_write(const char *path, char *why, size_t size)
-{
-	char real[PATH_MAX], walk[PATH_MAX];
-	const char *paths[2] = { path, realpath(path, real) };
-	if (!paths[1])
-		return snprintf(why, size, "%s: %s", path, strerror(errno)), why;
-	for (int i = 0; i < 2; i++) {
-		snprintf(walk, sizeof walk, "%s", paths[i]);
-		uid_t child = 0;
-		for (char *slash;;) {
-			struct stat st;
-			if (link_writable(*walk ? walk : "/", child, why, size))
-				return why;
-			if (lstat(*walk ? walk : "/", &st) == 0)
-				child = st.st_uid;
-			if (!*walk || !(slash = strrchr(walk, '/')))
-				break;
-			*slash = '\0';
-		}
-	}
-	return NULL;
 }
 
 /* ---- shell ---------------------------------------------------------------- */
@@ -526,7 +473,9 @@ static int library_unsafe(const char *lib, const char *root)
 		}
 		lib = inside;
 	}
-	if (!others_can_write(lib, why, sizeof why))
+	/* along the path as written (a symlink in it can be replaced where it
+	 * sits) and as resolved */
+	if (jc_path_trusted(lib, 0, NULL, why, sizeof why) == 0)
 		return 0;
 	fail(1, "refused: other users' programs would run %s, and %s: install jitcache system-wide "
 	     "(the .deb, or sudo make install) and enable that one", lib, why);

@@ -22,6 +22,7 @@
 #include "shim/preload.h"
 #include "store/fsutil.h"
 #include "store/misses.h"
+#include "store/stats.h"
 #include "tiers/archive.h"
 #include "trust/sign.h"
 
@@ -899,7 +900,7 @@ static void version(const struct jc_config *cfg)
 	char lib[PATH_MAX + 32];
 	int ze = 0, cl = 0;
 	printf("jitcache %s\n", JC_VERSION);
-#define X(api, name) ze += !strcmp(#api, "ze"), cl += !strcmp(#api, "cl");
+#define X(api, name) ze += !strcmp(#api, "ze"), cl += !strncmp(#api, "cl", 2);
 	JC_EXPORTS(X)
 #undef X
 	printf("%-14s Level Zero (%d entry points: linked, through dlsym and through the\n"

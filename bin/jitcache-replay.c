@@ -10,7 +10,9 @@
  *
  * OpenCL recipes are built again the same way, with clCreateProgramWith-
  * Source (or IL) and clBuildProgram on each GPU of every OpenCL platform,
- * each in a context of its own (libOpenCL.so.1, looked up with dlsym).
+ * each in a context of its own (libOpenCL.so.1, looked up with dlsym); a
+ * clCompileProgram recipe with its embedded headers made from their
+ * source, a clLinkProgram recipe by compiling each input so, then linking.
  * The files the source #includes are written where the compiler will find
  * them, relative to a scratch directory; an absolute one is used where it
  * is if its contents are the recorded ones (else the recipe is skipped).
@@ -224,6 +226,8 @@ static struct {
 	__typeof__(clCreateProgramWithIL) *with_il;
 	__typeof__(clSetProgramSpecializationConstant) *spec;
 	__typeof__(clBuildProgram) *build;
+	__typeof__(clCompileProgram) *compile;
+	__typeof__(clLinkProgram) *link;
 	__typeof__(clReleaseProgram) *release_program;
 	__typeof__(clGetDeviceInfo) *info;
 	int state; /* 0: not looked for, 1: found, -1: none (why says why) */
@@ -257,6 +261,8 @@ static int find_cl(void)
 	FIND(with_il, "clCreateProgramWithIL");
 	FIND(spec, "clSetProgramSpecializationConstant");
 	FIND(build, "clBuildProgram");
+	FIND(compile, "clCompileProgram");
+	FIND(link, "clLinkProgram");
 	FIND(release_program, "clReleaseProgram");
 	FIND(info, "clGetDeviceInfo");
 #undef FIND
@@ -338,21 +344,31 @@ static int carried(void *ctx, const char *path, const void *data, size_t size)
 	return 1;
 }
 
-/* Whether every file the source's includes reach, from here, is one the
- * recipe carries (so the build reads nothing else of this machine). */
-static int reads_only_carried(const struct jc_recipe *r)
+/* Whether every file the includes of text reach, from here, is one the
+ * recipe carries. */
+static int text_reads_only_carried(const struct jc_recipe *r, const void *data, size_t size)
 {
 	struct jc_cl_input in;
-	const char *text = r->cl_text;
-	size_t size = r->cl_size;
-	if (r->cl_from_il)
-		return 1; /* IL includes nothing */
+	const char *text = data;
 	if (jc_cl_input_source(&in, 1, &text, &size) != 0)
 		return 0;
 	int rc = jc_include_collect(NULL, in.n_includes, in.includes, r->cl_options, carried,
 				    (void *)(uintptr_t)r);
 	jc_cl_input_free(&in);
 	return rc == 0;
+}
+
+/* Whether every file the source's includes (and its embedded headers')
+ * reach, from here, is one the recipe carries (so the build reads nothing
+ * else of this machine). */
+static int reads_only_carried(const struct jc_recipe *r)
+{
+	if (!r->cl_from_il && !text_reads_only_carried(r, r->cl_text, r->cl_size))
+		return 0; /* IL includes nothing */
+	for (size_t i = 0; i < r->cl_n_headers; i++)
+		if (!text_reads_only_carried(r, r->cl_headers[i].text, r->cl_headers[i].size))
+			return 0;
+	return 1;
 }
 
 /* The recipe's included files, where the compiler will look: NULL, or why not. */
@@ -373,28 +389,140 @@ static const char *lay_out_files(const struct jc_recipe *r)
 	return NULL;
 }
 
-static cl_int build_on(unsigned g, const struct jc_recipe *r)
+/* The program of a recipe's source (or IL) with its constants, on GPU g. */
+static cl_program program_on(unsigned g, const struct jc_recipe *r, cl_int *err)
 {
-	cl_int err = CL_SUCCESS;
 	cl_program p;
+	*err = CL_SUCCESS;
 	if (r->cl_from_il) {
-		if (!cl.with_il)
-			return CL_INVALID_OPERATION;
-		p = cl.with_il(cl.contexts[g], r->cl_text, r->cl_size, &err);
+		if (!cl.with_il) {
+			*err = CL_INVALID_OPERATION;
+			return NULL;
+		}
+		p = cl.with_il(cl.contexts[g], r->cl_text, r->cl_size, err);
 	} else {
 		const char *text = r->cl_text;
 		size_t size = r->cl_size;
-		p = cl.with_source(cl.contexts[g], 1, &text, &size, &err);
+		p = cl.with_source(cl.contexts[g], 1, &text, &size, err);
 	}
-	for (size_t i = 0; p && err == CL_SUCCESS && i < r->cl_n_specs; i++)
-		err = cl.spec ? cl.spec(p, r->cl_specs[i].id, r->cl_specs[i].size,
-					r->cl_specs[i].value)
-			      : CL_INVALID_OPERATION;
-	if (p && err == CL_SUCCESS)
+	for (size_t i = 0; p && *err == CL_SUCCESS && i < r->cl_n_specs; i++)
+		*err = cl.spec ? cl.spec(p, r->cl_specs[i].id, r->cl_specs[i].size,
+					 r->cl_specs[i].value)
+			       : CL_INVALID_OPERATION;
+	if (p && *err != CL_SUCCESS) {
+		cl.release_program(p);
+		p = NULL;
+	}
+	return p;
+}
+
+static cl_int build_on(unsigned g, const struct jc_recipe *r)
+{
+	cl_int err;
+	cl_program p = program_on(g, r, &err);
+	if (p)
 		err = cl.build(p, 1, &cl.gpus[g], r->cl_options, NULL, NULL);
 	if (p)
 		cl.release_program(p);
 	return err;
+}
+
+/* A clCompileProgram recipe on GPU g, with its embedded headers: the
+ * compiled program, or NULL and *err. */
+static cl_program compile_on(unsigned g, const struct jc_recipe *r, cl_int *err)
+{
+	size_t n = r->cl_n_headers;
+	cl_program p = cl.compile ? program_on(g, r, err) : NULL;
+	cl_program *headers = calloc(n + 1, sizeof *headers);
+	const char **names = calloc(n + 1, sizeof *names);
+	if (!cl.compile)
+		*err = CL_INVALID_OPERATION;
+	else if (p && (!headers || !names))
+		*err = CL_OUT_OF_HOST_MEMORY;
+	for (size_t i = 0; p && headers && names && *err == CL_SUCCESS && i < n; i++) {
+		const char *text = r->cl_headers[i].text;
+		size_t size = r->cl_headers[i].size;
+		headers[i] = cl.with_source(cl.contexts[g], 1, &text, &size, err);
+		names[i] = r->cl_headers[i].name;
+	}
+	if (p && *err == CL_SUCCESS)
+		*err = cl.compile(p, 1, &cl.gpus[g], r->cl_options, (cl_uint)n, n ? headers : NULL,
+				  n ? names : NULL, NULL, NULL);
+	for (size_t i = 0; headers && i < n; i++)
+		if (headers[i])
+			cl.release_program(headers[i]);
+	free(headers);
+	free(names);
+	if (p && *err != CL_SUCCESS) {
+		cl.release_program(p);
+		p = NULL;
+	}
+	return p;
+}
+
+/* A clLinkProgram recipe on GPU g: each input compiled, then linked. */
+static cl_int link_on(unsigned g, const struct jc_recipe *r, const struct jc_recipe *inputs)
+{
+	cl_int err = cl.link ? CL_SUCCESS : CL_INVALID_OPERATION;
+	cl_program *p = calloc(r->link_n_inputs, sizeof *p);
+	if (!p)
+		err = CL_OUT_OF_HOST_MEMORY;
+	for (size_t i = 0; p && err == CL_SUCCESS && i < r->link_n_inputs; i++)
+		p[i] = compile_on(g, &inputs[i], &err);
+	if (p && err == CL_SUCCESS) {
+		cl_program linked = cl.link(cl.contexts[g], 1, &cl.gpus[g], r->link_options,
+					    (cl_uint)r->link_n_inputs, p, NULL, NULL, &err);
+		if (linked)
+			cl.release_program(linked);
+	}
+	for (size_t i = 0; p && i < r->link_n_inputs; i++)
+		if (p[i])
+			cl.release_program(p[i]);
+	free(p);
+	return err;
+}
+
+/* A link's inputs, each a compile recipe: 0, or -1 (freed). */
+static int decode_inputs(const struct jc_recipe *r, struct jc_recipe **inputs)
+{
+	*inputs = calloc(r->link_n_inputs, sizeof **inputs);
+	size_t i = 0;
+	while (*inputs && i < r->link_n_inputs &&
+	       jc_recipe_decode(r->link_inputs[i].data, r->link_inputs[i].size, &(*inputs)[i]) == 0 &&
+	       (*inputs)[i].api == JC_RECIPE_CL_COMPILE)
+		i++;
+	if (*inputs && i == r->link_n_inputs)
+		return 0;
+	for (size_t k = 0; *inputs && k <= i && k < r->link_n_inputs; k++)
+		jc_recipe_free(&(*inputs)[k]);
+	free(*inputs);
+	*inputs = NULL;
+	return -1;
+}
+
+/* One recipe of any OpenCL kind on GPU g. */
+static cl_int replay_on(unsigned g, const struct jc_recipe *r, const struct jc_recipe *inputs)
+{
+	cl_int err;
+	if (r->api == JC_RECIPE_CL_LINK)
+		return link_on(g, r, inputs);
+	if (r->api == JC_RECIPE_CL)
+		return build_on(g, r);
+	cl_program p = compile_on(g, r, &err);
+	if (p)
+		cl.release_program(p);
+	return err;
+}
+
+/* Every file the recipe (a link: each input) carries laid out: NULL, or why not. */
+static const char *lay_out_all(const struct jc_recipe *r, const struct jc_recipe *inputs)
+{
+	const char *why = NULL;
+	if (r->api != JC_RECIPE_CL_LINK)
+		return lay_out_files(r);
+	for (size_t i = 0; !why && i < r->link_n_inputs; i++)
+		why = lay_out_files(&inputs[i]);
+	return why;
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -409,21 +537,29 @@ static void replay_cl(const struct jc_recipe *r)
 {
 	char scratch[] = "cl.XXXXXX";
 	const char *why = NULL;
+	struct jc_recipe *inputs = NULL;
 	if (find_cl() != 1) {
 		printf("skip no OpenCL GPU\n");
+		return;
+	}
+	if (r->api == JC_RECIPE_CL_LINK && decode_inputs(r, &inputs) != 0) {
+		printf("skip a link input is not a recipe this version reads\n");
 		return;
 	}
 	if (!mkdtemp(scratch) || chdir(scratch) != 0) {
 		printf("skip cannot make a scratch directory\n");
 		return;
 	}
-	why = lay_out_files(r);
+	why = lay_out_all(r, inputs);
 	cl_int worst = CL_SUCCESS;
 	for (unsigned g = 0; !why && g < cl.n && worst == CL_SUCCESS; g++)
-		worst = build_on(g, r);
+		worst = replay_on(g, r, inputs);
 	if (chdir("..") != 0)
 		why = why ? why : "cannot leave the scratch directory";
 	nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	for (size_t i = 0; inputs && i < r->link_n_inputs; i++)
+		jc_recipe_free(&inputs[i]);
+	free(inputs);
 	if (why)
 		printf("skip %s\n", why);
 	else if (worst == CL_SUCCESS)
@@ -439,7 +575,7 @@ static void replay(const void *bytes, size_t size)
 		printf("skip not a recipe this version reads\n");
 		return;
 	}
-	if (r.api == JC_RECIPE_CL) {
+	if (r.api != JC_RECIPE_ZE) {
 		replay_cl(&r);
 	} else if (n_gpus == 0) {
 		printf("skip no Level Zero GPU\n");

@@ -8,8 +8,10 @@
  * The work is done by jitcache-replay workers (bin/jitcache-replay.c) run
  * with libjitcache preloaded: each re-issues zeModuleCreate from a recipe,
  * so the shim's own miss path stores the entry under the key a real
- * application computes.  This file only finds the recipes, starts the
- * workers with the right environment, hands out the recipes, and reports.
+ * application computes.  This file finds the recipes, orders the targets
+ * (those of an IP version an earlier one has share its entries, and come
+ * after every target that compiles), and reports; one pool of workers
+ * serves all targets at once (bin/warm_pool.h).
  *
  * jc_warm_main() returns the exit status: 0 when everything was warmed,
  * 1 when a target was refused or some recipes failed (--export then writes

@@ -149,7 +149,7 @@ struct miss_seen {
  * them, nor keeps their back-off and statistics anywhere else. */
 static int remote_usable(struct jc_cache *c)
 {
-	return c->remote && c->store && jc_store_path(c->store);
+	return c->remote && c->store && jc_store_usable(c->store);
 }
 
 /* Ask the i-th remote tier: 0 and *out filled on a valid value, which is
@@ -157,15 +157,16 @@ static int remote_usable(struct jc_cache *c)
  * -1 otherwise.  Counts into delta (a miss in one remote is counted by the
  * caller, once for all). */
 static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key,
-			     struct jc_entry *out, uint64_t count_miss, int leasing,
+			     struct jc_entry *out, uint64_t count_miss,
+			     struct jc_remote_request *q, int leasing,
 			     uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
 	struct jc_remote_value v;
 	struct jc_entry_header h;
 	const char *why = "";
 	uint64_t asked = (uint64_t)jc_mono_ns();
-	int got = leasing ? jc_remote_get_or_lease(c->remote, i, key, &v, delta)
-			  : jc_remote_get(c->remote, i, key, &v, delta);
+	int got = q ? jc_remote_ask(q, i, leasing, &v, delta)
+		    : jc_remote_get(c->remote, i, key, &v, delta);
 	delta[JC_REMOTE_WAIT_NS] += (uint64_t)jc_mono_ns() - asked;
 	if (got <= 0) {
 		seen->unreachable |= got < 0;
@@ -202,10 +203,8 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 	if (stored)
 		memcpy(stored, v.payload, h.stored_size);
 	/* and the whole value as read, for the remotes asked before this one */
-	size_t raw_size = (size_t)v.size - JC_ENTRY_HEADER_SIZE;
-	void *raw = i > 0 && status == JC_ENTRY_OK ? malloc(raw_size ? raw_size : 1) : NULL;
-	if (raw)
-		memcpy(raw, v.payload, raw_size);
+	struct jc_remote_write *back = status == JC_ENTRY_OK
+		? jc_remote_backfill_write(c->remote, i, key, &v) : NULL;
 	if (status == JC_ENTRY_OK)
 		status = jc_entry_finish(v.header, &h, v.payload, out, &why);
 	else
@@ -219,15 +218,11 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 		delta[JC_REMOTE_CORRUPT] += count_miss;
 		seen->corrupt = 1;
 		free(stored);
-		free(raw);
+		jc_remote_backfill(c->remote, back, NULL, 0);
 		return -1;
 	}
 	keep_locally(c, key, &v, stored ? stored : out->data, is_signed ? trailer : NULL, &h, out);
-	if (raw) {
-		v.payload = raw;
-		jc_remote_backfill(c->remote, i, key, &v);
-		free(raw);
-	}
+	jc_remote_backfill(c->remote, back, q, 1);
 	free(stored);
 	delta[JC_REMOTE_HITS]++;
 	out->remote = jc_remote_slot(c->remote, i);
@@ -235,19 +230,19 @@ static int remote_lookup_one(struct jc_cache *c, int i, const struct jc_key *key
 }
 
 /* Ask the remote tiers in order: 0 and *out filled on the first valid value;
- * -1 otherwise.  Counts into delta.  leasing: the first look of a compile,
- * whose miss takes the lease (or sees who holds it) in the same command;
- * a hit after that (a later remote) releases it. */
+ * -1 otherwise.  Counts into delta.  q: the compile request (NULL: none);
+ * leasing: its first look, whose miss takes the lease (or sees who holds
+ * it) in the same command; a hit after that (a later remote) releases it. */
 static int remote_lookup(struct jc_cache *c, const struct jc_key *key, struct jc_entry *out,
-			 uint64_t count_miss, int leasing, uint64_t delta[JC_NCOUNTERS],
-			 struct miss_seen *seen)
+			 uint64_t count_miss, struct jc_remote_request *q, int leasing,
+			 uint64_t delta[JC_NCOUNTERS], struct miss_seen *seen)
 {
 	if (!remote_usable(c))
 		return -1;
 	for (int i = 0; i < jc_remote_tiers(c->remote); i++)
-		if (remote_lookup_one(c, i, key, out, count_miss, leasing, delta, seen) == 0) {
+		if (remote_lookup_one(c, i, key, out, count_miss, q, leasing, delta, seen) == 0) {
 			if (leasing)
-				jc_remote_drop_look(c->remote, key);
+				jc_remote_drop_look(q);
 			return 0;
 		}
 	delta[JC_REMOTE_MISSES] += c->remote ? count_miss : 0;
@@ -284,20 +279,14 @@ static int tier_counter(const struct jc_entry *e)
 	return JC_TIER_HITS(JC_SLOT_LOCAL);
 }
 
-/* The cause counted for this thread's last first lookup that missed, so
- * that a recheck that hits takes back that cause (compile_once calls
- * get, then recheck, on one thread). */
-static __thread struct {
-	struct jc_key key;
-	int counter;
-} last_miss;
-
 /* A lookup: the directory, then the read-only layers, then the remote tier.
  * For a recheck (count_miss 0) the first lookup already counted a miss: a
- * miss is not counted again, and a hit takes that miss back, so that each
- * request counts exactly one hit or one miss. */
+ * miss is not counted again, and a hit takes that miss back, and its cause
+ * (q's; NULL: not found), so that each request counts exactly one hit or
+ * one miss.  q: the compile request, whose first look (leasing) may take
+ * the remote lease. */
 static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out,
-		  uint64_t count_miss, int leasing)
+		  uint64_t count_miss, struct jc_request *q, int leasing)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct miss_seen seen = { 0 };
@@ -306,7 +295,8 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 	if (rc != 0)
 		rc = layer_lookup(cache, key, out, count_miss, delta, &seen);
 	if (rc != 0)
-		rc = remote_lookup(cache, key, out, count_miss, leasing, delta, &seen);
+		rc = remote_lookup(cache, key, out, count_miss, q ? q->remote : NULL, leasing,
+				   delta, &seen);
 	if (rc == 0) {
 		delta[JC_HITS] = 1;
 		delta[tier_counter(out)] = 1;
@@ -314,10 +304,9 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 		delta[JC_SAVED_WALL_NS] = out->wall_ns;
 		if (!count_miss) { /* take back the miss of the first lookup, and its cause */
 			delta[JC_MISSES] = (uint64_t)-1; /* modulo 2^64 */
-			int cause = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
-				  ? last_miss.counter : JC_MISS_NOT_FOUND;
-			delta[cause] += (uint64_t)-1;
-			last_miss.counter = 0;
+			delta[q && q->miss ? q->miss : JC_MISS_NOT_FOUND] += (uint64_t)-1;
+			if (q)
+				q->miss = 0;
 		}
 	} else if (count_miss) {
 		int cause = seen.corrupt ? JC_MISS_CORRUPT : seen.untrusted ? JC_MISS_UNTRUSTED
@@ -325,8 +314,8 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 			  : seen.unreachable ? JC_MISS_UNREACHABLE : JC_MISS_NOT_FOUND;
 		delta[JC_MISSES] = 1;
 		delta[cause] = 1;
-		last_miss.key = *key;
-		last_miss.counter = cause;
+		if (q)
+			q->miss = cause;
 	}
 	jc_cache_count(cache, delta, NULL);
 	return rc;
@@ -334,18 +323,67 @@ static int lookup(struct jc_cache *cache, const struct jc_key *key, struct jc_en
 
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
 {
-	return lookup(cache, key, out, 1, 0);
-}
-
-int jc_cache_get_to_compile(struct jc_cache *cache, const struct jc_key *key,
-			    struct jc_entry *out)
-{
-	return lookup(cache, key, out, 1, 1);
+	return lookup(cache, key, out, 1, NULL, 0);
 }
 
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)
 {
-	return lookup(cache, key, out, 0, 0);
+	return lookup(cache, key, out, 0, NULL, 0);
+}
+
+/* ---- a compile request ------------------------------------------------ */
+
+void jc_request_begin(struct jc_request *q, struct jc_cache *cache, const struct jc_key *key)
+{
+	*q = (struct jc_request){ .cache = cache, .key = *key };
+}
+
+/* The request's first lookup; leasing: it may take the remote lease. */
+static int first_look(struct jc_request *q, struct jc_entry *out, int leasing)
+{
+	uint64_t start = (uint64_t)jc_mono_ns();
+	if (!q->remote && remote_usable(q->cache)) /* NULL (out of memory): as without */
+		q->remote = jc_remote_request(q->cache->remote, &q->key);
+	int rc = lookup(q->cache, &q->key, out, 1, q, leasing);
+	q->look_ns = (uint64_t)jc_mono_ns() - start;
+	return rc;
+}
+
+int jc_request_get(struct jc_request *q, struct jc_entry *out)
+{
+	return first_look(q, out, 1);
+}
+
+int jc_request_look(struct jc_request *q, struct jc_entry *out)
+{
+	return first_look(q, out, 0);
+}
+
+void jc_request_lock(struct jc_request *q)
+{
+	uint64_t start = (uint64_t)jc_mono_ns();
+	if (!q->lock)
+		q->lock = jc_cache_lock_for(q->cache, &q->key, q->remote);
+	q->lock_ns = (uint64_t)jc_mono_ns() - start;
+}
+
+int jc_request_recheck(struct jc_request *q, struct jc_entry *out)
+{
+	return lookup(q->cache, &q->key, out, 0, q, 0);
+}
+
+void jc_request_reject(struct jc_request *q, const struct jc_entry *entry)
+{
+	jc_cache_reject(q->cache, &q->key, entry);
+	q->miss = JC_MISS_REJECTED;
+}
+
+void jc_request_end(struct jc_request *q)
+{
+	jc_cache_unlock(q->lock); /* its lease let go, unless the put did */
+	jc_remote_request_end(q->remote);
+	q->lock = NULL;
+	q->remote = NULL;
 }
 
 void jc_cache_drop(struct jc_cache *cache, const struct jc_key *key)
@@ -374,10 +412,9 @@ static int counter_of_cause(int cause)
 	return JC_MISS_NOT_FOUND;
 }
 
-int jc_cache_miss_cause(const struct jc_key *key)
+int jc_request_cause(const struct jc_request *q)
 {
-	int counter = memcmp(&last_miss.key, key, sizeof *key) == 0 && last_miss.counter
-		    ? last_miss.counter : JC_MISS_NOT_FOUND;
+	int counter = q->miss ? q->miss : JC_MISS_NOT_FOUND;
 #define X(cnt, cause) if (counter == (cnt)) return (cause);
 	JC_MISS_CAUSES(X)
 #undef X
@@ -406,12 +443,10 @@ static void record_miss(struct jc_cache *cache, const struct jc_key *key, int ca
 	free(m);
 }
 
-int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
-		       size_t trace_len, int failed)
+void jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, int cause,
+			const void *trace, size_t trace_len, int failed)
 {
-	int cause = jc_cache_miss_cause(key);
 	record_miss(cache, key, cause, failed, trace, trace_len);
-	return cause;
 }
 
 void jc_cache_note_changed(struct jc_cache *cache, const struct jc_key *key, int cause,
@@ -446,8 +481,6 @@ void jc_cache_hit_compiled(struct jc_cache *cache, const struct jc_entry *entry)
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry)
 {
-	last_miss.key = *key;
-	last_miss.counter = JC_MISS_REJECTED;
 	/* Counters are added modulo 2^64, so adding -n takes n back. */
 	uint64_t delta[JC_NCOUNTERS] = { [JC_HITS] = (uint64_t)-1, [JC_MISSES] = 1,
 					 [JC_MISS_REJECTED] = 1,
@@ -468,7 +501,8 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 
 /* Write the entry to the remote tier too, encoded as the remote wants. */
 static void remote_put(struct jc_cache *c, const struct jc_key *key, const void *data,
-		       size_t size, uint64_t compile_ns, const struct jc_encoded *local)
+		       size_t size, uint64_t compile_ns, const struct jc_encoded *local,
+		       struct jc_remote_request *q)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	struct jc_encoded other = { .owned = NULL };
@@ -479,13 +513,14 @@ static void remote_put(struct jc_cache *c, const struct jc_key *key, const void 
 		jc_entry_encode(key, data, size, compile_ns, jc_remote_compress(c->remote), &other);
 		e = &other;
 	}
-	jc_remote_put(c->remote, key, e, delta);
+	jc_remote_put(c->remote, key, e, q, delta);
 	free(other.owned);
 	jc_cache_count(c, delta, NULL);
 }
 
-int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
-		 const void *data, size_t size, uint64_t compile_ns)
+/* jc_cache_put(), of request q's value (NULL: none). */
+static int put(struct jc_cache *cache, const struct jc_key *key, const void *data, size_t size,
+	       uint64_t compile_ns, struct jc_remote_request *q)
 {
 	struct jc_encoded e;
 	jc_entry_encode(key, data, size, compile_ns, cache->compress, &e);
@@ -499,9 +534,20 @@ int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
 			    (unsigned long long)file_size, (unsigned long long)cache->max_size);
 	else if ((rc = jc_store_put(cache->store, key, &e, 1)) != 0)
 		jc_cache_count(cache, (uint64_t[JC_NCOUNTERS]){ [JC_STORE_FAILURES] = 1 }, NULL);
-	remote_put(cache, key, data, size, compile_ns, &e);
+	remote_put(cache, key, data, size, compile_ns, &e, q);
 	free(e.owned);
 	return rc;
+}
+
+int jc_cache_put(struct jc_cache *cache, const struct jc_key *key,
+		 const void *data, size_t size, uint64_t compile_ns)
+{
+	return put(cache, key, data, size, compile_ns, NULL);
+}
+
+int jc_request_put(struct jc_request *q, const void *data, size_t size, uint64_t compile_ns)
+{
+	return put(q->cache, &q->key, data, size, compile_ns, q->remote);
 }
 
 int jc_cache_peek(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out)

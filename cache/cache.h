@@ -122,16 +122,54 @@ const char *jc_cache_dir(const struct jc_cache *cache);
  * from the cache directory is looked up in the read-only layers next (a
  * hit there is served from the layer, which is never changed). */
 int jc_cache_get(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
-/* jc_cache_get() for a caller that compiles on a miss and calls
- * jc_cache_lock_key() next (shim/compile_once.c): the lookup in the Redis
- * that holds compile leases also takes the key's lease, or sees who holds
- * it, in the same command (remote.h), and the lock starts from there. */
-int jc_cache_get_to_compile(struct jc_cache *cache, const struct jc_key *key,
-			    struct jc_entry *out);
-/* The same, for the second look after jc_cache_lock_key(), following a
- * jc_cache_get() miss: a miss is not counted again, and a hit turns that
- * first miss into a hit, so that each request counts one hit or one miss. */
+/* The second look after jc_cache_lock_key(), following a jc_cache_get()
+ * miss: a miss is not counted again, and a hit turns that first miss into
+ * a hit, so that each request counts one hit or one miss. */
 int jc_cache_recheck(struct jc_cache *cache, const struct jc_key *key, struct jc_entry *out);
+
+/* One compile request: what shim/compile_once.c carries from the first
+ * lookup of a key through the lock, the recheck, the store and the unlock,
+ * on whatever thread finishes it (an OpenCL build with pfn_notify may end
+ * on the driver's thread: the request is handed over with it; no thread
+ * keeps any of it).  Its members are the cache's to fill:
+ *
+ *   struct jc_request q;
+ *   jc_request_begin(&q, cache, &key);
+ *   if (jc_request_get(&q, &e) != 0) {            // as jc_cache_get()
+ *       jc_request_lock(&q);                      // as jc_cache_lock_key()
+ *       if (jc_request_recheck(&q, &e) != 0)      // as jc_cache_recheck()
+ *           { compile(); jc_request_put(&q, bin, size, compile_ns); }
+ *   }
+ *   jc_request_end(&q);                           // unlocked, lease let go
+ *
+ * With a remote tier, the first lookup in the Redis that holds compile
+ * leases also takes the key's lease, or sees who holds it, in the same
+ * command, and the lock's wait starts from there; the store of the value
+ * releases that lease in the same command (remote.h). */
+struct jc_request {
+	struct jc_cache *cache;
+	struct jc_key key;
+	int miss;                         /* the miss counter (JC_MISS_...) its first
+					     lookup counted; 0: none */
+	struct jc_remote_request *remote; /* what the remotes answered, and the
+					     lease (remote.h); NULL: none */
+	struct jc_cache_lock *lock;       /* jc_request_lock()'s; NULL: none */
+	uint64_t look_ns, lock_ns;        /* its first lookup's time, its lock's wait */
+};
+void jc_request_begin(struct jc_request *q, struct jc_cache *cache, const struct jc_key *key);
+int jc_request_get(struct jc_request *q, struct jc_entry *out);
+/* A first lookup that takes no lease, for a caller that may not lock and
+ * compile (tests/helpers/jc_lookup.c); the rest of the request is the same. */
+int jc_request_look(struct jc_request *q, struct jc_entry *out);
+void jc_request_lock(struct jc_request *q);
+int jc_request_recheck(struct jc_request *q, struct jc_entry *out);
+int jc_request_put(struct jc_request *q, const void *data, size_t size, uint64_t compile_ns);
+/* jc_cache_reject() of the entry a look of q returned; q's miss is then
+ * JC_MISS_REJECTED. */
+void jc_request_reject(struct jc_request *q, const struct jc_entry *entry);
+/* The cause its lookups saw (enum jc_miss_cause). */
+int jc_request_cause(const struct jc_request *q);
+void jc_request_end(struct jc_request *q);
 
 /* Store atomically; an existing entry with the same key is replaced.  May
  * evict older entries to stay under the cap.  0 on success.  compile_ns is
@@ -162,13 +200,13 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
  * compile time the entry would have saved is taken back. */
 void jc_cache_hit_compiled(struct jc_cache *cache, const struct jc_entry *entry);
 
-/* Record a miss that is final (the recheck after the lock missed too)
- * and the outcome of its compile in the cache directory's ring of recent
- * misses (store/misses.h), for `jitcache explain`, with the trace of its
- * key (key/fingerprint.h; NULL: none).  Returns its cause as the tiers saw
- * it (enum jc_miss_cause). */
-int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const void *trace,
-		       size_t trace_len, int failed);
+/* Record a miss that is final (the recheck after the lock missed too),
+ * whose lookups saw cause (jc_request_cause), and the outcome of its
+ * compile in the cache directory's ring of recent misses
+ * (store/misses.h), for `jitcache explain`, with the trace of its key
+ * (key/fingerprint.h; NULL: none). */
+void jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, int cause,
+			const void *trace, size_t trace_len, int failed);
 /* A miss whose compile read a file the key covers after it had changed
  * (the key computed again after the compile differs): nothing was stored.
  * The miss, counted under `cause` (what the lookup saw, enum
@@ -176,8 +214,6 @@ int jc_cache_note_miss(struct jc_cache *cache, const struct jc_key *key, const v
  * `jitcache explain` with that cause. */
 void jc_cache_note_changed(struct jc_cache *cache, const struct jc_key *key, int cause,
 			   const void *trace, size_t trace_len);
-/* The cause this thread's last lookup of key saw (enum jc_miss_cause). */
-int jc_cache_miss_cause(const struct jc_key *key);
 /* Every recorded miss, oldest first (free *out); 0 or -1 (none recorded). */
 struct jc_miss;
 int jc_cache_misses(struct jc_cache *cache, struct jc_miss **out, size_t *n);

@@ -53,6 +53,14 @@ void jc_cache_count(struct jc_cache *c, const uint64_t delta[JC_NCOUNTERS],
  * (jc_store_options.counted; ctx is the cache). */
 void jc_cache_counted(void *ctx, const uint64_t *delta);
 
+/* ---- lock.c ---- */
+
+/* jc_cache_lock_key() whose remote wait is request q's (remote.h; NULL: the
+ * lock's own): the lease it takes is q's, let go at jc_cache_unlock()
+ * unless q's put released it. */
+struct jc_cache_lock *jc_cache_lock_for(struct jc_cache *cache, const struct jc_key *key,
+					struct jc_remote_request *q);
+
 /* ---- recipe.c ---- */
 
 /* Store a recipe under its own key (jc_recipe_key() of its entry's), as

@@ -25,6 +25,7 @@
 #include "config/clock.h"
 
 #include "store/fsutil.h"
+#include "config/tempfile.h"
 #include "config/log.h"
 
 #include <errno.h>
@@ -37,8 +38,8 @@
 struct jc_cache_lock {
 	int fd;                        /* -1: no local lock */
 	off_t at;                      /* the key's byte in DIR/locks */
-	struct jc_remote_lease *lease; /* NULL: none */
-	struct jc_remote *remote;      /* the lease's */
+	struct jc_remote_request *remote; /* the request whose lease is waited for; NULL: none */
+	int own_remote;                /* made by jc_cache_lock_key(): ended at unlock */
 	struct jc_cache_lock **pprev, *next; /* in `held` while fd is open (pprev) */
 };
 
@@ -111,57 +112,6 @@ static void close_held(struct jc_cache_lock *l)
 	pthread_mutex_unlock(&held_mu);
 }
 
-/* Put a new, empty DIR/locks in place of what is there: 0, or -1. */
-static int new_locks(struct jc_store *s, const char *path)
-{
-	char tmp[PATH_MAX];
-	const char *dir = jc_store_path(s);
-	if (!dir || jc_fs_write_temp(dir, "", 0, jc_store_lock_mode(s), tmp) != 0)
-		return -1;
-	int rc = rename(tmp, path);
-	if (rc != 0)
-		unlink(tmp);
-	return rc;
-}
-
-/* Made readable by others (before 2026-11, or by hand), DIR/locks would
- * let anyone hold a key's lock and make every miss wait lock_timeout.  A
- * new file is put in its place: whoever opened the old one holds locks
- * nobody asks for any more (a process compiling meanwhile is not waited
- * for, once).  Where the directory cannot be written, its owner at least
- * takes the right away. */
-static int private_locks(struct jc_store *s, const char *path, int fd)
-{
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !(st.st_mode & 0007))
-		return fd;
-	if (new_locks(s, path) != 0) {
-		(void)fchmod(fd, st.st_mode & 0770);
-		return fd;
-	}
-	close(fd);
-	return jc_fs_open_file(AT_FDCWD, path, O_RDWR, 0);
-}
-
-/* DIR/locks, for writing if this user may, else for reading. */
-static int open_locks(struct jc_store *s, const char *path, short *type)
-{
-	mode_t mode = jc_store_lock_mode(s);
-	*type = F_WRLCK;
-	int fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
-	if (fd < 0 && errno == ENOENT && jc_store_path(s)) /* removed: made again */
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
-	if (fd < 0 && errno == JC_ENOTREG && new_locks(s, path) == 0) /* a FIFO...: replaced */
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDWR | O_CREAT, mode);
-	if (fd >= 0)
-		return private_locks(s, path, fd);
-	if (fd < 0 && (errno == EACCES || errno == EROFS)) { /* read-only cache */
-		*type = F_RDLCK;
-		fd = jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
-	}
-	return fd;
-}
-
 static off_t byte_of(const struct jc_key *key)
 {
 	uint64_t v = 0;
@@ -190,31 +140,29 @@ static struct jc_cache_lock *give_up(struct jc_store *store, struct jc_cache_loc
 static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_key *key,
 					int64_t deadline)
 {
-	char path[PATH_MAX], shown[PATH_MAX];
-	const char *dir;
+	char said[PATH_MAX];
 	if (!cache->store) {
 		errno = EROFS; /* layers only: nowhere to lock */
 		return NULL;
 	}
-	if (!(dir = jc_store_path(cache->store))) {
-		errno = EBADF;
-		return NULL;
-	}
-	snprintf(path, sizeof path, "%s/locks", dir);
-	const char *said = jc_store_shown(cache->store, path, shown);
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, watch_forks);
 	struct jc_cache_lock *lock = malloc(sizeof *lock);
-	if (!lock)
-		return give_up(cache->store, NULL, said, ENOMEM);
+	if (!lock) /* (no memory to open its file: the directory is named) */
+		return give_up(cache->store, NULL, jc_store_dir(cache->store), ENOMEM);
 	*lock = (struct jc_cache_lock){ .fd = -1, .at = byte_of(key) };
 	short type;
 	pthread_mutex_lock(&held_mu); /* opened and listed with no fork between */
-	lock->fd = open_locks(cache->store, path, &type);
+	lock->fd = jc_store_open_locks(cache->store, &type, said);
 	int err = errno;
 	if (lock->fd >= 0)
 		list_held(lock);
 	pthread_mutex_unlock(&held_mu);
+	if (lock->fd < 0 && err == EBADF) { /* the directory cannot be used: said */
+		free(lock);
+		errno = EBADF;
+		return NULL;
+	}
 	if (lock->fd < 0)
 		return give_up(cache->store, lock, said, err);
 	if (jc_fs_lock_range(lock->fd, type, lock->at, 1,
@@ -227,14 +175,13 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
  * until the same deadline.  Whatever happens, the caller goes on: to find
  * the value, or to compile (with the lease, or without one when the remote
  * cannot be used or another machine is still compiling at the deadline). */
-static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t deadline,
-			struct jc_cache_lock *lock)
+static void wait_remote(struct jc_cache *c, struct jc_remote_request *q, const struct jc_key *key,
+			int64_t deadline)
 {
 	uint64_t delta[JC_NCOUNTERS] = { 0 };
 	char hex[2 * JC_KEY_BYTES + 1];
 	int64_t start = jc_wall_ns();
-	enum jc_remote_wait w = jc_remote_wait(c->remote, key, deadline, &lock->lease, delta);
-	lock->remote = c->remote;
+	enum jc_remote_wait w = jc_remote_wait(q, deadline, delta);
 	jc_key_hex(key, hex);
 	if (w == JC_REMOTE_TIMEOUT)
 		JC_LOG_ONCE(JC_LOG_INFO, "gave up waiting for another machine to compile %s; "
@@ -249,8 +196,10 @@ static void wait_remote(struct jc_cache *c, const struct jc_key *key, int64_t de
 		}
 }
 
-/* The local lock, then the remote lease, until lock_timeout. */
-static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key)
+/* The local lock, then the remote lease of request q (NULL: one of the
+ * lock's own), until lock_timeout. */
+static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key,
+				      struct jc_remote_request *q)
 {
 	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
 	if (timeout > 1e6)
@@ -261,17 +210,21 @@ static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_ke
 	if (!lock && errno != ETIMEDOUT && errno != EBADF && cache->remote &&
 	    (lock = malloc(sizeof *lock)))
 		*lock = (struct jc_cache_lock){ .fd = -1 }; /* no local lock: still coordinate */
-	if (lock && cache->remote)
-		wait_remote(cache, key, deadline, lock);
-	else if (cache->remote) /* a lease jc_cache_get_to_compile() took */
-		jc_remote_drop_look(cache->remote, key);
+	if (lock && cache->remote) {
+		lock->own_remote = !q;
+		lock->remote = q ? q : jc_remote_request(cache->remote, key);
+		wait_remote(cache, lock->remote, key, deadline);
+	} else { /* a lease the request's first look took */
+		jc_remote_drop_look(q);
+	}
 	return lock;
 }
 
-struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+struct jc_cache_lock *jc_cache_lock_for(struct jc_cache *cache, const struct jc_key *key,
+					struct jc_remote_request *q)
 {
 	int64_t asked = jc_mono_ns();
-	struct jc_cache_lock *lock = lock_key(cache, key);
+	struct jc_cache_lock *lock = lock_key(cache, key, q);
 	/* What the program waited here for another's compile (a lock nobody
 	 * held costs microseconds: not worth a write of the statistics). */
 	uint64_t delta[JC_NCOUNTERS] = { [JC_LOCK_WAIT_NS] = (uint64_t)(jc_mono_ns() - asked) };
@@ -280,11 +233,19 @@ struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_
 	return lock;
 }
 
+struct jc_cache_lock *jc_cache_lock_key(struct jc_cache *cache, const struct jc_key *key)
+{
+	return jc_cache_lock_for(cache, key, NULL);
+}
+
 void jc_cache_unlock(struct jc_cache_lock *lock)
 {
 	if (!lock)
 		return;
-	jc_remote_release(lock->remote, lock->lease);
+	if (lock->own_remote)
+		jc_remote_request_end(lock->remote);
+	else
+		jc_remote_release(lock->remote);
 	/* Explicitly: a child started without fork()'s handlers (a raw
 	 * clone()) may share the open file description, and with it the lock. */
 	if (lock->fd >= 0)

@@ -3,14 +3,14 @@
  * whole caches into one archive and back, every entry checked on the way. */
 #include "cache/internal.h"
 
-#include "store/fsutil.h"
+#include "store/object.h"
 #include "tiers/archive.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Check an entry file's bytes as a cache read does (an entry larger than
@@ -21,8 +21,7 @@ static int check_entry(const uint8_t *file, uint64_t size, const struct jc_key *
 {
 	struct jc_entry_header h;
 	struct jc_entry e;
-	if (jc_entry_check_header(file, size, key, &h, why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, limit, why) != JC_ENTRY_OK)
+	if (jc_accept_header(file, size, key, limit, &h, why) != JC_ENTRY_OK)
 		return -1;
 	void *stored = malloc(h.stored_size ? h.stored_size : 1);
 	if (!stored)
@@ -49,8 +48,7 @@ static int check_member(struct jc_cache *c, void **data, uint64_t size, int veri
 {
 	uint8_t raw[JC_ENTRY_HEADER_SIZE], trailer[JC_SIG_TRAILER_SIZE];
 	struct jc_entry_header h;
-	if (jc_entry_check_header(*data, size, key, &h, why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, jc_entry_limit(c->max_size), why) != JC_ENTRY_OK)
+	if (jc_accept_header(*data, size, key, jc_entry_limit(c->max_size), &h, why) != JC_ENTRY_OK)
 		return -1;
 	uint8_t *stored = *data;
 	int is_signed = (h.flags & JC_ENTRY_SIGNED) != 0;
@@ -102,19 +100,21 @@ static int export_file(void *arg, const struct jc_key *key, const void *data, ui
 		       int64_t mtime_s, const char *why)
 {
 	struct export *x = arg;
-	char name[2 * JC_KEY_BYTES + 1], subname[4], member[300];
+	char name[JC_OBJECT_NAME_MAX], subname[JC_OBJECT_SUB_MAX], member[300];
 	int sub = key->bytes[0], rc = 0;
-	jc_key_hex(key, name);
 	if (data && check_entry(data, size, key, UINT64_MAX, NULL, &why) != 0)
 		data = NULL;
 	if (!data) {
-		fprintf(x->msgs, "skipped a bad entry %s/%02x/%s (%s); `jitcache verify` removes it\n",
-			jc_store_dir(x->store), sub, name, why);
+		jc_object_path(jc_store_dir(x->store), key, JC_LAYOUT_SUBDIRS, member, sizeof member);
+		fprintf(x->msgs, "skipped a bad entry %s (%s); `jitcache verify` removes it\n",
+			member, why);
 		x->t->refused++;
 		return 0;
 	}
-	snprintf(subname, sizeof subname, "%02x", sub);
-	snprintf(member, sizeof member, "%s/%s", subname, name);
+	/* Members are named as in a cache directory, so that an archive
+	 * unpacked is one (a layer). */
+	jc_object_name(key, JC_LAYOUT_SUBDIRS, subname, name);
+	jc_object_path(subname, key, JC_LAYOUT_FLAT, member, sizeof member);
 	if (x->sub_done != sub) {
 		x->sub_done = sub;
 		rc = jc_archive_add(x->w, subname, 0, NULL, 0, 1);
@@ -133,7 +133,7 @@ int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
 		    FILE *msgs, struct jc_transfer *t)
 {
 	memset(t, 0, sizeof *t);
-	if (!cache->store || !jc_store_path(cache->store))
+	if (!cache->store || !jc_store_usable(cache->store))
 		return -1;
 	struct jc_archive_writer *w = jc_archive_create(path, msgs);
 	if (!w)
@@ -154,31 +154,6 @@ int jc_cache_export(struct jc_cache *cache, const char *path, int64_t since_ns,
 
 /* ---- import ----------------------------------------------------------------- */
 
-/* Files of a cache directory that are not entries; an archive of a whole
- * directory holds them, and they are passed over without a word. */
-static int bookkeeping(const char *name)
-{
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	size_t n = strlen(base);
-	return strcmp(base, "stats") == 0 || strcmp(base, "locks") == 0 ||
-	       strcmp(base, "misses") == 0 || strncmp(base, "stats-aside-", 12) == 0 ||
-	       strncmp(base, ".tmp.", 5) == 0 || (n > 5 && strcmp(base + n - 5, ".lock") == 0);
-}
-
-/* "ab/<key>" (after any "./") -> key; -1 if the name is not an entry's. */
-static int member_key(const char *name, struct jc_key *key)
-{
-	while (strncmp(name, "./", 2) == 0)
-		name += 2;
-	char sub[3] = { name[0], name[1], '\0' };
-	char *end;
-	if (strlen(name) != 3 + 2 * JC_KEY_BYTES || name[2] != '/' ||
-	    jc_key_from_hex(name + 3, key) != 0)
-		return -1;
-	return strtol(sub, &end, 16) == key->bytes[0] && *end == '\0' ? 0 : -1;
-}
-
 /* Members are not held while they arrive: each goes to a spool file (an
  * unnamed file in the cache directory, where it would be stored anyway)
  * and is checked on the way, checksum and signature; only a member that
@@ -197,7 +172,7 @@ static const char *spool_sink(void *arg, const char *name, const void *data, siz
 	if (!data) { /* a member begins */
 		struct jc_key key;
 		jc_entry_stream_end(sp->stream, &(const char *){ NULL });
-		if (member_key(name, &key) != 0)
+		if (jc_object_key(name, &key) != 0)
 			return "not a cache entry";
 		sp->stream = jc_entry_stream_start(&key, n, sp->c->trust, sp->c->trust_required);
 		if (!sp->stream || ftruncate(sp->fd, 0) != 0 || lseek(sp->fd, 0, SEEK_SET) != 0)
@@ -214,22 +189,6 @@ static const char *spool_sink(void *arg, const char *name, const void *data, siz
 		p += w, n -= (size_t)w;
 	}
 	return NULL;
-}
-
-/* An unnamed file in the cache directory, or -1 (members are then held in
- * memory as they arrive, as before spooling). */
-static int spool_open(struct jc_cache *c)
-{
-	const char *dir = jc_store_path(c->store);
-	int fd = dir ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
-	if (fd < 0 && dir) {
-		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/.tmp.import.XXXXXX", dir);
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(path);
-	}
-	return fd;
 }
 
 /* The member just sunk: checked, then read back into m->data (0), or -1
@@ -268,9 +227,9 @@ static int import_member(struct jc_cache *c, struct spool *sp, struct jc_archive
 	if (spooled != 0)
 		return -1;
 	if (!m->data)
-		return m->why && !bookkeeping(m->name) ? (*why = m->why, -1) : 0;
-	if (member_key(m->name, &key) != 0)
-		return bookkeeping(m->name) ? 0 : (*why = "not a cache entry", -1);
+		return m->why && !jc_object_is_bookkeeping(m->name) ? (*why = m->why, -1) : 0;
+	if (jc_object_key(m->name, &key) != 0)
+		return jc_object_is_bookkeeping(m->name) ? 0 : (*why = "not a cache entry", -1);
 	/* A recipe stays one (cache.h): its flag, read before the check takes
 	 * the member's bytes over. */
 	*recipe = jc_entry_is_recipe(m->data, (size_t)m->size);
@@ -307,14 +266,13 @@ static const char *member_check(void *arg, const char *name, const void *head, s
 	struct jc_key key;
 	struct jc_entry_header h;
 	const char *why = NULL;
-	if (bookkeeping(name))
+	if (jc_object_is_bookkeeping(name))
 		return "bookkeeping";
-	if (member_key(name, &key) != 0)
+	if (jc_object_key(name, &key) != 0)
 		return "not a cache entry";
 	if (n < JC_ENTRY_HEADER_SIZE)
 		return size < JC_ENTRY_HEADER_SIZE ? "shorter than a header" : NULL;
-	if (jc_entry_check_header(head, size, &key, &h, &why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, jc_entry_limit(c->max_size), &why) != JC_ENTRY_OK)
+	if (jc_accept_header(head, size, &key, jc_entry_limit(c->max_size), &h, &why) != JC_ENTRY_OK)
 		return why;
 	return NULL;
 }
@@ -324,7 +282,7 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 {
 	struct jc_cache_stats before, after;
 	memset(t, 0, sizeof *t);
-	if (!cache->store || !jc_store_path(cache->store))
+	if (!cache->store || !jc_store_usable(cache->store))
 		return -1;
 	FILE *f = fopen(path, "rbe");
 	if (!f) {
@@ -337,7 +295,7 @@ int jc_cache_import(struct jc_cache *cache, const char *path, FILE *msgs,
 		fprintf(msgs, "cannot read %s: out of memory\n", path);
 		return -1;
 	}
-	struct spool sp = { .c = cache, .fd = spool_open(cache) };
+	struct spool sp = { .c = cache, .fd = jc_store_spool(cache->store) };
 	jc_archive_set_check(r, member_check, cache);
 	if (sp.fd >= 0)
 		jc_archive_set_sink(r, spool_sink, &sp);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The core's file, found and checked (core_file.h). */
 #include "config/core_file.h"
+#include "config/path_trust.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -44,43 +45,8 @@ static int mapped_file(const void *address, char *out)
 	return found;
 }
 
-/* Might a user other than root and `owner` have written st (at path)? */
-static const char *untrusted(const struct stat *st, uid_t owner, char *why, size_t size,
-			     const char *path)
-{
-	if (st->st_uid != 0 && st->st_uid != owner) {
-		snprintf(why, size, "%s is owned by uid %u, neither root nor the owner of the "
-			 "preloaded library (uid %u)", path, (unsigned)st->st_uid, (unsigned)owner);
-		return why;
-	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))) {
-		snprintf(why, size, "%s is writable by %s", path,
-			 st->st_mode & S_IWOTH ? "others" : "its group");
-		return why;
-	}
-	return NULL;
-}
-
-/* The file at real path (no symlink in it) and every directory above it
- * trusted: 0, or -1 with why. */
-static int trusted_path(const char *real, uid_t owner, char *why, size_t size)
-{
-	char p[PATH_MAX];
-	struct stat st;
-	snprintf(p, sizeof p, "%s", real);
-	for (;;) {
-		if (lstat(p[0] ? p : "/", &st) != 0) {
-			snprintf(why, size, "%s: %s", p[0] ? p : "/", strerror(errno));
-			return -1;
-		}
-		if (untrusted(&st, owner, why, size, p[0] ? p : "/"))
-			return -1;
-		char *slash = strrchr(p, '/');
-		if (!slash || !p[0])
-			return 0;
-		*slash = '\0'; /* "/a/b" -> "/a" -> "" (the root) */
-	}
-}
+/* Who else may have written the core, in the line that refuses it. */
+#define OWNER_IS "the owner of the preloaded library"
 
 int jc_core_file(const void *self, const char *loaded_as, const char *const names[2], char *path,
 		 char *why, size_t why_size)
@@ -108,8 +74,8 @@ int jc_core_file(const void *self, const char *loaded_as, const char *const name
 			snprintf(why, why_size, "%s is not a regular file", path);
 			return -1;
 		}
-		if (trusted_path(stub, owner, why, why_size) != 0 ||
-		    trusted_path(path, owner, why, why_size) != 0)
+		if (jc_path_trusted(stub, owner, OWNER_IS, why, why_size) != 0 ||
+		    jc_path_trusted(path, owner, OWNER_IS, why, why_size) != 0)
 			return -1;
 		return 0;
 	}

@@ -3,8 +3,10 @@
 #include "config/ini_write.h"
 
 #include "config/readfile.h"
+#include "config/tempfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,23 +145,10 @@ static int make_parent(const char *path)
 	return 0;
 }
 
-static int write_whole(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w, n -= (size_t)w;
-	}
-	return 0;
-}
-
 int jc_ini_set(const char *path, const char *section, const char *name, const char *value,
 	       const char **why)
 {
-	char real[PATH_MAX], tmp[PATH_MAX + 16];
+	char real[PATH_MAX], tmp[PATH_MAX];
 	struct stat st;
 	size_t len = 0, new_len = 0;
 	const char *reason = NULL;
@@ -183,22 +172,16 @@ int jc_ini_set(const char *path, const char *section, const char *name, const ch
 	free(text);
 	if (!out)
 		return fail(why, path, "out of memory");
-	snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
+	int fd = jc_temp_open_beside(AT_FDCWD, path, 0600, tmp);
 	if (fd < 0) {
 		free(out);
 		return fail(why, path, strerror(errno));
 	}
-	int rc = fchmod(fd, mode) == 0 && write_whole(fd, out, new_len) == 0 && fsync(fd) == 0 ? 0 : -1;
-	int err = errno;
+	int rc = fchmod(fd, mode) == 0 && jc_temp_write(fd, out, new_len) == 0 ? 0 : -1;
 	free(out);
-	if (close(fd) != 0 && rc == 0)
-		rc = -1, err = errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1, err = errno;
-	if (rc != 0) {
-		unlink(tmp);
-		return fail(why, path, strerror(err));
-	}
-	return 0;
+	if (rc != 0)
+		jc_temp_discard(AT_FDCWD, fd, tmp);
+	else
+		rc = jc_temp_commit(AT_FDCWD, fd, tmp, path, JC_TEMP_RENAME | JC_TEMP_SYNC);
+	return rc < 0 ? fail(why, path, strerror(errno)) : 0;
 }

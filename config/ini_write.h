@@ -18,8 +18,8 @@
  * mode 0644; an existing file keeps its mode, and a symbolic link is
  * followed to the file it names.
  *
- * The new file is written beside the old one (mkstemp) and renamed over
- * it, so a reader sees the old file or the new one, never half of either.
+ * The new file is written beside the old one and renamed over it
+ * (config/tempfile.h), so a reader sees the old file or the new one, never half of either.
  * The file is read as the settings are (config/readfile.h: a regular file
  * of at most 64 KiB).  Returns 0, or -1 with *why a line to show (naming
  * the file); nothing is changed then.  The value must fit on one ini line:

@@ -175,7 +175,7 @@ void jc_remote_url_redact(const char *text, char *out, size_t size)
 	 * URL (an '@' in a path or an attribute) only hides more. */
 	const char *scheme_end = text ? strstr(text, "://") : NULL;
 	const char *at = text ? strrchr(text, '@') : NULL;
-	if (!scheme_end || !at || at < scheme_end) {
+	if (!scheme_end || !at || at <= scheme_end + 3) { /* none, or empty: nothing to hide */
 		snprintf(out, size, "%s", text ? text : "");
 		return;
 	}

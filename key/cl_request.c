@@ -299,3 +299,11 @@ int jc_cl_link_key(const char *options, size_t n_inputs, const struct jc_key *in
 	jc_fp_end(fp, key);
 	return rc;
 }
+
+int jc_cl_input_names_files(const struct jc_cl_input *in)
+{
+	for (size_t i = 0; i < in->n_includes; i++)
+		if (strchr("\"<?!", in->includes[i][0]))
+			return 1;
+	return 0;
+}

@@ -63,6 +63,10 @@ int jc_cl_input_source(struct jc_cl_input *in, uint32_t count, const char **stri
 		       const size_t *lengths);
 int jc_cl_input_il(struct jc_cl_input *in, const void *il, size_t size);
 int jc_cl_input_spec(struct jc_cl_input *in, uint32_t id, size_t size, const void *value);
+/* Whether the source names a file the compiler may read: an #include (or
+ * __has_include) of any form, or one jitcache does not follow.  The other
+ * records (#define names, pieces, macros, #if expressions) read none. */
+int jc_cl_input_names_files(const struct jc_cl_input *in);
 void jc_cl_input_free(struct jc_cl_input *in);
 /* A copy of in for a key computed again later (its text left out):
  * 0, or -1 when out of memory (out is then empty). */

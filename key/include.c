@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* #include directives, resolved and hashed (see include.h). */
 #include "key/include.h"
+#include "key/paste.h"
 
 #include "config/buf.h"
 #include "config/log.h"
@@ -205,21 +206,11 @@ static int has_prefix(const char *s, size_t n)
 	       n < strlen("__has_include_next");
 }
 
-/* A token `__has_include` could be pasted together from (##), starting
- * with it: pasting joins whole tokens, so the leftmost one of any paste
- * that makes such a name is a proper prefix of it.  Prefixes of three
- * characters or more are refused on sight (has_prefix); "_" and "__" are
- * common enough to be let be unless the text also pastes. */
-static int has_piece(const char *s, size_t n)
-{
-	return (n == 1 && s[0] == '_') || (n == 2 && s[0] == '_' && s[1] == '_') ||
-	       has_prefix(s, n);
-}
-
 struct scan {
 	jc_include_fn add;
 	void *ctx;
-	int pastes, pieces, pragma_op;
+	int pastes, pragma_op;
+	struct jc_paste paste; /* the pieces of __has_include's name seen */
 };
 
 /* `__has_include` at s (in line [line, end)): add() its operand as an
@@ -285,14 +276,13 @@ static int scan_words(struct scan *sc, const char *line, const char *end, int in
 		size_t n = (size_t)(w - p);
 		int rc = 0;
 		const char *next = w;
+		jc_paste_piece(&sc->paste, p, n);
 		if (is_word(p, n, "__has_embed"))
 			rc = sc->add(sc->ctx, '!', "__has_embed", 11);
 		else if (has_word(p, n) && !in_ifdef)
 			rc = has_include(sc, line, p, w, end, &next);
 		else if (has_prefix(p, n))
 			rc = sc->add(sc->ctx, '!', "a part of __has_include's name", 30);
-		else if (has_piece(p, n))
-			sc->pieces = 1;
 		else if (is_word(p, n, "_Pragma") || is_word(p, n, "__pragma"))
 			sc->pragma_op = 1;
 		if (rc != 0)
@@ -324,6 +314,17 @@ static int pragma_reads(const char *p, const char *end)
 	return 0;
 }
 
+/* Whether a macro's parameters and body (after its name) can lead a paste
+ * anywhere: an identifier or a ## in it (a number or an operator cannot). */
+static int body_matters(const char *s, const char *end)
+{
+	for (; s < end; s++)
+		if (ident_start(*s) || (*s == '#' && s + 1 < end && s[1] == '#') ||
+		    (*s == '%' && end - s >= 4 && !memcmp(s, "%:%:", 4)))
+			return 1;
+	return 0;
+}
+
 /* One line of the cleaned text: add() for a directive that reads a file
  * (or '!' for one jitcache does not follow), #define or #undef; then the
  * words that make the compiler look for a file elsewhere in it. */
@@ -345,6 +346,8 @@ static int scan_line(struct scan *sc, const char *line, const char *end)
 		while (e < end && ident_char(*e))
 			e++;
 		int rc = e > name ? sc->add(sc->ctx, 'd', name, (size_t)(e - name)) : 0;
+		if (rc == 0 && e > name && directive(p, end, "define") && body_matters(e, end))
+			rc = sc->add(sc->ctx, 'm', name, (size_t)(end - name));
 		return rc ? rc : scan_words(sc, e, end, 0);
 	}
 	if (directive(p, end, "embed"))
@@ -357,7 +360,11 @@ static int scan_line(struct scan *sc, const char *line, const char *end)
 		rest = directive(p, end, words[i]);
 	if (!rest) {
 		int ifdef = directive(p, end, "ifdef") || directive(p, end, "ifndef");
-		return scan_words(sc, p, end, ifdef);
+		const char *expr = directive(p, end, "if");
+		if (!expr)
+			expr = directive(p, end, "elif");
+		int rc = expr ? sc->add(sc->ctx, 'f', expr, (size_t)(end - expr)) : 0;
+		return rc ? rc : scan_words(sc, p, end, ifdef);
 	}
 	p = rest;
 	char close = p < end && *p == '"' ? '"' : p < end && *p == '<' ? '>' : 0;
@@ -380,7 +387,7 @@ int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 	free(spliced);
 	if (!t)
 		return add(ctx, '!', "no memory to scan the source", 28);
-	struct scan sc = { add, ctx, 0, 0, 0 };
+	struct scan sc = { .add = add, .ctx = ctx };
 	int rc = 0;
 	for (const char *p = t, *end = t + n; rc == 0 && p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -389,8 +396,8 @@ int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 	}
 	if (rc == 0 && sc.pastes)
 		rc = add(ctx, '#', "##", 2);
-	if (rc == 0 && sc.pieces)
-		rc = add(ctx, '_', "__has", 5);
+	if (rc == 0)
+		rc = jc_paste_each_piece(&sc.paste, add, ctx);
 	if (rc == 0 && sc.pragma_op &&
 	    (memmem(t, n, "dependency", 10) || memmem(t, n, "include_alias", 13)))
 		rc = add(ctx, '!', "a _Pragma that may read a file", 30);
@@ -412,7 +419,8 @@ struct includes {
 	int depth;
 	const char *other_paths; /* an option that makes the compiler read files jitcache does not */
 	int macros_differ;    /* the two ways to split the options define other macros */
-	int pastes, pieces;   /* ## and a piece of __has_include's name, seen anywhere */
+	struct jc_paste paste; /* ##, the pieces of __has_include's name, the macros
+				* and #if expressions of every text (key/paste.h) */
 	size_t found;         /* candidates found so far */
 	struct jc_buf absent;    /* the candidates found empty, keyed as one field at the end:
 			       * the trace `jitcache explain` reads has room for few */
@@ -771,19 +779,16 @@ static int same_macros(const struct includes *a, const struct includes *b)
 	return 1;
 }
 
-/* What the macros' bodies may make of __has_include: a paste (##), or a
- * piece of the name (key/include.c's scanner says the same of a text). */
-static void macro_words(struct includes *inc, const char *body)
+/* The options' macros, for what pasting may make (key/paste.h). */
+static int macro_words(struct includes *inc, const struct macro *m)
 {
-	if (strstr(body, "##") || strstr(body, "%:%:"))
-		inc->pastes = 1;
-	for (const char *p = body; *p;) {
-		size_t n = 0;
-		while (ident_char(p[n]))
-			n++;
-		inc->pieces |= n && has_piece(p, n);
-		p += n ? n : 1;
-	}
+	jc_paste_words(&inc->paste, m->body, strlen(m->body));
+	char *line = NULL;
+	int n = asprintf(&line, "%s%s%s%s %s", m->name, m->params ? "(" : "",
+			 m->params ? m->params : "", m->params ? ")" : "", m->body);
+	int rc = n < 0 ? -1 : jc_paste_define(&inc->paste, line, (size_t)n);
+	free(n < 0 ? NULL : line);
+	return rc;
 }
 
 /* Include paths the compiler may take from the environment (clang's
@@ -824,6 +829,7 @@ static void free_includes(struct includes *inc)
 	free(inc->dirs);
 	free(inc->forced);
 	free(inc->absent.s);
+	jc_paste_free(&inc->paste);
 }
 
 /* The options split both ways: the union of the paths and forced
@@ -841,10 +847,10 @@ static int parse_include_dirs(const char *options, struct includes *inc)
 	if (!inc->other_paths)
 		inc->other_paths = lit.other_paths;
 	inc->macros_differ = !same_macros(inc, &lit) || !same_macros(&lit, inc);
-	for (size_t i = 0; i < inc->n_macros; i++)
-		macro_words(inc, inc->macros[i].body);
-	for (size_t i = 0; i < lit.n_macros; i++)
-		macro_words(inc, lit.macros[i].body);
+	for (size_t i = 0; rc == 0 && i < inc->n_macros; i++)
+		rc = macro_words(inc, &inc->macros[i]);
+	for (size_t i = 0; rc == 0 && i < lit.n_macros; i++)
+		rc = macro_words(inc, &lit.macros[i]);
 	if (rc == 0)
 		rc = path_variables(inc);
 	free_includes(&lit);
@@ -930,9 +936,14 @@ static int hash_include(void *ctx, char kind, const char *name_in, size_t len)
 									    : -1;
 	}
 	if (kind == '#' || kind == '_') {
-		inc->pastes |= kind == '#';
-		inc->pieces |= kind == '_';
+		inc->paste.pastes |= kind == '#';
+		if (kind == '_')
+			jc_paste_piece(&inc->paste, name_in, len);
 		return 0;
+	}
+	if (kind == 'm' || kind == 'f') {
+		return kind == 'm' ? jc_paste_define(&inc->paste, name_in, len)
+				   : jc_paste_if(&inc->paste, name_in, len);
 	}
 	if (kind == '!') {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: the source has %.*s, which "
@@ -1076,9 +1087,10 @@ int jc_include_collect(struct jc_fp *fp, size_t n, char *const *directives, cons
 	if (rc == 0 && inc.absent.n)
 		jc_fp_bytes(fp, "include.absent", inc.absent.s, inc.absent.n);
 	rc = rc == 0 && inc.absent.failed ? -1 : rc;
-	if (rc == 0 && inc.pastes && inc.pieces) {
+	char how[2 * JC_PASTE_NAME_MAX + 1];
+	if (rc == 0 && jc_paste_possible(&inc.paste, how, sizeof how)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build not cached: its text pastes tokens (##) and "
-				     "has a piece of __has_include's name");
+				     "an #if reaches a paste that can make __has_include (%s)", how);
 		rc = -1;
 	}
 	free_includes(&inc);

@@ -17,7 +17,8 @@
  * __has_include(...) / __has_include_next(...) anywhere: kind '"' or '<',
  * or '?' for an include through a macro (name: its tokens); 'd' for each
  * name #defined or #undef'd; '#' once if the text pastes tokens (##), '_'
- * once if an identifier could be a piece of __has_include's name; '!'
+ * once for each identifier that is a piece of __has_include's name (name:
+ * the piece); '!'
  * (name: why) for what jitcache does not follow: #embed, __has_embed,
  * a __has_include whose operand is not a literal name, a #pragma or
  * _Pragma that may read a file, a trigraph.  Directives inside disabled
@@ -41,7 +42,9 @@
  * must not be cached: a '!' directive; an include through a macro the
  * sources define, the options split two ways define differently, or that
  * jitcache cannot expand; __has_include named by the options' macros, or
- * pasted (##) from pieces; an option that makes the compiler read files
+ * pasted (##) from pieces the texts and options all spell (the compiler's
+ * own headers and predefined macros are not read: none of their macros
+ * expands to such a piece); an option that makes the compiler read files
  * elsewhere (-iprefix, --sysroot, -include-pch, modules...); a file found
  * but not readable; a path longer than PATH_MAX; more than
  * JC_INCLUDE_MAX_FILES files, nesting deeper than JC_INCLUDE_MAX_DEPTH, a

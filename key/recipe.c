@@ -8,6 +8,10 @@
  * CL request:  u8 from_il, blob text, str options, u32 n, then per
  *              constant: u32 id, blob value; u32 files, then per file:
  *              str path, blob contents
+ * CL compile:  the CL request, then u32 headers, then per header: str
+ *              name, blob text
+ * CL link:     str options, u32 inputs, then per input: blob (a whole
+ *              CL compile recipe)
  * recording:   16-byte entry key, u32 vendor, u32 id, u32 ip, str name
  * blob: u64 size + bytes; str: u8 present, u64 size, bytes, a NUL.
  */
@@ -24,23 +28,9 @@ static const char magic[8] = { 'j', 'c', 'r', 'e', 'c', 'i', 'p', '1' };
 
 /* ---- writing --------------------------------------------------------------- */
 
-static void put_u64(struct jc_buf *o, uint64_t v)
-{
-	uint8_t b[8];
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	jc_buf_put(o, b, 8);
-}
-
-static void put_u32(struct jc_buf *o, uint32_t v)
-{
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-	jc_buf_put(o, b, 4);
-}
-
 static void put_blob(struct jc_buf *o, const void *data, size_t size)
 {
-	put_u64(o, size);
+	jc_buf_put_le64(o, size);
 	jc_buf_put(o, data, size);
 }
 
@@ -54,14 +44,14 @@ static void put_str(struct jc_buf *o, const char *s)
 
 static void put_ze(struct jc_buf *o, const struct jc_recipe *r)
 {
-	put_u32(o, r->ze_count);
+	jc_buf_put_le32(o, r->ze_count);
 	for (uint32_t i = 0; i < r->ze_count; i++) {
 		const struct jc_ze_input *in = &r->ze[i];
 		put_blob(o, in->spirv, in->size);
 		put_str(o, in->flags);
-		put_u32(o, in->n_constants);
+		jc_buf_put_le32(o, in->n_constants);
 		for (uint32_t k = 0; k < in->n_constants; k++) {
-			put_u32(o, in->constant_ids[k]);
+			jc_buf_put_le32(o, in->constant_ids[k]);
 			put_blob(o, in->constant_values[k], r->ze_spec_sizes[i][k]);
 		}
 	}
@@ -73,33 +63,55 @@ static void put_cl(struct jc_buf *o, const struct jc_recipe *r)
 	jc_buf_put(o, &il, 1);
 	put_blob(o, r->cl_text, r->cl_size);
 	put_str(o, r->cl_options);
-	put_u32(o, (uint32_t)r->cl_n_specs);
+	jc_buf_put_le32(o, (uint32_t)r->cl_n_specs);
 	for (size_t k = 0; k < r->cl_n_specs; k++) {
-		put_u32(o, r->cl_specs[k].id);
+		jc_buf_put_le32(o, r->cl_specs[k].id);
 		put_blob(o, r->cl_specs[k].value, r->cl_specs[k].size);
 	}
-	put_u32(o, (uint32_t)r->cl_n_files);
+	jc_buf_put_le32(o, (uint32_t)r->cl_n_files);
 	for (size_t k = 0; k < r->cl_n_files; k++) {
 		put_str(o, r->cl_files[k].path);
 		put_blob(o, r->cl_files[k].data, r->cl_files[k].size);
 	}
 }
 
+static void put_compile(struct jc_buf *o, const struct jc_recipe *r)
+{
+	put_cl(o, r);
+	jc_buf_put_le32(o, (uint32_t)r->cl_n_headers);
+	for (size_t k = 0; k < r->cl_n_headers; k++) {
+		put_str(o, r->cl_headers[k].name);
+		put_blob(o, r->cl_headers[k].text, r->cl_headers[k].size);
+	}
+}
+
+static void put_link(struct jc_buf *o, const struct jc_recipe *r)
+{
+	put_str(o, r->link_options);
+	jc_buf_put_le32(o, (uint32_t)r->link_n_inputs);
+	for (size_t k = 0; k < r->link_n_inputs; k++)
+		put_blob(o, r->link_inputs[k].data, r->link_inputs[k].size);
+}
+
 int jc_recipe_encode(const struct jc_recipe *r, void **bytes, size_t *size)
 {
 	struct jc_buf o = { 0 };
 	jc_buf_put(&o, magic, sizeof magic);
-	put_u32(&o, r->api);
-	put_u64(&o, 0); /* request_size, filled below */
+	jc_buf_put_le32(&o, r->api);
+	jc_buf_put_le64(&o, 0); /* request_size, filled below */
 	if (r->api == JC_RECIPE_ZE)
 		put_ze(&o, r);
+	else if (r->api == JC_RECIPE_CL_COMPILE)
+		put_compile(&o, r);
+	else if (r->api == JC_RECIPE_CL_LINK)
+		put_link(&o, r);
 	else
 		put_cl(&o, r);
 	size_t request = o.n - HEAD_SIZE;
 	jc_buf_put(&o, r->entry.bytes, JC_KEY_BYTES);
-	put_u32(&o, r->device.vendor);
-	put_u32(&o, r->device.id);
-	put_u32(&o, r->device.ip);
+	jc_buf_put_le32(&o, r->device.vendor);
+	jc_buf_put_le32(&o, r->device.id);
+	jc_buf_put_le32(&o, r->device.ip);
 	put_str(&o, r->device.name);
 	if (o.failed) {
 		free(o.s);
@@ -262,6 +274,51 @@ static int get_cl(struct in *in, struct jc_recipe *r)
 	return files && !in->bad ? 0 : -1;
 }
 
+static int get_compile(struct in *in, struct jc_recipe *r)
+{
+	if (get_cl(in, r) != 0)
+		return -1;
+	r->cl_n_headers = get_u32(in);
+	if (in->bad || r->cl_n_headers > in->left / 19)
+		return -1;
+	struct jc_recipe_header *h = own(r, r->cl_n_headers * sizeof *h);
+	for (size_t k = 0; h && k < r->cl_n_headers && !in->bad; k++) {
+		h[k].name = get_str(in);
+		h[k].text = get_blob(in, &h[k].size);
+		in->bad |= !h[k].name;
+	}
+	r->cl_headers = h;
+	return h && !in->bad ? 0 : -1;
+}
+
+static int get_link(struct in *in, struct jc_recipe *r)
+{
+	r->link_options = get_str(in);
+	r->link_n_inputs = get_u32(in);
+	if (in->bad || r->link_n_inputs == 0 || r->link_n_inputs > in->left / 8)
+		return -1;
+	struct jc_recipe_bytes *x = own(r, r->link_n_inputs * sizeof *x);
+	for (size_t k = 0; x && k < r->link_n_inputs && !in->bad; k++)
+		x[k].data = get_blob(in, &x[k].size);
+	r->link_inputs = x;
+	return x && !in->bad ? 0 : -1;
+}
+
+static int get_request(struct in *in, struct jc_recipe *r)
+{
+	switch (r->api) {
+	case JC_RECIPE_ZE:
+		return get_ze(in, r);
+	case JC_RECIPE_CL:
+		return get_cl(in, r);
+	case JC_RECIPE_CL_COMPILE:
+		return get_compile(in, r);
+	case JC_RECIPE_CL_LINK:
+		return get_link(in, r);
+	}
+	return -1;
+}
+
 int jc_recipe_decode(const void *bytes, size_t size, struct jc_recipe *r)
 {
 	memset(r, 0, sizeof *r);
@@ -271,12 +328,12 @@ int jc_recipe_decode(const void *bytes, size_t size, struct jc_recipe *r)
 		return -1;
 	r->api = get_u32(&in);
 	uint64_t request = get_u64(&in);
-	if (in.bad || request > in.left || (r->api != JC_RECIPE_ZE && r->api != JC_RECIPE_CL))
+	if (in.bad || request > in.left || r->api < JC_RECIPE_ZE || r->api > JC_RECIPE_CL_LINK)
 		return -1;
 	if (!(r->owned = calloc(1, sizeof(struct arena))))
 		return -1;
 	struct in req = { in.p, (size_t)request, 0 };
-	int rc = r->api == JC_RECIPE_ZE ? get_ze(&req, r) : get_cl(&req, r);
+	int rc = get_request(&req, r);
 	take(&in, (size_t)request);
 	const uint8_t *key = take(&in, JC_KEY_BYTES);
 	if (key)

@@ -34,11 +34,30 @@
 #include "key/cl_request.h"
 #include "key/ze_request.h"
 
-enum jc_recipe_api { JC_RECIPE_ZE = 1, JC_RECIPE_CL = 2 };
+/* JC_RECIPE_CL: a clBuildProgram.  JC_RECIPE_CL_COMPILE: a clCompileProgram,
+ * the CL request plus its embedded headers (each a name and the source of
+ * the header program).  JC_RECIPE_CL_LINK: a clLinkProgram of programs
+ * compiled so, its options and each input's own JC_RECIPE_CL_COMPILE
+ * recipe, whole (decode each with jc_recipe_decode). */
+enum jc_recipe_api { JC_RECIPE_ZE = 1, JC_RECIPE_CL = 2, JC_RECIPE_CL_COMPILE = 3,
+		     JC_RECIPE_CL_LINK = 4 };
 
 struct jc_recipe_device {
 	uint32_t vendor, id, ip; /* ip: 0 when the driver did not say */
 	char name[256];
+};
+
+/* An embedded header of a compile (input_headers, header_include_names). */
+struct jc_recipe_header {
+	const char *name;
+	const void *text;
+	size_t size;
+};
+
+/* An encoded recipe inside another (a link's inputs). */
+struct jc_recipe_bytes {
+	const void *data;
+	size_t size;
 };
 
 /* An included file, by the path the compiler found it at. */
@@ -63,6 +82,13 @@ struct jc_recipe {
 	const struct jc_cl_spec *cl_specs;
 	size_t cl_n_files;
 	const struct jc_recipe_file *cl_files;
+	/* JC_RECIPE_CL_COMPILE */
+	size_t cl_n_headers;
+	const struct jc_recipe_header *cl_headers;
+	/* JC_RECIPE_CL_LINK */
+	const char *link_options;  /* NULL: none */
+	size_t link_n_inputs;
+	const struct jc_recipe_bytes *link_inputs;
 	/* the recording */
 	struct jc_key entry;
 	struct jc_recipe_device device;

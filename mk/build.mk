@@ -43,8 +43,8 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_CFLAGS) -MMD -MP
 CORE_SRC := $(wildcard cache/*.c tiers/*.c store/*.c trust/*.c config/*.c)
 KEY_SRC  := $(wildcard key/*.c)
 # The preloaded library (shim/preload.h): these, config/capture.c,
-# config/log.c (its one line when the core cannot be loaded) and
-# config/core_file.c (which core it may load).  The
+# config/log.c (its one line when the core cannot be loaded),
+# config/core_file.c and config/path_trust.c (which core it may load).  The
 # rest of shim/ goes into the core.
 STUB_SRC := shim/preload.c shim/dlsym.c shim/exec.c shim/fs.c
 SHIM_SRC := $(filter-out $(STUB_SRC),$(wildcard shim/*.c shim/ze/*.c shim/cl/*.c))
@@ -54,7 +54,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 KEY_OBJ  := $(KEY_SRC:%.c=$(BUILD)/obj/%.o)
 SHIM_OBJ := $(SHIM_SRC:%.c=$(BUILD)/obj/%.o)
 STUB_OBJ := $(STUB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/config/capture.o $(BUILD)/obj/config/log.o \
-            $(BUILD)/obj/config/core_file.o
+            $(BUILD)/obj/config/core_file.o $(BUILD)/obj/config/path_trust.o
 ADMIN_OBJ := $(ADMIN_SRC:%.c=$(BUILD)/obj/%.o)
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)

@@ -14,17 +14,17 @@
 
 extern char *program_invocation_short_name;
 
-typedef int (*lookup_fn)(struct jc_cache *, const struct jc_key *, struct jc_entry *);
+typedef int (*lookup_fn)(struct jc_request *, struct jc_entry *);
 
 /* 1 if the request was answered from the entry that lookup found. */
 static int try_hit(const struct jc_once *o, lookup_fn lookup)
 {
 	struct jc_entry e;
-	if (lookup(o->cache, &o->key, &e) != 0)
+	if (lookup(o->request, &e) != 0)
 		return 0;
 	enum jc_load r = o->ops->load(o->call, &e);
 	if (r == JC_LOAD_REJECTED)
-		jc_cache_reject(o->cache, &o->key, &e);
+		jc_request_reject(o->request, &e);
 	jc_entry_free(&e);
 	return r == JC_LOADED;
 }
@@ -59,8 +59,10 @@ void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
 	void *bytes = NULL;
 	size_t size = 0;
 	uint64_t start = jc_mono_ns();
+	uint64_t word = jc_compile_word(cpu_ns, wall_ns);
 	if (o->ops->export(o->call, &bytes, &size) == 0 &&
-	    jc_cache_put(o->cache, &o->key, bytes, size, jc_compile_word(cpu_ns, wall_ns)) == 0) {
+	    (o->request ? jc_request_put(o->request, bytes, size, word)
+			: jc_cache_put(o->cache, &o->key, bytes, size, word)) == 0) {
 		o->ops->stored(o->call, size, cpu_ns, jc_mono_ns() - start);
 		store_recipe(o);
 	}
@@ -72,15 +74,15 @@ void jc_once_store(const struct jc_once *o, uint64_t cpu_ns, uint64_t wall_ns)
  * warning, or the error that fails it) or JITCACHE_LOG=info, and left in
  * why (size bytes).  The trace is the key's, taken before the compile
  * (which may make another key on this thread: cl.c checks its key again). */
-static void note_miss(const struct jc_once *o, const uint8_t *trace, size_t len, int failed,
-		      int changed, int strict, char *why, size_t size)
+static void note_miss(const struct jc_once *o, int cause, const uint8_t *trace, size_t len,
+		      int failed, int changed, int strict, char *why, size_t size)
 {
 	snprintf(why, size, "cause unknown (out of memory)");
 	if (strict || jc_log_enabled(JC_LOG_INFO)) {
 		struct jc_miss *m = calloc(1, sizeof *m), *seen = NULL;
 		size_t n = 0;
 		if (m) {
-			m->cause = (uint8_t)jc_cache_miss_cause(&o->key);
+			m->cause = (uint8_t)cause;
 			m->flags = failed ? JC_MISS_BUILD_FAILED : 0;
 			m->key = o->key;
 			if (len <= sizeof m->trace) {
@@ -108,9 +110,9 @@ static void note_miss(const struct jc_once *o, const uint8_t *trace, size_t len,
 	if (changed) {
 		jc_log(JC_LOG_DEBUG, "%s %s: a file the key covers changed while it compiled: "
 		       "not stored", o->what, o->hex);
-		jc_cache_note_changed(o->cache, &o->key, jc_cache_miss_cause(&o->key), trace, len);
+		jc_cache_note_changed(o->cache, &o->key, cause, trace, len);
 	} else if (strict != JC_LOG_ERROR) {
-		jc_cache_note_miss(o->cache, &o->key, trace, len, failed);
+		jc_cache_note_miss(o->cache, &o->key, cause, trace, len, failed);
 	}
 }
 
@@ -126,19 +128,10 @@ int jc_strict_passed(const char *what, const char *why)
 	return strict == JC_LOG_ERROR;
 }
 
-int jc_compile_once(struct jc_once *o, int *status)
+/* After the lock: the miss is final, and compiled here (or refused). */
+static int compile_missed(struct jc_once *o, int *status)
 {
-	jc_key_hex(&o->key, o->hex);
-	if (try_hit(o, jc_cache_get_to_compile))
-		return 1;
-	struct jc_cache_lock *lock = jc_cache_lock_key(o->cache, &o->key);
-	if (try_hit(o, jc_cache_recheck)) {
-		jc_log(JC_LOG_DEBUG, "%s: %s was compiled by another thread or process meanwhile",
-		       o->what, o->hex);
-		jc_cache_unlock(lock);
-		return 1;
-	}
-	int strict = jc_runtime_config()->strict;
+	int strict = jc_runtime_config()->strict, cause = jc_request_cause(o->request);
 	char why[600];
 	const uint8_t *at = NULL;
 	size_t len = jc_fp_trace_of(&o->key, &at);
@@ -148,28 +141,52 @@ int jc_compile_once(struct jc_once *o, int *status)
 	else
 		len = 0;
 	if (strict == JC_LOG_ERROR) {
-		note_miss(o, trace, len, 0, 0, strict, why, sizeof why);
+		note_miss(o, cause, trace, len, 0, 0, strict, why, sizeof why);
 		free(trace);
 		*status = o->ops->refuse(o->call, why);
-		jc_cache_unlock(lock);
+		jc_request_end(o->request);
 		return 0;
 	}
 	enum jc_built built = JC_BUILT_FAILED;
 	uint64_t start = jc_mono_ns(), cpu_start = jc_thread_cpu_ns();
-	*status = o->ops->compile(o->call, lock, &built);
-	note_miss(o, trace, len, built != JC_BUILT_LATER && *status != 0, built == JC_BUILT_CHANGED,
-		  strict, why, sizeof why);
+	*status = o->ops->compile(o->call, o->request, &built);
+	if (built == JC_BUILT_LATER) { /* compile() took the request over: not ours now */
+		note_miss(o, cause, trace, len, 0, 0, strict, why, sizeof why);
+		free(trace);
+		return 0;
+	}
+	note_miss(o, cause, trace, len, *status != 0, built == JC_BUILT_CHANGED, strict, why, sizeof why);
 	free(trace);
-	if (built == JC_BUILT_LATER)
-		return 0; /* compile() took the lock over */
 	if (*status != 0) /* 0: ZE_RESULT_SUCCESS, CL_SUCCESS */
 		jc_cache_count_build_failure(o->cache);
 	if (built == JC_BUILT_NOW) {
 		uint64_t wall = jc_mono_ns() - start;
 		jc_once_store(o, compile_time(wall, jc_thread_cpu_ns() - cpu_start), wall);
 	}
-	jc_cache_unlock(lock);
+	jc_request_end(o->request);
 	return 0;
+}
+
+int jc_compile_once(struct jc_once *o, int *status)
+{
+	struct jc_request q;
+	jc_key_hex(&o->key, o->hex);
+	jc_request_begin(&q, o->cache, &o->key);
+	o->request = &q;
+	int hit = try_hit(o, jc_request_get);
+	if (!hit) {
+		jc_request_lock(&q);
+		hit = try_hit(o, jc_request_recheck);
+		if (hit)
+			jc_log(JC_LOG_DEBUG, "%s: %s was compiled by another thread or process "
+			       "meanwhile", o->what, o->hex);
+	}
+	if (hit)
+		jc_request_end(&q);
+	else
+		hit = compile_missed(o, status);
+	o->request = NULL;
+	return hit;
 }
 
 int jc_recompiled_from_ir(const char *log, size_t size)

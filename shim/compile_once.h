@@ -29,10 +29,15 @@
  * from a file the key covers that changed while the compiler read it
  * (JC_BUILT_CHANGED: the key computed again after the compile differs; the
  * result stands for the caller, nothing is stored, and the miss is counted
- * and recorded with that cause: jc_cache_note_changed).  In JC_BUILT_LATER's case
- * compile() takes over `lock` (it may be NULL): whoever finishes the build
- * calls jc_once_store() if it succeeded, then jc_cache_unlock(lock).
- * Otherwise this file stores and unlocks.  After an entry is stored, the
+ * and recorded with that cause: jc_cache_note_changed).  The request
+ * (cache.h's struct jc_request: the key, what each tier answered, the lock
+ * and the remote lease, the miss's cause) is made by the first lookup and
+ * carried through lock, recheck, store and unlock; in JC_BUILT_LATER's
+ * case compile() takes it over (moves it: a copy of *request is now the
+ * one), and whoever finishes the build, on whatever thread, calls
+ * jc_once_store() with it if it succeeded, then jc_request_end() (so the
+ * store of the value still releases the remote lease in the same request).
+ * Otherwise this file stores and ends it.  After an entry is stored, the
  * request's recipe is stored beside it (cache.h "Recipes").
  *
  * The JIT monitor (the strict setting, a log level): at warn (or info,
@@ -58,7 +63,7 @@ enum jc_built { JC_BUILT_NOW, JC_BUILT_FAILED, JC_BUILT_LATER, JC_BUILT_CHANGED 
 struct jc_once_ops {
 	/* Answer the request from entry; log the hit, or why it is rejected. */
 	enum jc_load (*load)(void *call, const struct jc_entry *entry);
-	int (*compile)(void *call, struct jc_cache_lock *lock, enum jc_built *built);
+	int (*compile)(void *call, struct jc_request *request, enum jc_built *built);
 	/* 0 and *bytes (malloc'd, freed by the caller) to store; -1 if none. */
 	int (*export)(void *call, void **bytes, size_t *size);
 	/* One debug line: stored `size` bytes, compiled in compile_ns. */
@@ -82,6 +87,9 @@ struct jc_once {
 	const char *what;               /* how the request came, for log lines */
 	const struct jc_once_ops *ops;
 	void *call;
+	struct jc_request *request; /* jc_compile_once()'s while it runs; for a store
+				       after it (JC_BUILT_LATER), the one compile()
+				       took over; NULL: a store of its own */
 };
 
 /* A stored native binary the driver loads only by recompiling it is no hit:

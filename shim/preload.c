@@ -68,8 +68,9 @@ static const char *export_name(size_t i)
 	return p;
 }
 
+/* 'd', 'z', 'e', 'c' or 'p' (a cl export that returns a pointer). */
 static const char export_api[] = {
-#define X(api, name) #api[0],
+#define X(api, name) #api[2] == 'p' ? 'p' : #api[0],
 	JC_EXPORTS(X)
 #undef X
 };
@@ -309,13 +310,7 @@ __attribute__((used)) static void *jc_preload_resolve(void **slot, const void *c
 		return real;
 	if (export_api[index] == 'z')
 		return (void *)unavailable_ze;
-	static const char pointers[] = "clCreateProgramWithSource\0clCreateProgramWithIL\0"
-		"clLinkProgram\0clGetExtensionFunctionAddress\0"
-		"clGetExtensionFunctionAddressForPlatform\0clCreateKernel\0clCloneKernel\0";
-	for (const char *p = pointers; *p; p += strlen(p) + 1)
-		if (strcmp(p, name) == 0)
-			return (void *)unavailable_cl_pointer;
-	return (void *)unavailable_cl;
+	return export_api[index] == 'p' ? (void *)unavailable_cl_pointer : (void *)unavailable_cl;
 }
 
 #if defined(__x86_64__)
@@ -345,6 +340,7 @@ __asm__(".bss\n"
 #define T_fs(name)
 #define T_ze(name) TRAMPOLINE(name)
 #define T_cl(name) TRAMPOLINE(name)
+#define T_clp(name) TRAMPOLINE(name)
 #define TRAMPOLINE(name)                                                          \
 	".globl " #name "\n"                                                      \
 	".type " #name ", @function\n" #name ":\n"                                \

@@ -3,7 +3,7 @@
  * shim.h — what every interposed entry point shares.
  *
  * The shim is the only part of jitcache that knows GPU APIs.  Each entry
- * point (shim/ze.c for Level Zero, shim/cl.c for OpenCL) is thin: it unpacks
+ * point (shim/ze/ze.c for Level Zero, shim/cl/ for OpenCL) is thin: it unpacks
  * the call into a request (key/), and hands the cache question to the shared
  * miss path (shim/compile_once.h) with callbacks that load, compile and
  * export.  The shim does no file I/O.  This header gives them:

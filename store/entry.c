@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "store/entry.h"
+#include "store/object.h"
 
 #include "store/fsutil.h"
 #include "store/hash.h"
@@ -202,6 +203,14 @@ enum jc_entry_status jc_entry_check_limit(const struct jc_entry_header *h, uint6
 	if (h->stored_size > room || h->data_size > room)
 		return bad(why, "larger than max_size allows (refused unread)");
 	return JC_ENTRY_OK;
+}
+
+enum jc_entry_status jc_accept_header(const uint8_t raw[JC_ENTRY_HEADER_SIZE], uint64_t size,
+				      const struct jc_key *key, uint64_t limit,
+				      struct jc_entry_header *h, const char **why)
+{
+	enum jc_entry_status status = jc_entry_check_header(raw, size, key, h, why);
+	return status == JC_ENTRY_OK ? jc_entry_check_limit(h, limit, why) : status;
 }
 
 /* Replace the zstd frame in *data by its content. */

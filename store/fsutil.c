@@ -35,22 +35,6 @@ int jc_fs_mkdir_p(const char *path, mode_t mode)
 	return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
 }
 
-int jc_fs_open_temp(const char *dir, char *path, size_t size, mode_t mode)
-{
-	static unsigned counter;
-	for (int attempt = 0; attempt < 100; attempt++) {
-		unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-		unsigned noise = (unsigned)jc_wall_ns();
-		int len = snprintf(path, size, "%s/.tmp.%ld.%u.%08x", dir, (long)getpid(), n, noise);
-		if (len < 0 || (size_t)len >= size)
-			return errno = ENAMETOOLONG, -1;
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return errno = EEXIST, -1;
-}
-
 int jc_fs_open_file(int dfd, const char *path, int flags, mode_t mode)
 {
 	struct stat st;
@@ -111,21 +95,6 @@ static int move_all(ssize_t (*op)(int, const struct iovec *, int), int fd,
 int jc_fs_write_all(int fd, const struct iovec *iov, int count)
 {
 	return move_all(writev, fd, iov, count);
-}
-
-int jc_fs_write_temp(const char *dir, const void *buf, size_t size, mode_t mode,
-		     char path[PATH_MAX])
-{
-	int fd = jc_fs_open_temp(dir, path, PATH_MAX, mode);
-	if (fd < 0)
-		return -1;
-	struct iovec iov = { (void *)(uintptr_t)buf, size };
-	int rc = jc_fs_write_all(fd, &iov, 1);
-	if (close(fd) != 0)
-		rc = -1;
-	if (rc != 0)
-		unlink(path);
-	return rc;
 }
 
 int jc_fs_read_all(int fd, void *buf, size_t size)
@@ -304,11 +273,3 @@ int jc_fs_each_name(const char *dir, int (*fn)(void *ctx, const char *name), voi
 	return rc;
 }
 
-int jc_fs_link_temp(const char *tmp, const char *path)
-{
-	int rc = link(tmp, path) == 0 || errno == EEXIST ? 0 : -1;
-	int saved = errno;
-	unlink(tmp);
-	errno = saved;
-	return rc;
-}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * fsutil.h — the operating-system details under the store (which the rooms
- * above it use too): directories that may be trusted, temporary files,
- * whole reads and writes, timestamps and bounded waits for locks.  Nothing
+ * above it use too): directories that may be trusted, whole reads and
+ * writes (temporary files: config/tempfile.h), timestamps and bounded waits for locks.  Nothing
  * here knows what an entry is.
  *
  * Functions return 0 on success and -1 with errno set on failure, unless
@@ -24,18 +24,6 @@
 
 /* Create path and any missing parents with mode (like mkdir -p). */
 int jc_fs_mkdir_p(const char *path, mode_t mode);
-
-/* Create a new temporary file ".tmp.*" inside dir, open for writing, never
- * following a symlink and never reusing an existing name.  Its path is
- * written to path (size bytes).  Returns the fd, or -1. */
-int jc_fs_open_temp(const char *dir, char *path, size_t size, mode_t mode);
-
-/* A whole new file of size bytes from buf, as a temporary file inside dir
- * (jc_fs_open_temp), written and closed: 0 with its path in path (the
- * caller links or renames it into place, then unlinks path), or -1 with
- * nothing left behind. */
-int jc_fs_write_temp(const char *dir, const void *buf, size_t size, mode_t mode,
-		     char path[PATH_MAX]);
 
 /* Open a file that others may have put in place (a cache, layer or state
  * directory): openat(dfd, path, flags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY |
@@ -85,10 +73,6 @@ int jc_fs_exists(const char *path);
  * order, until fn returns nonzero (which is returned); 0, or -1 if dir
  * cannot be read. */
 int jc_fs_each_name(const char *dir, int (*fn)(void *ctx, const char *name), void *ctx);
-/* tmp linked as path (a file already there is kept: not an error), then
- * tmp removed: 0, or -1. */
-int jc_fs_link_temp(const char *tmp, const char *path);
-
 /* A file's mtime in nanoseconds (as config/clock.h's jc_wall_ns()). */
 int64_t jc_fs_mtime_ns(const struct stat *st);
 

@@ -11,10 +11,13 @@
  *   count.c    the shared counters (jc_store_count)
  *   evict.c    making room under the cap; trim, clear, verify
  *   store.c    opening the store; get, put, remove, the admin's walks
+ *   locks.c    DIR/locks, the compile-once locks' file (jc_store_open_locks)
  *
- * beside entry.c (the entry format), stats.c (the statistics file),
- * misses.c (the ring of recent misses, misses.h) and fsutil.c (file system
- * helpers), which know nothing of struct jc_store.
+ * beside object.c (the names of objects in every layout and the walk over
+ * a directory of them: object.h), entry.c (the entry format), stats.c
+ * (the statistics file), misses.c (the ring of recent misses, misses.h)
+ * and fsutil.c (file system helpers), which know nothing of struct
+ * jc_store.
  *
  * Layout of a cache directory DIR:
  *
@@ -22,11 +25,13 @@
  *   DIR/misses                   the last 128 misses, for `jitcache explain`
  *   DIR/ab/<32 hex digits>       the entry whose key starts with byte 0xab
  *   DIR/locks                    compile-once locks: one byte per key
- *                                (cache/lock.c, through jc_store_path())
+ *                                (cache/lock.c, through jc_store_open_locks())
  *   DIR/ab/<32 hex digits>.lock  a lock file of jitcache before 2026-11;
  *                                removed by cleanup once an hour old
  *   DIR/ab/.tmp.*                entries being written; left over by a crash
  *                                and removed by cleanup once an hour old
+ *   DIR/.tmp.import.*            an import's spool (jc_store_spool), where
+ *                                O_TMPFILE is not: unlinked at once
  *   DIR/remote-<hash>.down       until when the remote tier of that address
  *                                is skipped after a failure (tiers/remote.c)
  */
@@ -72,6 +77,8 @@ struct jc_store {
 	int dfd;                  /* the checked directory, or -1 (atomic) */
 	uint64_t held_dev, held_ino; /* what dfd is (atomic: revival replaces it) */
 	int shared;
+	int read_only;            /* a layer (jc_store_open_read_only): never
+				     written, made or opened again */
 	uint64_t max_size;
 	mode_t file_mode, dir_mode;
 	mode_t lock_mode;         /* files that carry locks (stats, misses,
@@ -95,6 +102,9 @@ struct jc_store {
  * and held at whatever number the kernel gives (c->dir then names it), at
  * most JC_DIR_REOPEN_MAX times.  0 if usable; -1 after one line. */
 int jc_dir_usable(struct jc_store *c);
+/* Is c->dfd still the directory held (even if removed)?  What may be
+ * closed at the end: a number the program reused is the program's. */
+int jc_dir_held(const struct jc_store *c);
 
 /* path, with the "/proc/self/fd/N" of c->dir shown as the configured path. */
 const char *jc_shown(const struct jc_store *c, const char *path, char out[PATH_MAX]);

@@ -2,6 +2,7 @@
 /* layout.c — where a cache's files are, and reading or removing one entry
  * file: what every other file of store/ builds on (see internal.h). */
 #include "store/internal.h"
+#include "store/object.h"
 
 #include "store/fsutil.h"
 #include "store/hash.h"
@@ -149,6 +150,12 @@ static int revive(struct jc_store *c)
 	int dfd = __atomic_load_n(&c->dfd, __ATOMIC_ACQUIRE);
 	if (dfd >= 0 && fstat(dfd, &st) == 0 && is_held(c, &st) && st.st_nlink > 0) {
 		rc = 0; /* another thread was first */
+	} else if (c->read_only) { /* a layer is never made again */
+		JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache layer %s was closed or "
+			    "reused by the program (or the layer removed); the layer is not used",
+			    c->shown);
+		atomic_store_explicit(&c->dir, "/proc/self/fd/-1", memory_order_release);
+		__atomic_store_n(&c->dfd, -1, __ATOMIC_RELEASE);
 	} else if (dfd < 0 || c->reopened >= JC_DIR_REOPEN_MAX) {
 		JC_LOG_ONCE(JC_LOG_WARN, "cache directory %s was lost %d times (its descriptor "
 			    "closed or reused by the program, or the directory removed); caching "
@@ -179,6 +186,13 @@ static int revive(struct jc_store *c)
 	}
 	pthread_mutex_unlock(&mu);
 	return rc;
+}
+
+int jc_dir_held(const struct jc_store *c)
+{
+	struct stat st;
+	int dfd = __atomic_load_n(&c->dfd, __ATOMIC_ACQUIRE);
+	return dfd >= 0 && fstat(dfd, &st) == 0 && is_held(c, &st);
 }
 
 int jc_dir_usable(struct jc_store *c)
@@ -295,9 +309,7 @@ static enum jc_entry_status read_entry(int fd, const struct jc_key *key, uint64_
 		*why = strerror(errno);
 		return JC_ENTRY_UNREADABLE;
 	}
-	enum jc_entry_status status = jc_entry_check_header(raw, size, key, &h, why);
-	if (status == JC_ENTRY_OK)
-		status = jc_entry_check_limit(&h, limit, why);
+	enum jc_entry_status status = jc_accept_header(raw, size, key, limit, &h, why);
 	if (status != JC_ENTRY_OK)
 		return status;
 	if (!verify && !(h.flags & JC_ENTRY_ZSTD) && h.stored_size >= JC_MAP_MIN &&
@@ -342,6 +354,12 @@ enum jc_entry_status jc_read_entry_trusted(int fd, const struct jc_key *key, uin
 					   const char **why)
 {
 	return read_entry(fd, key, limit, 1, trust, out, why);
+}
+
+enum jc_entry_status jc_accept_file(int fd, const struct jc_key *key, const struct jc_accept *a,
+				    struct jc_entry *out, const char **why)
+{
+	return read_entry(fd, key, a->limit, a->required, a->trust, out, why);
 }
 
 int jc_file_is_recipe(int dfd, const char *name)

@@ -3,6 +3,7 @@
 #include "store/misses.h"
 
 #include "store/fsutil.h"
+#include "config/tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@ static void misses_path(const char *dir, char path[PATH_MAX])
  * with from, as a copy of that open, sound file. */
 static int create(const char *dir, mode_t mode, int replace, int from)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
 	uint8_t *buf = calloc(1, FILE_SIZE);
 	if (!buf)
 		return -1;
@@ -39,15 +40,11 @@ static int create(const char *dir, mode_t mode, int replace, int from)
 		memcpy(buf, "jcmisses", 8);
 		jc_put_le64(buf + 8, VERSION);
 	}
-	int rc = jc_fs_write_temp(dir, buf, FILE_SIZE, mode, tmp);
-	free(buf);
-	if (rc != 0)
-		return -1;
 	misses_path(dir, path);
-	if (replace || (link(tmp, path) != 0 && errno != EEXIST))
-		rc = rename(tmp, path);
-	unlink(tmp);
-	return rc;
+	int rc = jc_temp_put(AT_FDCWD, dir, buf, FILE_SIZE, mode, path,
+			     replace ? JC_TEMP_RENAME : JC_TEMP_LINK_OR_RENAME);
+	free(buf);
+	return rc < 0 ? -1 : 0;
 }
 
 static int open_checked(const char *dir, int flags)

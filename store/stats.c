@@ -3,6 +3,7 @@
 #include "config/clock.h"
 
 #include "store/fsutil.h"
+#include "config/tempfile.h"
 #include "config/log.h"
 
 #include <dirent.h>
@@ -77,27 +78,11 @@ static int read_head(int fd, uint8_t head[MAGIC_SIZE + COUNTERS_SIZE])
 	return -1;
 }
 
-/* Move tmp to path: 1 if done, 0 if (not replacing) a file was there first.
- * link() keeps a file another process made meanwhile; where the file system
- * has no hard links, rename() will do. */
-static int put_in_place(const char *tmp, const char *path, int replace)
-{
-	if (!replace) {
-		if (link(tmp, path) == 0)
-			return 1;
-		if (errno == EEXIST)
-			return 0;
-		if (errno != EPERM && errno != EOPNOTSUPP)
-			return -1;
-	}
-	return rename(tmp, path) == 0 ? 1 : -1;
-}
-
 /* Write a fresh file beside the old one and put it in place; with from,
  * a copy of that open file's contents (which are sound). */
 static int create_file(const char *dir, mode_t mode, int replace, int from)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
 	uint8_t *buf = calloc(1, FILE_SIZE);
 	if (!buf)
 		return -1;
@@ -107,13 +92,11 @@ static int create_file(const char *dir, mode_t mode, int replace, int from)
 		jc_put_le64(buf + SINCE_AT, (uint64_t)jc_wall_ns());
 		jc_put_le64(buf + ASIDE_AT, 1); /* counts set aside before, if any */
 	}
-	int rc = jc_fs_write_temp(dir, buf, FILE_SIZE, mode, tmp);
-	free(buf);
-	if (rc != 0)
-		return -1;
+	/* Linked, keeping a file another process made meanwhile. */
 	stats_path(dir, path);
-	rc = put_in_place(tmp, path, replace);
-	unlink(tmp);
+	int rc = jc_temp_put(AT_FDCWD, dir, buf, FILE_SIZE, mode, path,
+			     replace ? JC_TEMP_RENAME : JC_TEMP_LINK_OR_RENAME);
+	free(buf);
 	return rc;
 }
 

@@ -64,6 +64,23 @@ enum jc_counter {
 };
 _Static_assert(JC_NAMED_COUNTERS <= JC_TIER_BASE, "too many counters");
 #define JC_TIER_HITS(slot) (JC_TIER_BASE + (slot))
+/* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
+ * name is the tier's in `jitcache stats`, its --json and its --prometheus.
+ * Each tier has n hit counters (one per instance: the layers are
+ * several) at slots slot..slot+n-1 of the tier region of the statistics
+ * file (JC_TIER_HITS(slot)), apart from JC_COUNTERS so that a tier added
+ * later (one line, the next free slot: X(HTTP, http, 11, 1)) moves
+ * no counter.  Slots once given are never reused.  A hit on layer n (1..)
+ * counts in the layer tier's slot n-1; layers past the last slot count in
+ * the last. */
+#define JC_LAYER_SLOTS 8
+#define JC_TIERS(X)                             \
+	X(LOCAL, local, 0,  1)                  \
+	X(REDIS, redis, 1,  1)                  \
+	X(LAYER, layer, 2,  JC_LAYER_SLOTS)     \
+	X(HTTP,  http,  11, 1)                  \
+	X(S3,    s3,    12, 1)                  \
+	X(FILE,  file,  13, 1)
 /* The slot of each tier's first hit counter: JC_SLOT_LOCAL, ... */
 enum {
 #define X(NAME, name, slot, n) JC_SLOT_##NAME = (slot),

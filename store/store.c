@@ -3,8 +3,10 @@
  * writing and removing entries, walking the entry files. */
 #include "store/internal.h"
 #include "config/clock.h"
+#include "config/tempfile.h"
 
 #include "store/misses.h"
+#include "store/object.h"
 #include "config/log.h"
 
 #include <dirent.h>
@@ -98,9 +100,36 @@ struct jc_store *jc_store_open(const struct jc_store_options *opts)
 	return s;
 }
 
+struct jc_store *jc_store_open_read_only(const char *dir, int shared, uint64_t max_size)
+{
+	struct stat st;
+	struct jc_store *s = calloc(1, sizeof *s);
+	if (!s) {
+		jc_log(JC_LOG_WARN, "out of memory opening cache layer %s; skipped", dir);
+		return NULL;
+	}
+	s->dfd = -1;
+	s->dir = "";
+	s->read_only = 1;
+	s->shared = shared;
+	s->max_size = max_size;
+	if (set_dir(s, dir) != 0 ||
+	    (s->dfd = jc_dir_open(s->shown, JC_DIR_LAYER, 0, shared, &st)) < 0 ||
+	    jc_dir_name(s->dfd, &st, s->shown, s->names[0], sizeof s->names[0]) != 0) {
+		if (s->dfd >= 0)
+			close(s->dfd);
+		free(s);
+		return NULL;
+	}
+	s->held_dev = (uint64_t)st.st_dev;
+	s->held_ino = (uint64_t)st.st_ino;
+	s->dir = s->names[0];
+	return s;
+}
+
 void jc_store_close(struct jc_store *s)
 {
-	if (s && s->dfd >= 0)
+	if (s && jc_dir_held(s))
 		close(s->dfd); /* any reopened earlier stay: layout.c says why */
 	free(s);
 }
@@ -110,19 +139,29 @@ const char *jc_store_dir(const struct jc_store *s)
 	return s->shown;
 }
 
-const char *jc_store_path(struct jc_store *s)
+int jc_store_usable(struct jc_store *s)
 {
-	return jc_dir_usable(s) == 0 ? s->dir : NULL;
+	return jc_dir_usable(s) == 0;
 }
 
-const char *jc_store_shown(const struct jc_store *s, const char *path, char out[PATH_MAX])
+int jc_store_spool(struct jc_store *s)
 {
-	return jc_shown(s, path, out);
+	if (jc_dir_usable(s) != 0)
+		return -1;
+	int fd = open(s->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* a file system without O_TMPFILE: named, then unnamed */
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/.tmp.import.XXXXXX", s->dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+	}
+	return fd;
 }
 
-mode_t jc_store_lock_mode(const struct jc_store *s)
+int jc_store_each_object(struct jc_store *s, jc_object_fn *fn, void *ctx)
 {
-	return s->lock_mode;
+	return jc_dir_usable(s) == 0 ? jc_objects_each(s->dir, fn, ctx) : 0;
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -213,6 +252,17 @@ int jc_store_has(struct jc_store *s, const struct jc_key *key)
 	return ok;
 }
 
+int jc_store_open_object(struct jc_store *s, const struct jc_key *key)
+{
+	char path[PATH_MAX];
+	if (jc_dir_usable(s) != 0) {
+		errno = EBADF;
+		return -1;
+	}
+	jc_object_path(s->dir, key, JC_LAYOUT_SUBDIRS, path, sizeof path);
+	return jc_fs_open_file(AT_FDCWD, path, O_RDONLY, 0);
+}
+
 uint64_t jc_store_file_size(struct jc_store *s, const struct jc_key *key)
 {
 	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX];
@@ -230,10 +280,10 @@ static int write_temp(struct jc_store *s, int sub, const struct jc_encoded *e,
 {
 	char dir[PATH_MAX], shown[PATH_MAX];
 	jc_subdir_path(s, sub, dir);
-	int fd = jc_fs_open_temp(dir, tmp, PATH_MAX, s->file_mode);
+	int fd = jc_temp_open(AT_FDCWD, dir, s->file_mode, tmp);
 	if (fd < 0 && errno == ENOENT && jc_dir_usable(s) == 0 &&
 	    jc_fs_mkdir_p(dir, s->dir_mode) == 0)
-		fd = jc_fs_open_temp(dir, tmp, PATH_MAX, s->file_mode);
+		fd = jc_temp_open(AT_FDCWD, dir, s->file_mode, tmp);
 	if (fd < 0) {
 		int err = errno;
 		if (!jc_store_unwritable(s, JC_LOG_WARN))
@@ -287,7 +337,7 @@ static int commit(struct jc_store *s, int sub, const char *tmp, const char *name
 	jc_file_path(s, sub, name, path);
 	int lock = lock_usage(s, sub, &u);
 	int replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
-	if (rename(tmp, path) != 0) {
+	if (jc_temp_place(AT_FDCWD, tmp, path, JC_TEMP_RENAME) < 0) { /* tmp gone */
 		JC_LOG_ONCE(JC_LOG_WARN, "cannot rename a new cache entry to %s (%s); "
 			    "results are not cached", jc_shown(s, path, shown), strerror(errno));
 		if (lock >= 0)
@@ -320,7 +370,7 @@ int jc_store_put(struct jc_store *s, const struct jc_key *key, const struct jc_e
 	char tmp[PATH_MAX], name[2 * JC_KEY_BYTES + 1];
 	uint64_t size = JC_ENCODED_SIZE(e), after[JC_NCOUNTERS];
 	int sub = key->bytes[0];
-	if (s->max_size && size > s->max_size)
+	if (s->read_only || (s->max_size && size > s->max_size))
 		return -1;
 	int64_t mtime = jc_wall_ns();
 	jc_key_hex(key, name);
@@ -332,10 +382,8 @@ int jc_store_put(struct jc_store *s, const struct jc_key *key, const struct jc_e
 			mtime);
 	if (serial >= 0)
 		jc_stats_store_unlock(serial);
-	if (rc != 0) {
-		unlink(tmp);
+	if (rc != 0)
 		return -1;
-	}
 	if (!counted)
 		return 0;
 	jc_store_count_own(s, (uint64_t[JC_NCOUNTERS]){ [JC_STORES] = 1,
@@ -348,6 +396,8 @@ int jc_store_put(struct jc_store *s, const struct jc_key *key, const struct jc_e
 int jc_store_remove(struct jc_store *s, const struct jc_key *key)
 {
 	char name[2 * JC_KEY_BYTES + 1];
+	if (s->read_only)
+		return -1;
 	jc_key_hex(key, name);
 	return jc_remove_entry(s, key->bytes[0], name, NULL);
 }

@@ -16,8 +16,9 @@
  *   jc_store_flush(s);                            // counts still pending
  *   jc_store_close(s);
  *
- * Entries: DIR/ab/<32 hex digits> for a key starting with byte 0xab, in the
- * format of store/entry.h, written to a temporary file in the same
+ * Entries: DIR/ab/<32 hex digits> for a key starting with byte 0xab
+ * (store/object.h names them, wherever they lie), in the format of
+ * store/entry.h, written to a temporary file in the same
  * subdirectory and renamed into place, so a reader sees a whole entry or
  * none; a read checks the whole entry and a bad one is removed.  The size
  * cap, the usage record of each subdirectory, eviction of the least
@@ -59,7 +60,7 @@ struct jc_entry {
 	uint64_t wall_ns;    /* its wall time (entry.h: compile_ns if unknown) */
 	int layer;           /* 0: from the cache directory; n: from the n-th
 				read-only layer (tiers/layers.h) */
-	int remote;          /* not 0: the slot (JC_TIERS) of the remote tier that
+	int remote;          /* not 0: the slot (stats.h's JC_TIERS) of the remote tier that
 				answered it (then kept locally) */
 	void *map;           /* non-NULL: data lies in this read-only mapping of
 				the entry file (map_size bytes), not on the heap */
@@ -145,30 +146,16 @@ void jc_entry_free(struct jc_entry *entry);
 	 * what the hit that often follows saves */                             \
 	X(LOCK_WAIT_NS,   lock_wait_ns,   "time waited for others' compiles")
 
-/* The tiers a hit can come from, each one line: X(NAME, name, slot, n);
- * name is the tier's in `jitcache stats`, its --json and its --prometheus.
- * Each tier has n hit counters (one per instance: the layers are
- * several) at slots slot..slot+n-1 of the tier region of the statistics
- * file (JC_TIER_HITS(slot)), apart from JC_COUNTERS so that a tier added
- * later (one line, the next free slot: X(HTTP, http, 11, 1)) moves
- * no counter.  Slots once given are never reused.  A hit on layer n (1..)
- * counts in the layer tier's slot n-1; layers past the last slot count in
- * the last. */
-#define JC_LAYER_SLOTS 8
-#define JC_TIERS(X)                             \
-	X(LOCAL, local, 0,  1)                  \
-	X(REDIS, redis, 1,  1)                  \
-	X(LAYER, layer, 2,  JC_LAYER_SLOTS)     \
-	X(HTTP,  http,  11, 1)                  \
-	X(S3,    s3,    12, 1)                  \
-	X(FILE,  file,  13, 1)
+/* Room for the hit counters of the tiers a hit can come from; which
+ * tier counts in which slot is the statistics file's (store/stats.h's
+ * JC_TIERS), not the store's API. */
 #define JC_TIER_SLOTS 64 /* room for tiers to come */
 
 struct jc_cache_stats {
 #define X(NAME, field, label) uint64_t field;
 	JC_COUNTERS(X)
 #undef X
-	/* hits by tier: tier_hits[slot] (JC_TIERS) */
+	/* hits by tier: tier_hits[slot] (store/stats.h's JC_TIERS) */
 	uint64_t tier_hits[JC_TIER_SLOTS];
 	/* current contents (shared stats only): entries (compiled results and
 	 * failure records), recipes beside them, and the bytes of both */
@@ -219,22 +206,42 @@ struct jc_store_options {
  * removed or lost directory is made and checked again.  NULL after one
  * line saying why.  A new statistics file starts by counting what is there. */
 struct jc_store *jc_store_open(const struct jc_store_options *opts);
+/* A read-only store: a layer (tiers/layers.h), a directory laid out as a
+ * cache directory that is only ever read, as Mesa's read-only caches and
+ * ccache's read-only secondaries.  dir must exist and be absolute; it is
+ * trusted if owned by this user or root and writable by nobody else
+ * (unless shared), then held open as a cache directory is.  Nothing is
+ * ever made, written, counted or removed there: no statistics file, no
+ * recency, no locks; only jc_store_open_object(), jc_store_each_object(),
+ * jc_store_dir() and jc_store_close() serve it (put and remove refuse).
+ * A descriptor lost to the program (or the directory removed) is not
+ * opened again: the store is then unusable, said once.  NULL after one
+ * line saying why. */
+struct jc_store *jc_store_open_read_only(const char *dir, int shared, uint64_t max_size);
 /* NULL is fine.  Counts still pending (jc_store_count) are not written:
- * jc_store_flush() first. */
+ * jc_store_flush() first.  The directory's descriptor is closed only if
+ * it is still the one held (the program may have reused the number). */
 void jc_store_close(struct jc_store *s);
 
 /* The directory as configured (absolute), for messages. */
 const char *jc_store_dir(const struct jc_store *s);
-/* The name by which files of the directory are reached now, after checking
- * it is still the one opened (made again if it was removed): for files kept
- * beside the entries (cache/lock.c's DIR/locks, an import's spool).  NULL
- * after one line when the directory cannot be used. */
-const char *jc_store_path(struct jc_store *s);
-/* path, a name below jc_store_path(), as the user configured it (messages). */
-const char *jc_store_shown(const struct jc_store *s, const char *path, char out[PATH_MAX]);
-/* The mode of files that carry locks: never readable by others, who could
- * hold a lock on them. */
-mode_t jc_store_lock_mode(const struct jc_store *s);
+/* Can the directory be used now (checked to be still the one opened, made
+ * again if it was removed)?  1, or 0 after one line saying why.  Nothing
+ * outside the store reaches the directory's files: what the rooms above
+ * need of it is one of the functions below. */
+int jc_store_usable(struct jc_store *s);
+/* DIR/locks, the file of the compile-once locks (cache/lock.c locks one
+ * byte of it per key): made if missing, put back if it was removed or is
+ * no regular file, made private if others could read it (they could hold
+ * its locks).  Opened for writing if this user may (*type F_WRLCK), else
+ * for reading (F_RDLCK: a read-only cache).  shown gets its name as
+ * configured, for messages.  The descriptor (close-on-exec), or -1 with
+ * errno: EBADF when the directory cannot be used (said). */
+int jc_store_open_locks(struct jc_store *s, short *type, char shown[PATH_MAX]);
+/* An unnamed temporary file in the cache directory, for bytes on their way
+ * in (an import's members), readable and writable by this process alone
+ * and gone when closed; or -1. */
+int jc_store_spool(struct jc_store *s);
 /* After a write into the directory failed: 1 if this process cannot write
  * the directory at all (its permissions, a read-only file system), which is
  * then said in one line with that reason, once per process, at the level of
@@ -251,6 +258,12 @@ int jc_store_unwritable(struct jc_store *s, int level /* enum jc_log_level */);
 int jc_store_get(struct jc_store *s, const struct jc_key *key, struct jc_entry *out);
 /* Is there a valid entry of key?  Its recency is left alone.  1 or 0. */
 int jc_store_has(struct jc_store *s, const struct jc_key *key);
+/* The object file of key, opened read-only through the held directory
+ * (never through a symbolic link, never a FIFO or device: fsutil.h's
+ * jc_fs_open_file), for the reader to accept (store/object.h's
+ * jc_accept_file): the descriptor, or -1 with errno (ENOENT or ENOTDIR:
+ * there is none; EBADF: the store cannot be used now, said). */
+int jc_store_open_object(struct jc_store *s, const struct jc_key *key);
 /* The size of the entry file of key, 0 if none. */
 uint64_t jc_store_file_size(struct jc_store *s, const struct jc_key *key);
 
@@ -277,6 +290,11 @@ int jc_store_remove(struct jc_store *s, const struct jc_key *key);
 typedef int jc_store_file_fn(void *ctx, const struct jc_key *key, const void *data,
 			     uint64_t size, int64_t mtime_s, const char *why);
 int jc_store_each_file(struct jc_store *s, int64_t since_ns, jc_store_file_fn *fn, void *ctx);
+/* Every object of the directory with its kind, as jc_objects_each()
+ * (store/object.h) walks a layer: 0, or what fn ended the walk with (0
+ * too when the directory cannot be used: said). */
+typedef int jc_object_fn(void *ctx, const struct jc_key *key, int fd, uint32_t flags);
+int jc_store_each_object(struct jc_store *s, jc_object_fn *fn, void *ctx);
 
 /* ---- counters, kept in DIR/stats across processes ---- */
 

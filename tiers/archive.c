@@ -4,6 +4,7 @@
 #include "tiers/archive.h"
 
 #include "store/fsutil.h"
+#include "config/tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,26 +120,19 @@ struct jc_archive_writer {
 struct jc_archive_writer *jc_archive_create(const char *path, FILE *msgs)
 {
 	struct jc_archive_writer *w = calloc(1, sizeof *w);
-	char dir[PATH_MAX];
 	if (!w || strlen(path) >= sizeof w->path) {
 		say(msgs, "cannot write %s: %s", path, w ? "path too long" : "out of memory");
 		free(w);
 		return NULL;
 	}
 	snprintf(w->path, sizeof w->path, "%s", path);
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		slash[slash == dir] = '\0'; /* "/x" -> "/" */
 	w->msgs = msgs;
 	w->cap = ZSTD_CStreamOutSize();
 	w->buf = malloc(w->cap);
 	w->cctx = ZSTD_createCCtx();
-	w->fd = w->buf && w->cctx ? jc_fs_open_temp(dir, w->tmp, sizeof w->tmp, 0666) : -1;
+	w->fd = w->buf && w->cctx ? jc_temp_open_beside(AT_FDCWD, path, 0666, w->tmp) : -1;
 	if (w->fd < 0) {
-		say(msgs, "cannot create a file in %s: %s", dir,
+		say(msgs, "cannot create a file beside %s: %s", path,
 		    w->buf && w->cctx ? strerror(errno) : "out of memory");
 		ZSTD_freeCCtx(w->cctx);
 		free(w->buf);
@@ -209,7 +203,8 @@ void jc_archive_abandon(struct jc_archive_writer *w)
 {
 	if (!w)
 		return;
-	unlink(w->tmp);
+	jc_temp_discard(AT_FDCWD, w->fd, w->tmp);
+	w->fd = -1;
 	free_writer(w);
 }
 
@@ -222,12 +217,12 @@ int jc_archive_commit(struct jc_archive_writer *w)
 		rc = -1;
 	}
 	w->fd = -1;
-	if (rc == 0 && rename(w->tmp, w->path) != 0) {
+	if (rc == 0 && jc_temp_place(AT_FDCWD, w->tmp, w->path, JC_TEMP_RENAME) < 0) {
 		say(w->msgs, "cannot rename the new archive to %s: %s", w->path, strerror(errno));
 		rc = -1;
 	}
 	if (rc != 0)
-		unlink(w->tmp);
+		unlink(w->tmp); /* if not gone already */
 	free_writer(w);
 	return rc;
 }

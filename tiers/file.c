@@ -16,8 +16,9 @@
 #include "tiers/tier.h"
 #include "tiers/client.h"
 
-#include "store/entry.h"
+#include "store/object.h"
 #include "store/fsutil.h"
+#include "config/tempfile.h"
 #include "config/clock.h"
 #include "config/log.h"
 
@@ -49,29 +50,6 @@ static void problem(struct file_tier *f, enum problem kind, const char *fmt, ...
 	va_start(ap, fmt);
 	jc_remote_problem(&f->told[kind], f->shown, NULL, fmt, ap);
 	va_end(ap);
-}
-
-/* Where the layout puts the entry of key: its directory below PATH (sub:
- * "" for PATH itself) and its name there. */
-static void entry_name(const struct file_tier *f, const struct jc_key *key, char sub[8],
-		       char name[4 * JC_KEY_BYTES + 1])
-{
-	char hex[2 * JC_KEY_BYTES + 1];
-	jc_key_hex(key, hex);
-	switch (f->layout) {
-	case JC_LAYOUT_FLAT:
-		sub[0] = '\0';
-		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s", hex);
-		break;
-	case JC_LAYOUT_BAZEL: /* as ccache: the digest's hex, extended to 64 with itself */
-		snprintf(sub, 8, "ac");
-		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s%s", hex, hex);
-		break;
-	default:
-		snprintf(sub, 8, "%02x", key->bytes[0]);
-		snprintf(name, 4 * JC_KEY_BYTES + 1, "%s", hex);
-		break;
-	}
 }
 
 /* The directory that holds the entry: PATH opened as named (symbolic links
@@ -169,8 +147,7 @@ static int read_entry(struct file_tier *f, int fd, const struct jc_key *key, uin
 		return -1;
 	delta[JC_REMOTE_BYTES_IN] += head;
 	if (head < JC_ENTRY_HEADER_SIZE ||
-	    jc_entry_check_header(v->header, size, key, &h, &why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, f->limit, &why) != JC_ENTRY_OK)
+	    jc_accept_header(v->header, size, key, f->limit, &h, &why) != JC_ENTRY_OK)
 		return refused_unread(v, size, head);
 	size_t rest = (size_t)size - head;
 	v->payload = malloc(rest ? rest : 1);
@@ -182,14 +159,15 @@ static int read_entry(struct file_tier *f, int fd, const struct jc_key *key, uin
 }
 
 static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)look; /* no leases (tier.h) */
 	struct file_tier *f = t;
-	char sub[8], name[4 * JC_KEY_BYTES + 1];
+	char sub[JC_OBJECT_SUB_MAX], name[JC_OBJECT_NAME_MAX];
 	struct stat st;
 	int absent;
 	memset(v, 0, sizeof *v);
-	entry_name(f, key, sub, name);
+	jc_object_name(key, f->layout, sub, name);
 	int dfd = entry_dir(f, sub, 0, &absent);
 	if (dfd < 0) {
 		if (absent)
@@ -232,35 +210,30 @@ static int file_get(void *t, const struct jc_key *key, struct jc_remote_value *v
 
 /* n bytes as a new temporary file in the directory dfd, never following a
  * link nor reusing a name: 0 with its name in tmp, or -1, nothing left. */
-static int write_temp(int dfd, const void *bytes, size_t n, char tmp[64])
+static int write_temp(int dfd, const void *bytes, size_t n, char tmp[PATH_MAX])
 {
-	static unsigned counter;
-	int fd = -1;
-	for (int i = 0; i < 100 && fd < 0; i++) {
-		snprintf(tmp, 64, ".tmp.%ld.%u.%08x", (long)getpid(),
-			 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED), (unsigned)jc_wall_ns());
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
-	}
+	int fd = jc_temp_open(dfd, ".", 0666, tmp);
 	if (fd < 0)
 		return -1;
-	struct iovec iov = { (void *)(uintptr_t)bytes, n };
-	int rc = jc_fs_write_all(fd, &iov, 1);
-	if (close(fd) != 0)
-		rc = -1;
-	if (rc != 0)
-		unlinkat(dfd, tmp, 0);
-	return rc;
+	if (jc_temp_write(fd, bytes, n) != 0) {
+		jc_temp_discard(dfd, fd, tmp);
+		return -1;
+	}
+	if (close(fd) != 0) {
+		jc_temp_discard(dfd, -1, tmp);
+		return -1;
+	}
+	return 0;
 }
 
 static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **lease, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)lease; /* no leases (tier.h) */
 	struct file_tier *f = t;
-	char sub[8], name[4 * JC_KEY_BYTES + 1], tmp[64];
+	char sub[JC_OBJECT_SUB_MAX], name[JC_OBJECT_NAME_MAX], tmp[PATH_MAX];
 	int absent;
-	entry_name(f, key, sub, name);
+	jc_object_name(key, f->layout, sub, name);
 	int dfd = entry_dir(f, sub, 1, &absent); /* said why if not */
 	if (dfd < 0) {
 		delta[JC_REMOTE_ERRORS]++;
@@ -273,10 +246,9 @@ static int file_put(void *t, const struct jc_key *key, const void *bytes, size_t
 		delta[JC_REMOTE_ERRORS]++;
 		return -1;
 	}
-	if (renameat(dfd, tmp, dfd, name) != 0) {
+	if (jc_temp_place(dfd, tmp, name, JC_TEMP_RENAME) < 0) { /* tmp gone */
 		problem(f, P_WRITE, "cannot rename into %s%s%s/%s (%s)", f->dir, *sub ? "/" : "",
 			sub, name, jc_fs_strerror(errno));
-		unlinkat(dfd, tmp, 0);
 		close(dfd);
 		delta[JC_REMOTE_ERRORS]++;
 		return -1;

@@ -6,6 +6,7 @@
 #include "tiers/client.h"
 #include "tiers/sigv4.h"
 #include "store/fsutil.h"
+#include "store/object.h"
 #include "config/readfile.h"
 #include "config/remote_url.h"
 #include "config/log.h"
@@ -278,9 +279,8 @@ static int sound_start(struct xfer *x)
 	}
 	struct jc_entry_header eh;
 	const char *why;
-	return jc_entry_check_header(x->buf, (uint64_t)x->expect, x->key, &eh, &why) ==
-		       JC_ENTRY_OK &&
-	       jc_entry_check_limit(&eh, x->h->limit, &why) == JC_ENTRY_OK;
+	return jc_accept_header(x->buf, (uint64_t)x->expect, x->key, x->h->limit, &eh, &why) ==
+	       JC_ENTRY_OK;
 }
 
 /* jc_http_request's answer: its first bytes kept, the rest dropped. */
@@ -366,19 +366,7 @@ static size_t on_upload(char *to, size_t size, size_t nmemb, void *arg)
 
 static void object_path(const struct jc_http *h, const struct jc_key *key, char *out, size_t cap)
 {
-	char hex[2 * JC_KEY_BYTES + 1];
-	jc_key_hex(key, hex);
-	switch (h->layout) {
-	case JC_LAYOUT_FLAT:
-		snprintf(out, cap, "%s/%s", h->path, hex);
-		break;
-	case JC_LAYOUT_BAZEL: /* as ccache: the digest's hex, extended to 64 with itself */
-		snprintf(out, cap, "%s/ac/%s%s", h->path, hex, hex);
-		break;
-	default:
-		snprintf(out, cap, "%s/%02x/%s", h->path, key->bytes[0], hex);
-		break;
-	}
+	jc_object_path(h->path, key, h->layout, out, cap);
 }
 
 /* "Fri, 27 Nov 2026 08:09:33 GMT" (RFC 9110's IMF-fixdate, which S3

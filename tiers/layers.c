@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: MIT
-/* layers.c — read-only cache directories searched after the cache. */
+/* layers.c — read-only cache directories searched after the cache: each a
+ * store opened read-only (store.h), its objects accepted by the rule of
+ * store/object.h with the layers' trust settings. */
 #include "tiers/layers.h"
 
 #include "store/fsutil.h"
-#include "store/entry.h"
+#include "store/object.h"
 #include "config/log.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* A layer is a store opened read-only (store.h): held open as the cache
+ * directory is, never written. */
 struct jc_layer {
-	char dir[PATH_MAX - 64]; /* as configured, for messages */
-	char at[PATH_MAX - 64];  /* how it is reached (jc_dir_name); room for "/ab/<key>" */
-	int fd;                  /* held open */
-	dev_t dev;               /* what fd is: checked before each use */
-	ino_t ino;
+	struct jc_store *store;
 	int number;              /* place in the configured list, from 1 */
 	uint64_t limit;          /* largest entry taken (jc_entry_limit) */
 };
@@ -26,42 +25,6 @@ struct jc_layers {
 	int count;
 	struct jc_layer layer[];
 };
-
-/* Hold dir open if it may serve as a layer (otherwise one line saying why
- * not): from then on it is reached through its descriptor, so a later
- * rename of it or of a parent cannot put another in its place. */
-static int hold(struct jc_layer *layer, int shared)
-{
-	struct stat st;
-	if (layer->dir[0] != '/') {
-		jc_log(JC_LOG_WARN, "cache layer %s is not an absolute path; skipped", layer->dir);
-		return -1;
-	}
-	layer->fd = jc_dir_open(layer->dir, JC_DIR_LAYER, 0, shared, &st);
-	if (layer->fd < 0)
-		return -1;
-	if (jc_dir_name(layer->fd, &st, layer->dir, layer->at, sizeof layer->at) != 0) {
-		close(layer->fd);
-		return -1;
-	}
-	layer->dev = st.st_dev;
-	layer->ino = st.st_ino;
-	return 0;
-}
-
-/* Is the layer's descriptor still the directory held?  A program that
- * closes descriptors it did not open and opens its own may have put one of
- * its files or directories under the same number. */
-static int held(const struct jc_layer *layer)
-{
-	struct stat st;
-	if (fstat(layer->fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == layer->dev &&
-	    st.st_ino == layer->ino)
-		return 1;
-	JC_LOG_ONCE(JC_LOG_WARN, "the descriptor holding cache layer %s was closed or reused by "
-		    "the program; the layer is not used", layer->dir);
-	return 0;
-}
 
 struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size)
 {
@@ -81,17 +44,18 @@ struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size
 		if (len == 0)
 			continue;
 		struct jc_layer *one = &l->layer[l->count];
+		char dir[PATH_MAX - 64];
 		one->number = ++number;
 		one->limit = jc_entry_limit(max_size);
-		if (len >= sizeof one->dir) {
+		if (len >= sizeof dir) {
 			jc_log(JC_LOG_WARN, "cache layer path too long (%.*s...); skipped", 64, p);
 			continue;
 		}
-		memcpy(one->dir, p, len);
-		one->dir[len] = '\0';
-		while (len > 1 && one->dir[len - 1] == '/')
-			one->dir[--len] = '\0';
-		if (hold(one, shared) == 0)
+		memcpy(dir, p, len);
+		dir[len] = '\0';
+		if (dir[0] != '/')
+			jc_log(JC_LOG_WARN, "cache layer %s is not an absolute path; skipped", dir);
+		else if ((one->store = jc_store_open_read_only(dir, shared, max_size)))
 			l->count++;
 	}
 	if (l->count == 0) {
@@ -104,8 +68,7 @@ struct jc_layers *jc_layers_open(const char *list, int shared, uint64_t max_size
 void jc_layers_close(struct jc_layers *layers)
 {
 	for (int i = 0; layers && i < layers->count; i++)
-		if (held(&layers->layer[i]))
-			close(layers->layer[i].fd);
+		jc_store_close(layers->layer[i].store);
 	free(layers);
 }
 
@@ -115,24 +78,20 @@ static int get_one(const struct jc_layer *layer, const struct jc_key *key,
 		   const struct jc_layer_trust *trust, struct jc_entry *out, unsigned *bad,
 		   unsigned *untrusted)
 {
-	char name[2 * JC_KEY_BYTES + 1], path[PATH_MAX], at[PATH_MAX];
+	char path[PATH_MAX];
 	const char *why = "";
-	if (!held(layer))
-		return -1;
-	jc_key_hex(key, name);
-	snprintf(path, sizeof path, "%s/%02x/%s", layer->dir, key->bytes[0], name);
-	snprintf(at, sizeof at, "%s/%02x/%s", layer->at, key->bytes[0], name);
-	int fd = jc_fs_open_file(AT_FDCWD, at, O_RDONLY, 0);
+	int fd = jc_store_open_object(layer->store, key);
+	/* (it fits: a layer's path leaves room for "/ab/<key>") */
+	jc_object_path(jc_store_dir(layer->store), key, JC_LAYOUT_SUBDIRS, path, sizeof path);
 	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
+		if (errno != ENOENT && errno != ENOTDIR && errno != EBADF) /* EBADF: said */
 			JC_LOG_ONCE(JC_LOG_WARN, "cannot open cache layer entry %s (%s); "
 				    "treating it as a miss", path, jc_fs_strerror(errno));
 		return -1;
 	}
-	enum jc_entry_status status =
-		trust && trust->required
-			? jc_read_entry_trusted(fd, key, layer->limit, trust->keys, out, &why)
-			: jc_read_entry(fd, key, layer->limit, out, &why);
+	struct jc_accept accept = { .limit = layer->limit, .trust = trust ? trust->keys : NULL,
+				    .required = trust && trust->required };
+	enum jc_entry_status status = jc_accept_file(fd, key, &accept, out, &why);
 	close(fd);
 	if (status == JC_ENTRY_OK) {
 		out->layer = layer->number;
@@ -165,12 +124,14 @@ int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 	return -1;
 }
 
-const char *jc_layers_dir(const struct jc_layers *layers, int n)
+int jc_layers_each_object(const struct jc_layers *layers, int n, jc_object_fn *fn, void *ctx)
 {
-	return layers && n >= 0 && n < layers->count ? layers->layer[n].at : NULL;
+	if (!layers || n < 0 || n >= layers->count)
+		return 0;
+	return jc_store_each_object(layers->layer[n].store, fn, ctx);
 }
 
 const char *jc_layers_shown(const struct jc_layers *layers, int n)
 {
-	return layers && n >= 0 && n < layers->count ? layers->layer[n].dir : NULL;
+	return layers && n >= 0 && n < layers->count ? jc_store_dir(layers->layer[n].store) : NULL;
 }

@@ -10,8 +10,12 @@
  * valid entry is the hit.  Lookup order overall: the cache directory, then
  * the layers, then any remote tier.
  *
- * A layer is never written: no locks, no recency, no statistics (the hit is
- * counted in the cache directory's), no removal of a bad entry.  So a layer
+ * Each layer is a store opened read-only (store.h's
+ * jc_store_open_read_only, as Mesa's read-only caches and ccache's
+ * read-only secondaries), whose objects are accepted by the one rule of
+ * store/object.h.  A layer is never written: no locks, no recency, no
+ * statistics (the hit is counted in the cache directory's), no removal of
+ * a bad entry.  So a layer
  * may sit on a read-only file system.  Every entry read from a layer is
  * validated like any other (key, sizes, checksum); a bad one is a miss and
  * is left where it is, with one log line.  A hit is served from the layer
@@ -67,9 +71,11 @@ int jc_layers_get(const struct jc_layers *layers, const struct jc_key *key,
 		  const struct jc_layer_trust *trust, struct jc_entry *out, unsigned *bad,
 		  unsigned *untrusted);
 
-/* The name by which the n-th layer's files are reached (from 0; the held
- * directory, as for lookups), or NULL past the last. */
-const char *jc_layers_dir(const struct jc_layers *layers, int n);
+/* Every object of the n-th layer (from 0) with its kind, as
+ * jc_objects_each() (store/object.h) walks it, through the held directory:
+ * 0 (also past the last layer, or when its descriptor was lost), or what
+ * fn ended the walk with. */
+int jc_layers_each_object(const struct jc_layers *layers, int n, jc_object_fn *fn, void *ctx);
 /* The n-th layer as configured, for messages, or NULL past the last. */
 const char *jc_layers_shown(const struct jc_layers *layers, int n);
 

@@ -7,6 +7,7 @@
 
 #include "tiers/client.h"
 #include "store/fsutil.h"
+#include "store/object.h"
 #include "config/readfile.h"
 #include "config/remote_url.h"
 #include "config/log.h"
@@ -667,8 +668,7 @@ static int get_finish(struct session *s, const struct jc_key *key, const char *n
 	}
 	struct jc_entry_header h;
 	const char *why;
-	if (jc_entry_check_header((const uint8_t *)first->str, size, key, &h, &why) != JC_ENTRY_OK ||
-	    jc_entry_check_limit(&h, limit, &why) != JC_ENTRY_OK)
+	if (jc_accept_header((const uint8_t *)first->str, size, key, limit, &h, &why) != JC_ENTRY_OK)
 		return refuse_unread(first, size, v);
 	return get_rest(s, name, (size_t)size, first, v);
 }
@@ -1083,11 +1083,6 @@ void jc_redis_release(struct jc_remote_lease *l)
 	free(l);
 }
 
-int jc_redis_lease_ours(const struct jc_remote_lease *l)
-{
-	return l && l->ours && l->pid == getpid();
-}
-
 int jc_redis_put_release(struct jc_redis *r, const struct jc_key *key, const void *value,
 			 size_t size, struct jc_remote_lease *l, uint64_t delta[JC_NCOUNTERS])
 {
@@ -1411,16 +1406,23 @@ static void *tier_open(const struct jc_tier_open *o)
 	return jc_redis_open(o->opts, o->spec, o->read_only, o->state_dir, o->limit);
 }
 
+/* look: the first look of a compile, which takes the lease (the leases
+ * are the tier's own handle, tier_leases) or sees who holds it. */
 static int tier_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
-	return jc_redis_get(t, key, v, delta);
+	return look ? jc_redis_get_or_lease(t, key, v, look, delta) : jc_redis_get(t, key, v, delta);
 }
 
+/* lease: stored and released in one script (one only looked at: let go). */
 static int tier_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
-		    uint64_t delta[JC_NCOUNTERS])
+		    struct jc_remote_lease **lease, uint64_t delta[JC_NCOUNTERS])
 {
-	return jc_redis_put(t, key, bytes, n, delta);
+	struct jc_remote_lease *l = lease ? *lease : NULL;
+	if (!l)
+		return jc_redis_put(t, key, bytes, n, delta);
+	*lease = NULL;
+	return jc_redis_put_release(t, key, bytes, n, l, delta);
 }
 
 static void tier_describe(void *t, char *out, size_t size)
@@ -1446,23 +1448,11 @@ static void tier_set_keys(void *z, const struct jc_signer *signer, const struct 
 	jc_redis_set_keys(z, signer, trust, trust_required);
 }
 
-static int tier_get_or_lease(void *z, const struct jc_key *key, struct jc_remote_value *v,
-			     struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
-{
-	return jc_redis_get_or_lease(z, key, v, look, delta);
-}
-
 static enum jc_remote_wait tier_wait(void *z, const struct jc_key *key, int64_t deadline_ns,
 				     struct jc_remote_lease *look, struct jc_remote_lease **lease,
 				     struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
 	return jc_redis_wait(z, key, deadline_ns, look, lease, v, delta);
-}
-
-static int tier_put_release(void *t, const struct jc_key *key, const void *bytes, size_t n,
-			    struct jc_remote_lease *lease, uint64_t delta[JC_NCOUNTERS])
-{
-	return jc_redis_put_release(t, key, bytes, n, lease, delta);
 }
 
 const struct jc_tier_ops jc_tier_redis = {
@@ -1477,9 +1467,6 @@ const struct jc_tier_ops jc_tier_redis = {
 	.lease_order = 1,
 	.leases_open = tier_leases,
 	.set_keys = tier_set_keys,
-	.get_or_lease = tier_get_or_lease,
 	.wait = tier_wait,
-	.put_release = tier_put_release,
-	.lease_ours = jc_redis_lease_ours,
 	.release = jc_redis_release,
 };

@@ -55,6 +55,7 @@
  *   jc_redis_put(r, key, bytes, size, delta) after compiling (not if read-only)
  *   jc_redis_release(lease)                  after the put; NULL is fine
  *     or jc_redis_put_release(r, key, bytes, size, lease, delta)   both in one
+ *                                            (a lease only looked at: freed)
  *   jc_redis_close(r)
  *
  * Failure is never fatal and never slow: connecting and every answer (as a
@@ -141,8 +142,6 @@ void jc_redis_set_keys(struct jc_redis *r, const struct jc_signer *signer,
 /* Stop renewing and delete the lease if it is still ours (another's that a
  * lookup looked at: freed only). */
 void jc_redis_release(struct jc_remote_lease *lease);
-/* Whether lease is one this process took (not another's looked at). */
-int jc_redis_lease_ours(const struct jc_remote_lease *lease);
 /* jc_redis_put(), then jc_redis_release(lease), in one command (a script)
  * where the lease is this server's and ours: the waiters are woken with
  * the value.  The lease is freed.  0 if stored. */

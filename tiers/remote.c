@@ -32,7 +32,7 @@ struct job {
 	struct jc_key key;
 	int upto;
 	struct jc_remote_lease *lease; /* a release, not a write */
-	struct jc_remote_lease *release; /* a write that releases this lease (tier.h's put_release) */
+	struct jc_remote_lease *release; /* a write that releases this lease (tier.h: put's lease) */
 	int exec_seen; /* being run when an exec was tried (counted dropped then, if a write) */
 	size_t size;
 	unsigned char value[];
@@ -233,7 +233,7 @@ int jc_remote_tiers(const struct jc_remote *r)
 
 int jc_remote_slot(const struct jc_remote *r, int i)
 {
-	return r && i >= 0 && i < r->n ? r->t[i].ops->slot : JC_SLOT_REDIS;
+	return r && i >= 0 && i < r->n ? r->t[i].ops->slot : JC_SLOT_LOCAL;
 }
 
 void jc_remote_describe(const struct jc_remote *r, int i, char *out, size_t size)
@@ -258,8 +258,8 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 
 /* ---- reading ------------------------------------------------------------ */
 
-/* What this thread's last lookup learnt, and for which key, so that the
- * look after the compile-once lock (the recheck) does not ask again:
+/* One compile request's dealings with the remotes (remote.h), from its
+ * first look to its release, on whatever thread takes it on:
  *   - the web and S3 remotes that answered "absent": a miss costs one
  *     answer of each, not two (a bucket, or a web server without leases,
  *     cannot tell that another machine stored the value meanwhile; an S3
@@ -268,98 +268,96 @@ void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
  *     absent (the lease taken, or waited for in vain): the wait's script
  *     looked after the first lookup did;
  *   - the value that lease wait read when its holder woke it: the recheck
- *     gets it without asking again.
- * A remote is skipped so once; all is forgotten by a lookup of another key,
- * and the absences when a lease wait finds the value (JC_REMOTE_READY). */
-static __thread struct {
-	const struct jc_remote *r;
+ *     gets it without asking again;
+ *   - the lease, from looked (the first look took it or saw another's) to
+ *     held (the wait's) to released (by the write of its value, which
+ *     claims it, or after it).
+ * A remote is skipped so once; the absences are forgotten when a lease
+ * wait finds the value (JC_REMOTE_READY). */
+struct jc_remote_request {
+	struct jc_remote *r;
 	struct jc_key key;
 	unsigned absent; /* bit i: the i-th remote */
 	int ready_tier;  /* ready holds the value read by the lease wait, or -1 */
 	struct jc_remote_value ready;
-	/* what the first look of a compile learnt of the lease (the lease
-	 * taken, or another's seen: tier.h's get_or_lease), for the wait; and
-	 * how to let it go if nobody waits (the ops outlive any remote) */
+	/* what the first look learnt of the lease (tier.h, get's look), for
+	 * the wait */
 	struct jc_remote_lease *looked;
-	void (*looked_release)(struct jc_remote_lease *lease);
-	/* the lease the wait handed out: the put of the key that follows on
-	 * this thread writes and releases it in one request (claimed: then
-	 * jc_remote_release() of it has nothing left to do) */
-	struct jc_remote_lease *held, *claimed;
-} last_look = { .ready_tier = -1 };
+	/* the lease the wait handed out: the put of the key writes and
+	 * releases it in one request (claim_lease), else it is released after */
+	struct jc_remote_lease *held;
+};
 
-/* Let go the lease the first look took or saw, not waited for. */
-static void drop_looked(void)
+struct jc_remote_request *jc_remote_request(struct jc_remote *r, const struct jc_key *key)
 {
-	if (last_look.looked)
-		last_look.looked_release(last_look.looked);
-	last_look.looked = NULL;
+	struct jc_remote_request *q = r ? calloc(1, sizeof *q) : NULL;
+	if (q) {
+		q->r = r;
+		q->key = *key;
+		q->ready_tier = -1;
+	}
+	return q;
 }
 
-/* Forget what was learnt, unless it was of key (and r). */
-static void last_look_for(const struct jc_remote *r, const struct jc_key *key)
+/* A lease is always the lease tier's (jc_remote_wait). */
+static void release_lease(struct jc_remote *r, struct jc_remote_lease *l)
 {
-	if (last_look.r == r && memcmp(&last_look.key, key, sizeof *key) == 0)
-		return;
-	if (last_look.ready_tier >= 0)
-		free(last_look.ready.payload);
-	drop_looked();
-	last_look.held = NULL;
-	last_look.r = r;
-	last_look.key = *key;
-	last_look.absent = 0;
-	last_look.ready_tier = -1;
+	r->t[r->lease_tier].ops->release(l);
 }
 
-/* jc_remote_get(); leasing: the first look of a compile. */
+void jc_remote_drop_look(struct jc_remote_request *q)
+{
+	if (q && q->looked)
+		release_lease(q->r, q->looked);
+	if (q)
+		q->looked = NULL;
+}
+
+/* jc_remote_get(), and a request's look (q; leasing: its first). */
 static int get(struct jc_remote *r, int i, const struct jc_key *key, struct jc_remote_value *v,
-	       uint64_t delta[JC_NCOUNTERS], int leasing)
+	       uint64_t delta[JC_NCOUNTERS], struct jc_remote_request *q, int leasing)
 {
 	memset(v, 0, sizeof *v);
 	if (!r || i < 0 || i >= r->n)
 		return -1;
-	last_look_for(r, key);
-	if (last_look.absent & 1u << i) {
-		last_look.absent &= ~(1u << i);
+	if (q && q->absent & 1u << i) {
+		q->absent &= ~(1u << i);
 		return 0;
 	}
-	if (last_look.ready_tier == i) {
-		*v = last_look.ready; /* the caller's now */
-		last_look.ready_tier = -1;
+	if (q && q->ready_tier == i) {
+		*v = q->ready; /* the caller's now */
+		q->ready_tier = -1;
 		return 1;
 	}
 	const struct tier *t = &r->t[i];
 	if (!t->h)
 		return -1;
 	ready(t);
-	if (leasing && r->leases && i == r->lease_tier && t->ops->get_or_lease) {
-		drop_looked();
-		last_look.looked_release = t->ops->release;
-		return t->ops->get_or_lease(r->leases, key, v, &last_look.looked, delta);
+	struct jc_remote_lease **look = NULL; /* the lease tier may take it (tier.h) */
+	if (q && leasing && r->leases && i == r->lease_tier) {
+		jc_remote_drop_look(q);
+		look = &q->looked;
 	}
-	int found = t->ops->get(t->h, key, v, delta);
-	if (found == 0 && !t->ops->wait_looks)
-		last_look.absent |= 1u << i;
+	int found = t->ops->get(t->h, key, v, look, delta);
+	if (q && found == 0 && !t->ops->wait_looks)
+		q->absent |= 1u << i;
 	return found;
 }
 
 int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
-	return get(r, i, key, v, delta, 0);
+	return get(r, i, key, v, delta, NULL, 0);
 }
 
-int jc_remote_get_or_lease(struct jc_remote *r, int i, const struct jc_key *key,
-			   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
+int jc_remote_ask(struct jc_remote_request *q, int i, int leasing, struct jc_remote_value *v,
+		  uint64_t delta[JC_NCOUNTERS])
 {
-	return get(r, i, key, v, delta, 1);
-}
-
-void jc_remote_drop_look(struct jc_remote *r, const struct jc_key *key)
-{
-	if (last_look.r != r || memcmp(&last_look.key, key, sizeof *key) != 0)
-		return;
-	drop_looked();
+	if (!q) {
+		memset(v, 0, sizeof *v);
+		return -1;
+	}
+	return get(q->r, i, &q->key, v, delta, q, leasing);
 }
 
 enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
@@ -380,33 +378,37 @@ enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
 	return JC_ENTRY_OK;
 }
 
-enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key,
-				   int64_t deadline_ns, struct jc_remote_lease **lease,
+enum jc_remote_wait jc_remote_wait(struct jc_remote_request *q, int64_t deadline_ns,
 				   uint64_t delta[JC_NCOUNTERS])
 {
 	struct jc_remote_value v = { .size = 0 };
-	*lease = NULL;
+	struct jc_remote *r = q ? q->r : NULL;
 	if (!r || !r->leases)
 		return JC_REMOTE_FREE;
 	int i = r->lease_tier;
 	const struct tier *t = &r->t[i];
 	ready(t);
-	last_look_for(r, key);
-	struct jc_remote_lease *look = last_look.looked; /* the wait's now */
-	last_look.looked = NULL;
-	enum jc_remote_wait w = t->ops->wait(r->leases, key, deadline_ns, look, lease, &v, delta);
-	last_look.held = w == JC_REMOTE_LEASED ? *lease : NULL;
-	last_look.claimed = NULL;
+	struct jc_remote_lease *look = q->looked, *lease = NULL; /* the wait's now */
+	q->looked = NULL;
+	enum jc_remote_wait w = t->ops->wait(r->leases, &q->key, deadline_ns, look, &lease, &v,
+					     delta);
+	q->held = w == JC_REMOTE_LEASED ? lease : NULL;
 	if (w == JC_REMOTE_READY) {
-		last_look.absent = 0; /* stored by another machine: ask every remote */
+		q->absent = 0; /* stored by another machine: ask every remote */
 		if (v.size) {
-			last_look.ready = v;
-			last_look.ready_tier = i;
+			free(q->ready_tier >= 0 ? q->ready.payload : NULL);
+			q->ready = v;
+			q->ready_tier = i;
 		}
 	} else if (w != JC_REMOTE_FAILED && t->ops->wait_looks) {
-		last_look.absent |= 1u << i; /* not there at the wait's last look */
+		q->absent |= 1u << i; /* not there at the wait's last look */
 	}
 	return w;
+}
+
+int jc_remote_leased(const struct jc_remote_request *q)
+{
+	return q && q->held;
 }
 
 /* ---- the writer thread -------------------------------------------------- */
@@ -417,11 +419,7 @@ static void count(struct jc_remote *r, const uint64_t delta[JC_NCOUNTERS])
 		r->count(r->ctx, delta);
 }
 
-/* A lease is always the lease tier's (jc_remote_wait). */
-static void release_lease(struct jc_remote *r, struct jc_remote_lease *l)
-{
-	r->t[r->lease_tier].ops->release(l);
-}
+static void queue_release(struct jc_remote *r, struct jc_remote_lease *lease);
 
 static void run_job(struct jc_remote *r, struct job *j)
 {
@@ -435,15 +433,12 @@ static void run_job(struct jc_remote *r, struct job *j)
 		if (t->read_only || !t->h)
 			continue;
 		ready(t);
-		if (j->release && i == r->lease_tier && t->ops->put_release) {
-			t->ops->put_release(t->h, &j->key, j->value, j->size, j->release, delta);
-			j->release = NULL;
-		} else {
-			t->ops->put(t->h, &j->key, j->value, j->size, delta);
-		}
+		t->ops->put(t->h, &j->key, j->value, j->size,
+			    j->release && i == r->lease_tier ? &j->release : NULL, delta);
 	}
-	if (j->release)
-		release_lease(r, j->release);
+	if (j->release) /* its kind did not release it with the value: once the writes
+			   queued before are done, as a release without a write is */
+		queue_release(r, j->release);
 	count(r, delta);
 }
 
@@ -552,20 +547,18 @@ static void enqueue(struct jc_remote *r, struct job *j)
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* The lease this thread holds for key (*lease: the wait's, or the first
- * look's), taken by the write j of its value: the write stores it and
- * releases the lease in one request.  Only a lease ours, of a tier that
- * can (tier.h's put_release), which j writes. */
-static void claim_lease(struct jc_remote *r, const struct jc_key *key, struct job *j,
+/* The lease request q holds (*lease: the wait's, or the first look's),
+ * taken by the write j of its value: where the lease tier's kind can
+ * (tier.h, put's lease), the write stores it and releases the lease in one
+ * request; else it is released after.  Only for a write j makes to the
+ * lease tier. */
+static void claim_lease(struct jc_remote *r, struct jc_remote_request *q, struct job *j,
 			struct jc_remote_lease **lease)
 {
-	const struct jc_tier_ops *ops = r->leases ? r->t[r->lease_tier].ops : NULL;
-	if (!*lease || !ops || !ops->put_release || !ops->lease_ours || last_look.r != r ||
-	    r->lease_tier >= j->upto || memcmp(&last_look.key, key, sizeof *key) != 0 ||
-	    !ops->lease_ours(*lease))
+	if (!q || q->r != r || !*lease || !r->leases || r->lease_tier >= j->upto ||
+	    memcmp(&q->key, &j->key, sizeof j->key) != 0)
 		return;
 	j->release = *lease;
-	last_look.claimed = lease == &last_look.held ? *lease : NULL;
 	*lease = NULL;
 }
 
@@ -582,7 +575,7 @@ static struct job *new_job(const struct jc_key *key, int upto, size_t size)
 }
 
 int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc_encoded *e,
-		  uint64_t delta[JC_NCOUNTERS])
+		  struct jc_remote_request *q, uint64_t delta[JC_NCOUNTERS])
 {
 	(void)delta; /* counted by the writer */
 	if (!r || !r->writable)
@@ -594,46 +587,74 @@ int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc
 	memcpy(j->value, e->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE, e->payload, e->payload_size);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE + e->payload_size, e->trailer, e->trailer_size);
-	claim_lease(r, key, j, &last_look.held);
+	if (q)
+		claim_lease(r, q, j, &q->held);
 	enqueue(r, j);
 	return 0;
 }
 
-void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,
-			const struct jc_remote_value *v)
+/* A backfill (struct jc_remote_write, never defined) is a job, made
+ * before it is queued. */
+struct jc_remote_write *jc_remote_backfill_write(struct jc_remote *r, int i,
+						 const struct jc_key *key,
+						 const struct jc_remote_value *v)
 {
 	int before = 0;
 	for (int k = 0; r && k < i && k < r->n; k++)
 		before += !r->t[k].read_only;
 	if (!before || !v->payload || v->size < JC_ENTRY_HEADER_SIZE)
-		return;
+		return NULL;
 	struct job *j = new_job(key, i, (size_t)v->size);
 	if (!j)
-		return;
+		return NULL;
 	memcpy(j->value, v->header, JC_ENTRY_HEADER_SIZE);
 	memcpy(j->value + JC_ENTRY_HEADER_SIZE, v->payload, (size_t)v->size - JC_ENTRY_HEADER_SIZE);
-	claim_lease(r, key, j, &last_look.looked); /* the first look took it: a later tier hit */
+	return (struct jc_remote_write *)j;
+}
+
+void jc_remote_backfill(struct jc_remote *r, struct jc_remote_write *w,
+			struct jc_remote_request *q, int good)
+{
+	struct job *j = (struct job *)w;
+	if (!j || !good) {
+		free(j);
+		return;
+	}
+	if (q) /* the first look took it: a later tier hit */
+		claim_lease(r, q, j, &q->looked);
 	enqueue(r, j);
 }
 
-void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease)
+/* Queue the release of lease after the writes queued before it. */
+static void queue_release(struct jc_remote *r, struct jc_remote_lease *lease)
 {
-	if (!lease)
-		return;
-	if (lease == last_look.claimed) { /* its put releases it */
-		last_look.claimed = NULL;
-		return;
-	}
-	if (lease == last_look.held)
-		last_look.held = NULL;
-	struct job *j = r ? new_job(&(struct jc_key){ 0 }, 0, 0) : NULL;
+	struct job *j = new_job(&(struct jc_key){ 0 }, 0, 0);
 	if (!j) {
-		if (r)
-			release_lease(r, lease);
+		release_lease(r, lease);
 		return;
 	}
 	j->lease = lease;
 	enqueue(r, j);
+}
+
+void jc_remote_release(struct jc_remote_request *q)
+{
+	if (!q)
+		return;
+	jc_remote_drop_look(q);
+	if (q->held) /* not claimed by a put (which releases it) */
+		queue_release(q->r, q->held);
+	q->held = NULL;
+}
+
+void jc_remote_request_end(struct jc_remote_request *q)
+{
+	if (!q)
+		return;
+	jc_remote_release(q);
+	if (q->ready_tier >= 0)
+		free(q->ready.payload);
+	free(q);
 }
 
 int jc_remote_flush(struct jc_remote *r, double seconds)

@@ -32,20 +32,24 @@
  * server has LOCK; a lease is released only after the writes queued before
  * the release (the value) are done, so a machine waiting for it finds the
  * value (Redis's release also wakes the machines waiting for it); a lease
- * its holder renews is waited for up to lock_timeout.  At Redis the first
- * look of a compile (jc_remote_get_or_lease) already takes the lease, or
- * sees who holds it, and the wait starts from what it learnt; the put that
- * follows on the thread holding the lease also releases it (one script,
- * which wakes the waiters with the value).  What a wait learnt serves the
- * look after it (jc_remote_get, same thread and key): the value it read
- * (Redis, or a web or S3 waiter's GET), or that the value was absent at
- * its last look, so that a miss asks that remote once (redis.h counts the
- * commands).  Web
+ * its holder renews is waited for up to lock_timeout.  Web
  * servers without LOCK (said once) and buckets that ignore conditional
  * writes hold none: machines that share only those may compile the same
  * kernel at once (each process still compiles each kernel once; see
  * docs/fleets.md).  A lease that cannot be had because its server cannot
  * be reached costs nothing: compile at once.
+ *
+ * A compile is one request (struct jc_remote_request), made by its first
+ * look and carried by the caller, on whatever thread goes on with it (an
+ * OpenCL build that ends on the driver's thread), through the wait, the
+ * put and the release; no thread keeps any of it.  At Redis the first look
+ * (jc_remote_ask with leasing) already takes the lease, or sees who holds
+ * it, and the wait starts from what it learnt; the put of the request's
+ * value also releases its lease (one script, which wakes the waiters with
+ * the value).  What the wait learnt serves the look after it: the value it
+ * read (Redis, or a web or S3 waiter's GET), or that the value was absent
+ * at its last look, so that a miss asks that remote once (redis.h counts
+ * the commands).
  *
  * Calling sequence (cache.c, lock.c):
  *
@@ -54,10 +58,16 @@
  *   for (i = 0; i < jc_remote_tiers(r); i++)
  *       jc_remote_get(r, i, key, &v, delta)    1 found (v filled), 0 absent, -1 failed
  *                                              (JC_REMOTE_REFUSED: login refused)
- *       (or jc_remote_get_or_lease(), the first look of a compile)
- *   jc_remote_wait(r, key, deadline, &lease, delta)   on a miss, before compiling
- *   jc_remote_put(r, key, &encoded, delta)  after compiling: queued
- *   jc_remote_release(r, lease)             after the put; NULL is fine
+ *   jc_remote_put(r, key, &encoded, NULL, delta)   queued
+ *
+ *   a compile:
+ *   q = jc_remote_request(r, key)           NULL: none (out of memory, or no r)
+ *   jc_remote_ask(q, i, leasing, &v, delta) as jc_remote_get, for each i
+ *   jc_remote_wait(q, deadline, delta)      on a miss, before compiling
+ *   jc_remote_ask(q, i, 0, &v, delta)       the recheck
+ *   jc_remote_put(r, key, &encoded, q, delta)   after compiling: queued
+ *   jc_remote_release(q)                    the lease, after the put
+ *   jc_remote_request_end(q)                released and freed
  *   jc_remote_close(r)                      waits exit_wait at most
  *
  * Every remote's settings (its URL, password or auth file, the AWS
@@ -133,7 +143,7 @@ void jc_remote_close(struct jc_remote *r);
 int jc_remote_read_only(const struct jc_remote *r);
 int jc_remote_compress(const struct jc_remote *r);
 /* How many remotes there are, and the statistics slot (JC_TIERS) of the
- * i-th one's hits. */
+ * i-th one's hits (its kind's, tier.h; JC_SLOT_LOCAL if there is no i-th). */
 int jc_remote_tiers(const struct jc_remote *r);
 int jc_remote_slot(const struct jc_remote *r, int i);
 /* The i-th remote for messages: "KIND URL", without credentials. */
@@ -164,18 +174,34 @@ struct jc_remote_value {
 #define JC_REMOTE_REFUSED (-2)
 int jc_remote_get(struct jc_remote *r, int i, const struct jc_key *key,
 		  struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
-/* The first look of a compile, which calls jc_remote_wait() next on a miss
- * (cache.c): as jc_remote_get(), but at the Redis that holds the leases the
- * same command takes the key's lease, or sees who holds it (redis.h), and
- * the wait starts from there.  A lookup that then hits (a later remote) or
- * does not wait: jc_remote_drop_look() releases that lease. */
-int jc_remote_get_or_lease(struct jc_remote *r, int i, const struct jc_key *key,
-			   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
-void jc_remote_drop_look(struct jc_remote *r, const struct jc_key *key);
-/* After the i-th remote's value was found good: write it to the writable
- * remotes before it (queued, as a put).  bytes: the value as read. */
-void jc_remote_backfill(struct jc_remote *r, int i, const struct jc_key *key,
-			const struct jc_remote_value *v);
+/* One compile request (see the top): NULL if r is NULL or out of memory
+ * (a request's calls then do what they would without one).  Used by one
+ * thread at a time; freed by jc_remote_request_end(). */
+struct jc_remote_request;
+struct jc_remote_request *jc_remote_request(struct jc_remote *r, const struct jc_key *key);
+/* The request's look at the i-th remote, as jc_remote_get(): what its wait
+ * learnt answers it, else the remote is asked.  leasing: the first look of
+ * a compile, which calls jc_remote_wait() next on a miss: at the Redis
+ * that holds the leases the same command takes the key's lease, or sees
+ * who holds it (redis.h), and the wait starts from there.  A lookup that
+ * then hits (a later remote) or does not wait: jc_remote_drop_look()
+ * releases that lease. */
+int jc_remote_ask(struct jc_remote_request *q, int i, int leasing, struct jc_remote_value *v,
+		  uint64_t delta[JC_NCOUNTERS]);
+void jc_remote_drop_look(struct jc_remote_request *q);
+/* A value of the i-th remote is written back to the writable remotes
+ * before it (backfill), in two steps, so that it is copied once: the write
+ * is made from v as read (checked: jc_remote_value_check), before the
+ * caller decodes v's payload in place (NULL: no remote to write, or out of
+ * memory); then it is queued, as a put, once the value is found good
+ * (else, good 0, dropped), releasing in the same request the lease q's
+ * first look took (q NULL: none).  NULL w is fine. */
+struct jc_remote_write;
+struct jc_remote_write *jc_remote_backfill_write(struct jc_remote *r, int i,
+						 const struct jc_key *key,
+						 const struct jc_remote_value *v);
+void jc_remote_backfill(struct jc_remote *r, struct jc_remote_write *w,
+			struct jc_remote_request *q, int good);
 
 /* Check a value as an entry file is checked (magic, version, full key,
  * sizes, checksum), without decompressing it. */
@@ -183,33 +209,39 @@ enum jc_entry_status jc_remote_value_check(const struct jc_key *key,
 					   const struct jc_remote_value *v,
 					   struct jc_entry_header *h, const char **why);
 
-/* Queue the encoded entry for every writable remote.  0 if queued. */
+/* Queue the encoded entry for every writable remote.  0 if queued.  q
+ * (NULL: none), the request whose value it is: the lease it holds is
+ * released by the same write where the tier can (Redis), else after it. */
 int jc_remote_put(struct jc_remote *r, const struct jc_key *key, const struct jc_encoded *e,
-		  uint64_t delta[JC_NCOUNTERS]);
+		  struct jc_remote_request *q, uint64_t delta[JC_NCOUNTERS]);
 
 /* On a miss, with a writable Redis, S3 or WebDAV remote: wait, until
  * deadline_ns (jc_wall_ns() time), until the key's value exists or nobody
  * else holds its lease (redis.h and s3_lease.h say how leases are trusted;
  * a WebDAV lock is not signed, so with trust_required it is not waited
- * for).  Without
- * one: JC_REMOTE_FREE at once, compile here. */
+ * for).  Without one: JC_REMOTE_FREE at once, compile here.  A lease had
+ * is q's (jc_remote_leased), until jc_remote_release(q). */
 enum jc_remote_wait {
-	JC_REMOTE_LEASED,  /* *lease is ours: compile, put, release */
+	JC_REMOTE_LEASED,  /* the lease is q's: compile, put, release */
 	JC_REMOTE_READY,   /* the value exists now: look it up again */
 	JC_REMOTE_FREE,    /* read-only, or a lease not trusted: compile here */
 	JC_REMOTE_TIMEOUT, /* still being compiled elsewhere at the deadline */
 	JC_REMOTE_FAILED,  /* the remote cannot be used now */
 };
-enum jc_remote_wait jc_remote_wait(struct jc_remote *r, const struct jc_key *key,
-				   int64_t deadline_ns, struct jc_remote_lease **lease,
+enum jc_remote_wait jc_remote_wait(struct jc_remote_request *q, int64_t deadline_ns,
 				   uint64_t delta[JC_NCOUNTERS]);
+int jc_remote_leased(const struct jc_remote_request *q);
 /* The keys of the cache (sign.h; kept alive by the caller): the signer signs
  * this node's leases; with trust_required, only leases trust verifies are
  * waited for (the others: JC_REMOTE_FREE, compile here). */
 void jc_remote_set_keys(struct jc_remote *r, const struct jc_signer *signer,
 			const struct jc_trust *trust, int trust_required);
-/* Stop renewing and delete the lease if it is still ours, once the writes
- * queued before are done. */
-void jc_remote_release(struct jc_remote *r, struct jc_remote_lease *lease);
+/* Let go q's lease: the one its first look took, at once; the one its
+ * wait took, unless its put released it, once the writes queued before
+ * are done (renewal stops then, and the lease is deleted if still ours).
+ * NULL is fine. */
+void jc_remote_release(struct jc_remote_request *q);
+/* jc_remote_release(), and q freed.  NULL is fine. */
+void jc_remote_request_end(struct jc_remote_request *q);
 
 #endif

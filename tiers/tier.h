@@ -13,7 +13,7 @@
  *      address `at`: redis, web, bucket or path; a new shape is a parser
  *      in config/remote_url.c and a member of that union) and its schemes;
  *   3. optional, its hits counted apart: X(KIND, kind, N, 1) in
- *      store/store.h's JC_TIERS, N the next free slot, and .slot =
+ *      store/stats.h's JC_TIERS, N the next free slot, and .slot =
  *      JC_SLOT_KIND (else it counts in another kind's slot).
  *
  * The URL is parsed once, by config/remote_url.c, when the settings are
@@ -27,11 +27,12 @@
  *   ops->load()                              once per process before the first
  *                                            get, put or wait (optional: a
  *                                            library loaded at run time)
- *   ops->get(t, key, &v, delta)              1 found (v filled), 0 absent, -1 failed,
+ *   ops->get(t, key, &v, look, delta)        1 found (v filled), 0 absent, -1 failed,
  *                                            JC_REMOTE_REFUSED: the server refused
  *                                            the login (remote.h; a kind that
- *                                            cannot tell says -1)
- *   ops->put(t, key, bytes, n, delta)        0 stored, -1 failed (never if read-only)
+ *                                            cannot tell says -1); look: below
+ *   ops->put(t, key, bytes, n, lease, delta) 0 stored, -1 failed (never if
+ *                                            read-only); lease: below
  *   ops->describe(t, buf, size)              "KIND URL", no credentials
  *   ops->close(t)
  *
@@ -43,22 +44,24 @@
  *
  *   void *z = ops->leases_open(t, opts)      NULL: none here
  *   ops->set_keys(z, signer, trust, trust_required)
- *   ops->get_or_lease(z, key, &v, &look, delta)   optional: the first look
- *                                            of a compile, as get, whose
- *                                            miss takes the lease or sees
- *                                            who holds it in the same request
  *   ops->wait(z, key, deadline, look, &lease, &v, delta)   as jc_remote_wait
  *                                            (remote.h), from what look
  *                                            learnt (consumed; NULL: none)
- *   ops->put_release(t, key, bytes, n, lease, delta)   optional: the value's
- *                                            put and the release in one
- *                                            request, for a lease that
- *                                            ops->lease_ours(lease) says
- *                                            this process holds
  *   ops->release(lease)                      after the value's put, or a
  *                                            look not waited for; in a
  *                                            fork()ed child: only freed
  *   ops->leases_close(z)                     NULL: closed with the tier
+ *
+ * A compile request (remote.h) may ask the tier that holds its leases for
+ * more in the exchanges it makes anyway; a kind that cannot ignores both:
+ *   - get's look (NULL for any other look): the first look of a compile;
+ *     a kind whose leases are its tier's own handle may take the key's
+ *     lease on a miss, or see who holds it, in the same request, and
+ *     leave what it learnt in *look for its wait (else leave it NULL);
+ *   - put's lease (NULL for any other write): *lease is the lease of the
+ *     compile whose value this is; a kind that can releases it in the same
+ *     request (or lets go of one it only looked at) and sets *lease to
+ *     NULL; else remote.c releases it once the writes before are done.
  *
  * Failure convention: as remote.h's, never fatal and never slow; each
  * operation bounds itself by the timeouts it was opened with, a remote
@@ -102,9 +105,9 @@ struct jc_tier_ops {
 	void (*load)(void); /* optional */
 	void *(*open)(const struct jc_tier_open *o);
 	int (*get)(void *t, const struct jc_key *key, struct jc_remote_value *v,
-		   uint64_t delta[JC_NCOUNTERS]);
+		   struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS]);
 	int (*put)(void *t, const struct jc_key *key, const void *bytes, size_t n,
-		   uint64_t delta[JC_NCOUNTERS]);
+		   struct jc_remote_lease **lease, uint64_t delta[JC_NCOUNTERS]);
 	void (*describe)(void *t, char *out, size_t size);
 	void (*close)(void *t);
 
@@ -113,19 +116,12 @@ struct jc_tier_ops {
 	void *(*leases_open)(void *t, const struct jc_remote_options *opts);
 	void (*set_keys)(void *z, const struct jc_signer *signer, const struct jc_trust *trust,
 			 int trust_required);
-	/* optional (NULL: get is asked, and the wait starts afresh) */
-	int (*get_or_lease)(void *z, const struct jc_key *key, struct jc_remote_value *v,
-			    struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS]);
-	/* look: what get_or_lease learnt of this key, the wait's to free (NULL
+	/* look: what get's look learnt of this key, the wait's to free (NULL
 	 * for none).  v: filled (the caller's) with the value when the wait read
 	 * it with JC_REMOTE_READY; else left empty (size 0). */
 	enum jc_remote_wait (*wait)(void *z, const struct jc_key *key, int64_t deadline_ns,
 				    struct jc_remote_lease *look, struct jc_remote_lease **lease,
 				    struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS]);
-	/* optional, both or neither */
-	int (*put_release)(void *t, const struct jc_key *key, const void *bytes, size_t n,
-			   struct jc_remote_lease *lease, uint64_t delta[JC_NCOUNTERS]);
-	int (*lease_ours)(const struct jc_remote_lease *lease);
 	void (*release)(struct jc_remote_lease *lease);
 	void (*leases_close)(void *z);
 };

@@ -28,15 +28,19 @@ static void web_load(void)
 	jc_http_load(); /* said why if not */
 }
 
+/* look and lease (tier.h): a web server's or bucket's leases are taken
+ * and released by requests of their own (http.h, s3_lease.h). */
 static int web_get(void *t, const struct jc_key *key, struct jc_remote_value *v,
-		   uint64_t delta[JC_NCOUNTERS])
+		   struct jc_remote_lease **look, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)look;
 	return jc_http_get(t, key, v, delta);
 }
 
 static int web_put(void *t, const struct jc_key *key, const void *bytes, size_t n,
-		   uint64_t delta[JC_NCOUNTERS])
+		   struct jc_remote_lease **lease, uint64_t delta[JC_NCOUNTERS])
 {
+	(void)lease;
 	return jc_http_put(t, key, bytes, n, delta);
 }
 
@@ -80,7 +84,7 @@ static enum jc_remote_wait dav_wait(void *z, const struct jc_key *key, int64_t d
 {
 	struct dav *d = z;
 	struct jc_http_lease *l = NULL;
-	(void)look; /* no get_or_lease: always NULL */
+	(void)look; /* web_get takes no lease: always NULL */
 	if (d->trust_required) {
 		/* a WebDAV lock carries no signature: anyone who may LOCK could
 		 * make every miss wait */
@@ -145,7 +149,7 @@ static enum jc_remote_wait s3_wait(void *z, const struct jc_key *key, int64_t de
 				   struct jc_remote_lease *look, struct jc_remote_lease **lease,
 				   struct jc_remote_value *v, uint64_t delta[JC_NCOUNTERS])
 {
-	(void)look; /* no get_or_lease: always NULL */
+	(void)look; /* web_get takes no lease: always NULL */
 	return jc_s3_lease_wait(z, key, deadline_ns, lease, v, delta);
 }
 

@@ -793,11 +793,40 @@ static void device_of(cl_device_id dev, struct jc_recipe_device *d)
 	d->name[sizeof d->name - 1] = '\0';
 }
 
+static void free_files(struct files *files)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		free((void *)(uintptr_t)files->v[i].path);
+		free((void *)(uintptr_t)files->v[i].data);
+	}
+	free(files->v);
+}
+
+int jc_cl_recipe_encode(struct jc_recipe *r, size_t n, const struct jc_cl_input *const *inputs,
+			const char *options, cl_device_id device, void **bytes, size_t *size)
+{
+	struct files files = { 0 };
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = jc_include_collect(NULL, inputs[i]->n_includes, inputs[i]->includes, options,
+					keep_file, &files);
+	r->cl_n_files = files.n;
+	r->cl_files = files.v;
+	if (rc == 0) {
+		if (device)
+			device_of(device, &r->device);
+		rc = jc_recipe_encode(r, bytes, size);
+	}
+	free_files(&files);
+	r->cl_n_files = 0;
+	r->cl_files = NULL;
+	return rc;
+}
+
 static int recipe(void *call, void **bytes, size_t *size)
 {
 	const struct built *w = call;
 	const struct jc_cl_input *in = w->input;
-	struct files files = { 0 };
 	if (w->failed) /* a failure record needs no replay */
 		return -1;
 	if (w->recipe) {
@@ -812,42 +841,30 @@ static int recipe(void *call, void **bytes, size_t *size)
 	struct jc_recipe r = {
 		.api = JC_RECIPE_CL, .cl_text = in->text, .cl_size = in->text_size,
 		.cl_from_il = in->from_il, .cl_options = w->options, .cl_n_specs = in->n_specs,
-		.cl_specs = in->specs,
+		.cl_specs = in->specs, .entry = w->key,
 	};
-	int rc = jc_include_collect(NULL, in->n_includes, in->includes, w->options, keep_file,
-				    &files);
-	r.cl_n_files = files.n;
-	r.cl_files = files.v;
-	if (rc == 0) {
-		r.entry = w->key;
-		if (w->ndev)
-			device_of(w->devices[0], &r.device);
-		rc = jc_recipe_encode(&r, bytes, size);
-	}
-	for (size_t i = 0; i < files.n; i++) {
-		free((void *)(uintptr_t)files.v[i].path);
-		free((void *)(uintptr_t)files.v[i].data);
-	}
-	free(files.v);
-	return rc;
+	return jc_cl_recipe_encode(&r, 1, &in, w->options, w->ndev ? w->devices[0] : NULL, bytes,
+				   size);
 }
 
-static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built);
+static int compile(void *call, struct jc_request *request, enum jc_built *built);
 static int refuse(void *call, const char *why);
 
 static const struct jc_once_ops build_ops = { load_shadow, compile, export_payload, stored,
 					       recipe, refuse };
 
-/* Store the program's binaries under key, compiled in compile_ns, with the
- * recipe encoded when the build began (NULL: none). */
+/* Store the program's binaries as request's value (its key), compiled in
+ * compile_ns, with the recipe encoded when the build began (NULL: none). */
 static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
-		  const struct jc_key *key, uint64_t compile_ns, const void *recipe,
+		  struct jc_request *request, uint64_t compile_ns, const void *recipe,
 		  size_t recipe_size)
 {
+	const struct jc_key *key = &request->key;
 	struct built w = { .program = program, .ndev = ndev, .devices = devices, .key = *key,
 			   .recipe = recipe, .recipe_size = recipe_size };
 	struct jc_once once = { .cache = jc_runtime_cache(), .key = *key,
-				.what = "OpenCL build", .ops = &build_ops, .call = &w };
+				.what = "OpenCL build", .ops = &build_ops, .call = &w,
+				.request = request };
 	jc_key_hex(key, once.hex);
 	w.hex = once.hex;
 	jc_once_store(&once, compile_ns, compile_ns); /* wall: CPU time unknown */
@@ -856,11 +873,10 @@ static void store(cl_program program, cl_uint ndev, const cl_device_id *devices,
 /* ---- miss with pfn_notify: the build may end later ---------------------------- */
 
 struct pending {
-	struct jc_key key;
+	struct jc_request request; /* taken over from jc_compile_once(): its key, lock, lease */
 	cl_uint ndev;
 	cl_device_id *devices;
 	uint64_t start;
-	struct jc_cache_lock *lock;
 	jc_cl_notify_fn notify;
 	void *user_data;
 	void *recipe; /* encoded now: the program's record may be gone by then */
@@ -903,14 +919,15 @@ static void built_later(cl_program program, struct pending *w)
 {
 	uint64_t ns = jc_mono_ns() - w->start;
 	char hex[2 * JC_KEY_BYTES + 1];
-	jc_key_hex(&w->key, hex);
-	if (!jc_cl_key_still(&w->input, w->options, pending_devices, w, &w->key)) {
+	jc_key_hex(&w->request.key, hex);
+	if (!jc_cl_key_still(&w->input, w->options, pending_devices, w, &w->request.key)) {
 		jc_log(JC_LOG_DEBUG, "OpenCL build %s: a file the key covers changed while it "
 		       "compiled: not stored", hex);
-		jc_cache_note_changed(jc_runtime_cache(), &w->key, w->cause, w->trace, w->trace_len);
+		jc_cache_note_changed(jc_runtime_cache(), &w->request.key, w->cause, w->trace,
+				      w->trace_len);
 		return;
 	}
-	store(program, w->ndev, w->devices, &w->key, ns, w->recipe, w->recipe_size);
+	store(program, w->ndev, w->devices, &w->request, ns, w->recipe, w->recipe_size);
 }
 
 static void CL_CALLBACK on_built(cl_program program, void *data)
@@ -924,13 +941,13 @@ static void CL_CALLBACK on_built(cl_program program, void *data)
 			built_later(program, w);
 		else
 			jc_cache_count_build_failure(jc_runtime_cache());
-		jc_cache_unlock(w->lock);
+		jc_request_end(&w->request);
 	}
 	jc_cl_call_notify(w->notify, program, w->user_data);
 	pending_put(w);
 }
 
-static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
+static cl_int compile_async(struct build *b, struct jc_request *request)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
 	struct pending *w = calloc(1, sizeof *w);
@@ -938,14 +955,14 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 	if (!w || !devices) {
 		free(w);
 		free(devices);
-		jc_cache_unlock(lock);
+		jc_request_end(request);
 		return cl->real_clBuildProgram(b->app, b->req_ndev, b->req_devices, b->options,
 					  b->notify, b->user_data);
 	}
 	memcpy(devices, b->devices, b->ndev * sizeof *devices);
-	*w = (struct pending){ .key = b->once.key, .ndev = b->ndev, .devices = devices,
-			       .lock = lock, .notify = b->notify, .user_data = b->user_data,
-			       .refs = 2, .cause = jc_cache_miss_cause(&b->once.key) };
+	*w = (struct pending){ .request = *request, .ndev = b->ndev, .devices = devices,
+			       .notify = b->notify, .user_data = b->user_data, .refs = 2,
+			       .cause = jc_request_cause(request) }; /* the request moved */
 	const uint8_t *trace = NULL;
 	w->trace_len = jc_fp_trace_of(&b->once.key, &trace);
 	if (w->trace_len && (w->trace = malloc(w->trace_len)))
@@ -964,7 +981,7 @@ static cl_int compile_async(struct build *b, struct jc_cache_lock *lock)
 					on_built, w);
 	if (err != CL_SUCCESS && !__atomic_exchange_n(&w->finished, 1, __ATOMIC_ACQ_REL)) {
 		/* Refused before the build began: the callback will not come. */
-		jc_cache_unlock(lock);
+		jc_request_end(&w->request);
 		pending_free(w);
 		return err;
 	}
@@ -986,7 +1003,7 @@ static int on_pocl_cache(const struct build *b)
 
 /* The application's own build.  With pfn_notify it may end later: the
  * callback then stores and unlocks. */
-static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
+static int compile(void *call, struct jc_request *request, enum jc_built *built)
 {
 	struct build *b = call;
 	jc_log(JC_LOG_DEBUG, "OpenCL build %s: miss", b->once.hex);
@@ -994,7 +1011,7 @@ static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
 	jc_pocl_release(b->app);           /* as it replaces an earlier build's directory */
 	if (b->notify) {
 		*built = JC_BUILT_LATER;
-		return compile_async(b, lock);
+		return compile_async(b, request);
 	}
 	int pack = on_pocl_cache(b);
 	int64_t t0 = pack ? jc_pocl_build_starts() : 0;

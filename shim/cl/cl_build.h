@@ -66,4 +66,10 @@ cl_int jc_cl_carry_out(cl_program app);
 int jc_cl_key_still(const struct jc_cl_input *in, const char *options,
 		    jc_cl_hash_devices_fn hash_devices, void *ctx, const struct jc_key *key);
 
+/* Encode r, a recipe (key/recipe.h) with its request set, with the files
+ * the includes of the n inputs reach under options and the device's
+ * identity (NULL: none): 0 and *bytes (malloc'd), or -1. */
+struct jc_recipe;
+int jc_cl_recipe_encode(struct jc_recipe *r, size_t n, const struct jc_cl_input *const *inputs,
+			const char *options, cl_device_id device, void **bytes, size_t *size);
 #endif

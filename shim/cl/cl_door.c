@@ -11,25 +11,25 @@
 
 #include <string.h>
 
+/* shim/exports.h's list, the OpenCL exports only: each block below says
+ * what W_cl(name) (and W_clp(name), the ones returning a pointer) makes. */
+#define W_dl(name)
+#define W_ze(name)
+#define W_exec(name)
+#define W_fs(name)
+#define X(api, name) W_##api(name)
+
 /* The OpenCL entry points jitcache exports (shim/exports.h), by name.  Defined
  * in cl.c and cl_handles.c with the API's own prototypes from <CL/cl.h>. */
 static const struct {
 	const char *name;
 	void *wrapper;
 } wrapped[] = {
-#define W_dl(name)
-#define W_ze(name)
-#define W_exec(name)
-#define W_fs(name)
 #define W_cl(name) { #name, (void *)name },
-#define X(api, name) W_##api(name)
+#define W_clp W_cl
 	JC_EXPORTS(X)
-#undef X
+#undef W_clp
 #undef W_cl
-#undef W_ze
-#undef W_dl
-#undef W_exec
-#undef W_fs
 };
 
 /* Only the ICD loader's functions are wrapped, whatever a wheel renamed it
@@ -64,16 +64,25 @@ static void *dlsym_hook(const char *name, void *symbol)
 JC_DLSYM_HOOK(dlsym_hook);
 
 /* The same wrappers, for the core's table of exports (shim/core.c). */
-#define W_dl(name)
-#define W_ze(name)
-#define W_exec(name)
-#define W_fs(name)
 #define W_cl(name) JC_CORE_WRAPPER(name);
-#define X(api, name) W_##api(name)
+#define W_clp W_cl
 JC_EXPORTS(X)
-#undef X
+#undef W_clp
 #undef W_cl
-#undef W_ze
-#undef W_dl
-#undef W_exec
-#undef W_fs
+
+/* Each export's tag in shim/exports.h against its type in <CL/cl.h>: what
+ * the preloaded library answers for one no driver has (shim/preload.c) is
+ * CL_INVALID_OPERATION for cl and NULL for clp, and the wrong one would be
+ * garbage to the caller.  A prototyped function is compatible with the
+ * unprototyped type of the same return type (its parameters are none that
+ * promotion changes), so _Generic tells cl_int from anything else. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#define RETURNS_CL_INT(name) _Generic(&name, cl_int (*)(): 1, default: 0)
+#define W_cl(name) _Static_assert(RETURNS_CL_INT(name), #name ": tag it clp in shim/exports.h");
+#define W_clp(name) _Static_assert(!RETURNS_CL_INT(name), #name ": tag it cl in shim/exports.h");
+JC_EXPORTS(X)
+#undef W_clp
+#undef W_cl
+#undef RETURNS_CL_INT
+#pragma GCC diagnostic pop

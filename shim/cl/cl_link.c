@@ -36,6 +36,7 @@
  * call returns, once the result is there, as the API allows.
  */
 #include "key/cl_request.h"
+#include "key/recipe.h"
 #include "shim/cl/cl_api.h"
 #include "shim/cl/cl_build.h"
 #include "shim/cl/cl_device.h"
@@ -43,6 +44,7 @@
 #include "shim/compile_once.h"
 #include "shim/shim.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +109,8 @@ struct compile {
 	const struct jc_cl_input *input;   /* the program's */
 	int defer;     /* a hit may be deferred: the compile reads no file */
 	cl_int answer; /* what a compile answered from the cache returns */
+	void *recipe;  /* its recipe (recipes on), or NULL */
+	size_t recipe_size;
 };
 
 /* Whether a compile reads files beside its source and embedded headers:
@@ -114,11 +118,11 @@ struct compile {
  * that names one. */
 static int reads_files(const struct compile *c)
 {
-	if (c->input->n_includes ||
+	if (jc_cl_input_names_files(c->input) ||
 	    (c->options && (strstr(c->options, "-include") || strstr(c->options, "-imacros"))))
 		return 1;
 	for (cl_uint i = 0; i < c->nheaders; i++)
-		if (c->inputs[i]->n_includes)
+		if (jc_cl_input_names_files(c->inputs[i]))
 			return 1;
 	return 0;
 }
@@ -223,10 +227,10 @@ static enum jc_load load_compile(void *call, const struct jc_entry *e)
 	return JC_LOADED;
 }
 
-static int run_compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
+static int run_compile(void *call, struct jc_request *request, enum jc_built *built)
 {
 	struct compile *c = call;
-	(void)lock;
+	(void)request;
 	jc_log(JC_LOG_DEBUG, "OpenCL compile %s: miss", c->once.hex);
 	cl_int err = jc_cl_real()->real_clCompileProgram(c->app, c->req_ndev, c->req_devices,
 						    c->options, c->nheaders, c->headers,
@@ -261,8 +265,56 @@ static int refuse_compile(void *call, const char *why)
 	return CL_COMPILE_PROGRAM_FAILURE;
 }
 
+/* The compile's recipe (recipes on): its source, options, constants,
+ * embedded headers and the files the includes of all of them reach.
+ * Encoded at the call, hit or miss, and kept with the program's compile
+ * key: the recipe of its link nests it either way. */
+static void encode_compile(struct compile *c)
+{
+	const struct jc_cl_input *in = c->input;
+	if (!jc_runtime_config()->recipes || !in->text)
+		return;
+	struct jc_recipe_header *h = calloc(c->nheaders + 1, sizeof *h);
+	const struct jc_cl_input **all = calloc(c->nheaders + 1, sizeof *all);
+	int ok = h && all;
+	for (cl_uint i = 0; ok && i < c->nheaders; i++) {
+		const struct jc_cl_input *x = c->inputs[i];
+		ok = x->text && !x->from_il;
+		h[i] = (struct jc_recipe_header){ c->names[i], x->text, x->text_size };
+		all[i + 1] = x;
+	}
+	struct jc_recipe r = { .api = JC_RECIPE_CL_COMPILE, .cl_text = in->text,
+			       .cl_size = in->text_size, .cl_from_il = in->from_il,
+			       .cl_options = c->options, .cl_n_specs = in->n_specs,
+			       .cl_specs = in->specs, .cl_n_headers = c->nheaders,
+			       .cl_headers = h, .entry = c->once.key };
+	if (ok)
+		all[0] = in;
+	if (ok && jc_cl_recipe_encode(&r, c->nheaders + 1, all, c->options,
+				      c->devs.n ? c->devs.v[0] : NULL, &c->recipe,
+				      &c->recipe_size) != 0)
+		c->recipe = NULL;
+	free(h);
+	free(all);
+}
+
+static int copy_recipe(const void *recipe, size_t recipe_size, void **bytes, size_t *size)
+{
+	if (!recipe || !(*bytes = malloc(recipe_size)))
+		return -1;
+	memcpy(*bytes, recipe, recipe_size);
+	*size = recipe_size;
+	return 0;
+}
+
+static int recipe_compile(void *call, void **bytes, size_t *size)
+{
+	const struct compile *c = call;
+	return copy_recipe(c->recipe, c->recipe_size, bytes, size);
+}
+
 static const struct jc_once_ops compile_ops = { load_compile, run_compile, export_compile,
-						 stored_compile, NULL, refuse_compile };
+						 stored_compile, recipe_compile, refuse_compile };
 
 JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 				  const cl_device_id *device_list, const char *options,
@@ -296,7 +348,9 @@ JC_EXPORT cl_int clCompileProgram(cl_program program, cl_uint num_devices,
 	cl_int err;
 	int status = CL_SUCCESS;
 	if (keyed) {
+		encode_compile(&c);
 		err = jc_compile_once(&c.once, &status) ? c.answer : (cl_int)status;
+		jc_clmap_set_compile_recipe(program, c.recipe, c.recipe_size); /* it takes it */
 	} else {
 		refused = passed(cache, "clCompileProgram",
 				 rec ? "not keyable: see above, or user_data without pfn_notify"
@@ -438,11 +492,11 @@ static cl_int link_targets(const struct link *l, cl_program **targets)
 	return CL_SUCCESS;
 }
 
-static int run_link(void *call, struct jc_cache_lock *lock, enum jc_built *built)
+static int run_link(void *call, struct jc_request *request, enum jc_built *built)
 {
 	struct link *l = call;
 	const struct jc_cl_real *cl = jc_cl_real();
-	(void)lock;
+	(void)request;
 	jc_log(JC_LOG_DEBUG, "OpenCL link %s: miss", l->once.hex);
 	cl_program *targets;
 	cl_int err = link_targets(l, &targets);
@@ -488,8 +542,32 @@ static int refuse_link(void *call, const char *why)
 	return CL_LINK_PROGRAM_FAILURE;
 }
 
+/* The link's recipe: its options and its inputs' compile recipes, each
+ * whole; none when an input has none (compiled with recipes off). */
+static int recipe_link(void *call, void **bytes, size_t *size)
+{
+	const struct link *l = call;
+	struct jc_recipe_bytes *in = calloc(l->ninputs, sizeof *in);
+	int rc = in ? 0 : -1;
+	for (cl_uint i = 0; rc == 0 && i < l->ninputs; i++) {
+		void *one = NULL;
+		rc = jc_clmap_compile_recipe(l->inputs[i], &one, &in[i].size);
+		in[i].data = one;
+	}
+	struct jc_recipe r = { .api = JC_RECIPE_CL_LINK, .link_options = l->options,
+			       .link_n_inputs = l->ninputs, .link_inputs = in,
+			       .entry = l->once.key };
+	if (rc == 0)
+		rc = jc_cl_recipe_encode(&r, 0, NULL, NULL, l->devs.n ? l->devs.v[0] : NULL, bytes,
+					 size);
+	for (cl_uint i = 0; in && i < l->ninputs; i++)
+		free((void *)(uintptr_t)in[i].data);
+	free(in);
+	return rc;
+}
+
 static const struct jc_once_ops link_ops = { load_link, run_link, export_link, stored_link,
-					      NULL, refuse_link };
+					      recipe_link, refuse_link };
 
 /* An uncached link: the driver's, with the deferred compiles of its inputs
  * carried out, and programs built from the cache taking part as their

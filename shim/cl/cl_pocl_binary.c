@@ -14,6 +14,7 @@
  *            kernel's name (a string), its metadata, then its files: those
  *            of DIR/KERNEL/, as PoCL found them there. */
 #include "shim/cl/cl_pocl.h"
+#include "config/buf.h"
 #include "store/fsutil.h"
 
 #include <endian.h>
@@ -197,42 +198,6 @@ size_t jc_pocl_dir_files(const char *dir)
 
 /* ---- merging ---- */
 
-struct out {
-	unsigned char *bytes;
-	size_t size, cap;
-	int failed;
-};
-
-static void put(struct out *o, const void *data, size_t n)
-{
-	if (o->failed || n == 0)
-		return;
-	if (n > JC_POCL_MAX_BINARY - o->size) {
-		o->failed = 1;
-		return;
-	}
-	if (o->size + n > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		while (cap < o->size + n)
-			cap *= 2;
-		unsigned char *grown = realloc(o->bytes, cap);
-		if (!grown) {
-			o->failed = 1;
-			return;
-		}
-		o->bytes = grown;
-		o->cap = cap;
-	}
-	memcpy(o->bytes + o->size, data, n);
-	o->size += n;
-}
-
-static void put32(struct out *o, uint32_t v)
-{
-	v = htole32(v);
-	put(o, &v, sizeof v);
-}
-
 static int carries(struct reader files, const char *rel)
 {
 	const unsigned char *path, *content;
@@ -248,7 +213,7 @@ static int carries(struct reader files, const char *rel)
  * name relative to the program directory starts in its path) that the
  * kernel's section does not carry. */
 struct adding {
-	struct out *o;
+	struct jc_buf *o;
 	const struct kernel *k;
 	size_t rel_at;
 };
@@ -263,12 +228,12 @@ static void add_one(void *ctx, const char *path, int depth, uint64_t size_now)
 	if (a->o->failed || carries(a->k->files, rel) ||
 	    jc_fs_read_file(path, JC_POCL_MAX_BINARY, &data, &size) != 0)
 		return;
-	put32(a->o, (uint32_t)strlen(rel));
-	put(a->o, rel, strlen(rel));
+	jc_buf_put_le32(a->o, (uint32_t)strlen(rel));
+	jc_buf_puts(a->o, rel);
 	if (size > UINT32_MAX)
 		a->o->failed = 1;
-	put32(a->o, (uint32_t)size);
-	put(a->o, data, size);
+	jc_buf_put_le32(a->o, (uint32_t)size);
+	jc_buf_put(a->o, data, size);
 	free(data);
 }
 
@@ -297,36 +262,36 @@ int jc_pocl_merge(const void *bin, size_t size, const char *dir, void **out_byte
 	if (jc_pocl_parse(bin, size, &b) != 0 || read_front(bin, size, &b, &r, &nkernels) != 0 ||
 	    !same_program(&b, dir) || dir_len >= sizeof path)
 		return -1;
-	struct out o = { 0 };
+	struct jc_buf o = { .max = JC_POCL_MAX_BINARY };
 	int added = 0;
-	put(&o, bin, (size_t)(r.at - (const unsigned char *)bin));
+	jc_buf_put(&o, bin, (size_t)(r.at - (const unsigned char *)bin));
 	for (uint32_t i = 0; i < nkernels && !o.failed; i++) {
 		struct kernel k;
 		next_kernel(&r, &k); /* parsed above */
-		size_t at = o.size;
-		put(&o, k.start, (size_t)k.size);
+		size_t at = o.n;
+		jc_buf_put(&o, k.start, (size_t)k.size);
 		if (dir_len + 1 + k.name_len >= sizeof path)
 			continue;
 		snprintf(path, sizeof path, "%s/%.*s", dir, (int)k.name_len, (const char *)k.name);
 		jc_fs_walk(path, 1, MAX_DEPTH, skipped, add_one,
 			   &(struct adding){ .o = &o, .k = &k, .rel_at = dir_len });
-		if (o.failed || o.size == at + k.size)
+		if (o.failed || o.n == at + k.size)
 			continue;
 		/* The record and its files grew by the same bytes. */
-		uint64_t grown = (uint64_t)(o.size - at - k.size), v;
-		memcpy(&v, o.bytes + at, 8);
+		uint64_t grown = (uint64_t)(o.n - at - k.size), v;
+		memcpy(&v, o.s + at, 8);
 		v = htole64(le64toh(v) + grown);
-		memcpy(o.bytes + at, &v, 8);
-		memcpy(&v, o.bytes + at + 8, 8);
+		memcpy(o.s + at, &v, 8);
+		memcpy(&v, o.s + at + 8, 8);
 		v = htole64(le64toh(v) + grown);
-		memcpy(o.bytes + at + 8, &v, 8);
+		memcpy(o.s + at + 8, &v, 8);
 		added = 1;
 	}
 	if (o.failed || !added) {
-		free(o.bytes);
+		free(o.s);
 		return o.failed ? -1 : 0;
 	}
-	*out_bytes = o.bytes;
-	*out_size = o.size;
+	*out_bytes = o.s;
+	*out_size = o.n;
 	return 1;
 }

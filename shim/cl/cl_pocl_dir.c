@@ -7,12 +7,15 @@
  * bytes), u32 file count, then each file: its path relative to the
  * directory (u32 length, bytes), u64 size, its bytes.  Little-endian. */
 #include "shim/cl/cl_pocl.h"
+#include "config/buf.h"
 #include "config/clock.h"
+#include "config/tempfile.h"
 #include "shim/cl/cl_api.h"
 #include "store/fsutil.h"
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -202,49 +205,12 @@ char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
 
 /* ---- packing ---- */
 
+/* The pack being written: its bytes (at most JC_POCL_MAX_BINARY: b.max). */
 struct pack {
-	unsigned char *bytes;
-	size_t size, cap;
+	struct jc_buf b;
 	size_t rel_at; /* where a path relative to the directory starts */
 	uint32_t files;
-	int failed;
 };
-
-static void put(struct pack *o, const void *data, size_t n)
-{
-	if (o->failed || n == 0)
-		return;
-	if (n > JC_POCL_MAX_BINARY - o->size) {
-		o->failed = 1;
-		return;
-	}
-	if (o->size + n > o->cap) {
-		size_t cap = o->cap ? o->cap : 65536;
-		while (cap < o->size + n)
-			cap *= 2;
-		unsigned char *grown = realloc(o->bytes, cap);
-		if (!grown) {
-			o->failed = 1;
-			return;
-		}
-		o->bytes = grown;
-		o->cap = cap;
-	}
-	memcpy(o->bytes + o->size, data, n);
-	o->size += n;
-}
-
-static void put32(struct pack *o, uint32_t v)
-{
-	v = htole32(v);
-	put(o, &v, sizeof v);
-}
-
-static void put64(struct pack *o, uint64_t v)
-{
-	v = htole64(v);
-	put(o, &v, sizeof v);
-}
 
 /* PoCL's own bookkeeping, not the program: its access time, and files it
  * is still writing (NAME_XXXXXX.temp, renamed when complete). */
@@ -261,14 +227,14 @@ static void pack_one(void *ctx, const char *path, int depth, uint64_t size_now)
 	unsigned char *data;
 	size_t size;
 	(void)depth, (void)size_now;
-	if (o->failed || o->files >= MAX_FILES ||
+	if (o->b.failed || o->files >= MAX_FILES ||
 	    jc_fs_read_file(path, JC_POCL_MAX_BINARY, &data, &size) != 0)
 		return;
 	const char *rel = path + o->rel_at;
-	put32(o, (uint32_t)strlen(rel));
-	put(o, rel, strlen(rel));
-	put64(o, size);
-	put(o, data, size);
+	jc_buf_put_le32(&o->b, (uint32_t)strlen(rel));
+	jc_buf_puts(&o->b, rel);
+	jc_buf_put_le64(&o->b, size);
+	jc_buf_put(&o->b, data, size);
 	free(data);
 	o->files++;
 }
@@ -279,26 +245,26 @@ int jc_pocl_pack(const char *name, void **out, size_t *size)
 	if (!dir_name_ok(name, strlen(name)) || jc_pocl_topdir(top, sizeof top) != 0 ||
 	    snprintf(dir, sizeof dir, "%s/%s", top, name) >= (int)sizeof dir)
 		return -1;
-	struct pack o = { .rel_at = strlen(dir) + 1 };
-	put(&o, PACK_MAGIC, 8);
-	put32(&o, PACK_VERSION);
-	put32(&o, (uint32_t)strlen(name));
-	put(&o, name, strlen(name));
-	size_t count_at = o.size;
-	put32(&o, 0);
+	struct pack o = { .b.max = JC_POCL_MAX_BINARY, .rel_at = strlen(dir) + 1 };
+	jc_buf_put(&o.b, PACK_MAGIC, 8);
+	jc_buf_put_le32(&o.b, PACK_VERSION);
+	jc_buf_put_le32(&o.b, (uint32_t)strlen(name));
+	jc_buf_puts(&o.b, name);
+	size_t count_at = o.b.n;
+	jc_buf_put_le32(&o.b, 0);
 	jc_fs_walk(dir, 0, MAX_DEPTH, skipped, pack_one, &o);
-	if (!o.failed) {
+	if (!o.b.failed) {
 		uint32_t v = htole32(o.files);
-		memcpy(o.bytes + count_at, &v, 4);
+		memcpy(o.b.s + count_at, &v, 4);
 	}
 	/* Without its program.bc a directory is nothing PoCL can load. */
 	struct jc_pocl_binary b;
-	if (o.failed || jc_pocl_pack_parse(o.bytes, o.size, &b) != 0 || !b.program_bc) {
-		free(o.bytes);
+	if (o.b.failed || jc_pocl_pack_parse(o.b.s, o.b.n, &b) != 0 || !b.program_bc) {
+		free(o.b.s);
 		return -1;
 	}
-	*out = o.bytes;
-	*size = o.size;
+	*out = o.b.s;
+	*size = o.b.n;
 	return 0;
 }
 
@@ -407,7 +373,7 @@ int jc_pocl_pack_parse(const void *bin, size_t size, struct jc_pocl_binary *b)
 static int put_file(const char *dir, const unsigned char *rel, uint32_t rel_len,
 		    const unsigned char *data, uint64_t size)
 {
-	char path[PATH_MAX], parent[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], parent[PATH_MAX];
 	if (snprintf(path, sizeof path, "%s/%.*s", dir, (int)rel_len, (const char *)rel) >=
 	    (int)sizeof path)
 		return -1;
@@ -416,9 +382,9 @@ static int put_file(const char *dir, const unsigned char *rel, uint32_t rel_len,
 	snprintf(parent, sizeof parent, "%s", path);
 	*strrchr(parent, '/') = '\0';
 	if (jc_fs_mkdir_p(parent, 0700) != 0 ||
-	    jc_fs_write_temp(parent, data, (size_t)size, 0600, tmp) != 0)
+	    jc_temp_put(AT_FDCWD, parent, data, (size_t)size, 0600, path, JC_TEMP_LINK) < 0)
 		return -1;
-	return jc_fs_link_temp(tmp, path);
+	return 0;
 }
 
 char *jc_pocl_unpack(const void *bin, size_t size)

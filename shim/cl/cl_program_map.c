@@ -253,6 +253,7 @@ static void finish(struct jc_cl_program *rec, int release_app)
 	if (release_app)
 		jc_cl_real()->real_clReleaseProgram(rec->app);
 	jc_cl_input_free(&rec->input);
+	free(rec->compile_recipe);
 	free(rec);
 }
 
@@ -445,12 +446,53 @@ void jc_clmap_set_compiled(cl_program app, const struct jc_key *key)
 		return;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
+	void *old = NULL;
 	if (rec) {
 		rec->compiled = key != NULL;
 		if (key)
 			rec->compile_key = *key;
+		if (!key) {
+			old = rec->compile_recipe;
+			rec->compile_recipe = NULL;
+		}
 	}
 	pthread_mutex_unlock(&lock);
+	free(old);
+}
+
+void jc_clmap_set_compile_recipe(cl_program app, void *bytes, size_t size)
+{
+	if (none()) {
+		free(bytes);
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	void *old = bytes;
+	if (rec && rec->compiled) {
+		old = rec->compile_recipe;
+		rec->compile_recipe = bytes;
+		rec->compile_recipe_size = size;
+	}
+	pthread_mutex_unlock(&lock);
+	free(old);
+}
+
+int jc_clmap_compile_recipe(cl_program app, void **bytes, size_t *size)
+{
+	if (none())
+		return -1;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	int rc = -1;
+	if (rec && rec->compiled && rec->compile_recipe &&
+	    (*bytes = malloc(rec->compile_recipe_size))) {
+		memcpy(*bytes, rec->compile_recipe, rec->compile_recipe_size);
+		*size = rec->compile_recipe_size;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
 }
 
 int jc_clmap_compiled(cl_program app, struct jc_key *key)

@@ -87,6 +87,8 @@ struct jc_cl_program {
 	cl_uint kernels;    /* kernels made through the application's handle that it holds */
 	int compiled;       /* compiled (clCompileProgram) under compile_key */
 	struct jc_key compile_key;
+	void *compile_recipe; /* that compile's recipe (key/recipe.h), or NULL */
+	size_t compile_recipe_size;
 	struct jc_cl_program *next_app, *next_shadow;
 };
 
@@ -126,6 +128,11 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow);
  * object), and the key of its last compile: 1 and *key, or 0. */
 void jc_clmap_set_compiled(cl_program app, const struct jc_key *key);
 int jc_clmap_compiled(cl_program app, struct jc_key *key);
+/* The recipe of a keyed compile of `app` (malloc'd; the map takes it, and
+ * drops it with the compile key), and a copy of it for a link's recipe:
+ * 0 and *bytes (malloc'd), or -1 (none, or no memory). */
+void jc_clmap_set_compile_recipe(cl_program app, void *bytes, size_t size);
+int jc_clmap_compile_recipe(cl_program app, void **bytes, size_t *size);
 /* Whether `app` has a deferred compile; take it out of the map (NULL:
  * none), for the caller to carry out and free. */
 int jc_clmap_deferred(cl_program app);

@@ -610,7 +610,7 @@ static enum jc_load load_native(void *call, const struct jc_entry *e)
  * a lack of memory or a lost device) is a fact about the key, stored as a
  * failure record with its log, read from the caller's log handle or from
  * one asked for here and destroyed. */
-static int compile(void *call, struct jc_cache_lock *lock, enum jc_built *built)
+static int compile(void *call, struct jc_request *request, enum jc_built *built)
 {
 	struct ze_call *c = call;
 	ze_module_build_log_handle_t own = NULL;

@@ -53,7 +53,7 @@ struct text {
 static int keep(void *ctx, char kind, const char *name, size_t len)
 {
 	struct text *t = ctx;
-	if (!strchr("\"<?d!#_", kind) || !kind)
+	if (!strchr("\"<?d!#_mf", kind) || !kind)
 		abort();
 	if (t->n == 64)
 		return 1; /* enough: stop the scan */

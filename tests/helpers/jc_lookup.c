@@ -74,10 +74,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		double t0 = now_s();
-		int hit = c && jc_cache_get(c, &k, &e) == 0;
+		struct jc_request q;
+		jc_request_begin(&q, c, &k);
+		int hit = c && jc_request_look(&q, &e) == 0;
 		if (c && !hit) {
-			struct jc_cache_lock *l = jc_cache_lock_key(c, &k);
-			hit = jc_cache_recheck(c, &k, &e) == 0;
+			jc_request_lock(&q);
+			hit = jc_request_recheck(&q, &e) == 0;
 			const char *hold = getenv("JC_LOOKUP_HOLD");
 			const char *store = getenv("JC_LOOKUP_STORE");
 			if (!hit && hold && *hold)
@@ -86,11 +88,12 @@ int main(int argc, char **argv)
 				size_t size = strtoul(store, NULL, 0);
 				void *data = calloc(1, size ? size : 1);
 				if (data)
-					jc_cache_put(c, &k, data, size, 1000000);
+					jc_request_put(&q, data, size, 1000000);
 				free(data);
 			}
-			jc_cache_unlock(l);
 		}
+		if (c)
+			jc_request_end(&q);
 		if (hit)
 			jc_entry_free(&e);
 		printf("%s %s %.3f\n", argv[i], hit ? "hit" : "miss", now_s() - t0);

@@ -9,6 +9,7 @@
 # entries: compile options, an embedded header's text or name, link options.
 # A failed compile is compiled again (drivers differ in what its program
 # answers); a library link passes through, and the exit line says so.
+# Each compile and each link keeps its recipe, as builds do.
 . "$(dirname "$0")/../lib.sh"
 export JITCACHE_LOG=info POCL_KERNEL_CACHE=0
 CL=$B/tests/cl_compile_link
@@ -46,9 +47,11 @@ driver_checks() { # PLATFORM LABEL RUN_ARGS...
 	export JITCACHE_DIR=$T/cache-$label
 	"$CL" "${base[@]}" "$@" >"$label-plain.out" 2>&1
 	check "$label: without jitcache, compile and link succeed" grep -q '^link=0 ' "$label-plain.out"
-	step "$label-cold" "${base[@]}" "$@"
+	JITCACHE_RECIPES=1 step "$label-cold" "${base[@]}" "$@"
 	check "$label, cold: two compiles and the link stored" line "$label-cold" 0 3 3
 	check "$label, cold: every answer as without jitcache" same "$label-plain.out" "$label-cold.out"
+	check "$label, cold: each compile and the link keeps its recipe (jitcache warm replays them)" \
+		sh -c "$JITCACHE stats | grep -q '^recipes *3 '"
 	step "$label-warm" "${base[@]}" "$@"
 	check "$label, warm: both compiles and the link from the cache" line "$label-warm" 3 0 0
 	check "$label, warm: every answer as without jitcache" same "$label-plain.out" "$label-warm.out"

@@ -154,7 +154,12 @@ took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 check "radosgw stopped: all $N nodes created the module" test "$(created "$T"/down*.out)" -eq $N
 check "... each compiled it, waiting for no lease (${took} s for the rollout)" \
 	test "$(compiled "$T"/down*.out)" -eq $N
-check "... none waited for a lease" test "$(cat "$T"/down*.out | grep -c "waited .* for other processes")" -eq 0
+# A node that waited on a lease waits out a compile or the lease's life
+# (seconds); the few milliseconds a busy machine takes to be refused by the
+# stopped server and lock its own directory are not that.
+longest=$(cat "$T"/down*.out | sed -n 's/.*waited \([0-9.]*\) s for other processes.*/\1/p' | sort -g | tail -n 1)
+check "... none waited for a lease (longest wait said: ${longest:-none})" \
+	awk -v w="${longest:-0}" 'BEGIN { exit !(w < 1) }'
 stop_servers
 
 # ---- radosgw on its SQLite backend, which ignores conditions -----------------------------

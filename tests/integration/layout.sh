@@ -22,6 +22,8 @@
 #   - from the built objects (nm): no room calls a function defined in a
 #     room above it, and the calls between the files of one room have no
 #     cycle (tsort);
+# and nothing outside store/ builds a path in the cache directory (its
+# objects are named by store/object.h alone);
 # and every function is declared in a header of the room that defines it,
 # one named after a room (jc_store_*, jc_cache_*, jc_layers_*, ...) in that
 # room; and shim/ does no file I/O: its objects call none of the file
@@ -95,6 +97,22 @@ check "the remotes' kinds are seen through tiers/tier.h alone${bad:+ (the header
 bad=$(grep -nE 'JC_REMOTE_(REDIS|HTTP|S3|FILE)\>|jc_(redis|http|s3|file)_' "$ROOT"/tiers/remote.c |
 	cut -d: -f1 | tr '\n' ' ')
 check "tiers/remote.c names no kind of remote${bad:+ (lines $bad)}" test -z "$bad"
+
+# The cache directory's files are the store's alone (docs/design.md, "The
+# store"): nothing outside store/ formats the name of an object
+# ("<2 hex>/<32 hex>", any layout: store/object.h names them for the cache,
+# the layers and the file:// and http(s):// remotes alike), nor of the
+# directory's other files (DIR/locks, a spool or temporary file there),
+# peeks at an entry's header bytes itself, or asks the store for the path
+# that would let it (jc_store_path, jc_layers_dir, gone).  Comments may
+# name the layout.  config/tempfile.c names a temporary file beside any
+# target it is given (config/tempfile.h), the cache's among others.
+path_fmt='/%02x|%02x/|"%02x", *key->bytes\[0\]|"ac"|/ac/|/locks"|%s/\.tmp\.|O_TMPFILE|\[12\]|jc_store_path *\(|jc_layers_dir *\('
+bad=$(for room in $ROOMS bin; do
+	[ "$room" = store ] && continue
+	grep -nE "$path_fmt" "$ROOT/$room"/*.[ch] 2>/dev/null
+done | grep -v '^[^:]*/config/tempfile\.c:' | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(\*|/\*|//)' | sed "s|^$ROOT/||" | cut -d: -f1,2 | tr '\n' ' ')
+check "nothing outside store/ builds a path in the cache directory${bad:+ (at $bad)}" test -z "$bad"
 
 # A room's internal.h is its own: no file elsewhere (other rooms, bin/,
 # tests, benchmarks, examples) includes it.

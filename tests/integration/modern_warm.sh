@@ -19,20 +19,6 @@ need_modern_driver
 need_ze
 unset JITCACHE_RECIPES # the default: on
 
-# present GPU: the 2026 driver's simulation of that GPU's real identity.
-present() {
-	unset UseBindlessMode OverrideRevision OverrideDeviceName
-	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 UseAubStream=0 \
-		HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 \
-		OverrideMaxWorkgroupSize=1024
-	case $1 in
-	a770) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A0 ;;
-	b580) export ProductFamilyOverride=bmg-g21 ForceDeviceId=E20B \
-		OverrideDeviceName="Intel(R) Arc(TM) B580 Graphics" ;;
-	a380) export ProductFamilyOverride=dg2-g11-b1 ForceDeviceId=56A5 ;;
-	esac
-}
-
 MODULES="reduce gemm norm attention conv gemm_reg"
 for m in $MODULES; do
 	spirv "$m" "$KERNELS/$m.cl" || check "SPIR-V of $m.cl built with ocloc" false

@@ -14,6 +14,7 @@
 # oneDNN's engine do not start on the simulated B580: modern_warm.sh covers
 # it with plain Level Zero and OpenCL programs.)  Skipped elsewhere.
 . "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/ze_common.bash" # present
 
 VENV=${SYCL_VENV:-/opt/jitcache-sycl}
 ONEDNN=$B/examples/onednn_sycl
@@ -27,17 +28,6 @@ unset JITCACHE_RECIPES # the default: on
 unset LD_LIBRARY_PATH
 export SYCL_VENV=$VENV ONEAPI_DEVICE_SELECTOR=level_zero:gpu
 
-present() { # GPU: the 2026 driver's simulation of that GPU's real identity
-	unset UseBindlessMode OverrideRevision OverrideDeviceName
-	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 UseAubStream=0 \
-		HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 \
-		OverrideMaxWorkgroupSize=1024
-	case $1 in
-	a770) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A0 ;;
-	a380) export ProductFamilyOverride=dg2-g11-b1 ForceDeviceId=56A5 \
-		OverrideDeviceName="Intel(R) Arc(TM) A380 Graphics" ;;
-	esac
-}
 KERNELS=4
 "$VENV/bin/python" - "$KERNELS" "$T/program.spv" <<EOF
 import sys; sys.path.insert(0, "$ROOT/examples/sycl")

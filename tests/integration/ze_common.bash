@@ -11,6 +11,7 @@
 #   kernels FILE.spv             how many kernels the driver makes of it, alone
 #   door NAME DOOR CMD...        cold then warm run of CMD on $T/reduce.spv:
 #                                one compile and store through DOOR, then a hit
+#   present GPU                  the 2026 driver's simulation of a770, a380 or b580
 #
 # Simulated programs run in $T (the driver writes .aub files to the cwd).
 
@@ -63,6 +64,23 @@ spirv() {
 
 jc() {
 	LD_PRELOAD="$LIB" "$@"
+}
+
+# present GPU: the 2026 driver's simulation of that GPU's real identity
+# (TESTBED.md section 4); the A380 and B580 under their real names, the
+# A770 under the simulation's ("Intel(R) Graphics [0x56a0]").
+present() {
+	unset UseBindlessMode OverrideRevision OverrideDeviceName
+	export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 UseAubStream=0 \
+		HardwareInfoOverride=1x4x16 UseExternalAllocatorForSshAndDsh=0 \
+		OverrideMaxWorkgroupSize=1024
+	case $1 in
+	a770) export ProductFamilyOverride=acm-g10 ForceDeviceId=56A0 ;;
+	a380) export ProductFamilyOverride=dg2-g11-b1 ForceDeviceId=56A5 \
+		OverrideDeviceName="Intel(R) Arc(TM) A380 Graphics" ;;
+	b580) export ProductFamilyOverride=bmg-g21 ForceDeviceId=E20B \
+		OverrideDeviceName="Intel(R) Arc(TM) B580 Graphics" ;;
+	esac
 }
 
 # kernels FILE.spv: how many kernels the driver makes of FILE, without

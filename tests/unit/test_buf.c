@@ -41,5 +41,19 @@ int main(void)
 	CHECK(b.failed && b.n == 5 && b.s[5] == '\0',
 	      "a size the buffer cannot hold fails it, leaving what it held (%zu)", b.n);
 	free(b.s);
+
+	struct jc_buf le = { 0 };
+	jc_buf_put_le32(&le, 0x04030201u);
+	jc_buf_put_le64(&le, 0x0c0b0a0908070605ull);
+	CHECK(le.n == 12 && !memcmp(le.s, "\1\2\3\4\5\6\7\10\11\12\13\14", 12),
+	      "numbers put little-endian, whatever the host");
+	free(le.s);
+
+	struct jc_buf capped = { .max = 8 };
+	jc_buf_puts(&capped, "12345678");
+	CHECK(!capped.failed && capped.n == 8, "up to max: taken");
+	jc_buf_puts(&capped, "9");
+	CHECK(capped.failed && capped.n == 8, "one byte past max fails the buffer (%zu)", capped.n);
+	free(capped.s);
 	return check_summary();
 }

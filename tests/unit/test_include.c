@@ -55,11 +55,14 @@ static int same(const struct jc_key *a, const struct jc_key *b)
 struct seen {
 	char got[8][64];
 	int n;
+	int pieces; /* collect the pieces of __has_include's name too */
 };
 
 static int collect(void *ctx, char kind, const char *name, size_t len)
 {
 	struct seen *s = ctx;
+	if ((kind == '_' && !s->pieces) || kind == 'm' || kind == 'f')
+		return 0;
 	if (s->n < 8)
 		snprintf(s->got[s->n++], 64, "%c%.*s", kind, (int)len, name);
 	return 0;
@@ -76,7 +79,11 @@ static void test_scan(void)
 	CHECK(strcmp(s.got[0], "\"a.h") == 0 && strcmp(s.got[1], "<b/c.h") == 0 &&
 	      strcmp(s.got[2], "?MACRO") == 0 && strcmp(s.got[3], "\"last.h") == 0,
 	      "quoted, angled, through a macro, at the end without a newline");
-	s.n = 0;
+	s = (struct seen){ .pieces = 1 };
+	CHECK(jc_include_scan("int x, has, y, x;", 17, collect, &s) == 0 && s.n == 2 &&
+		      strcmp(s.got[0], "_has") == 0 && strcmp(s.got[1], "_x") == 0,
+	      "the pieces of __has_include's name, each once (%d: %s %s)", s.n, s.got[0], s.got[1]);
+	s = (struct seen){ .n = 0 };
 	CHECK(jc_include_scan("#include \"open", 14, collect, &s) == 0 && s.n == 1 &&
 	      s.got[0][0] == '?', "an unclosed name counts as unknown");
 }
@@ -254,7 +261,7 @@ static const char *first_directive(const char *text, size_t n, char out[64])
 	struct seen s = { .n = 0 };
 	jc_include_scan(text, n, collect, &s);
 	for (int i = 0; i < s.n; i++)
-		if (s.got[i][0] != 'd' && s.got[i][0] != '#' && s.got[i][0] != '_') {
+		if (!strchr("d#_mf", s.got[i][0])) {
 			snprintf(out, 64, "%s", s.got[i]);
 			return out;
 		}
@@ -380,9 +387,27 @@ static void test_has_include(void)
 	      "__has_include pasted from one-character pieces on: not cached");
 	CHECK(key_of("#define C(a, b) a##b\n#if C(__, has_include)(\"h1.h\")\n#endif\n", NULL, &k1) == -1,
 	      "... from two-character pieces on: not cached");
-	CHECK(key_of("#define C(a, b) a##b\n#if C(X, _include)(\"h1.h\")\n#endif\n", "-DX=__",
-		     &k1) == -1,
+	CHECK(key_of("#define C(a, b) a##b\n#define D(a, b) C(a, b)\n"
+		     "#if D(X, has_include)(\"h1.h\")\n#endif\n", "-DX=__", &k1) == -1,
 	      "... the first piece from the options: not cached");
+	write_file("piece.h", "#define X __\n");
+	CHECK(key_of("#include \"piece.h\"\n#define C(a, b) a##b\n#define D(a, b) C(a, b)\n"
+		     "#if D(X, has_include)(\"h1.h\")\n#endif\n", NULL, &k1) == -1,
+	      "... a piece from a header: not cached");
+	CHECK(key_of("#define C(a, b) a##b\n#define CAT3(a, b, c) a##b##c\n"
+		     "kernel void C(k, _)(){}\nkernel void CAT3(__, k, 1)(){}\nint inc, x;\n", NULL,
+		     &k1) == 0,
+	      "pasting beside _ and __ and some pieces, but not all of the name's: cached "
+	      "(OpenVINO's kernels)");
+	CHECK(key_of("#define C(a, b) a##b\n#define TWO 2\nint h, a, s, _, i, n, c, l, u, d, e;\n"
+		     "kernel void C(__, k)(){}\n#if TWO > 1 && defined(C)\n#endif\n", NULL, &k1) == 0,
+	      "... every letter of it there, but no #if reaches a paste: cached");
+	CHECK(key_of("#define C(a, b) a##b\n#define V C(x, y)\n#define W V\n"
+		     "int h, a, s, _, i, n, c, l, u, d, e;\n#if W\n#endif\n", NULL, &k1) == -1,
+	      "... every letter there, an #if reaching a paste through two macros: not cached");
+	CHECK(key_of("#define C(a, b) a##b\nint h, a, s, _, i, n, c, l, u, d, e;\n"
+		     "#if UNSEEN(1)\n#endif\n", NULL, &k1) == -1,
+	      "... an #if calling a macro no text defines (the compiler's?): not cached");
 	CHECK(key_of("#define C(a, b) a##b\nint has, inc, next, lude;\n"
 		     "kernel void C(k, 1)(){}\n#if INC_NEXT\n#endif\n", NULL, &k1) == 0,
 	      "pasting beside words that are parts of the name, but no prefix of it: cached "

@@ -98,6 +98,52 @@ static void test_cl_round_trip(void)
 	free(bytes);
 }
 
+/* A clCompileProgram recipe with its embedded headers, nested whole in a
+ * clLinkProgram recipe. */
+static void test_compile_link_round_trip(void)
+{
+	static const char src[] = "#include \"h.h\"\nkernel void k(global int *x) { x[0] = H; }";
+	static const char htext[] = "#define H 2\n";
+	struct jc_recipe_header h = { "h.h", htext, sizeof htext - 1 };
+	struct jc_recipe c = { .api = JC_RECIPE_CL_COMPILE, .cl_text = src, .cl_size = sizeof src - 1,
+			       .cl_options = "-DX=1", .cl_n_headers = 1, .cl_headers = &h };
+	void *cb, *lb;
+	size_t cs, ls;
+	struct jc_recipe d, e, nested;
+	CHECK(jc_recipe_encode(&c, &cb, &cs) == 0 && jc_recipe_decode(cb, cs, &d) == 0,
+	      "a compile recipe encodes and decodes");
+	CHECK(d.api == JC_RECIPE_CL_COMPILE && !strcmp(d.cl_options, "-DX=1") &&
+	      d.cl_n_headers == 1 && !strcmp(d.cl_headers[0].name, "h.h") &&
+	      d.cl_headers[0].size == sizeof htext - 1 &&
+	      !memcmp(d.cl_headers[0].text, htext, sizeof htext - 1),
+	      "its options and embedded header, by name with its text");
+	struct jc_recipe_bytes in[2] = { { cb, cs }, { cb, cs } };
+	struct jc_recipe l = { .api = JC_RECIPE_CL_LINK, .link_options = "-cl-fast-relaxed-math",
+			       .link_n_inputs = 2, .link_inputs = in };
+	CHECK(jc_recipe_encode(&l, &lb, &ls) == 0 && jc_recipe_decode(lb, ls, &e) == 0,
+	      "a link recipe encodes and decodes");
+	CHECK(e.api == JC_RECIPE_CL_LINK && e.link_n_inputs == 2 &&
+	      !strcmp(e.link_options, "-cl-fast-relaxed-math") && e.link_inputs[1].size == cs &&
+	      jc_recipe_decode(e.link_inputs[1].data, e.link_inputs[1].size, &nested) == 0 &&
+	      nested.api == JC_RECIPE_CL_COMPILE && nested.cl_n_headers == 1,
+	      "its options and each input's compile recipe, whole");
+	jc_recipe_free(&nested);
+	CHECK(jc_recipe_request_hash(lb, ls) != jc_recipe_request_hash(cb, cs),
+	      "a link's request is not its input's");
+	for (size_t cut = 0; cut < ls; cut += 7) {
+		struct jc_recipe x;
+		if (jc_recipe_decode(lb, cut, &x) == 0) {
+			CHECK(0, "a truncated link recipe is refused");
+			jc_recipe_free(&x);
+			break;
+		}
+	}
+	jc_recipe_free(&d);
+	jc_recipe_free(&e);
+	free(cb);
+	free(lb);
+}
+
 struct seen {
 	int n;
 	size_t size;
@@ -173,6 +219,7 @@ int main(void)
 	util_init();
 	test_ze_round_trip();
 	test_cl_round_trip();
+	test_compile_link_round_trip();
 	test_cache_recipes();
 	util_cleanup();
 	return check_summary();

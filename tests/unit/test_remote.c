@@ -190,7 +190,7 @@ static void test_fall_through(void)
 	struct jc_remote_options ro_opts = { .url = url, .timeout = 1, .connect_timeout = 1 };
 	struct jc_remote *r = jc_remote_open(&ro_opts, NULL, JC_ENTRY_LIMIT_UNCAPPED, NULL, NULL);
 	jc_entry_encode(&k, data, 1000, 5, 0, &enc);
-	CHECK(r && jc_remote_put(r, &k2, &enc, delta) == 0 && jc_remote_flush(r, 10) == 0,
+	CHECK(r && jc_remote_put(r, &k2, &enc, NULL, delta) == 0 && jc_remote_flush(r, 10) == 0,
 	      "a value of another key planted");
 	free(enc.owned);
 	CHECK(jc_cache_get(b, &k2, &e) != 0, "node b: the planted value is a miss");
@@ -259,7 +259,7 @@ static void test_compile_once(void)
 	      compiles);
 }
 
-/* A compile's first look (jc_cache_get_to_compile) takes the lease in the
+/* A compile's first look (jc_request_get) takes the lease in the
  * Redis that holds them: a node with two remotes, the first read-only
  * (database 1) or the second (a team's Redis, then a pack read-only).
  * How many keys Redis holds, by name pattern, through a remote of our own. */
@@ -301,13 +301,15 @@ static void test_lease_in_lookup(void)
 	fill(data, sizeof data, 4);
 	CHECK(a && b, "two nodes of two remotes each open");
 	/* a read-only remote first: the Redis after it leases */
-	CHECK(jc_cache_get_to_compile(a, &k, &e) != 0, "a compile's first look: a miss");
+	struct jc_request q;
+	jc_request_begin(&q, a, &k);
+	CHECK(jc_request_get(&q, &e) != 0, "a compile's first look: a miss");
 	CHECK(lease_keys() == 1, "... which took the lease in the writable Redis (%lld)",
 	      lease_keys());
-	struct jc_cache_lock *l = jc_cache_lock_key(a, &k);
-	CHECK(l && jc_cache_recheck(a, &k, &e) != 0, "the lock is had at once, no value");
-	CHECK(jc_cache_put(a, &k, data, sizeof data, 1) == 0, "stored");
-	jc_cache_unlock(l);
+	jc_request_lock(&q);
+	CHECK(q.lock && jc_request_recheck(&q, &e) != 0, "the lock is had at once, no value");
+	CHECK(jc_request_put(&q, data, sizeof data, 1) == 0, "stored");
+	jc_request_end(&q);
 	CHECK(jc_cache_flush_remote(a, 10) == 0, "... written to Redis");
 	CHECK(lease_keys() == 0, "the store released the lease (%lld left)", lease_keys());
 	struct jc_cache *c = node("lc", 0, 5, 5);
@@ -328,13 +330,15 @@ static void test_lease_in_lookup(void)
 	struct jc_remote_options o1 = { .url = db1, .timeout = 1, .connect_timeout = 1 };
 	struct jc_remote *r1 = jc_remote_open(&o1, NULL, JC_ENTRY_LIMIT_UNCAPPED, NULL, NULL);
 	jc_entry_encode(&k2, data, sizeof data, 5, 0, &enc);
-	CHECK(r1 && jc_remote_put(r1, &k2, &enc, delta) == 0 && jc_remote_flush(r1, 10) == 0,
+	CHECK(r1 && jc_remote_put(r1, &k2, &enc, NULL, delta) == 0 && jc_remote_flush(r1, 10) == 0,
 	      "a value only in the read-only remote (database 1)");
 	free(enc.owned);
 	jc_remote_close(r1);
-	CHECK(jc_cache_get_to_compile(b, &k2, &e) == 0 && e.size == sizeof data,
+	jc_request_begin(&q, b, &k2);
+	CHECK(jc_request_get(&q, &e) == 0 && e.size == sizeof data,
 	      "a compile's first look: the Redis misses (its lease taken), the pack hits");
 	jc_entry_free(&e);
+	jc_request_end(&q);
 	CHECK(jc_cache_flush_remote(b, 10) == 0 && lease_keys() == 0,
 	      "... and the lease is released (%lld left)", lease_keys());
 	struct jc_remote_value v;
@@ -572,6 +576,56 @@ static void test_absent(void)
 	jc_cache_close(c2);
 }
 
+/* A compile request carried to another thread, as an OpenCL build that
+ * the driver ends on its own: that thread stores the value and ends the
+ * request, and the lease goes with the value (TSan sees the hand-over). */
+struct handed {
+	struct jc_request *q;
+	char data[2500];
+	int stored;
+};
+
+static void *finish_elsewhere(void *arg)
+{
+	struct handed *h = arg;
+	h->stored = jc_request_put(h->q, h->data, sizeof h->data, 1) == 0;
+	jc_request_end(h->q);
+	return NULL;
+}
+
+static void test_request_handed_over(void)
+{
+	struct jc_cache *c = node("handed", 0, 5, 5), *other = node("handed2", 0, 5, 5);
+	struct jc_key k = make_key(12, 1);
+	struct jc_entry e;
+	struct jc_request q;
+	struct handed h = { .q = &q };
+	fill(h.data, sizeof h.data, 6);
+	CHECK(c && other, "two nodes open");
+	if (!c || !other) {
+		jc_cache_close(other);
+		jc_cache_close(c);
+		return;
+	}
+	jc_request_begin(&q, c, &k);
+	CHECK(jc_request_get(&q, &e) != 0, "a compile's first look: a miss");
+	jc_request_lock(&q);
+	CHECK(q.lock && jc_request_recheck(&q, &e) != 0 && lease_keys() == 1,
+	      "locked, the lease held (%lld)", lease_keys());
+	pthread_t t;
+	pthread_create(&t, NULL, finish_elsewhere, &h);
+	pthread_join(t, NULL);
+	CHECK(h.stored && jc_cache_flush_remote(c, 10) == 0 && lease_keys() == 0,
+	      "another thread stored it and ended the request: no lease left (%lld)",
+	      lease_keys());
+	int found = jc_cache_get(other, &k, &e) == 0;
+	CHECK(found && e.size == sizeof h.data, "... and another node finds the value in Redis");
+	if (found)
+		jc_entry_free(&e);
+	jc_cache_close(other);
+	jc_cache_close(c);
+}
+
 int main(void)
 {
 	util_init();
@@ -583,6 +637,7 @@ int main(void)
 		test_fall_through();
 		test_compile_once();
 		test_lease_in_lookup();
+		test_request_handed_over();
 		test_dead_holder();
 	test_woken();
 		test_bounded_wait();

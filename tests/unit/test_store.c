@@ -2,11 +2,15 @@
 /* The local store on its own, through store/store.h alone (no cache/): its
  * verbs as its header tells them — open, put, get, has, remove, a damaged
  * entry, eviction under max_size, the counts it makes and the walk of its
- * files. */
+ * files; and the contract of a stored object (store/object.h): its name in
+ * each layout, and the walk of a directory of them with their kind. */
 #include "store/entry.h"
+#include "store/object.h"
 #include "store/stats.h"
 #include "store/store.h"
 #include "tests/unit/cache_util.h"
+
+#include <errno.h>
 
 /* What the store told its owner it counted (jc_store_options.counted). */
 static uint64_t told[JC_NCOUNTERS];
@@ -192,10 +196,146 @@ static void test_key_names(void)
 	      "capitals, a stray character, the locks directory: none is a key");
 }
 
+/* One name per layout, the same bytes the file:// and http(s):// remotes,
+ * the layers and the cache directory used before the contract named them. */
+static void test_object_names(void)
+{
+	struct jc_key k = make_key(0xab, 7), back;
+	char hex[2 * JC_KEY_BYTES + 1], want[300], path[300], small[20];
+	jc_key_hex(&k, hex);
+	snprintf(want, sizeof want, "/d/ab/%s", hex);
+	CHECK(jc_object_path("/d", &k, JC_LAYOUT_SUBDIRS, path, sizeof path) == 0 &&
+	      strcmp(path, want) == 0, "subdirs: BASE/ab/<32 hex> (%s)", path);
+	snprintf(want, sizeof want, "/d/%s", hex);
+	CHECK(jc_object_path("/d", &k, JC_LAYOUT_FLAT, path, sizeof path) == 0 &&
+	      strcmp(path, want) == 0, "flat: BASE/<32 hex> (%s)", path);
+	snprintf(want, sizeof want, "/d/ac/%s%s", hex, hex);
+	CHECK(jc_object_path("/d", &k, JC_LAYOUT_BAZEL, path, sizeof path) == 0 &&
+	      strcmp(path, want) == 0, "bazel: BASE/ac/<the hex twice> (%s)", path);
+	CHECK(jc_object_path("/d", &k, JC_LAYOUT_SUBDIRS, small, sizeof small) == -1,
+	      "a name that does not fit: -1");
+	snprintf(want, sizeof want, "./ab/%s", hex);
+	CHECK(jc_object_key(want, &back) == 0 && !memcmp(&k, &back, sizeof k),
+	      "an archive member's name reads back as its key");
+	snprintf(want, sizeof want, "ac/%s", hex);
+	CHECK(jc_object_key(want, &back) != 0, "... not under another key's subdirectory");
+	CHECK(jc_object_is_bookkeeping("ab/.tmp.1.2") && jc_object_is_bookkeeping("./locks") &&
+		      jc_object_is_bookkeeping("stats") && !jc_object_is_bookkeeping(want),
+	      "the directory's own files are bookkeeping, an object is not");
+}
+
+struct kinds {
+	unsigned entries, recipes;
+};
+
+static int kind_fn(void *ctx, const struct jc_key *key, int fd, uint32_t flags)
+{
+	struct kinds *k = ctx;
+	(void)key, (void)fd;
+	if (flags & JC_ENTRY_RECIPE)
+		k->recipes++;
+	else
+		k->entries++;
+	return 0;
+}
+
+/* The walk recipe.c makes of the cache and its layers: every object with
+ * its kind, nothing else of the directory (locks, stats, odd names). */
+static void test_each_object(void)
+{
+	char dir[256];
+	struct kinds k = { 0 };
+	test_path(dir, "objects");
+	struct jc_store *s = open_store(dir, 0);
+	for (unsigned i = 0; i < 3; i++)
+		put(s, make_key((int)(i * 70), i), 500, i, 1);
+	struct jc_key rk;
+	struct jc_encoded e;
+	jc_recipe_key(&(struct jc_key){ { 1 } }, &rk);
+	jc_entry_encode_flags(&rk, "recipe", 6, 0, 0, JC_ENTRY_RECIPE, &e);
+	CHECK(jc_store_put(s, &rk, &e, 0) == 0, "a recipe stored beside them");
+	free(e.owned);
+	short type;
+	char shown[PATH_MAX];
+	int fd = jc_store_open_locks(s, &type, shown);
+	CHECK(fd >= 0 && type == F_WRLCK && strstr(shown, "/locks"),
+	      "the locks file opened for writing (%s)", shown);
+	if (fd >= 0)
+		close(fd);
+	CHECK(jc_store_each_object(s, kind_fn, &k) == 0 && k.entries == 3 && k.recipes == 1,
+	      "each_object: 3 entries and 1 recipe, nothing else (%u, %u)", k.entries, k.recipes);
+	fd = jc_store_spool(s);
+	CHECK(fd >= 0 && write(fd, "x", 1) == 1, "a spool file in the cache directory");
+	if (fd >= 0)
+		close(fd);
+	jc_store_close(s);
+}
+
+/* A layer is a store opened read-only: it serves its objects, and nothing
+ * is ever written there (no statistics file, no put, no removal). */
+static void test_read_only(void)
+{
+	char dir[256], stats[300], missing[300];
+	struct jc_entry e;
+	const char *why;
+	struct jc_key k = make_key(0x42, 1);
+	test_path(dir, "ro");
+	struct jc_store *w = open_store(dir, 0);
+	put(w, k, 800, 3, 1);
+	jc_store_close(w);
+	snprintf(stats, sizeof stats, "%s/stats", dir);
+	unlink(stats);
+	struct jc_store *s = jc_store_open_read_only(dir, 0, 0);
+	CHECK(s != NULL, "a read-only store opens an existing directory");
+	int fd = s ? jc_store_open_object(s, &k) : -1;
+	struct jc_accept a = { .limit = jc_entry_limit(0) };
+	CHECK(fd >= 0 && jc_accept_file(fd, &k, &a, &e, &why) == JC_ENTRY_OK && e.size == 800,
+	      "its object opens and is accepted");
+	if (fd >= 0) {
+		jc_entry_free(&e);
+		close(fd);
+	}
+	errno = 0;
+	CHECK(s && jc_store_open_object(s, &(struct jc_key){ { 9 } }) == -1 && errno == ENOENT,
+	      "none of another key: ENOENT");
+	struct jc_encoded enc;
+	jc_entry_encode(&k, "x", 1, 0, 0, &enc);
+	CHECK(s && jc_store_put(s, &k, &enc, 1) == -1 && jc_store_remove(s, &k) == -1,
+	      "put and remove refuse");
+	free(enc.owned);
+	CHECK(!file_exists(stats), "no statistics file made");
+	/* The program puts a file of its own on the layer's descriptor. */
+	int held = -1;
+	char link[64], to[300];
+	for (int n = 3; n < 1024 && held < 0; n++) {
+		snprintf(link, sizeof link, "/proc/self/fd/%d", n);
+		ssize_t len = readlink(link, to, sizeof to - 1);
+		if (len > 0 && (to[len] = '\0', strcmp(to, dir) == 0))
+			held = n;
+	}
+	int theirs = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(held >= 0 && theirs >= 0 && dup2(theirs, held) == held, "the layer's descriptor reused");
+	errno = 0;
+	CHECK(s && jc_store_open_object(s, &k) == -1 && errno == EBADF,
+	      "then the layer is not used (EBADF), said once");
+	jc_store_close(s);
+	CHECK(held >= 0 && fcntl(held, F_GETFD) >= 0, "close leaves the program's descriptor open");
+	if (held >= 0)
+		close(held);
+	if (theirs >= 0)
+		close(theirs);
+	snprintf(missing, sizeof missing, "%s/nothere", dir);
+	CHECK(jc_store_open_read_only(missing, 0, 0) == NULL, "a missing directory: NULL (said)");
+	CHECK(!file_exists(missing), "... and never made");
+}
+
 int main(void)
 {
 	util_init();
 	test_key_names();
+	test_object_names();
+	test_each_object();
+	test_read_only();
 	test_verbs();
 	test_damaged();
 	test_evict();
