@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tier: full: needs tinygrad (make tinygrad-env) and Debian's python3-opencv (a few CPU minutes)
+# tier: full: needs tinygrad (make tinygrad-env) and Debian's python3-opencv (about a CPU minute)
 # bench/tinygrad_apps.py and bench/opencv_apps.py (`make bench-apps`'
-# tinygrad and OpenCV rows) on PoCL: the hash of every result is the same
+# tinygrad and OpenCV rows), each with --small: the same kinds of kernel,
+# fewer of them (the whole runs, every way, side by side, in `make
+# bench-apps`; run twice here, it took 13 minutes of a loaded 2-core
+# machine).  On PoCL: the hash of every result is the same
 # without jitcache and with it, cold and warm, PoCL's own cache off and on,
 # on a node whose PoCL cache is empty, and beside the program's own cache
 # (whose warm runs create programs from binaries); the warm runs hit every
@@ -20,8 +23,8 @@ app() {
 	local name=$1 own=$2
 	shift 2
 	case $name in
-	tinygrad) "$@" env CACHELEVEL=$((own * 2)) "$TINYGRAD_PYTHON" "$ROOT/bench/tinygrad_apps.py" ;;
-	opencv) "$@" env OPENCV_OPENCL_CACHE_ENABLE="$own" /usr/bin/python3 "$ROOT/bench/opencv_apps.py" ;;
+	tinygrad) "$@" env CACHELEVEL=$((own * 2)) "$TINYGRAD_PYTHON" "$ROOT/bench/tinygrad_apps.py" --small ;;
+	opencv) "$@" env OPENCV_OPENCL_CACHE_ENABLE="$own" /usr/bin/python3 "$ROOT/bench/opencv_apps.py" --small ;;
 	esac
 }
 for app in tinygrad opencv; do
