@@ -46,7 +46,7 @@ KEY_SRC  := $(wildcard key/*.c)
 # config/log.c (its one line when the core cannot be loaded),
 # config/core_file.c and config/path_trust.c (which core it may load).  The
 # rest of shim/ goes into the core.
-STUB_SRC := shim/preload.c shim/dlsym.c shim/exec.c shim/fs.c
+STUB_SRC := shim/preload.c shim/dlsym.c shim/exec.c
 SHIM_SRC := $(filter-out $(STUB_SRC),$(wildcard shim/*.c shim/ze/*.c shim/cl/*.c))
 # Every bin/*.c but the replay worker is a part of jitcache-admin.
 ADMIN_SRC := $(filter-out bin/jitcache-replay.c,$(wildcard bin/*.c))

@@ -68,29 +68,10 @@ static void find_wrappers(void)
 				wrappers[i] = w->fn;
 }
 
-extern const struct jc_file_hook __start_jc_file_hooks[]
-	__attribute__((weak, visibility("hidden")));
-extern const struct jc_file_hook __stop_jc_file_hooks[]
-	__attribute__((weak, visibility("hidden")));
-
-static void file_missing(const char *path)
-{
-	for (const struct jc_file_hook *h = __start_jc_file_hooks; h < __stop_jc_file_hooks; h++)
-		h->missing(path);
-}
-
-static void file_renamed(const char *path)
-{
-	for (const struct jc_file_hook *h = __start_jc_file_hooks; h < __stop_jc_file_hooks; h++)
-		h->renamed(path);
-}
-
 static const struct jc_core core = {
 	.wrapper = wrappers,
 	.dlsym_hook = dlsym_hook,
 	.before_exec = jc_remote_before_exec,
-	.file_missing = file_missing,
-	.file_renamed = file_renamed,
 };
 
 __attribute__((visibility("default"))) const struct jc_core *

@@ -18,9 +18,7 @@
  *                   works in a process: shim/preload.c), ze (Level Zero),
  *                   cl (OpenCL, returning cl_int), clp (OpenCL,
  *                   returning a pointer: a program, a kernel, a function),
- *                   exec (the exec functions, shim/exec.c),
- *                   fs (access and rename, shim/fs.c: how long PoCL took
- *                   to compile a work-group function, cl_pocl.h)
+ *                   exec (the exec functions, shim/exec.c)
  *
  * cl or clp decides what an export answers when neither the core nor a
  * driver has it (shim/preload.c): CL_INVALID_OPERATION or NULL.  A wrong
@@ -61,8 +59,6 @@
 	X(exec, execlp)                                                           \
 	X(exec, execle)                                                           \
 	X(exec, fexecve)                                                          \
-	X(exec, execveat)                                                         \
-	X(fs, access)                                                             \
-	X(fs, rename)
+	X(exec, execveat)
 
 #endif

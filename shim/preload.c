@@ -266,7 +266,7 @@ static void *dlsym_hook(const char *name, void *real)
 {
 	int i = 0;
 	const char *each = export_names;
-	while (i < EXPORTS && (export_api[i] == 'd' || export_api[i] == 'e' || export_api[i] == 'f' ||
+	while (i < EXPORTS && (export_api[i] == 'd' || export_api[i] == 'e' ||
 			       strcmp(each, name) != 0))
 		each += strlen(each) + 1, i++;
 	if (i == EXPORTS) /* never wrapped: no core for clock_gettime() */
@@ -337,7 +337,6 @@ __asm__(".bss\n"
  * floating-point or variadic argument. */
 #define T_dl(name)
 #define T_exec(name)
-#define T_fs(name)
 #define T_ze(name) TRAMPOLINE(name)
 #define T_cl(name) TRAMPOLINE(name)
 #define T_clp(name) TRAMPOLINE(name)

@@ -62,11 +62,6 @@ struct jc_core {
 	void *(*dlsym_hook)(const char *name, void *real);
 	/* What an exec function does before the real one (tiers/remote.h). */
 	void (*before_exec)(void);
-	/* After an access() of path that failed, and after a rename() to
-	 * path that succeeded: PoCL's work-group compiles timed
-	 * (cl_pocl.h).  Called with the real call's errno kept aside. */
-	void (*file_missing)(const char *path);
-	void (*file_renamed)(const char *path);
 };
 
 /* The core's one export: NULL if preload is not of this build. */

@@ -101,17 +101,4 @@ struct jc_core_wrapper {
 	__attribute__((used, section("jc_core_wrappers"))) static const struct jc_core_wrapper \
 		jc_core_wrapper_of_##name = { #name, (void *)name }
 
-/* The file door (shim/fs.c) tells the core of an access() that failed and
- * of a rename() that succeeded, by path; the core passes each to the
- * hooks an API puts in the linker set jc_file_hooks with
- * JC_FILE_HOOK(missing, renamed) (shim/cl/cl_pocl.c: PoCL's work-group
- * compiles timed).  Each is called with the call's errno kept aside. */
-struct jc_file_hook {
-	void (*missing)(const char *path);
-	void (*renamed)(const char *path);
-};
-#define JC_FILE_HOOK(missing, renamed)                                                  \
-	__attribute__((used, section("jc_file_hooks"))) static const struct jc_file_hook \
-		jc_file_hook_of_##missing = { missing, renamed }
-
 #endif

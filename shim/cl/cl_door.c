@@ -16,7 +16,6 @@
 #define W_dl(name)
 #define W_ze(name)
 #define W_exec(name)
-#define W_fs(name)
 #define X(api, name) W_##api(name)
 
 /* The OpenCL entry points jitcache exports (shim/exports.h), by name.  Defined

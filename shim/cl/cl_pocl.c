@@ -4,10 +4,12 @@
 #include "shim/cl/cl_pocl.h"
 #include "shim/cl/cl_payload.h"
 #include "config/clock.h"
+#include "shim/got.h"
 #include "shim/shim.h"
 #include "store/entry.h"
 #include "store/fsutil.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
@@ -75,6 +77,7 @@ static char *program_dir(const struct jc_pocl_binary *b)
 
 static void refresh(const struct watch *w);
 static void refresh_at_exit(void);
+static void hook_pocl(void);
 
 /* exit() runs the handlers atexit() registers before any library's
  * destructor, PoCL's among them, which removes the directories of its
@@ -122,8 +125,9 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	} else {
 		__atomic_add_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	static pthread_once_t once = PTHREAD_ONCE_INIT, hooked = PTHREAD_ONCE_INIT;
 	pthread_once(&once, register_at_exit);
+	pthread_once(&hooked, hook_pocl);
 	w->next = watches;
 	watches = w;
 	pthread_mutex_unlock(&lock);
@@ -345,4 +349,39 @@ static void file_renamed(const char *path)
 	}
 	pthread_mutex_unlock(&lock);
 }
-JC_FILE_HOOK(file_missing, file_renamed);
+
+/* PoCL's own calls of access() and rename(), and only those (got.h): the
+ * program's, and every other library's, are the C library's as they were;
+ * a process that never had a PoCL program watched is never hooked. */
+static int (*real_access)(const char *, int);
+static int (*real_rename)(const char *, const char *);
+
+static int pocl_access(const char *path, int mode)
+{
+	int r = real_access(path, mode);
+	if (r != 0 && path) {
+		int saved = errno;
+		file_missing(path);
+		errno = saved;
+	}
+	return r;
+}
+
+static int pocl_rename(const char *from, const char *to)
+{
+	int r = real_rename(from, to);
+	if (r == 0 && to) {
+		int saved = errno;
+		file_renamed(to);
+		errno = saved;
+	}
+	return r;
+}
+
+static void hook_pocl(void)
+{
+	int a = jc_got_hook("libpocl", "access", (void *)pocl_access, (void **)&real_access);
+	int r = jc_got_hook("libpocl", "rename", (void *)pocl_rename, (void **)&real_rename);
+	jc_log(JC_LOG_DEBUG, "PoCL's work-group compiles timed through %d access and %d rename "
+	       "slot(s) of its own", a, r);
+}

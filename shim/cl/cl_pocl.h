@@ -84,15 +84,18 @@ int jc_pocl_watched(cl_program program);
  * with PoCL's work-group code saves those compiles too, which PoCL makes
  * after the build, on one of its own threads.  PoCL asks access() for
  * DIR/KERNEL/LOCALSIZE/KERNEL.so before compiling it, on the thread that
- * compiles it, and rename()s the finished file there (shim/fs.c passes
- * both on here): that thread's CPU time and the wall time between the two
- * are added to the watch of the program whose directory DIR is, and to its
- * entry's compile times with the refresh that adds the files.  The CPU
- * time of the linker PoCL runs as a child process is not counted (it is in
- * the wall time); nor is a compile whose file another process put first,
- * nor the work-group code an entry took from PoCL's cache as it found it:
- * what is recorded is measured, and at most what was saved.  (Its hooks:
- * JC_FILE_HOOK, shim.h.) */
+ * compiles it, and rename()s the finished file there: with the first
+ * program watched, PoCL's own calls of both (libpocl's, through its global
+ * offset table: shim/got.h; no other library's nor the program's, and none
+ * in a process that never had a PoCL program watched) pass through here,
+ * untouched (arguments, result, errno).  That thread's CPU time and the
+ * wall time between the two are added to the watch of the program whose
+ * directory DIR is, and to its entry's compile times with the refresh that
+ * adds the files.  The CPU time of the linker PoCL runs as a child process
+ * is not counted (it is in the wall time); nor is a compile whose file
+ * another process put first, nor the work-group code an entry took from
+ * PoCL's cache as it found it: what is recorded is measured, and at most
+ * what was saved. */
 
 /* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
 
