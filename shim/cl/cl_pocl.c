@@ -28,9 +28,21 @@ struct watch {
 	char **dirs;         /* each device's program directory, absolute; NULL: none */
 	size_t *files;       /* the files its binary carried in its kernels' directories */
 	uint64_t wg_cpu, wg_wall; /* PoCL's work-group compiles in them since (ns) */
+	int busy;            /* a late one being refreshed: not dropped */
 };
 
 static struct watch *watches;
+/* Watches of programs released with PoCL's cache off, whose directories
+ * PoCL removes only when it frees the program, after the commands still
+ * queued for its kernels: the work-group functions PoCL compiles for those
+ * are added as each is renamed into place (file_renamed).  The latest
+ * MAX_LATE; `late` counts them, for the hooks to skip the lock. */
+#define MAX_LATE 64
+static struct watch *lates;
+static int late;
+/* One refresh of a late watch at a time: two of one program at once could
+ * store the earlier reading of its directory last. */
+static pthread_mutex_t late_refresh = PTHREAD_MUTEX_INITIALIZER;
 /* Kernels of watched programs the application let go of (cl_program_map.h
  * counts them no more), with the application's references to each (one
  * retained or cloned since is not counted: the program is then refreshed
@@ -75,7 +87,7 @@ static char *program_dir(const struct jc_pocl_binary *b)
 	return real;
 }
 
-static void refresh(const struct watch *w);
+static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall);
 static void refresh_at_exit(void);
 static void hook_pocl(void);
 
@@ -132,13 +144,14 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	watches = w;
 	pthread_mutex_unlock(&lock);
 	if (old && old->pid == getpid())
-		refresh(old);
+		refresh(old, old->wg_cpu, old->wg_wall);
 	watch_free(old);
 }
 
 /* Add to the entry what PoCL compiled into the program's directories since
- * the binary was made, if anything. */
-static void refresh(const struct watch *w)
+ * the binary was made, if anything, and wg_cpu and wg_wall (ns) to its
+ * compile times.  Returns whether the entry was replaced. */
+static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall)
 {
 	int grew = 0;
 	for (cl_uint i = 0; i < w->ndev && !grew; i++)
@@ -146,10 +159,10 @@ static void refresh(const struct watch *w)
 	struct jc_cache *cache = grew ? jc_runtime_cache() : NULL;
 	struct jc_entry e;
 	if (!cache || jc_cache_peek(cache, &w->key, &e) != 0)
-		return;
+		return 0;
 	struct jc_cl_payload p;
 	void **merged = calloc(w->ndev, sizeof *merged);
-	int changed = 0;
+	int changed = 0, replaced = 0;
 	if (merged && jc_cl_payload_decode(e.data, e.size, &p) == 0) {
 		for (cl_uint i = 0; p.ndev == w->ndev && !p.status && i < w->ndev; i++)
 			if (w->dirs[i] && (jc_pocl_is_pack(p.binaries[i], p.binary_sizes[i])
@@ -166,13 +179,14 @@ static void refresh(const struct watch *w)
 		jc_key_hex(&w->key, hex);
 		/* A hit on the entry now saves PoCL's compiles of what was added
 		 * too: their times join the entry's. */
-		if (changed && jc_cl_payload_encode(&p, &bytes, &size) == 0 &&
-		    jc_cache_replace(cache, &w->key, bytes, size,
-				     jc_compile_word(e.compile_ns + w->wg_cpu,
-						     e.wall_ns + w->wg_wall)) == 0)
+		replaced = changed && jc_cl_payload_encode(&p, &bytes, &size) == 0 &&
+			   jc_cache_replace(cache, &w->key, bytes, size,
+					    jc_compile_word(e.compile_ns + wg_cpu,
+							    e.wall_ns + wg_wall)) == 0;
+		if (replaced)
 			jc_log(JC_LOG_DEBUG, "OpenCL entry %s: PoCL's work-group code added "
 			       "(%zu bytes, was %zu; compiled in %.3f s of CPU, %.3f s)", hex,
-			       size, e.size, (double)w->wg_cpu / 1e9, (double)w->wg_wall / 1e9);
+			       size, e.size, (double)wg_cpu / 1e9, (double)wg_wall / 1e9);
 		free(bytes);
 		jc_cl_payload_free(&p);
 	}
@@ -180,6 +194,31 @@ static void refresh(const struct watch *w)
 		free(merged[i]);
 	free(merged);
 	jc_entry_free(&e);
+	return replaced;
+}
+
+/* Keep released watch w (PoCL's cache off) as a late one, the oldest
+ * beyond MAX_LATE dropped. */
+static void keep_late(struct watch *w)
+{
+	struct watch *drop = NULL;
+	pthread_mutex_lock(&lock);
+	w->next = lates;
+	lates = w;
+	int n = __atomic_add_fetch(&late, 1, __ATOMIC_RELEASE);
+	if (n > MAX_LATE) { /* the oldest not being refreshed */
+		struct watch **at = &lates, **oldest = NULL;
+		for (; *at; at = &(*at)->next)
+			if (!(*at)->busy)
+				oldest = at;
+		if (oldest) {
+			drop = *oldest;
+			*oldest = drop->next;
+			__atomic_sub_fetch(&late, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	watch_free(drop);
 }
 
 void jc_pocl_release(cl_program program)
@@ -196,9 +235,13 @@ void jc_pocl_release(cl_program program)
 		__atomic_sub_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lock);
-	if (w && w->pid == getpid())
-		refresh(w);
-	watch_free(w);
+	int ours = w && w->pid == getpid();
+	if (ours && refresh(w, w->wg_cpu, w->wg_wall))
+		w->wg_cpu = w->wg_wall = 0;
+	if (ours && !jc_pocl_cache_on())
+		keep_late(w);
+	else
+		watch_free(w);
 }
 
 void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs)
@@ -276,7 +319,7 @@ __attribute__((destructor)) static void refresh_at_exit(void)
 		struct watch *w = all;
 		all = w->next;
 		if (w->pid == getpid())
-			refresh(w);
+			refresh(w, w->wg_cpu, w->wg_wall);
 		watch_free(w);
 	}
 }
@@ -299,9 +342,9 @@ static int wg_file(const char *path)
 /* The watch of this process whose program directory holds path (matched by
  * the directory's last two names: PoCL may name its cache directory
  * relative, or through a link), or NULL.  Under the lock. */
-static struct watch *watch_of(const char *path)
+static struct watch *watch_in(struct watch *list, const char *path)
 {
-	for (struct watch *w = watches; w; w = w->next)
+	for (struct watch *w = list; w; w = w->next)
 		for (cl_uint i = 0; w->pid == getpid() && i < w->ndev; i++) {
 			const char *d = w->dirs[i], *tail = d ? strrchr(d, '/') : NULL;
 			while (tail && tail > d && *--tail != '/')
@@ -313,9 +356,48 @@ static struct watch *watch_of(const char *path)
 	return NULL;
 }
 
+static struct watch *watch_of(const char *path)
+{
+	struct watch *w = watch_in(watches, path);
+	return w ? w : watch_in(lates, path);
+}
+
+/* Whether the hooks have anything to look at. */
+static int any_watch(void)
+{
+	return __atomic_load_n(&watching, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&late, __ATOMIC_ACQUIRE);
+}
+
+/* A work-group function PoCL finished, after the application released its
+ * program: added to the entry now, while the directory is still there.
+ * The watch stays listed, marked busy (never dropped meanwhile): a function
+ * finished during the refresh counts its time there and refreshes again. */
+static void refresh_late(const char *path)
+{
+	pthread_mutex_lock(&late_refresh);
+	pthread_mutex_lock(&lock);
+	struct watch *w = watch_in(lates, path);
+	uint64_t cpu = 0, wall = 0;
+	if (w) {
+		w->busy = 1;
+		cpu = w->wg_cpu, wall = w->wg_wall;
+		w->wg_cpu = w->wg_wall = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	int done = w && refresh(w, cpu, wall);
+	pthread_mutex_lock(&lock);
+	if (w && !done)
+		w->wg_cpu += cpu, w->wg_wall += wall; /* for the next one */
+	if (w)
+		w->busy = 0;
+	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&late_refresh);
+}
+
 static void file_missing(const char *path)
 {
-	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) || !wg_file(path) ||
+	if (!any_watch() || !wg_file(path) ||
 	    strcmp(probe.path, path) == 0) /* looked for again: the same compile */
 		return;
 	pthread_mutex_lock(&lock);
@@ -330,8 +412,7 @@ static void file_missing(const char *path)
 
 static void file_renamed(const char *path)
 {
-	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) || !wg_file(path) || !probe.path[0] ||
-	    strcmp(probe.path, path) != 0)
+	if (!any_watch() || !wg_file(path) || !probe.path[0] || strcmp(probe.path, path) != 0)
 		return;
 	probe.path[0] = '\0';
 	uint64_t wall = (uint64_t)(jc_mono_ns() - probe.wall);
@@ -348,6 +429,8 @@ static void file_renamed(const char *path)
 		w->wg_wall += wall;
 	}
 	pthread_mutex_unlock(&lock);
+	if (w && watch_in(lates, path) == w)
+		refresh_late(path);
 }
 
 /* PoCL's own calls of access() and rename(), and only those (got.h): the
