@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -327,11 +328,21 @@ __attribute__((destructor)) static void refresh_at_exit(void)
 /* ---- PoCL's work-group compiles, timed (cl_pocl.h) ---- */
 
 /* The compile this thread started: the KERNEL.so PoCL did not find, and
- * the thread's clocks then. */
+ * the thread's clocks then, with the CPU time of the process's children
+ * waited for (PoCL links each function with ld, a child it waits for). */
 static __thread struct {
 	char path[512];
-	int64_t cpu, wall;
+	int64_t cpu, wall, children;
 } probe;
+
+static int64_t children_cpu_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+		return 0;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
 
 static int wg_file(const char *path)
 {
@@ -407,6 +418,7 @@ static void file_missing(const char *path)
 		return;
 	snprintf(probe.path, sizeof probe.path, "%s", path);
 	probe.cpu = jc_thread_cpu_ns();
+	probe.children = children_cpu_ns();
 	probe.wall = jc_mono_ns();
 }
 
@@ -417,9 +429,14 @@ static void file_renamed(const char *path)
 	probe.path[0] = '\0';
 	uint64_t wall = (uint64_t)(jc_mono_ns() - probe.wall);
 	int64_t cpu_now = jc_thread_cpu_ns();
-	/* The thread's CPU time, never more than the wall time (as
-	 * compile_once.h records a build's); the wall time if unknown. */
+	/* The thread's CPU time and its linker's (the children the process
+	 * waited for meanwhile: one another thread waited for then would count
+	 * too), never more than the wall time (as compile_once.h records a
+	 * build's); the wall time if unknown. */
 	uint64_t cpu = cpu_now && probe.cpu ? (uint64_t)(cpu_now - probe.cpu) : wall;
+	int64_t children = children_cpu_ns() - probe.children;
+	if (children > 0)
+		cpu += (uint64_t)children;
 	if (cpu > wall)
 		cpu = wall;
 	pthread_mutex_lock(&lock);

@@ -92,9 +92,10 @@ int jc_pocl_watched(cl_program program);
  * untouched (arguments, result, errno).  That thread's CPU time and the
  * wall time between the two are added to the watch of the program whose
  * directory DIR is, and to its entry's compile times with the refresh that
- * adds the files.  The CPU time of the linker PoCL runs as a child process
- * is not counted (it is in the wall time); nor is a compile whose file
- * another process put first, nor the work-group code an entry took from
+ * adds the files, with the CPU time of the children the process waited
+ * for meanwhile (the linker PoCL runs: ld, a child process), the sum
+ * capped at the wall time.  Not counted: a compile whose file another
+ * process put first, nor the work-group code an entry took from
  * PoCL's cache as it found it: what is recorded is measured, and at most
  * what was saved. */
 
