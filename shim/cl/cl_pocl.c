@@ -382,24 +382,23 @@ static int any_watch(void)
 
 /* A work-group function PoCL finished, after the application released its
  * program: added to the entry now, while the directory is still there.
- * The watch stays listed, marked busy (never dropped meanwhile): a function
- * finished during the refresh counts its time there and refreshes again. */
+ * Its compile time is not added to the entry's: a hit credits an entry's
+ * every time, and a program of the same key built again in one run may
+ * never queue that command (pyopencl, whose warm run counted 27.1 s of CPU
+ * avoided with these times, 19.7 s saved).  The watch stays listed, marked
+ * busy (never dropped meanwhile): a function finished during the refresh
+ * refreshes again. */
 static void refresh_late(const char *path)
 {
 	pthread_mutex_lock(&late_refresh);
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_in(lates, path);
-	uint64_t cpu = 0, wall = 0;
-	if (w) {
+	if (w)
 		w->busy = 1;
-		cpu = w->wg_cpu, wall = w->wg_wall;
-		w->wg_cpu = w->wg_wall = 0;
-	}
 	pthread_mutex_unlock(&lock);
-	int done = w && refresh(w, cpu, wall);
+	if (w)
+		refresh(w, 0, 0);
 	pthread_mutex_lock(&lock);
-	if (w && !done)
-		w->wg_cpu += cpu, w->wg_wall += wall; /* for the next one */
 	if (w)
 		w->busy = 0;
 	pthread_mutex_unlock(&lock);
@@ -440,13 +439,14 @@ static void file_renamed(const char *path)
 	if (cpu > wall)
 		cpu = wall;
 	pthread_mutex_lock(&lock);
-	struct watch *w = watch_of(path);
+	struct watch *w = watch_in(watches, path);
 	if (w) {
 		w->wg_cpu += cpu;
 		w->wg_wall += wall;
 	}
+	int released = !w && watch_in(lates, path);
 	pthread_mutex_unlock(&lock);
-	if (w && watch_in(lates, path) == w)
+	if (released)
 		refresh_late(path);
 }
 

@@ -39,7 +39,8 @@
  * and each work-group function PoCL renames into its directory after
  * the release is added then, on PoCL's thread, one refresh at a time
  * (a command still queued at the release: pyopencl's scans; 12 compiles
- * in every warm pyopencl run served by jitcache alone before).
+ * in every warm pyopencl run served by jitcache alone before), without
+ * its compile time (below).
  *
  *   jc_pocl_watch(program, &key, n, binaries, sizes);  // stored, or loaded from the entry
  *   jc_pocl_release(program);        // the application is done with it: refresh
@@ -94,8 +95,10 @@ int jc_pocl_watched(cl_program program);
  * directory DIR is, and to its entry's compile times with the refresh that
  * adds the files, with the CPU time of the children the process waited
  * for meanwhile (the linker PoCL runs: ld, a child process), the sum
- * capped at the wall time.  Not counted: a compile whose file another
- * process put first, nor the work-group code an entry took from
+ * capped at the wall time.  Not counted: a compile after the program's
+ * release with PoCL's cache off (a hit credits the entry's times each
+ * time, and a program of the same key built again in one run may never
+ * queue that command), a compile whose file another process put first, nor the work-group code an entry took from
  * PoCL's cache as it found it: what is recorded is measured, and at most
  * what was saved. */
 
