@@ -28,11 +28,11 @@ POCL_DEBUG=timing build env >none.out 2>none.err
 check "without jitcache: the run succeeded" grep -q '^run=0 ' none.out
 check "... PoCL compiled a work-group function ($(compiles none.err))" test "$(compiles none.err)" -ge 1
 
-JITCACHE_LOG=debug build $JITCACHE run -- >cold.out 2>cold.err
+JITCACHE_LOG=debug build "$JITCACHE" run -- >cold.out 2>cold.err
 check "jitcache cold: stored one entry" grep -q 'jitcache: 0 hits, 1 misses, 1 stores' cold.err
 check "... the same results" test "$(grep '^run=0 ' cold.out)" = "$(grep '^run=0 ' none.out)"
 
-POCL_DEBUG=timing JITCACHE_LOG=info build $JITCACHE run -- >warm.out 2>warm.err
+POCL_DEBUG=timing JITCACHE_LOG=info build "$JITCACHE" run -- >warm.out 2>warm.err
 check "jitcache warm: a hit" grep -q 'jitcache: 1 hits, 0 misses' warm.err
 check "... the same results" test "$(grep '^run=0 ' warm.out)" = "$(grep '^run=0 ' none.out)"
 check "... PoCL compiled no work-group function ($(compiles warm.err))" test "$(compiles warm.err)" = 0
