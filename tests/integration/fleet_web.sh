@@ -107,23 +107,7 @@ check "... and no lease file is left behind ($(leases_left "$ROOTDIR"))" test "$
 # the node with trusted_keys does not wait for it, and says why.
 for who in other unsigned; do
 	rm -rf "$ROOTDIR"
-	if [ $who = other ]; then
-		JITCACHE_SIGNING_KEY=$T/other.key node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
-	else
-		JITCACHE_SIGNING_KEY= JITCACHE_TRUSTED_KEYS= node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
-	fi
-	hpid=$!
-	for _ in $(seq 1 400); do [ -n "$(lease_holder)" ] && break; sleep 0.025; done
-	node "waiter-$who" "$CLIENT" link "$T/fleet.spv"
-	wait $hpid
-	why="key that is not trusted"
-	[ $who = unsigned ] && why="not signed"
-	check "a holder $([ $who = other ] && echo "signed by a key not trusted" || echo unsigned): the node with trusted_keys created its module" \
-		test "$(created "$T/waiter-$who.out")" -eq 1
-	check "... compiled it without waiting for the holder" \
-		test "$(compiled "$T/waiter-$who.out")" -eq 1
-	check "... and said why in one line" \
-		test "$(grep -c "a compile lease is not waited for (.*$why.*; trusted_keys)" "$T/waiter-$who.out")" -eq 1
+	untrusted_holder $who lease_holder
 done
 unset JITCACHE_SIGNING_KEY JITCACHE_TRUSTED_KEYS
 

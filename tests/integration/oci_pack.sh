@@ -23,11 +23,7 @@ if [ ! -x "$CLB" ]; then
 	finish
 	exit $?
 fi
-if ! command -v docker-registry >/dev/null || ! command -v htpasswd >/dev/null; then
-	skip "Debian's docker-registry and htpasswd (apache2-utils) are not installed (make deps)"
-	finish
-	exit $?
-fi
+need_registry
 cl_platform
 run_in() { # DIR NAME: the program under jitcache with cache DIR, output in $T/NAME.out
 	JITCACHE_DIR=$1 LD_PRELOAD="$LIB" "$CLB" --platform $PLATFORM --source k.cl \

@@ -23,11 +23,7 @@ if [ ! -x "$CLB" ]; then # make check builds it: its absence is a broken build
 	finish
 	exit $?
 fi
-if ! command -v docker-registry >/dev/null || ! command -v htpasswd >/dev/null; then
-	skip "Debian's docker-registry and htpasswd (apache2-utils) are not installed (make deps)"
-	finish
-	exit $?
-fi
+need_registry
 stat_of() { stats_in "$T/node-$1" "$2"; } # NODE FIELD
 result() { sed -n 's/.*build=\([0-9-]*\).*/\1/p' "$T/$1.out"; }
 cl_platform

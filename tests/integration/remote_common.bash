@@ -8,6 +8,8 @@
 # with its own local cache directory, sharing only the Redis.
 #
 #   need_redis                   fail the whole script unless redis-server is there
+#   need_registry                skip the whole script unless Debian's docker-registry
+#                                and htpasswd are there (make deps installs them)
 #   start_redis NAME [ARGS...]   redis-server NAME: sets REDIS_PORT_NAME, REDIS_SOCK_NAME
 #                                (ARGS go to redis-server, e.g. --requirepass X)
 #   stop_redis NAME              stop it (SIGTERM, then wait)
@@ -34,8 +36,21 @@
 #                                over within BOUND seconds, that every other node created
 #                                the module, compiled once more; sets victim (its index in
 #                                PIDS, empty if none) and holder
+#   untrusted_holder WHO HOLDER  with trusted_keys set: a node holding the lease signed by
+#                                $T/other.key (WHO=other) or unsigned (WHO=unsigned) while
+#                                node waiter-WHO starts; checks that the waiter created and
+#                                compiled the module without waiting, and said why once
+#                                (HOLDER: as killed_holder's)
 
 declare -A REDIS_PIDS=()
+
+need_registry() {
+	if ! command -v docker-registry >/dev/null || ! command -v htpasswd >/dev/null; then
+		skip "Debian's docker-registry and htpasswd (apache2-utils) are not installed (make deps)"
+		finish
+		exit $?
+	fi
+}
 
 need_redis() {
 	if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
@@ -176,4 +191,25 @@ killed_holder() {
 	check "... every other node created its module" test "$(created "${alive[@]}")" -eq $((${#PIDS[@]} - 1))
 	c=$(compiled "${alive[@]}")
 	check "... compiled once more, by one node ($c)" test "$c" -eq 1
+}
+
+untrusted_holder() {
+	local who=$1 holder_of=$2 hpid why
+	if [ "$who" = other ]; then
+		JITCACHE_SIGNING_KEY=$T/other.key node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
+	else
+		JITCACHE_SIGNING_KEY='' JITCACHE_TRUSTED_KEYS='' node "holder-$who" "$CLIENT" link "$T/fleet.spv" &
+	fi
+	hpid=$!
+	for _ in $(seq 1 400); do [ -n "$($holder_of)" ] && break; sleep 0.025; done
+	node "waiter-$who" "$CLIENT" link "$T/fleet.spv"
+	wait $hpid
+	why="key that is not trusted"
+	[ "$who" = unsigned ] && why="not signed"
+	check "a holder $([ "$who" = other ] && echo "signed by a key not trusted" || echo unsigned): the node with trusted_keys created its module" \
+		test "$(created "$T/waiter-$who.out")" -eq 1
+	check "... compiled it without waiting for the holder" \
+		test "$(compiled "$T/waiter-$who.out")" -eq 1
+	check "... and said why in one line" \
+		test "$(grep -c "a compile lease is not waited for (.*$why.*; trusted_keys)" "$T/waiter-$who.out")" -eq 1
 }
