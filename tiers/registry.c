@@ -334,6 +334,13 @@ int jc_registry_blob(struct jc_registry *g, const char *digest, uint64_t max,
 	return 0;
 }
 
+void jc_registry_digest(const void *bytes, size_t n, char out[80])
+{
+	char hex[65];
+	jc_sigv4_sha256_hex(n ? bytes : "", n, hex);
+	snprintf(out, 80, "sha256:%s", hex);
+}
+
 /* Where to PUT an upload: the Location the registry gave (a path, or a URL
  * of this registry), with the digest. */
 static int upload_target(struct jc_registry *g, const char *location, const char *digest,
@@ -388,10 +395,17 @@ int jc_registry_put_blob(struct jc_registry *g, const void *bytes, size_t n, cha
 int jc_registry_put_manifest(struct jc_registry *g, const char *tag, const char *json,
 			     size_t n, uint64_t delta[JC_NCOUNTERS])
 {
-	char target[700];
+	return jc_registry_put(g, tag, JC_OCI_MANIFEST, json, n, delta);
+}
+
+int jc_registry_put(struct jc_registry *g, const char *ref, const char *type, const char *json,
+		    size_t n, uint64_t delta[JC_NCOUNTERS])
+{
+	char target[700], content_type[160];
 	struct jc_http_reply r;
-	const char *headers[] = { "Content-Type: " JC_OCI_MANIFEST, NULL };
-	snprintf(target, sizeof target, "%s/manifests/%s", jc_http_path(g->h), tag);
+	snprintf(content_type, sizeof content_type, "Content-Type: %s", type);
+	const char *headers[] = { content_type, NULL };
+	snprintf(target, sizeof target, "%s/manifests/%s", jc_http_path(g->h), ref);
 	int code = call(g, "PUT", target, headers, json, n, SMALL_MAX, 0, &r, delta);
 	free(r.body);
 	return code == 201 ? 0 : status_unexpected(g, code, "a manifest's PUT", delta);

@@ -76,6 +76,13 @@ int jc_registry_put_blob(struct jc_registry *g, const void *bytes, size_t n, cha
 /* PUT an image manifest (JC_OCI_MANIFEST) under tag.  0, or -1 (said). */
 int jc_registry_put_manifest(struct jc_registry *g, const char *tag, const char *json,
 			     size_t n, uint64_t delta[JC_NCOUNTERS]);
+/* PUT a manifest of media type (JC_OCI_MANIFEST, JC_OCI_INDEX) under ref
+ * (a tag, or its digest).  0, or -1 (said). */
+int jc_registry_put(struct jc_registry *g, const char *ref, const char *type, const char *json,
+		    size_t n, uint64_t delta[JC_NCOUNTERS]);
+
+/* "sha256:<64 hex>" of bytes: the digest a registry names them by. */
+void jc_registry_digest(const void *bytes, size_t n, char out[80]);
 
 /* The string value of "name" in a JSON text, the first after from (a
  * loose reader for the manifests, tokens and credential files jitcache
