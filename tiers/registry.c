@@ -30,7 +30,60 @@ struct jc_registry {
 	char bearer[8192];     /* "Authorization: Bearer ..." or "": under mu */
 	int basic_works;       /* the registry took basic: sent first (atomic) */
 	int told[P_COUNT];
+	struct jc_registry *next; /* the open ones', under opened_mu */
 };
+
+/* ---- fork ------------------------------------------------------------------------ */
+
+/* Every open registry: a child forked while another thread held one's mu
+ * (a request reading or setting the token) would wait for it for ever,
+ * the holder being only in the parent.  fork() takes every mu first, as
+ * remote.c and lease.c do theirs; mu is never held across a wait. */
+static pthread_mutex_t opened_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct jc_registry *opened;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&opened_mu);
+	for (struct jc_registry *g = opened; g; g = g->next)
+		pthread_mutex_lock(&g->mu);
+}
+
+/* In the parent and in the child alike: taken by fork_prepare() on this
+ * very thread, so unlocked, not made anew (a checker, TSan, sees them
+ * released). */
+static void fork_done(void)
+{
+	for (struct jc_registry *g = opened; g; g = g->next)
+		pthread_mutex_unlock(&g->mu);
+	pthread_mutex_unlock(&opened_mu);
+}
+
+static void register_fork(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
+static void list_open(struct jc_registry *g)
+{
+	pthread_once(&fork_once, register_fork);
+	pthread_mutex_lock(&opened_mu);
+	g->next = opened;
+	opened = g;
+	pthread_mutex_unlock(&opened_mu);
+}
+
+static void unlist(struct jc_registry *g)
+{
+	pthread_mutex_lock(&opened_mu);
+	for (struct jc_registry **p = &opened; *p; p = &(*p)->next)
+		if (*p == g) {
+			*p = g->next;
+			break;
+		}
+	pthread_mutex_unlock(&opened_mu);
+}
 
 /* ---- a loose JSON reader ------------------------------------------------------- */
 
@@ -152,6 +205,7 @@ struct jc_registry *jc_registry_open(const struct jc_http_options *o, const char
 	}
 	pthread_mutex_init(&g->mu, NULL);
 	find_credentials(g, u->host);
+	list_open(g);
 	return g;
 }
 
@@ -159,6 +213,7 @@ void jc_registry_close(struct jc_registry *g)
 {
 	if (!g)
 		return;
+	unlist(g);
 	jc_http_close(g->h);
 	pthread_mutex_destroy(&g->mu);
 	explicit_bzero(g, sizeof *g);

@@ -32,7 +32,10 @@
  * timeout, a 5xx: said, the remote skipped for backoff), or
  * JC_REMOTE_REFUSED (the login refused: said).  A blob's bytes are hashed
  * and compared with the digest asked for: one that differs is refused
- * (said once; 0, a bad value counted, as no blob).  Thread-safe.
+ * (said once; 0, a bad value counted, as no blob).  Thread-safe, and
+ * fork-safe: fork() waits for a request of another thread to let go of the
+ * token's lock (held for a copy, never across a wait), so that a child
+ * never inherits it held.
  */
 #ifndef JITCACHE_REGISTRY_H
 #define JITCACHE_REGISTRY_H
