@@ -11,13 +11,17 @@
 #include "tiers/registry.h"
 #include "config/remote_url.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,6 +144,79 @@ static int scan_pack(struct pack *p, const char *shown)
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- credential helpers ------------------------------------------------------------- */
+
+extern char **environ;
+
+/* Start docker-credential-NAME get, host on its stdin; its stdout's fd,
+ * or -1 (said). */
+static int start_helper(char *prog, const char *host, pid_t *pid)
+{
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		close(in[0]), close(in[1]);
+		return -1;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	char get[] = "get", *argv[] = { prog, get, NULL };
+	int rc = posix_spawnp(pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]), close(out[1]);
+	if (rc != 0) {
+		fprintf(stderr, "jitcache: cannot run %s, the credential helper docker's config "
+			"names (%s); trying without credentials\n", prog, strerror(rc));
+		close(in[1]), close(out[0]);
+		return -1;
+	}
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN); /* a helper that reads nothing */
+	ssize_t w = write(in[1], host, strlen(host));
+	(void)w;
+	signal(SIGPIPE, old);
+	close(in[1]);
+	return out[0];
+}
+
+/* Credentials from the helper docker's config names for the registry, as
+ * docker runs it (docker-credential-NAME get; the registry's host on its
+ * stdin; {"Username": ..., "Secret": ...} on its stdout).  The CLI only:
+ * the library never starts a program inside the user's.  One that fails
+ * is said in one line, and the registry tried without. */
+static void helper_credentials(struct jc_registry *g, const char *host)
+{
+	const char *name = jc_registry_helper(g);
+	char prog[96], text[16384], user[256], secret[8192];
+	pid_t pid;
+	int status = 0, fd;
+	size_t n = 0;
+	ssize_t got;
+	if (!*name)
+		return;
+	snprintf(prog, sizeof prog, "docker-credential-%s", name);
+	if ((fd = start_helper(prog, host, &pid)) < 0)
+		return;
+	while (n + 1 < sizeof text && (got = read(fd, text + n, sizeof text - 1 - n)) > 0)
+		n += (size_t)got;
+	text[n] = '\0';
+	close(fd);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		 jc_oci_json_string(text, "Username", user, sizeof user) == 0 &&
+		 jc_oci_json_string(text, "Secret", secret, sizeof secret) == 0 &&
+		 jc_registry_set_credentials(g, user, secret) == 0;
+	if (!ok)
+		fprintf(stderr, "jitcache: %s get gave no credentials for %s (%s %d); trying "
+			"without\n", prog, host, WIFEXITED(status) ? "exit" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	explicit_bzero(text, sizeof text);
+	explicit_bzero(secret, sizeof secret);
+}
+
 /* ---- the registry ------------------------------------------------------------------ */
 
 static struct jc_registry *open_registry(const struct jc_config *cfg, const char *url,
@@ -164,7 +241,10 @@ static struct jc_registry *open_registry(const struct jc_config *cfg, const char
 		.backoff = 0,
 		.limit = PACK_MAX,
 	};
-	return jc_registry_open(&o, NULL);
+	struct jc_registry *g = jc_registry_open(&o, NULL);
+	if (g)
+		helper_credentials(g, sp->at.registry.host);
+	return g;
 }
 
 /* Text for a JSON string: no quote, backslash or control character. */

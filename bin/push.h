@@ -37,7 +37,10 @@
  * file (each signature checked against trusted_keys).
  *
  * Credentials: the registry clients' files, as the oci:// remote's
- * (registry.h).  Exit status: 0 done, 1 refused or failed, 2 bad usage.
+ * (registry.h); where none names the registry, the credential helper
+ * docker's config names for it (credHelpers, else credsStore) is run here,
+ * as docker runs it (docker-credential-NAME get), which the library inside
+ * a program never does.  Exit status: 0 done, 1 refused or failed, 2 bad usage.
  */
 #ifndef JITCACHE_BIN_PUSH_H
 #define JITCACHE_BIN_PUSH_H

@@ -26,6 +26,7 @@ struct jc_registry {
 	char base[512];        /* https://HOST[:PORT] */
 	char repo[256];
 	char basic[1024];      /* "Authorization: Basic ..." or "" */
+	char helper[64];       /* the credential helper docker's config names, if no auth */
 	pthread_mutex_t mu;
 	char bearer[8192];     /* "Authorization: Bearer ..." or "": under mu */
 	int basic_works;       /* the registry took basic: sent first (atomic) */
@@ -162,6 +163,44 @@ static int auth_from(const char *path, const char *host, char *out, size_t cap)
 	return rc;
 }
 
+/* The credential helper a docker config's text names for host
+ * (credHelpers, else credsStore) into out; 0 if one is named. */
+static int helper_in(const char *text, const char *host, char *out, size_t cap)
+{
+	const char *h = strstr(text, "\"credHelpers\"");
+	const char *end = h ? strchr(h, '}') : NULL;
+	if (h && end) {
+		char *helpers = strndup(h, (size_t)(end - h));
+		int found = helpers && jc_oci_json_string(helpers, host, out, cap) == 0;
+		free(helpers);
+		if (found && *out)
+			return 0;
+	}
+	if (jc_oci_json_string(text, "credsStore", out, cap) != 0 || !*out)
+		return -1;
+	return 0;
+}
+
+/* A helper's name is part of a program's name: docker-credential-NAME. */
+static int helper_name_ok(const char *name)
+{
+	return *name && strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789._-") == strlen(name) && name[0] != '.';
+}
+
+static void find_helper(struct jc_registry *g, const char *docker_config, const char *host)
+{
+	size_t len = 0;
+	const char *why;
+	char name[sizeof g->helper];
+	char *text = jc_read_small_file(docker_config, SMALL_MAX, &len, &why);
+	if (text && helper_in(text, host, name, sizeof name) == 0 && helper_name_ok(name))
+		snprintf(g->helper, sizeof g->helper, "%s", name);
+	if (text)
+		explicit_bzero(text, len);
+	free(text);
+}
+
 /* The credentials registry clients keep for host (registry.h's order). */
 static void find_credentials(struct jc_registry *g, const char *host)
 {
@@ -175,6 +214,7 @@ static void find_credentials(struct jc_registry *g, const char *host)
 	const char *home = getenv("HOME");
 	if (home && *home)
 		snprintf(path[n++], sizeof path[0], "%s/.config/containers/auth.json", home);
+	int docker = n;
 	if ((v = getenv("DOCKER_CONFIG")) && *v)
 		snprintf(path[n++], sizeof path[0], "%s/config.json", v);
 	else if (home && *home)
@@ -186,6 +226,44 @@ static void find_credentials(struct jc_registry *g, const char *host)
 			break;
 		}
 	explicit_bzero(auth, sizeof auth);
+	if (!g->basic[0] && docker < n)
+		find_helper(g, path[docker], host);
+}
+
+const char *jc_registry_helper(const struct jc_registry *g)
+{
+	return g ? g->helper : "";
+}
+
+/* base64 of n bytes into out (4 * ((n + 2) / 3) + 1 bytes at most). */
+static void base64(const uint8_t *in, size_t n, char *out, size_t cap)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 5 < cap; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = i + 1 < n ? abc[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? abc[v & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+int jc_registry_set_credentials(struct jc_registry *g, const char *user, const char *secret)
+{
+	char pair[600], b64[820];
+	int n = snprintf(pair, sizeof pair, "%s:%s", user, secret);
+	if (n < 0 || (size_t)n >= sizeof pair || strchr(user, ':')) {
+		explicit_bzero(pair, sizeof pair);
+		return -1;
+	}
+	base64((const uint8_t *)pair, (size_t)n, b64, sizeof b64);
+	snprintf(g->basic, sizeof g->basic, "Authorization: Basic %s", b64);
+	explicit_bzero(pair, sizeof pair);
+	explicit_bzero(b64, sizeof b64);
+	return 0;
 }
 
 /* ---- opening ------------------------------------------------------------------- */

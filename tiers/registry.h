@@ -24,9 +24,13 @@
  *   $REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json,
  *   ~/.config/containers/auth.json (podman, skopeo, buildah),
  *   $DOCKER_CONFIG/config.json or ~/.docker/config.json (docker, oras);
- * only the "auth" field (base64 USER:PASSWORD) is read: credential helpers
- * (credsStore) are not run.  A refusal after that (401, 403) is said once
- * and the registry skipped for backoff seconds, as any web remote's.
+ * only the "auth" field (base64 USER:PASSWORD) is read.  Where none gives
+ * one, the credential helper docker's config names for the registry
+ * (credHelpers, else credsStore) is only noted (jc_registry_helper): this
+ * library never starts a program (it runs inside the user's); the CLI
+ * runs docker-credential-NAME itself and gives what it answers
+ * (jc_registry_set_credentials).  A refusal after that (401, 403) is said
+ * once and the registry skipped for backoff seconds, as any web remote's.
  *
  * Answers: the HTTP status (200, 201, 202, 404...), or -1 (no answer, a
  * timeout, a 5xx: said, the remote skipped for backoff), or
@@ -61,6 +65,12 @@ struct jc_registry *jc_registry_open(const struct jc_http_options *o, const char
 void jc_registry_close(struct jc_registry *g);
 /* oci://HOST[:PORT]/REPOSITORY, for messages. */
 const char *jc_registry_url(const struct jc_registry *g);
+/* The credential helper docker's config names for this registry when no
+ * file gave credentials ("test": docker-credential-test), or "". */
+const char *jc_registry_helper(const struct jc_registry *g);
+/* Send USER:SECRET (Basic, or to a token realm) from now on: what a
+ * helper answered.  0, or -1 (too long, or a ':' in user). */
+int jc_registry_set_credentials(struct jc_registry *g, const char *user, const char *secret);
 /* Say a problem of the registry's once per flag (*told), not skipping it. */
 __attribute__((format(printf, 3, 4)))
 void jc_registry_problem(struct jc_registry *g, int *told, const char *fmt, ...);

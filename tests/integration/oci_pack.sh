@@ -11,6 +11,8 @@
 # compiles nothing.  Refused in one line each: an unsigned pack (push), a
 # pull without trusted_keys, a pack signed by another key, a manifest
 # naming another driver, an absent tag, a blob that is not its digest.
+# Credentials from a helper (credsStore, credHelpers): run by push and
+# pull, never by the library inside a program, which says so in one line.
 # One tag holds a pack per driver and GPU set (an OCI image index): pull
 # picks the one for this machine's driver and GPUs (a simulated A380; a
 # driver elsewhere is a library of another build on LD_LIBRARY_PATH), says
@@ -131,6 +133,35 @@ JITCACHE_DIR=$T/ci jc m4 push "$REPO:multi" "$T/pack.tar.zst" --for a380 --ca-fi
 ix >"$T/ix.json"
 check "pushing the a380 pack again replaces it: still three packs" \
 	sh -c "grep -q 'beside 2 other packs\$' '$T/m4.out' && [ $(packs_in_ix) = 3 ]"
+
+# ---- credential helpers: the CLI runs docker-credential-NAME; the library does not ---
+mkdir -p "$T/hbin" "$T/h1" "$T/h2" "$T/h3"
+cat >"$T/hbin/docker-credential-test" <<HELPER
+#!/bin/sh
+host=\$(cat)
+echo "\$1 \$host" >>"$T/helper.log"
+[ "\$1" = get ] && [ "\$host" = "$REGISTRY_HOST" ] || exit 1
+printf '{"ServerURL":"%s","Username":"ci","Secret":"s3cret-pw"}\n' "\$host"
+HELPER
+chmod +x "$T/hbin/docker-credential-test"
+printf '{"auths":{"%s":{}},"credsStore":"test"}' "$REGISTRY_HOST" >"$T/h1/config.json"
+printf '{"credHelpers":{"other.example":"none","%s":"test"}}' "$REGISTRY_HOST" >"$T/h2/config.json"
+printf '{"credsStore":"missing"}' >"$T/h3/config.json"
+hp() { PATH=$T/hbin:$PATH DOCKER_CONFIG=$T/$1 "${@:2}"; }
+JITCACHE_DIR=$T/ci hp h1 jc hpush push "$REPO:helper" "$T/pack.tar.zst" --for a380 --ca-file "$REGISTRY_CA"
+check "push, credsStore naming a helper: docker-credential-test get ran with the registry's host; pushed" \
+	sh -c "[ $(rc hpush) = 0 ] && grep -qx 'get $REGISTRY_HOST' '$T/helper.log'"
+JITCACHE_DIR=$T/hpull hp h2 jc hpull pull "$REPO:helper" --ca-file "$REGISTRY_CA" "${PULL_FOR[@]}"
+check "pull, credHelpers naming it for this registry: pulled with its credentials" \
+	sh -c "[ $(rc hpull) = 0 ] && grep -q '^pulled $REPO:helper: imported [1-9]' '$T/hpull.out' && [ \$(grep -c . '$T/helper.log') = 2 ]"
+JITCACHE_DIR=$T/h3c hp h3 jc hmiss pull "$REPO:helper" --ca-file "$REGISTRY_CA" "${PULL_FOR[@]}"
+check "a helper that cannot be run: said in one line, the registry tried without (refused), exit 1" \
+	sh -c "[ $(rc hmiss) = 1 ] && grep -q 'cannot run docker-credential-missing' '$T/hmiss.out' && [ ! -d '$T/h3c/00' ]"
+rm -f "$T/helper.log"
+JITCACHE_DIR=$T/hlib hp h1 env JITCACHE_REMOTE="$REPO|ca-file=$REGISTRY_CA" LD_PRELOAD="$LIB" \
+	"$CLB" --platform $PLATFORM --source k.cl --options "-DSCALE=0.5f" >"$T/hlib.out" 2>&1
+check "the oci:// remote in a program: the helper is not run, said in one line; the build succeeded" \
+	sh -c "[ ! -e '$T/helper.log' ] && [ \$(grep -c 'credentials of docker-credential-test (docker.s config) are not used in a program' '$T/hlib.out') = 1 ] && [ '$(result hlib)' = 0 ]"
 
 # ---- refusals: one line each, nothing imported ----------------------------------------
 JITCACHE_DIR=$T/plain run_in "$T/plain" plain
