@@ -11,7 +11,8 @@
 # status: CMD's.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$ROOT/${BUILD:-build}
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 T=$(mktemp -d /tmp/jitcache-registry.XXXXXX)
 chmod 755 "$T"
 . "$ROOT/tests/servers.bash"
