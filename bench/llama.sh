@@ -32,10 +32,19 @@
 #    llama.cpp (TESTBED.md: ggml-sycl's device setup fails on the B580's),
 #    the modules' creation alone is replayed through the layer (`jitcache
 #    warm --for TARGET`: all of them "already cached"), and the table says why.
+# 3. The first run's ratio through a registry (with REGISTRY_HOST,
+#    REGISTRY_CA and DOCKER_CONFIG: bench/registry_run.sh starts Debian's
+#    docker-registry on the loopback, as make bench-llama does): a CI run
+#    records llama-server on the A770 with a signing key and the oci://
+#    remote, warms it --for a380, and pushes the pack; then an A380's
+#    cold run (no cache at all) interleaved with two first runs of a fresh
+#    A380 (an empty cache, the public key in trusted_keys): after `jitcache
+#    pull` alone, and with only the oci:// remote (read-only).  Time to
+#    first token, each first run against the cold run.
 # Writes OUTDIR/llama.md and the raw OUTDIR/llama.txt.  Knobs: LLAMA_REPS
 # (3), LLAMA_TARGETS (a770,a750,a580,a380,b580,b570,mtl-h,lnl), LLAMA_PACK=0
 # (skip part 2), LLAMA_WAYS=0 (part 1 only as far as part 2 needs: the
-# llama-server run that records the recipes).
+# llama-server run that records the recipes), LLAMA_REGISTRY=0 (skip part 3).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build-sid}
@@ -196,15 +205,60 @@ if [ "${LLAMA_PACK:-1}" != 0 ]; then
 	fi
 fi
 
+# ---- 3. the first run's ratio through a registry ---------------------------------------
+if [ -n "${REGISTRY_HOST:-}" ] && [ "${LLAMA_REGISTRY:-1}" != 0 ]; then
+	R=$W/registry repo=oci://$REGISTRY_HOST/llama/kernels
+	mkdir -p "$R"
+	"$ROOT/bin/jitcache" keygen "$R/ci.key" >"$OUT/logs/llama-reg-keygen" 2>&1 || failed=1
+	ci=(JITCACHE_DIR=$R/ci JITCACHE_SIGNING_KEY=$R/ci.key "JITCACHE_REMOTE=$repo|ca-file=$REGISTRY_CA")
+	fresh=(NEO_CACHE_PERSISTENT=0 JITCACHE_TRUSTED_KEYS=$R/ci.key.pub JITCACHE_LOG=debug)
+	echo "load_registry_before $(load)" >>"$raw"
+	# CI: record on the A770, warm for the A380 (signed; the entries one by
+	# one through the remote as well), push the pack.
+	if serve "$OUT/logs/llama-reg-record" a770 NEO_CACHE_PERSISTENT=0 "${ci[@]}" -- "$ROOT/bin/jitcache" run -- &&
+		env "${ci[@]}" "$ROOT/bin/jitcache" warm --for a380 --export "$R/pack.tar.zst" \
+			>"$OUT/logs/llama-reg-warm" 2>&1 &&
+		"$ROOT/bin/jitcache" push "$repo:bench" "$R/pack.tar.zst" --for a380 --programs llama-server \
+			--ca-file "$REGISTRY_CA" >"$OUT/logs/llama-reg-push" 2>&1; then
+		echo "reg_push $(stat -c %s "$R/pack.tar.zst")" >>"$raw"
+		for r in $(seq 1 "$REPS"); do
+			log=$OUT/logs/llama-reg
+			serve "$log-cold-$r" a380 NEO_CACHE_PERSISTENT=0 -- || failed=1
+			echo "reg cold $r $(f ready "$log-cold-$r") $(f first_token "$log-cold-$r") 0 0 0" >>"$raw"
+			# a fresh A380 that pulls (its GPU asked of the simulated driver)
+			rm -rf "$R/pull" "$R/remote"
+			mapfile -t tenv < <(target_env a380)
+			t0=$(date +%s.%N)
+			env "${SIM_BASE[@]}" "${tenv[@]}" JITCACHE_DIR="$R/pull" JITCACHE_TRUSTED_KEYS="$R/ci.key.pub" \
+				"$ROOT/bin/jitcache" pull "$repo:bench" --ca-file "$REGISTRY_CA" >"$log-pull-$r.pull" 2>&1 || failed=1
+			ps=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+			serve "$log-pull-$r" a380 "${fresh[@]}" JITCACHE_DIR="$R/pull" -- "$ROOT/bin/jitcache" run -- || failed=1
+			echo "reg pull $r $(f ready "$log-pull-$r") $(f first_token "$log-pull-$r") $(grep -c ': hit' "$log-pull-$r") $(grep -c ': miss' "$log-pull-$r") $ps" >>"$raw"
+			# a fresh A380 with only the oci:// remote
+			serve "$log-remote-$r" a380 "${fresh[@]}" JITCACHE_DIR="$R/remote" \
+				"JITCACHE_REMOTE=$repo|ca-file=$REGISTRY_CA|read-only" -- "$ROOT/bin/jitcache" run -- || failed=1
+			echo "reg remote $r $(f ready "$log-remote-$r") $(f first_token "$log-remote-$r") $(grep -c ': hit' "$log-remote-$r") $(grep -c ': miss' "$log-remote-$r") 0" >>"$raw"
+		done
+	else
+		echo "llama bench: the registry's CI part failed (logs: $OUT/logs/llama-reg-*)" >&2
+		failed=1
+	fi
+	echo "load_registry_after $(load)" >>"$raw"
+elif [ "${LLAMA_REGISTRY:-1}" != 0 ]; then
+	echo "reg_skip no registry (run through bench/registry_run.sh, as make bench-llama does)" >>"$raw"
+fi
+
 python3 - "$raw" >"$OUT/llama.md" <<'PY'
 import statistics, sys
-rows, kv, targets, pack = {}, {}, [], []
+rows, kv, targets, pack, reg = {}, {}, [], [], {}
 for line in open(sys.argv[1]):
     f = line.split()
     if f[0] in ("llama", "ollama") and len(f) == 8:
         rows.setdefault((f[0], f[1]), []).append([float(x) for x in f[3:7]] + [int(f[7])])
     elif f[0] == "target":
         targets.append(f[1:])
+    elif f[0] == "reg":
+        reg.setdefault(f[1], []).append(f[2:])
     elif f[0] == "pack_line":
         pack.append(" ".join(f[1:]))
     elif f[0] in ("files", "spirv", "native"):
@@ -277,6 +331,24 @@ if "pack_s" in kv:
             print("| %s | modules' creation alone, `jitcache warm --for %s` (llama.cpp fails on this simulation: %s) "
                   "| %s (the replay) | - | - | %s already cached | %s compiled, %s failed |"
                   % (t[0], t[0], g(6).replace("_", " "), t[2], g(4), g(3), g(5)))
+if reg.get("cold"):
+    ttft = lambda way: statistics.median(float(x[1]) + float(x[2]) for x in reg[way]) if reg.get(way) else None
+    cold = ttft("cold")
+    print("\n| a fresh A380 through a registry (docker-registry on the loopback, htpasswd, TLS) | time to first token, s | against its cold run | hits | misses |")
+    print("|---|---|---|---|---|")
+    print("| cold run (no cache at all), median of %d | %.2f | 1x | - | - |" % (len(reg["cold"]), cold))
+    for way, title in (("pull", "first run after `jitcache pull`"), ("remote", "first run, only the oci:// remote")):
+        if reg.get(way):
+            v = ttft(way)
+            print("| %s, median of %d | %.2f | **%.4fx** | %s | %s |" % (title, len(reg[way]), v, v / cold if cold else 0,
+                  "/".join(x[3] for x in reg[way]), "/".join(x[4] for x in reg[way])))
+    pulls = [float(x[5]) for x in reg.get("pull", [])]
+    print("\nThe pack (%s bytes, signed, pushed `--for a380`); `jitcache pull` itself took %s s (the driver asked "
+          "for the GPU, the index, the manifest, the pack, the import).  Load average %s before, %s after." % (
+          " ".join(kv.get("reg_push", ["-"])), "/".join("%.2f" % p for p in pulls),
+          " ".join(kv.get("load_registry_before", [])), " ".join(kv.get("load_registry_after", []))))
+elif "reg_skip" in kv:
+    print("\nFirst run through a registry: not measured (%s)." % " ".join(kv["reg_skip"]))
 PY
 cat "$OUT/llama.md"
 exit $failed

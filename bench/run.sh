@@ -632,14 +632,15 @@ fi
 # ---- 13. ipex-llm's llama.cpp, and the eight-target pack (the test bed) -------------
 # bench/llama.sh: llama-server's time to first and last token and its wall
 # time, cold / driver cache / jitcache / both; then `jitcache warm --for` the
-# eight Arc targets and each one's first run through the pack.  Alone: make bench-llama.
+# eight Arc targets and each one's first run through the pack; an A380's first
+# run through a registry (bench/registry_run.sh).  Alone: make bench-llama.
 if ! skipped llama; then
 	say "ipex-llm's llama.cpp and the eight-target pack (test bed): bench/llama.sh"
 	ll=(LLAMA_REPS=3)
-	[ "$QUICK" = 1 ] && ll=(LLAMA_REPS=1 LLAMA_PACK=0)
+	[ "$QUICK" = 1 ] && ll=(LLAMA_REPS=1 LLAMA_PACK=0 LLAMA_REGISTRY=0)
 	MB=${MODERN_BUILD:-$B-sid}
 	case $MB in /*) ;; *) MB=$ROOT/$MB ;; esac
-	if ! "$ROOT/tests/testbed/run" env BUILD="$MB" "${ll[@]}" bash "$ROOT/bench/llama.sh" \
+	if ! "$ROOT/bench/registry_run.sh" "$ROOT/tests/testbed/run" env BUILD="$MB" "${ll[@]}" bash "$ROOT/bench/llama.sh" \
 		"$OUT" >"$OUT/llama.out" 2>"$OUT/llama.err"; then
 		echo "bench: bench/llama.sh failed (see $OUT/llama.err)" >&2
 		tail -n 5 "$OUT/llama.err" >&2

@@ -6,7 +6,7 @@
  *
  *   jitcache push oci://HOST[:PORT]/REPOSITORY:TAG PACK [--for TARGETS]
  *                 [--programs NAMES] [--ca-file PEM]
- *   jitcache pull oci://HOST[:PORT]/REPOSITORY[:TAG] [--ca-file PEM]
+ *   jitcache pull oci://HOST[:PORT]/REPOSITORY[:TAG] [--for TARGETS] [--ca-file PEM]
  *
  * push publishes one artifact: an image manifest (artifactType
  * JC_OCI_PACK_ARTIFACT) whose config (JC_OCI_PACK_CONFIG, jitcache's own
@@ -17,17 +17,30 @@
  * all: every target warm knows),
  * the programs (--programs) and its entries and recipes, and whose one
  * layer is the pack.  Every entry of the pack must be signed (signing_key
- * when it was made): an unsigned pack is refused in one line.
+ * when it was made): an unsigned pack is refused in one line.  The
+ * manifest is stored by its digest, and the tag names an OCI image index
+ * of every pack pushed to it, one per driver, compiler and targets (a push
+ * for the same three replaces that one), each entry annotated with them,
+ * as registry clients choose an image by platform: one tag serves every
+ * driver and GPU of a release.
  *
- * pull fetches the artifact (TAG default: latest), refuses in one line one
- * that names another driver or compiler build than this machine's, one
- * whose blob is not its digest, and one with an unsigned entry, and
+ * pull fetches the tag (TAG default: latest); of an index it takes the
+ * newest pack whose driver and compiler builds are this machine's and
+ * whose targets' IP versions include every one of this machine's GPUs
+ * (asked of the driver, as warm's workers see them; --for: those targets'
+ * instead), and says which in one line, or in one line why none is.  It
+ * refuses in one line a pack (a lone manifest, pushed before indexes) that
+ * names another driver or compiler build or other GPUs, one whose
+ * manifest or blob is not its digest, and one with an unsigned entry, and
  * without trusted_keys pulls nothing (a pack is code); the rest is
  * imported into the cache directory exactly as `jitcache import` takes a
  * file (each signature checked against trusted_keys).
  *
  * Credentials: the registry clients' files, as the oci:// remote's
- * (registry.h).  Exit status: 0 done, 1 refused or failed, 2 bad usage.
+ * (registry.h); where none names the registry, the credential helper
+ * docker's config names for it (credHelpers, else credsStore) is run here,
+ * as docker runs it (docker-credential-NAME get), which the library inside
+ * a program never does.  Exit status: 0 done, 1 refused or failed, 2 bad usage.
  */
 #ifndef JITCACHE_BIN_PUSH_H
 #define JITCACHE_BIN_PUSH_H
@@ -47,5 +60,11 @@ void jc_pull_usage(FILE *out);
 const char *jc_warm_target_ip(const char *name, char buf[32]);
 /* The i-th target's name, NULL past the last. */
 const char *jc_warm_target_name(size_t i);
+/* This machine's GPUs, as its driver shows them to a warm worker that
+ * replays nothing: their IP versions ("12.56.5,20.1.0", each once; a
+ * driver that reports none: the table's for the device id) into ips, the
+ * devices as found into shown.  How many GPUs (0: none), or -1 when one
+ * cannot be told (no worker, or a device whose IP version is unknown). */
+int jc_warm_this_gpus(char *ips, size_t cap, char *shown, size_t shown_cap);
 
 #endif

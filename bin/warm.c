@@ -483,6 +483,55 @@ static void say_driver_too_old(const struct jc_warm_target *const *chosen, size_
 		export_file ? export_file : "", export_file ? " not written" : "");
 }
 
+/* The IP version of a device id the table knows, as text, or NULL (for a
+ * driver that reports none, as Debian 12's NEO 22.43). */
+static const char *ip_of_id(unsigned id, char buf[32])
+{
+	for (size_t i = 0; i < N_TARGETS; i++)
+		if (targets[i].id == id)
+			return jc_warm_ip_text(targets[i].ip, buf);
+	return NULL;
+}
+
+/* Add one device of a worker's list ("NAME (0xID, IP X.Y.Z)") to ips;
+ * the position after it, or NULL at the end. */
+static const char *add_gpu(const char *at, char *ips, size_t cap, int *n)
+{
+	const char *p = strstr(at, "(0x");
+	unsigned id;
+	char ip[32], table[32];
+	if (!p || sscanf(p, "(0x%x, IP %31[^)])", &id, ip) != 2)
+		return NULL;
+	const char *v = strcmp(ip, "0.0.0") != 0 ? ip : ip_of_id(id, table);
+	size_t used = strlen(ips);
+	if (v && !strstr(ips, v)) /* (each IP version once) */
+		snprintf(ips + used, cap - used, "%s%s", used ? "," : "", v);
+	*n += v != NULL;
+	return p + 3;
+}
+
+int jc_warm_this_gpus(char *ips, size_t cap, char *shown, size_t shown_cap)
+{
+	char lib[PATH_MAX], replay[PATH_MAX], workdir[PATH_MAX];
+	struct options o = { .jobs = 1 };
+	struct jc_warm_run r = { .target = NULL };
+	const char *tmp = getenv("TMPDIR");
+	ips[0] = shown[0] = '\0';
+	snprintf(workdir, sizeof workdir, "%s/jitcache-gpus.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (find_programs(&o, lib, replay) != 0 || !mkdtemp(workdir))
+		return -1;
+	struct jc_warm_pool p = { .lib = o.lib, .replay = o.replay, .workdir = workdir,
+				  .jobs = 1 };
+	int rc = jc_warm_pool_run(&p, &r, 1), n = 0;
+	remove_workdir(workdir);
+	if (rc != 0)
+		return -1;
+	for (const char *at = r.devices; at;)
+		at = add_gpu(at, ips, cap, &n);
+	snprintf(shown, shown_cap, "%s", r.n_devices ? r.devices : "no Level Zero GPU");
+	return n == r.n_devices ? n : -1; /* one of an IP version not known: -1 */
+}
+
 /* Every target (none: this machine), then the export.  Ctrl-C and
  * SIGTERM stop the run between recipes (the workers, in the same process
  * group, get Ctrl-C themselves). */

@@ -46,10 +46,10 @@ bench-soundness: testbed ## only the key soundness cases, Debian 12's driver and
 	$(MAKE) tests examples && ./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	BUILD=$(BUILD) bash bench/soundness.sh $(BUILD)/bench/soundness && ./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/soundness.sh $(BUILD)/bench/soundness
 
-bench-llama: testbed testbed-llama ## only llama.cpp's and ollama's rows, and the eight-target pack, on the 2026 driver (bench/llama.sh)
+bench-llama: testbed testbed-llama ## only llama.cpp's and ollama's rows, the eight-target pack, and an A380's first run through a registry, on the 2026 driver (bench/llama.sh)
 	./tests/testbed/run $(MAKE) BUILD=$(BUILD)-sid modern-build
 	rm -rf $(BUILD)/bench/llama && mkdir -p $(BUILD)/bench/llama
-	./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/llama.sh $(BUILD)/bench/llama
+	./bench/registry_run.sh ./tests/testbed/run env BUILD=$(BUILD)-sid bash bench/llama.sh $(BUILD)/bench/llama
 
 bench-web: deps-all testbed testbed-s3 ## only the remote tiers' rows: hit latency by tier (local, layer, Redis, HTTP, S3), first run from a signed pack, a cold run with a web remote (bench/web.sh)
 	$(MAKE) tests examples $(BENCH_BIN)

@@ -54,6 +54,12 @@ static void *oci_open(const struct jc_tier_open *o)
 		return NULL;
 	}
 	t->limit = o->limit;
+	/* a helper is a program: none is started inside the user's */
+	if (*jc_registry_helper(t->g))
+		jc_log(JC_LOG_WARN, "remote %s: the credentials of docker-credential-%s (docker's "
+		       "config) are not used in a program (jitcache starts no process in it): "
+		       "`jitcache pull` uses them, or give an \"auth\" (auth.json)",
+		       jc_registry_url(t->g), jc_registry_helper(t->g));
 	return t;
 }
 

@@ -26,11 +26,65 @@ struct jc_registry {
 	char base[512];        /* https://HOST[:PORT] */
 	char repo[256];
 	char basic[1024];      /* "Authorization: Basic ..." or "" */
+	char helper[64];       /* the credential helper docker's config names, if no auth */
 	pthread_mutex_t mu;
 	char bearer[8192];     /* "Authorization: Bearer ..." or "": under mu */
 	int basic_works;       /* the registry took basic: sent first (atomic) */
 	int told[P_COUNT];
+	struct jc_registry *next; /* the open ones', under opened_mu */
 };
+
+/* ---- fork ------------------------------------------------------------------------ */
+
+/* Every open registry: a child forked while another thread held one's mu
+ * (a request reading or setting the token) would wait for it for ever,
+ * the holder being only in the parent.  fork() takes every mu first, as
+ * remote.c and lease.c do theirs; mu is never held across a wait. */
+static pthread_mutex_t opened_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct jc_registry *opened;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&opened_mu);
+	for (struct jc_registry *g = opened; g; g = g->next)
+		pthread_mutex_lock(&g->mu);
+}
+
+/* In the parent and in the child alike: taken by fork_prepare() on this
+ * very thread, so unlocked, not made anew (a checker, TSan, sees them
+ * released). */
+static void fork_done(void)
+{
+	for (struct jc_registry *g = opened; g; g = g->next)
+		pthread_mutex_unlock(&g->mu);
+	pthread_mutex_unlock(&opened_mu);
+}
+
+static void register_fork(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
+static void list_open(struct jc_registry *g)
+{
+	pthread_once(&fork_once, register_fork);
+	pthread_mutex_lock(&opened_mu);
+	g->next = opened;
+	opened = g;
+	pthread_mutex_unlock(&opened_mu);
+}
+
+static void unlist(struct jc_registry *g)
+{
+	pthread_mutex_lock(&opened_mu);
+	for (struct jc_registry **p = &opened; *p; p = &(*p)->next)
+		if (*p == g) {
+			*p = g->next;
+			break;
+		}
+	pthread_mutex_unlock(&opened_mu);
+}
 
 /* ---- a loose JSON reader ------------------------------------------------------- */
 
@@ -109,6 +163,44 @@ static int auth_from(const char *path, const char *host, char *out, size_t cap)
 	return rc;
 }
 
+/* The credential helper a docker config's text names for host
+ * (credHelpers, else credsStore) into out; 0 if one is named. */
+static int helper_in(const char *text, const char *host, char *out, size_t cap)
+{
+	const char *h = strstr(text, "\"credHelpers\"");
+	const char *end = h ? strchr(h, '}') : NULL;
+	if (h && end) {
+		char *helpers = strndup(h, (size_t)(end - h));
+		int found = helpers && jc_oci_json_string(helpers, host, out, cap) == 0;
+		free(helpers);
+		if (found && *out)
+			return 0;
+	}
+	if (jc_oci_json_string(text, "credsStore", out, cap) != 0 || !*out)
+		return -1;
+	return 0;
+}
+
+/* A helper's name is part of a program's name: docker-credential-NAME. */
+static int helper_name_ok(const char *name)
+{
+	return *name && strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789._-") == strlen(name) && name[0] != '.';
+}
+
+static void find_helper(struct jc_registry *g, const char *docker_config, const char *host)
+{
+	size_t len = 0;
+	const char *why;
+	char name[sizeof g->helper];
+	char *text = jc_read_small_file(docker_config, SMALL_MAX, &len, &why);
+	if (text && helper_in(text, host, name, sizeof name) == 0 && helper_name_ok(name))
+		snprintf(g->helper, sizeof g->helper, "%s", name);
+	if (text)
+		explicit_bzero(text, len);
+	free(text);
+}
+
 /* The credentials registry clients keep for host (registry.h's order). */
 static void find_credentials(struct jc_registry *g, const char *host)
 {
@@ -122,6 +214,7 @@ static void find_credentials(struct jc_registry *g, const char *host)
 	const char *home = getenv("HOME");
 	if (home && *home)
 		snprintf(path[n++], sizeof path[0], "%s/.config/containers/auth.json", home);
+	int docker = n;
 	if ((v = getenv("DOCKER_CONFIG")) && *v)
 		snprintf(path[n++], sizeof path[0], "%s/config.json", v);
 	else if (home && *home)
@@ -133,6 +226,44 @@ static void find_credentials(struct jc_registry *g, const char *host)
 			break;
 		}
 	explicit_bzero(auth, sizeof auth);
+	if (!g->basic[0] && docker < n)
+		find_helper(g, path[docker], host);
+}
+
+const char *jc_registry_helper(const struct jc_registry *g)
+{
+	return g ? g->helper : "";
+}
+
+/* base64 of n bytes into out (4 * ((n + 2) / 3) + 1 bytes at most). */
+static void base64(const uint8_t *in, size_t n, char *out, size_t cap)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 5 < cap; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+		out[o++] = abc[v >> 18 & 63];
+		out[o++] = abc[v >> 12 & 63];
+		out[o++] = i + 1 < n ? abc[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? abc[v & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+int jc_registry_set_credentials(struct jc_registry *g, const char *user, const char *secret)
+{
+	char pair[600], b64[820];
+	int n = snprintf(pair, sizeof pair, "%s:%s", user, secret);
+	if (n < 0 || (size_t)n >= sizeof pair || strchr(user, ':')) {
+		explicit_bzero(pair, sizeof pair);
+		return -1;
+	}
+	base64((const uint8_t *)pair, (size_t)n, b64, sizeof b64);
+	snprintf(g->basic, sizeof g->basic, "Authorization: Basic %s", b64);
+	explicit_bzero(pair, sizeof pair);
+	explicit_bzero(b64, sizeof b64);
+	return 0;
 }
 
 /* ---- opening ------------------------------------------------------------------- */
@@ -152,6 +283,7 @@ struct jc_registry *jc_registry_open(const struct jc_http_options *o, const char
 	}
 	pthread_mutex_init(&g->mu, NULL);
 	find_credentials(g, u->host);
+	list_open(g);
 	return g;
 }
 
@@ -159,6 +291,7 @@ void jc_registry_close(struct jc_registry *g)
 {
 	if (!g)
 		return;
+	unlist(g);
 	jc_http_close(g->h);
 	pthread_mutex_destroy(&g->mu);
 	explicit_bzero(g, sizeof *g);
@@ -334,6 +467,13 @@ int jc_registry_blob(struct jc_registry *g, const char *digest, uint64_t max,
 	return 0;
 }
 
+void jc_registry_digest(const void *bytes, size_t n, char out[80])
+{
+	char hex[65];
+	jc_sigv4_sha256_hex(n ? bytes : "", n, hex);
+	snprintf(out, 80, "sha256:%s", hex);
+}
+
 /* Where to PUT an upload: the Location the registry gave (a path, or a URL
  * of this registry), with the digest. */
 static int upload_target(struct jc_registry *g, const char *location, const char *digest,
@@ -388,10 +528,17 @@ int jc_registry_put_blob(struct jc_registry *g, const void *bytes, size_t n, cha
 int jc_registry_put_manifest(struct jc_registry *g, const char *tag, const char *json,
 			     size_t n, uint64_t delta[JC_NCOUNTERS])
 {
-	char target[700];
+	return jc_registry_put(g, tag, JC_OCI_MANIFEST, json, n, delta);
+}
+
+int jc_registry_put(struct jc_registry *g, const char *ref, const char *type, const char *json,
+		    size_t n, uint64_t delta[JC_NCOUNTERS])
+{
+	char target[700], content_type[160];
 	struct jc_http_reply r;
-	const char *headers[] = { "Content-Type: " JC_OCI_MANIFEST, NULL };
-	snprintf(target, sizeof target, "%s/manifests/%s", jc_http_path(g->h), tag);
+	snprintf(content_type, sizeof content_type, "Content-Type: %s", type);
+	const char *headers[] = { content_type, NULL };
+	snprintf(target, sizeof target, "%s/manifests/%s", jc_http_path(g->h), ref);
 	int code = call(g, "PUT", target, headers, json, n, SMALL_MAX, 0, &r, delta);
 	free(r.body);
 	return code == 201 ? 0 : status_unexpected(g, code, "a manifest's PUT", delta);

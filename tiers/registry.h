@@ -24,15 +24,22 @@
  *   $REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json,
  *   ~/.config/containers/auth.json (podman, skopeo, buildah),
  *   $DOCKER_CONFIG/config.json or ~/.docker/config.json (docker, oras);
- * only the "auth" field (base64 USER:PASSWORD) is read: credential helpers
- * (credsStore) are not run.  A refusal after that (401, 403) is said once
- * and the registry skipped for backoff seconds, as any web remote's.
+ * only the "auth" field (base64 USER:PASSWORD) is read.  Where none gives
+ * one, the credential helper docker's config names for the registry
+ * (credHelpers, else credsStore) is only noted (jc_registry_helper): this
+ * library never starts a program (it runs inside the user's); the CLI
+ * runs docker-credential-NAME itself and gives what it answers
+ * (jc_registry_set_credentials).  A refusal after that (401, 403) is said
+ * once and the registry skipped for backoff seconds, as any web remote's.
  *
  * Answers: the HTTP status (200, 201, 202, 404...), or -1 (no answer, a
  * timeout, a 5xx: said, the remote skipped for backoff), or
  * JC_REMOTE_REFUSED (the login refused: said).  A blob's bytes are hashed
  * and compared with the digest asked for: one that differs is refused
- * (said once; 0, a bad value counted, as no blob).  Thread-safe.
+ * (said once; 0, a bad value counted, as no blob).  Thread-safe, and
+ * fork-safe: fork() waits for a request of another thread to let go of the
+ * token's lock (held for a copy, never across a wait), so that a child
+ * never inherits it held.
  */
 #ifndef JITCACHE_REGISTRY_H
 #define JITCACHE_REGISTRY_H
@@ -58,6 +65,12 @@ struct jc_registry *jc_registry_open(const struct jc_http_options *o, const char
 void jc_registry_close(struct jc_registry *g);
 /* oci://HOST[:PORT]/REPOSITORY, for messages. */
 const char *jc_registry_url(const struct jc_registry *g);
+/* The credential helper docker's config names for this registry when no
+ * file gave credentials ("test": docker-credential-test), or "". */
+const char *jc_registry_helper(const struct jc_registry *g);
+/* Send USER:SECRET (Basic, or to a token realm) from now on: what a
+ * helper answered.  0, or -1 (too long, or a ':' in user). */
+int jc_registry_set_credentials(struct jc_registry *g, const char *user, const char *secret);
 /* Say a problem of the registry's once per flag (*told), not skipping it. */
 __attribute__((format(printf, 3, 4)))
 void jc_registry_problem(struct jc_registry *g, int *told, const char *fmt, ...);
@@ -76,6 +89,13 @@ int jc_registry_put_blob(struct jc_registry *g, const void *bytes, size_t n, cha
 /* PUT an image manifest (JC_OCI_MANIFEST) under tag.  0, or -1 (said). */
 int jc_registry_put_manifest(struct jc_registry *g, const char *tag, const char *json,
 			     size_t n, uint64_t delta[JC_NCOUNTERS]);
+/* PUT a manifest of media type (JC_OCI_MANIFEST, JC_OCI_INDEX) under ref
+ * (a tag, or its digest).  0, or -1 (said). */
+int jc_registry_put(struct jc_registry *g, const char *ref, const char *type, const char *json,
+		    size_t n, uint64_t delta[JC_NCOUNTERS]);
+
+/* "sha256:<64 hex>" of bytes: the digest a registry names them by. */
+void jc_registry_digest(const void *bytes, size_t n, char out[80]);
 
 /* The string value of "name" in a JSON text, the first after from (a
  * loose reader for the manifests, tokens and credential files jitcache

@@ -7,8 +7,9 @@ registry (Debian's docker-registry), which cannot be made to show them:
       an HTTPS server on 127.0.0.1 (a free port, printed on stdout once
       listening) that answers every request with HTTP 500; runs until killed
   oci_fault.py put-manifest HOST CA REPO TAG NEW_TAG DOCKER_CONFIG_JSON
-      copies REPO:TAG's manifest to REPO:NEW_TAG with its org.jitcache.driver
-      annotation naming another driver build (credentials: the config's)
+      copies REPO:TAG's manifest (a tag's index: its newest pack's) to
+      REPO:NEW_TAG with its org.jitcache.driver annotation naming another
+      driver build (credentials: the config's)
 """
 import base64
 import http.server
@@ -52,8 +53,12 @@ def put_manifest(host, ca, repo, tag, new_tag, config):
     ctx = ssl.create_default_context(cafile=ca)
     url = f"https://{host}/v2/{repo}/manifests/"
     mt = "application/vnd.oci.image.manifest.v1+json"
-    hdr = {"Authorization": "Basic " + auth, "Accept": mt}
-    m = json.load(urllib.request.urlopen(urllib.request.Request(url + tag, headers=hdr), context=ctx))
+    hdr = {"Authorization": "Basic " + auth, "Accept": mt + ", application/vnd.oci.image.index.v1+json"}
+    get = lambda ref: json.load(urllib.request.urlopen(urllib.request.Request(url + ref, headers=hdr),
+                                                       context=ctx))
+    m = get(tag)
+    if "manifests" in m:  # the tag's index of packs: its newest
+        m = get(m["manifests"][-1]["digest"])
     m["annotations"]["org.jitcache.driver"] = "libze_intel_gpu.so.1.3.99999 build-id 00"
     req = urllib.request.Request(url + new_tag, data=json.dumps(m).encode(), method="PUT",
                                  headers=dict(hdr, **{"Content-Type": mt}))

@@ -14,15 +14,13 @@
 # runs with the driver's own result.  The steps run in the test bed
 # (oci_registry_bed.bash, with MODERN_BUILD); the registry runs here.
 . "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/integration/remote_common.bash"
 trap 'stop_servers; [ "${KEEP:-0}" = 1 ] || cleanup_dirs' EXIT
 if [ -z "${MODERN_BUILD:-}" ] || [ ! -x "$ROOT/$MODERN_BUILD/jitcache-admin" ]; then
 	skip "no build of the test bed's (make check-all builds MODERN_BUILD inside tests/testbed/run)"
 	finish; exit $?
 fi
-if ! command -v docker-registry >/dev/null || ! command -v htpasswd >/dev/null; then
-	check "Debian's docker-registry and htpasswd (apache2-utils) installed (make deps)" false
-	finish; exit $?
-fi
+need_registry # as the quick tier's oci scripts: a skip with its reason where it is missing
 start_registry "$T/registry" ci s3cret-pw
 check "docker-registry started on the loopback with htpasswd and TLS" test -n "${REGISTRY_HOST:-}"
 docker_login "$T/docker" "$REGISTRY_HOST" ci s3cret-pw
