@@ -34,11 +34,13 @@
  * store counts in no statistic and stays in the cache directory (not sent
  * to a remote tier; an entry served from a read-only layer stays as it
  * is).  With PoCL's cache off a program's directory goes with the
- * program, so what PoCL compiles after the application let go of it is
- * not added: for a real build whose kernels outlive it the next run, served
- * from the entry, adds it (the shadow program lives as long as its
- * kernels); a command still queued when the program and its kernels are
- * released compiles after every such release, and is never added.
+ * program, which PoCL frees after the commands still queued for its
+ * kernels: the watch of a program so released is kept (the latest 64),
+ * and each work-group function PoCL renames into its directory after
+ * the release is added then, on PoCL's thread, one refresh at a time
+ * (a command still queued at the release: pyopencl's scans; 12 compiles
+ * in every warm pyopencl run served by jitcache alone before), without
+ * its compile time (below).
  *
  *   jc_pocl_watch(program, &key, n, binaries, sizes);  // stored, or loaded from the entry
  *   jc_pocl_release(program);        // the application is done with it: refresh
@@ -78,6 +80,27 @@ void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs);
 void jc_pocl_kernel_release(cl_kernel kernel);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
+
+/* What PoCL's work-group compiles cost, counted in the entry (issue 46):
+ * the entry's compile time is what a hit saves, and a hit on an entry
+ * with PoCL's work-group code saves those compiles too, which PoCL makes
+ * after the build, on one of its own threads.  PoCL asks access() for
+ * DIR/KERNEL/LOCALSIZE/KERNEL.so before compiling it, on the thread that
+ * compiles it, and rename()s the finished file there: with the first
+ * program watched, PoCL's own calls of both (libpocl's, through its global
+ * offset table: shim/got.h; no other library's nor the program's, and none
+ * in a process that never had a PoCL program watched) pass through here,
+ * untouched (arguments, result, errno).  That thread's CPU time and the
+ * wall time between the two are added to the watch of the program whose
+ * directory DIR is, and to its entry's compile times with the refresh that
+ * adds the files, with the CPU time of the children the process waited
+ * for meanwhile (the linker PoCL runs: ld, a child process), the sum
+ * capped at the wall time.  Not counted: a compile after the program's
+ * release with PoCL's cache off (a hit credits the entry's times each
+ * time, and a program of the same key built again in one run may never
+ * queue that command), a compile whose file another process put first, nor the work-group code an entry took from
+ * PoCL's cache as it found it: what is recorded is measured, and at most
+ * what was saved. */
 
 /* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
 

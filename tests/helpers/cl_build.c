@@ -28,6 +28,9 @@
  *     kernel void KERNEL(global float *out, global const float *in, uint n)
  * over 4096 items and prints a hash of the output's bytes; with --verify
  * the kernel must compute out[i] = in[i] * 2 + 1, which is checked exactly.
+ * --release-queued releases the kernel and the program while the kernel's
+ * command is still queued (held back by a user event until both are
+ * released), as pyopencl's scans do: the driver compiles for it after.
  *
  * --rewrite-during-build FILE=NEW: a thread waits until FILE (a header the
  * program includes) has been read once, closed after a read-only open
@@ -62,7 +65,8 @@
 	X(clCreateCommandQueueWithProperties) X(clEnqueueNDRangeKernel)              \
 	X(clEnqueueReadBuffer) X(clFinish) X(clReleaseKernel) X(clReleaseProgram)    \
 	X(clReleaseMemObject) X(clReleaseCommandQueue) X(clReleaseContext)          \
-	X(clGetProgramInfo) X(clGetKernelInfo)
+	X(clGetProgramInfo) X(clGetKernelInfo) X(clCreateUserEvent)                  \
+	X(clSetUserEventStatus) X(clReleaseEvent)
 
 static struct {
 #define X(name) __typeof__(name) *name;
@@ -167,6 +171,7 @@ static int check_affine(const float *in, const float *out, int n)
 }
 
 static int program_first; /* --program-first */
+static int release_queued; /* --release-queued */
 
 static int run(cl_context context, cl_device_id device, cl_program program, const char *name)
 {
@@ -189,7 +194,16 @@ static int run(cl_context context, cl_device_id device, cl_program program, cons
 	cl.clSetKernelArg(k, 0, sizeof b, &b);
 	cl.clSetKernelArg(k, 1, sizeof a, &a);
 	cl.clSetKernelArg(k, 2, sizeof n, &n);
-	err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+	cl_event gate = release_queued ? cl.clCreateUserEvent(context, &err) : NULL;
+	err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, gate ? 1 : 0,
+					gate ? &gate : NULL, NULL);
+	if (gate) { /* the command waits for the gate: released while queued */
+		cl.clReleaseProgram(program);
+		cl.clReleaseKernel(k);
+		k = NULL;
+		cl.clSetUserEventStatus(gate, CL_COMPLETE);
+		cl.clReleaseEvent(gate);
+	}
 	if (err == CL_SUCCESS)
 		err = cl.clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
 	printf("run=%d result=%016llx\n", err, (unsigned long long)fnv1a(out, sizeof out));
@@ -197,9 +211,10 @@ static int run(cl_context context, cl_device_id device, cl_program program, cons
 		err = CL_INVALID_VALUE;
 	cl.clReleaseMemObject(a);
 	cl.clReleaseMemObject(b);
-	if (program_first)
+	if (program_first && !release_queued)
 		cl.clReleaseProgram(program);
-	cl.clReleaseKernel(k);
+	if (k)
+		cl.clReleaseKernel(k);
 	cl.clReleaseCommandQueue(q);
 	return err == CL_SUCCESS ? 0 : -1;
 }
@@ -337,6 +352,8 @@ int main(int argc, char **argv)
 			keep = 1;
 		else if (strcmp(argv[i], "--program-first") == 0)
 			program_first = 1;
+		else if (strcmp(argv[i], "--release-queued") == 0)
+			release_queued = program_first = 1;
 		else if (i + 1 >= argc)
 			return fprintf(stderr, "cl_build: %s needs a value\n", argv[i]), 2;
 		else if (strcmp(argv[i], "--dlopen-name") == 0)
