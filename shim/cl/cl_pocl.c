@@ -9,6 +9,7 @@
 #include "store/entry.h"
 #include "store/fsutil.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -405,6 +406,26 @@ static void refresh_late(const char *path)
 	pthread_mutex_unlock(&late_refresh);
 }
 
+/* A late refresh this thread owes: made once PoCL has dlopen()ed the
+ * function it renamed, not in its rename(), where it would widen the time
+ * between PoCL's rename and its dlopen, in which freeing a program that
+ * shares the directory (cl_build --twin) removes the file and PoCL aborts
+ * ("dlopen() failed"), and the release that lists a late watch comes just
+ * before PoCL frees its program.  Paid at PoCL's next dlopen or rename on
+ * this thread; with no dlopen hooked, in the rename as before. */
+static __thread char owed[512];
+static int dlopen_hooked;
+
+static void pay_owed(void)
+{
+	if (!owed[0])
+		return;
+	char path[sizeof owed];
+	memcpy(path, owed, sizeof path);
+	owed[0] = '\0';
+	refresh_late(path);
+}
+
 static void file_missing(const char *path)
 {
 	if (!any_watch() || !wg_file(path) ||
@@ -446,7 +467,9 @@ static void file_renamed(const char *path)
 	}
 	int released = !w && watch_in(lates, path);
 	pthread_mutex_unlock(&lock);
-	if (released)
+	if (released && __atomic_load_n(&dlopen_hooked, __ATOMIC_ACQUIRE))
+		snprintf(owed, sizeof owed, "%s", path); /* wg_file(): it fits */
+	else if (released)
 		refresh_late(path);
 }
 
@@ -455,6 +478,7 @@ static void file_renamed(const char *path)
  * a process that never had a PoCL program watched is never hooked. */
 static int (*real_access)(const char *, int);
 static int (*real_rename)(const char *, const char *);
+static void *(*real_dlopen)(const char *, int);
 
 static int pocl_access(const char *path, int mode)
 {
@@ -496,6 +520,11 @@ static int rename_again(const char *from, const char *to)
 
 static int pocl_rename(const char *from, const char *to)
 {
+	if (owed[0]) { /* no dlopen since the last one */
+		int saved = errno;
+		pay_owed();
+		errno = saved;
+	}
 	int r = real_rename(from, to);
 	if (r != 0 && from && to) {
 		int saved = errno;
@@ -512,10 +541,27 @@ static int pocl_rename(const char *from, const char *to)
 	return r;
 }
 
+/* PoCL dlopen()s the function it renamed right after; it then reads
+ * dlerror(), which a successful dlopen() leaves empty: so does a refresh
+ * made here, whatever it called. */
+static void *pocl_dlopen(const char *file, int flags)
+{
+	void *h = real_dlopen(file, flags);
+	if (h && owed[0]) {
+		int saved = errno;
+		pay_owed();
+		(void)dlerror();
+		errno = saved;
+	}
+	return h;
+}
+
 static void hook_pocl(void)
 {
 	int a = jc_got_hook("libpocl", "access", (void *)pocl_access, (void **)&real_access);
 	int r = jc_got_hook("libpocl", "rename", (void *)pocl_rename, (void **)&real_rename);
-	jc_log(JC_LOG_DEBUG, "PoCL's work-group compiles timed through %d access and %d rename "
-	       "slot(s) of its own", a, r);
+	int d = jc_got_hook("libpocl", "dlopen", (void *)pocl_dlopen, (void **)&real_dlopen);
+	__atomic_store_n(&dlopen_hooked, d > 0, __ATOMIC_RELEASE);
+	jc_log(JC_LOG_DEBUG, "PoCL's work-group compiles timed through %d access, %d rename "
+	       "and %d dlopen slot(s) of its own", a, r, d);
 }

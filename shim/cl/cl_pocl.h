@@ -37,7 +37,10 @@
  * program, which PoCL frees after the commands still queued for its
  * kernels: the watch of a program so released is kept (the latest 64),
  * and each work-group function PoCL renames into its directory after
- * the release is added then, on PoCL's thread, one refresh at a time
+ * the release is added once PoCL has dlopen()ed it (its dlopen through
+ * its own table too: a refresh in the rename would widen the time in
+ * which freeing a program sharing the directory removes the file before
+ * PoCL's dlopen), on PoCL's thread, one refresh at a time
  * (a command still queued at the release: pyopencl's scans; 12 compiles
  * in every warm pyopencl run served by jitcache alone before), without
  * its compile time (below).
