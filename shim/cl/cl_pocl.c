@@ -491,33 +491,6 @@ static int pocl_access(const char *path, int mode)
 	return r;
 }
 
-/* PoCL's rename of a work-group function it just linked, FROM (in its
- * cache's top directory) to TO (in the program's), failed with ENOENT
- * while FROM is there: TO's directory was removed meanwhile.  With PoCL's
- * cache off a program's directory goes with the program, and every
- * program made from another's binary unpacks into the other's directory:
- * releasing that one removes it under a compile of this one's, and PoCL
- * aborts ("Final linking of kernel ... failed": pyopencl's
- * test_can_build_and_run_binary, whose compile a warm entry made start
- * sooner, so that it met the release).  The directory is made again,
- * 0700 as PoCL makes it, and the rename retried once: what lands there is
- * PoCL's own file, where PoCL puts it.  1 if it was. */
-static int rename_again(const char *from, const char *to)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(to, '/');
-	size_t n = slash ? (size_t)(slash - to) : 0;
-	if (errno != ENOENT || !wg_file(to) || n == 0 || n >= sizeof dir || !jc_fs_exists(from))
-		return 0;
-	memcpy(dir, to, n);
-	dir[n] = '\0';
-	if (jc_fs_exists(dir) || jc_fs_mkdir_p(dir, 0700) != 0 || real_rename(from, to) != 0)
-		return 0;
-	jc_log(JC_LOG_INFO, "PoCL: %s was removed under a compile (another program of the "
-	       "same binary released, PoCL's cache off): made again", dir);
-	return 1;
-}
-
 static int pocl_rename(const char *from, const char *to)
 {
 	if (owed[0]) { /* no dlopen since the last one */
@@ -526,13 +499,6 @@ static int pocl_rename(const char *from, const char *to)
 		errno = saved;
 	}
 	int r = real_rename(from, to);
-	if (r != 0 && from && to) {
-		int saved = errno;
-		if (rename_again(from, to))
-			r = 0;
-		else
-			errno = saved;
-	}
 	if (r == 0 && to) {
 		int saved = errno;
 		file_renamed(to);

@@ -178,4 +178,40 @@ char *jc_pocl_unpack(const void *bin, size_t size);
 int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out,
 		       size_t *out_size);
 
+/* ---- directory names of their own (cl_pocl_name.c) ----
+ *
+ * PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) writes each
+ * program's files to a temporary directory, TOP/_UNCACHED_XXXXXX, removed
+ * when the program is freed, and its binary names that directory: every
+ * program created from the binary unpacks into the same one, so freeing
+ * one deletes the files of the others, and a kernel creation, build or
+ * work-group compile of another aborts the process ("Can't get stat() on
+ * .../_UNCACHED_...", 8 threads hitting one entry; "Final linking of
+ * kernel simple failed", pyopencl's test_can_build_and_run_binary).  So
+ * each program served from an entry gets a directory name of its own, as
+ * a build from source would (the six characters after "_UNCACHED_" are
+ * replaced in a copy of the binary, in its header's name alone), and so
+ * does each program the application creates from a binary naming a
+ * directory jitcache gave in this process (the latest 256 names): a
+ * program served and one made of its binary never share one, where PoCL
+ * would make the second unpack into the first one's, which releasing the
+ * first removes under the second's compile (PoCL's own race without
+ * jitcache: the `--twin` of tests/helpers/cl_build.c).  Names PoCL gave
+ * are left as they are: what PoCL does with its own binaries is PoCL's.
+ * With PoCL's cache on in this process (POCL_KERNEL_CACHE unset or 1: an
+ * entry made with it off, by a CI job or `jitcache warm`), PoCL unpacks
+ * the binary into TOP/_UNCACHED_XXXXXX and keeps it there, with the
+ * work-group functions it compiles for it: a name of its own for each hit
+ * grew that directory by one on every hit and compiled them again every
+ * time.  The stored name is kept then, so every hit finds its directory
+ * as the last one left it. */
+
+/* A copy of bin (malloc'd) naming a directory of its own, remembered as
+ * given; NULL: bin is used as it is (PoCL's cache on, or its header names
+ * no _UNCACHED_ directory). */
+unsigned char *jc_pocl_own_dir(const unsigned char *bin, size_t size);
+/* For the application's clCreateProgramWithBinary: as jc_pocl_own_dir(),
+ * only if bin names a directory jitcache gave; NULL: bin as it is. */
+unsigned char *jc_pocl_app_binary(const unsigned char *bin, size_t size);
+
 #endif

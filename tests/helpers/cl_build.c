@@ -34,10 +34,13 @@
  *
  * --twin (PoCL, its cache off, POCL_CACHE_DIR set; with --run) makes a
  * second program from the built one's binary, which PoCL unpacks into the
- * first one's directory, and runs --run's kernel of that one; once PoCL
- * has made a directory in the kernel's there, for its work-group function
- * (inotify), the first program is released, which removes the directory
- * under the compile, as pyopencl's test_can_build_and_run_binary may.
+ * first one's directory (twin_dir=shared; a new directory made in
+ * POCL_CACHE_DIR meanwhile is the second's own: twin_dir=own), and runs
+ * --run's kernel of that one; once PoCL has made a directory in the
+ * kernel's in the second's directory, for its work-group function
+ * (inotify), the first program is released, which removes a shared
+ * directory under the compile, as pyopencl's test_can_build_and_run_binary
+ * may.
  *
  * --rewrite-during-build FILE=NEW: a thread waits until FILE (a header the
  * program includes) has been read once, closed after a read-only open
@@ -271,6 +274,24 @@ static cl_program create(cl_context context, cl_platform_id platform, const char
 	return program;
 }
 
+/* --twin: the directory the second program unpacked into: a _UNCACHED_
+ * directory made in top since the watch `made` began, or DIR as it is. */
+static void twin_own_dir(int made, const char *top, char *dir, size_t size)
+{
+	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t len = read(made, ev, sizeof ev);
+	const char *own = NULL;
+	for (ssize_t at = 0; len > 0 && at < len && !own;) {
+		const struct inotify_event *e = (const struct inotify_event *)(ev + at);
+		if ((e->mask & IN_ISDIR) && e->len && strncmp(e->name, "_UNCACHED_", 10) == 0)
+			own = e->name;
+		at += (ssize_t)(sizeof *e + e->len);
+	}
+	if (own)
+		snprintf(dir, size, "%s/%s", top, own);
+	printf("twin_dir=%s\n", own ? "own" : "shared");
+}
+
 /* --twin: a program of program's binary, built, whose kernel NAME is run
  * while program is released (release_twin_of). */
 static int run_twin(cl_context context, cl_device_id device, cl_program program,
@@ -287,11 +308,16 @@ static int run_twin(cl_context context, cl_device_id device, cl_program program,
 	snprintf(dir, sizeof dir, "%s/%.40s", top, (const char *)bin + 36);
 	const unsigned char *bins[1] = { bin };
 	cl_int err, status;
+	int made = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (made < 0 || inotify_add_watch(made, top, IN_CREATE) < 0)
+		return printf("twin=no watch on %s\n", top), -1;
 	cl_program twin = cl.clCreateProgramWithBinary(context, 1, &device, &size, bins, &status,
 						       &err);
 	free(bin);
 	if (!twin || cl.clBuildProgram(twin, 1, &device, NULL, NULL, NULL) != CL_SUCCESS)
 		return printf("twin=not built (%d)\n", err), -1;
+	twin_own_dir(made, top, dir, sizeof dir);
+	close(made);
 	/* PoCL made DIR/NAME at the build: the compile makes DIR/NAME/SIZES */
 	size_t n = strlen(dir);
 	snprintf(dir + n, sizeof dir - n, "/%s", name);

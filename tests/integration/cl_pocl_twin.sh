@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: MIT
 # tier: quick
 # PoCL's cache off: a program made from another's binary unpacks into the
-# other's directory, and releasing the other removes it, here while PoCL
-# compiles the first one's work-group function there (pyopencl's
-# test_can_build_and_run_binary, whose compile a warm entry made start
-# sooner: PoCL aborted, "Final linking of kernel simple failed", in every
-# warm run of pocl46's fb26532).  jitcache's hook of PoCL's rename makes the
-# directory again and puts PoCL's file there (cl_pocl.c): the program runs
-# and gets PoCL's results.  Without jitcache PoCL aborts alike when the
-# release comes at that moment (said, not checked: it is PoCL's own race).
+# other's directory, and freeing the other removes it, here while PoCL
+# compiles the second one's work-group function there (pyopencl's
+# test_can_build_and_run_binary: PoCL aborts, "Final linking of kernel
+# simple failed"; its own race, without jitcache too).  A program jitcache
+# serves has a directory name of its own, and a program the application
+# makes from its binary gets one too (cl_pocl.h): the two never share one,
+# and releasing the first under the second's compile removes nothing of
+# the second's.  pocl46's entries made that compile start sooner, so that
+# pyopencl met the release (stop 50); 4b7e5d1 aborts here in the warm runs.
 . "$(dirname "$0")/../lib.sh"
 export POCL_KERNEL_CACHE=0 POCL_CACHE_DIR=$T/pocl-cache
 unset POCL_DEBUG
@@ -23,22 +24,36 @@ mkdir -p "$POCL_CACHE_DIR"
 cp "$ROOT/tests/integration/compute.cl" k.cl
 build() { "$@" "$CLB" --platform Portable --source k.cl --options "-DSCALE=2.5f" \
 	--run compute ${TWIN:+--twin}; }
+hits() { grep -E '^jitcache: [0-9]+ hits' "$1" | tail -n 1 | sed -E 's/^jitcache: ([0-9]+) hits.*/\1/'; }
 
 build env >plain.out 2>plain.err
 check "without jitcache, no release under the compile: it ran" grep -q '^run=0 ' plain.out
 rc=0; TWIN=1 build env >none.out 2>none.err || rc=$?
 echo "info $NAME: without jitcache, released under the compile:" \
-	"$(grep '^twin_released' none.out), exit $rc, $(grep -c 'Final linking' none.err) abort(s)"
+	"$(grep '^twin_' none.out | tr '\n' ' ')exit $rc, $(grep -c 'Final linking' none.err) abort(s)"
+check "without jitcache the second program shares the first one's directory" \
+	grep -q '^twin_dir=shared' none.out
+
+export JITCACHE_DIR=$T/jc JITCACHE_LOG=info
+rc=0; JITCACHE_DIR=$T/jc-cold TWIN=1 build "$JITCACHE" run -- >cold.out 2>cold.err || rc=$?
+echo "info $NAME: jitcache cold (PoCL built the first: its own directory, its own race):" \
+	"$(grep '^twin_' cold.out | tr '\n' ' ')exit $rc, $(grep -c 'Final linking' cold.err) abort(s)"
+# built, not run: the entry holds no work-group function of the kernel's
+# size, which the second program then compiles
+"$JITCACHE" run -- "$CLB" --platform Portable --source k.cl --options "-DSCALE=2.5f" \
+	>fill.out 2>fill.err
+check "the entry is stored" grep -qE '^jitcache: .* 1 stores' fill.err
 
 for i in 1 2 3; do
-	rm -rf "$T/jc"
-	rc=0; JITCACHE_DIR=$T/jc JITCACHE_LOG=info TWIN=1 build "$JITCACHE" run -- \
-		>cold$i.out 2>cold$i.err || rc=$?
-	check "jitcache ($i): the program released under the compile" \
-		grep -q '^twin_released=during' cold$i.out
-	check "... the run succeeded (exit $rc; $(grep -c 'Final linking' cold$i.err) abort(s))" \
+	rc=0; TWIN=1 build "$JITCACHE" run -- >warm$i.out 2>warm$i.err || rc=$?
+	check "warm ($i): the first program is served" test "$(hits warm$i.err)" -ge 1
+	check "... the second, made of its binary, has a directory of its own" \
+		grep -q '^twin_dir=own' warm$i.out
+	check "... the first released under the second's compile" \
+		grep -q '^twin_released=during' warm$i.out
+	check "... the run succeeded (exit $rc; $(grep -c 'Final linking' warm$i.err) abort(s))" \
 		test "$rc" = 0
 	check "... PoCL's results" \
-		test "$(grep '^run=0 ' cold$i.out)" = "$(grep '^run=0 ' plain.out)"
+		test "$(grep '^run=0 ' warm$i.out)" = "$(grep '^run=0 ' plain.out)"
 done
 finish
