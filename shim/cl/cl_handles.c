@@ -281,6 +281,9 @@ JC_EXPORT cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_d
 	cl_program program = cl->real_clCreateProgramWithBinary(
 		context, num_devices, device_list, lengths,
 		copies && given ? given : binaries, binary_status, errcode_ret);
+	for (cl_uint i = 0; program && copies && i < num_devices; i++)
+		if (copies[i])
+			jc_pocl_dir_copied(binaries[i], copies[i], lengths[i]);
 	for (cl_uint i = 0; copies && i < num_devices; i++)
 		free(copies[i]);
 	free(copies);

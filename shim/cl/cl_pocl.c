@@ -31,6 +31,10 @@ struct watch {
 	size_t *files;       /* the files its binary carried in its kernels' directories */
 	uint64_t wg_cpu, wg_wall; /* PoCL's work-group compiles in them since (ns) */
 	int busy;            /* a late one being refreshed: not dropped */
+	/* One device, PoCL's cache off: the directory of the latest program
+	 * the application made of this one's binary, which jitcache named
+	 * anew (jc_pocl_dir_copied); its work-group code is this one's. */
+	char *alias;
 };
 
 static struct watch *watches;
@@ -67,6 +71,7 @@ static void watch_free(struct watch *w)
 		free(w->dirs[i]);
 	free(w->dirs);
 	free(w->files);
+	free(w->alias);
 	free(w);
 }
 
@@ -150,12 +155,27 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	watch_free(old);
 }
 
+/* The files of w's alias directory added to p's binary (poclbin only), in
+ * merged[0]: whether any were. */
+static int merge_alias(const struct watch *w, struct jc_cl_payload *p, void **merged)
+{
+	void *out = NULL;
+	if (!w->alias || jc_pocl_is_pack(p->binaries[0], p->binary_sizes[0]) ||
+	    jc_pocl_merge(p->binaries[0], p->binary_sizes[0], w->alias, &out,
+			  &p->binary_sizes[0]) != 1)
+		return 0;
+	free(merged[0]);
+	merged[0] = out;
+	p->binaries[0] = out;
+	return 1;
+}
+
 /* Add to the entry what PoCL compiled into the program's directories since
  * the binary was made, if anything, and wg_cpu and wg_wall (ns) to its
  * compile times.  Returns whether the entry was replaced. */
 static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall)
 {
-	int grew = 0;
+	int grew = w->alias && jc_pocl_dir_files(w->alias) > w->files[0];
 	for (cl_uint i = 0; i < w->ndev && !grew; i++)
 		grew = w->dirs[i] && jc_pocl_dir_files(w->dirs[i]) > w->files[i];
 	struct jc_cache *cache = grew ? jc_runtime_cache() : NULL;
@@ -175,6 +195,8 @@ static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall)
 				p.binaries[i] = merged[i];
 				changed = 1;
 			}
+		if (p.ndev == 1 && !p.status && merge_alias(w, &p, merged))
+			changed = 1;
 		void *bytes = NULL;
 		size_t size = 0;
 		char hex[2 * JC_KEY_BYTES + 1];
@@ -281,6 +303,40 @@ void jc_pocl_kernel_release(cl_kernel kernel)
 		jc_pocl_release_later(last);
 }
 
+/* The watch in list of one device whose directory's own name is `name`. */
+static struct watch *named(struct watch *list, const char *name)
+{
+	for (struct watch *w = list; w; w = w->next) {
+		const char *d = w->ndev == 1 && w->pid == getpid() ? w->dirs[0] : NULL;
+		const char *tail = d ? strrchr(d, '/') : NULL;
+		if (tail && strcmp(tail + 1, name) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+void jc_pocl_dir_copied(const unsigned char *from, const unsigned char *to, size_t size)
+{
+	struct jc_pocl_binary a, b;
+	if ((!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) &&
+	     !__atomic_load_n(&late, __ATOMIC_ACQUIRE)) ||
+	    jc_pocl_parse(from, size, &a) != 0 || jc_pocl_parse(to, size, &b) != 0)
+		return;
+	pthread_mutex_lock(&lock);
+	struct watch *w = named(watches, a.dir);
+	if (!w)
+		w = named(lates, a.dir);
+	char *alias = NULL;
+	size_t n = w ? (size_t)(strrchr(w->dirs[0], '/') - w->dirs[0]) : 0;
+	if (w && (alias = malloc(n + 1 + strlen(b.dir) + 1))) {
+		memcpy(alias, w->dirs[0], n + 1);
+		strcpy(alias + n + 1, b.dir);
+		free(w->alias);
+		w->alias = alias;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 int jc_pocl_watched(cl_program program)
 {
 	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
@@ -354,17 +410,24 @@ static int wg_file(const char *path)
 /* The watch of this process whose program directory holds path (matched by
  * the directory's last two names: PoCL may name its cache directory
  * relative, or through a link), or NULL.  Under the lock. */
+static int in_dir(const char *d, const char *path)
+{
+	const char *tail = d ? strrchr(d, '/') : NULL;
+	while (tail && tail > d && *--tail != '/')
+		;
+	const char *at = tail && tail > d ? strstr(path, tail) : NULL;
+	return at && at[strlen(tail)] == '/';
+}
+
 static struct watch *watch_in(struct watch *list, const char *path)
 {
-	for (struct watch *w = list; w; w = w->next)
-		for (cl_uint i = 0; w->pid == getpid() && i < w->ndev; i++) {
-			const char *d = w->dirs[i], *tail = d ? strrchr(d, '/') : NULL;
-			while (tail && tail > d && *--tail != '/')
-				;
-			const char *at = tail && tail > d ? strstr(path, tail) : NULL;
-			if (at && at[strlen(tail)] == '/')
+	for (struct watch *w = list; w; w = w->next) {
+		if (w->pid == getpid() && in_dir(w->alias, path))
+			return w;
+		for (cl_uint i = 0; w->pid == getpid() && i < w->ndev; i++)
+			if (in_dir(w->dirs[i], path))
 				return w;
-		}
+	}
 	return NULL;
 }
 

@@ -83,6 +83,13 @@ void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs);
 void jc_pocl_kernel_release(cl_kernel kernel);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
+/* The application made a program of `to`, a copy of binary `from` that
+ * names a directory of its own (jc_pocl_app_binary()): the watch of the
+ * program whose directory `from` names, released or not, adds the
+ * work-group code PoCL compiles into `to`'s directory too (the latest
+ * such program's): the same program.bc, the same functions, as when PoCL
+ * unpacked both into one directory. */
+void jc_pocl_dir_copied(const unsigned char *from, const unsigned char *to, size_t size);
 
 /* What PoCL's work-group compiles cost, counted in the entry (issue 46):
  * the entry's compile time is what a hit saves, and a hit on an entry
