@@ -72,7 +72,7 @@ HOMEPAGE     := https://example.org/jitcache
         deps deps-all check check-all check-modern unit unit-build fuzz-build asan tsan fuzz sycl-check \
         bench bench-modern bench-sycl bench-pocl bench-pyopencl bench-openvino bench-jax bench-soundness \
         bench-llama bench-web sycl-bench bench-idle bench-apps bench-hit bench-fleet \
-        modern-build testbed pyopencl-env jupyter-env sycl-env openvino-env testbed-openvino testbed-jax testbed-llama \
+        modern-build testbed pyopencl-env tinygrad-env jupyter-env sycl-env openvino-env testbed-openvino testbed-jax testbed-llama \
         testbed-s3 testbed-sycl \
         man debroot deb wheel install uninstall
 

@@ -11,7 +11,16 @@
 #            of its own, PoCL's kernel cache stands for it;
 #   pyopencl Debian's pyopencl: clrandom, reductions, scans and a radix sort
 #            on seeded random inputs (bench/pyopencl_apps.py); its own cache
-#            is XDG_CACHE_HOME/pyopencl, "off" = PYOPENCL_NO_CACHE=1.
+#            is XDG_CACHE_HOME/pyopencl, "off" = PYOPENCL_NO_CACHE=1;
+#   tinygrad tinygrad from PyPI (make tinygrad-env: .venv-tinygrad, or
+#            TINYGRAD_PYTHON) on OpenCL: a small network trained one step,
+#            a matmul, reductions and a scan on seeded random inputs
+#            (bench/tinygrad_apps.py); its own cache is its CACHEDB of
+#            compiled programs, "off" = CACHELEVEL=0;
+#   opencv   Debian's python3-opencv, its T-API on PoCL's device: filters,
+#            edges, morphology, a warp over a seeded random image
+#            (bench/opencv_apps.py); its own cache is its OpenCL binary
+#            cache (OPENCV_OPENCL_CACHE_DIR), "off" = _CACHE_ENABLE=0.
 # Ways, in this order: none (no jitcache, its own cache off), jc_cold and
 # jc_warm (jitcache alone, an empty cache then the same), own_cold and
 # own_warm (its own cache alone), both (jitcache warm and its own cache
@@ -23,15 +32,16 @@
 # alone), driver_jc_cold (both empty, jitcache on), driver_added (PoCL's
 # warm, jitcache added empty), driver_both (both warm) and driver_node
 # (PoCL's emptied, jitcache's entries alone); their CPU is also given
-# against driver_warm.  Figures: wall and user+system CPU seconds, the CPU ratio to
-# none, and jitcache's exit line.  Writes OUTDIR/apps.md and OUTDIR/apps.txt
+# against driver_warm.  Figures: wall and user+system CPU seconds, the CPU ratios to
+# none, to driver_warm and to own_warm, and jitcache's exit line.  Writes OUTDIR/apps.md and OUTDIR/apps.txt
 # ("apps APP WAY WALL CPU SAME HITS MISSES STORES").
 # Knobs: APPS_BENCH (default "hashcat ffmpeg"), APPS_BENCH_WAYS.
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_init apps build "${1:-}"
-APPS=${APPS_BENCH:-hashcat ffmpeg pyopencl}
+APPS=${APPS_BENCH:-hashcat ffmpeg pyopencl tinygrad opencv}
+TINYGRAD_PYTHON=${TINYGRAD_PYTHON:-$ROOT/.venv-tinygrad/bin/python}
 WAYS=${APPS_BENCH_WAYS:-none jc_cold jc_warm own_cold own_warm both driver_cold driver_warm driver_added driver_both driver_node driver_jc_cold}
 bench_need "make" "$B/libjitcache.so" "$ROOT/bin/jitcache"
 bench_isolate
@@ -60,6 +70,17 @@ pyopencl_run() { # OWN(0/1) -> stdout: the results' hash
 	/usr/bin/python3 "$ROOT/bench/pyopencl_apps.py"
 }
 
+tinygrad_run() { # OWN(0/1) -> stdout: the results' hash
+	if [ "$1" = 1 ]; then unset CACHELEVEL; else export CACHELEVEL=0; fi
+	DEV=CL "$TINYGRAD_PYTHON" "$ROOT/bench/tinygrad_apps.py"
+}
+
+opencv_run() { # OWN(0/1) -> stdout: the results' hash
+	export OPENCV_OPENCL_DEVICE=:CPU: OPENCV_OPENCL_CACHE_ENABLE=$1 \
+		OPENCV_OPENCL_CACHE_DIR=$XDG_CACHE_HOME/opencv-cl
+	/usr/bin/python3 "$ROOT/bench/opencv_apps.py"
+}
+
 one() { # APP WAY
 	local app=$1 way=$2 own=0 jc=0 driver=0
 	case $way in jc_*) jc=1 ;; own_*) own=1 ;; both) jc=1 own=1 ;; esac
@@ -67,7 +88,7 @@ one() { # APP WAY
 	case $way in driver_added | driver_both | driver_node | driver_jc_cold) jc=1 ;; esac
 	[ "$way" = jc_cold ] && rm -rf "$W/jc"
 	[ "$way" = own_cold ] && rm -rf "$XDG_CACHE_HOME/hashcat" "$HOME/.local/share/hashcat" "$W/pocl" \
-		"$XDG_CACHE_HOME/pyopencl"
+		"$XDG_CACHE_HOME/pyopencl" "$XDG_CACHE_HOME/tinygrad" "$XDG_CACHE_HOME/opencv-cl"
 	case $way in driver_cold | driver_node | driver_jc_cold) rm -rf "$W/pocl-own" ;; esac
 	case $way in driver_added | driver_jc_cold) rm -rf "$W/jc-driver" ;; esac
 	local t0 t1 log=$OUT/logs/$app-$way
@@ -97,20 +118,24 @@ one() { # APP WAY
 for app in $APPS; do
 	case $app in
 	pyopencl) /usr/bin/python3 -c 'import pyopencl' 2>/dev/null ;;
+	tinygrad) "$TINYGRAD_PYTHON" -c 'import tinygrad' 2>/dev/null ;;
+	opencv) /usr/bin/python3 -c 'import cv2' 2>/dev/null ;;
 	*) command -v "$app" >/dev/null ;;
 	esac || { echo "apps bench: $app not installed, skipped" >&2; continue; }
 	for way in $WAYS; do one "$app" "$way"; done
 done
 
 {
-	echo "| program | way | wall s | CPU s | CPU / none | CPU / driver_warm | output | hits | misses | stores |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| program | way | wall s | CPU s | CPU / none | CPU / driver_warm | CPU / own_warm | output | hits | misses | stores |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	awk '$3 == "none" { base[$2] = $5 } $3 == "driver_warm" { warm[$2] = $5 }
+	     $3 == "own_warm" { own[$2] = $5 }
 	     { rows[NR] = $0 }
 	     END { for (i = 1; i <= NR; i++) { split(rows[i], f, " ")
 	       ratio = base[f[2]] > 0 ? sprintf("%.3fx", f[5] / base[f[2]]) : "-"
 	       wr = warm[f[2]] > 0 ? sprintf("%.2fx", f[5] / warm[f[2]]) : "-"
-	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[2], f[3], f[4], f[5],
-		      ratio, wr, f[6], f[7], f[8], f[9] } }' "$OUT/apps.txt"
+	       ow = own[f[2]] > 0 ? sprintf("%.2fx", f[5] / own[f[2]]) : "-"
+	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[2], f[3], f[4],
+		      f[5], ratio, wr, ow, f[6], f[7], f[8], f[9] } }' "$OUT/apps.txt"
 } >"$OUT/apps.md"
 cat "$OUT/apps.md"

@@ -12,6 +12,10 @@
 #   python  python3 -c pass                   (IDLE_N / 5 runs each)
 #   loop    sh -c: 200 x /bin/true, the preload inherited by all 201
 #           processes                         (IDLE_N / 30 runs each)
+#   calls   a program making 20000 access() and 20000 rename() calls
+#           (both failing, as a program probing for files does): the C
+#           library's calls of a process that never compiles must be the
+#           C library's, not a wrapper's  (IDLE_N / 10 runs each)
 # CPU time is the kernel's accounting of each child and its children
 # (wait4's rusage, i.e. getrusage(RUSAGE_CHILDREN) per run: user + system),
 # and the minor page faults beside it.  Reported per process: medians for
@@ -47,20 +51,35 @@ export JITCACHE_DIR=$work/cache JITCACHE_CONFIG=/dev/null
 echo 'void jitcache_idle_empty(void) {}' >"$work/empty.c"
 cc -shared -fPIC -O2 -o "$work/empty.so" "$work/empty.c" ||
 	{ echo "bench/idle.sh: cannot build the empty library" >&2; exit 1; }
+cat >"$work/calls.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+int main(void)
+{
+	for (int i = 0; i < 20000; i++) {
+		access("/nonexistent-jitcache-idle/a", F_OK);
+		rename("/nonexistent-jitcache-idle/a", "/nonexistent-jitcache-idle/b");
+	}
+	return 0;
+}
+C
+cc -O2 -o "$work/calls" "$work/calls.c" ||
+	{ echo "bench/idle.sh: cannot build the calls program" >&2; exit 1; }
 
 libs=("empty=$work/empty.so" "jitcache=$LIB")
 for extra in ${IDLE_EXTRA:-}; do libs+=("$extra"); done
 
 CORE=$(ls "$B"/libjitcache-core.so 2>/dev/null)
-python3 - "$OUT" "${IDLE_N:-300}" "$CORE" "${libs[@]}" <<'PY'
+python3 - "$OUT" "${IDLE_N:-300}" "$CORE" "$work/calls" "${libs[@]}" <<'PY'
 import os, statistics, subprocess, sys
 
-out, n, core = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-libs = [a.split("=", 1) for a in sys.argv[4:]]
+out, n, core, calls = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+libs = [a.split("=", 1) for a in sys.argv[5:]]
 loop = "i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i+1)); done"
 workloads = [("true", ["/bin/true"], n, 1),
              ("python", ["python3", "-c", "pass"], max(n // 5, 5), 1),
-             ("loop", ["sh", "-c", loop], max(n // 30, 3), 201)]
+             ("loop", ["sh", "-c", loop], max(n // 30, 3), 201),
+             ("calls", [calls], max(n // 10, 5), 1)]
 
 def one(argv, lib):
     # posix_spawn (vfork): the child does not start as a copy of this

@@ -63,7 +63,7 @@ sycl-bench: sycl-env ## SYCL workload cold vs warm: no cache, SYCL's cache, jitc
 bench-idle: all ## only what jitcache costs a process that never compiles (bench/idle.sh, ~1 min)
 	BUILD=$(BUILD) bash bench/idle.sh $(BUILD)/bench/idle
 
-bench-apps: deps-all ## only hashcat's and ffmpeg's rows on PoCL: none / jitcache / their own cache / both (bench/apps.sh)
+bench-apps: deps-all tinygrad-env ## hashcat, ffmpeg, pyopencl, tinygrad and OpenCV's T-API on PoCL: none / jitcache / their own cache / PoCL's / both (bench/apps.sh)
 	$(MAKE) lib admin
 	rm -rf $(BUILD)/bench/apps && mkdir -p $(BUILD)/bench/apps
 	BUILD=$(BUILD) bash bench/apps.sh $(BUILD)/bench/apps

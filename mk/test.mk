@@ -34,7 +34,7 @@ check: deps ## the quick tier: install deps, build, run the unit tests, fuzz cor
 	$(MAKE) tests examples fuzz-build
 	BUILD=$(BUILD) TIER=quick FUZZ_SECONDS=0 ./tests/run.sh
 
-check-all: deps-all sycl-env pyopencl-env jupyter-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 wheel deb debroot ## set up and run every test, both tiers, both drivers (what CI runs)
+check-all: deps-all sycl-env pyopencl-env tinygrad-env jupyter-env openvino-env testbed testbed-sycl testbed-openvino testbed-jax testbed-llama testbed-s3 wheel deb debroot ## set up and run every test, both tiers, both drivers (what CI runs)
 	$(MAKE) tests examples fuzz-build
 	$(MAKE) BUILD=$(BUILD)-asan SANITIZE=address,undefined unit-build
 	$(MAKE) BUILD=$(BUILD)-tsan SANITIZE=thread unit-build

@@ -20,6 +20,9 @@ testbed: deps-all ## create or update the Debian sid chroot with Intel's 2026 dr
 pyopencl-env: ## install pyopencl's PyPI wheel (its own renamed OpenCL loader) and its test files into .venv-pyopencl/
 	@./examples/pyopencl/setup.sh
 
+tinygrad-env: ## install tinygrad's PyPI wheel (pinned) into .venv-tinygrad/ (make bench-apps, cl_pocl_apps.sh)
+	@./examples/tinygrad/setup.sh
+
 jupyter-env: ## install ipykernel, jupyter_client and pyopencl (pinned wheels) into .venv-jupyter/ (`jitcache enable jupyter`'s test)
 	@./examples/jupyter/setup.sh
 

@@ -42,6 +42,7 @@
 	X(clp, clGetExtensionFunctionAddressForPlatform)                          \
 	X(clp, clCreateKernel)                                                    \
 	X(cl, clCreateKernelsInProgram)                                           \
+	X(clp, clCreateProgramWithBinary)                                         \
 	X(cl, clGetProgramInfo)                                                   \
 	X(cl, clGetProgramBuildInfo)                                              \
 	X(cl, clRetainProgram)                                                    \

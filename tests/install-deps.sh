@@ -27,7 +27,7 @@ DEMO_PKGS="$BUILD_PKGS intel-opencl-icd libze1 ocl-icd-libopencl1 ocl-icd-opencl
 CHECK_PKGS="$DEMO_PKGS clang clinfo pocl-opencl-icd libdnnl-dev clpeak python3-pyopencl zstd patchelf
       redis-server libcurl4 libcurl4-openssl-dev curl nginx-light libnginx-mod-http-dav-ext openssl git systemd strace
       docker-registry apache2-utils"
-ALL_PKGS="$CHECK_PKGS python3-venv unzip clblast-utils clfft-client gnuplot-nox debootstrap
+ALL_PKGS="$CHECK_PKGS python3-venv python3-opencv unzip clblast-utils clfft-client gnuplot-nox debootstrap
       debhelper lintian fakeroot"
 # The package's Build-Depends, one name a line, versions dropped.
 build_depends() {

@@ -27,7 +27,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -293,73 +292,6 @@ struct jc_cl_shadow *jc_cl_shadow_new(cl_uint ndev, const cl_device_id *devices,
 	return s;
 }
 
-/* PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) writes each program's
- * files to a temporary directory, .../uncached/_UNCACHED_XXXXXX, removed when
- * the program is released, and its binary names that directory: every
- * program created from the binary unpacks into the same one, so releasing
- * one deletes the files of the others, and a later kernel creation or build
- * aborts the process ("Can't get stat() on .../_UNCACHED_..."), seen with
- * 8 threads hitting the same entry, and two processes would do the same.
- * Each hit therefore gets a directory name of its own, as a build from
- * source would: the six characters after "_UNCACHED_" are replaced in a copy
- * of the binary, in its header's directory name alone (PoCL's binary
- * header, cl_pocl_binary.c: "poclbin\0", device id, version, kernel count,
- * flags, root entry count, then the 41-byte name), where PoCL takes it
- * from: never elsewhere, where the same letters may be a kernel's or a
- * symbol's name (kernel k_UNCACHED_abcdef, issue 44).  A binary whose
- * header does not name such a directory there is used as stored.  NULL:
- * the binary is used as stored.
- * With PoCL's cache on in this process (POCL_KERNEL_CACHE unset or 1: an
- * entry made with it off, by a CI job or `jitcache warm`), PoCL unpacks
- * the binary into POCL_CACHE_DIR/_UNCACHED_XXXXXX and keeps it there, with
- * the work-group functions it compiles for it: a name of its own for each
- * hit grew that directory by one on every hit and compiled them again
- * every time.  The stored name is kept then, so every hit finds its
- * directory as the last one left it. */
-static int pocl_cache_on(void)
-{
-	const char *v = getenv("POCL_KERNEL_CACHE");
-	return !v || v[0] == '1'; /* as PoCL reads it: its first character */
-}
-
-#define POCL_DIR_AT (8 + 8 + 4 + 4 + 8 + 4) /* the header's directory name */
-#define POCL_DIR_SIZE 41
-
-/* Where the six characters of the directory's own name begin in bin: its
- * offset, or 0 if the header names no _UNCACHED_ directory. */
-static size_t pocl_uncached_name(const unsigned char *bin, size_t size)
-{
-	static const char tag[] = "_UNCACHED_";
-	const size_t tag_len = sizeof tag - 1, name_len = 6;
-	if (size < POCL_DIR_AT + POCL_DIR_SIZE || memcmp(bin, "poclbin", 8) != 0)
-		return 0;
-	const unsigned char *dir = bin + POCL_DIR_AT;
-	const unsigned char *at = memmem(dir, POCL_DIR_SIZE, tag, tag_len);
-	if (!at || (size_t)(at - dir) + tag_len + name_len >= POCL_DIR_SIZE)
-		return 0; /* the name must end inside the field, before its NUL */
-	return (size_t)(at - bin) + tag_len;
-}
-
-static unsigned char *pocl_private_dir(const unsigned char *bin, size_t size)
-{
-	const size_t name_len = 6;
-	size_t at = pocl_uncached_name(bin, size);
-	if (!at || pocl_cache_on())
-		return NULL;
-	unsigned char *copy = malloc(size);
-	if (!copy)
-		return NULL;
-	memcpy(copy, bin, size);
-	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	unsigned char name[6];
-	if (getrandom(name, sizeof name, GRND_NONBLOCK) != (ssize_t)sizeof name)
-		for (size_t i = 0; i < sizeof name; i++) /* no entropy yet: unique enough */
-			name[i] = (unsigned char)(getpid() * 31 + i * 7 + (size_t)clock());
-	for (size_t i = 0; i < name_len; i++)
-		copy[at + i] = (unsigned char)alnum[name[i] % (sizeof alnum - 1)];
-	return copy;
-}
-
 static char *build_log(cl_program program, cl_device_id device, size_t *size);
 
 /* Did the driver rebuild the program from its IR on some device? (compile_once.h) */
@@ -394,7 +326,7 @@ cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id 
 		return CL_OUT_OF_HOST_MEMORY;
 	}
 	for (cl_uint i = 0; i < ndev; i++) {
-		copies[i] = pocl_private_dir(p->binaries[i], p->binary_sizes[i]);
+		copies[i] = jc_pocl_own_dir(p->binaries[i], p->binary_sizes[i]);
 		binaries[i] = copies[i] ? copies[i] : p->binaries[i];
 	}
 	cl_program program = cl->real_clCreateProgramWithBinary(context, ndev, devices,

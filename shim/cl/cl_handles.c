@@ -10,6 +10,7 @@
  */
 #include "shim/cl/cl_api.h"
 #include "shim/cl/cl_build.h"
+#include "shim/cl/cl_pocl.h"
 #include "shim/cl/cl_program_map.h"
 #include "shim/shim.h"
 
@@ -250,4 +251,43 @@ JC_EXPORT cl_int clSetProgramSpecializationConstant(cl_program program, cl_uint 
 		jc_leave();
 	}
 	return err;
+}
+
+/* PoCL's cache off: a binary naming a directory jitcache gave a program it
+ * served is created with a directory of its own (cl_pocl.h); any other
+ * binary reaches the driver as given. */
+JC_EXPORT cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
+					       const cl_device_id *device_list,
+					       const size_t *lengths,
+					       const unsigned char **binaries,
+					       cl_int *binary_status, cl_int *errcode_ret)
+{
+	const struct jc_cl_real *cl = jc_cl_entry();
+	if (!cl) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	if (!binaries || !lengths || num_devices == 0 || !jc_enter())
+		return cl->real_clCreateProgramWithBinary(context, num_devices, device_list,
+							  lengths, binaries, binary_status,
+							  errcode_ret);
+	unsigned char **copies = calloc(num_devices, sizeof *copies);
+	const unsigned char **given = calloc(num_devices, sizeof *given);
+	for (cl_uint i = 0; copies && given && i < num_devices; i++) {
+		copies[i] = jc_pocl_app_binary(binaries[i], lengths[i]);
+		given[i] = copies[i] ? copies[i] : binaries[i];
+	}
+	cl_program program = cl->real_clCreateProgramWithBinary(
+		context, num_devices, device_list, lengths,
+		copies && given ? given : binaries, binary_status, errcode_ret);
+	for (cl_uint i = 0; program && copies && i < num_devices; i++)
+		if (copies[i])
+			jc_pocl_dir_copied(binaries[i], copies[i], lengths[i]);
+	for (cl_uint i = 0; copies && i < num_devices; i++)
+		free(copies[i]);
+	free(copies);
+	free(given);
+	jc_leave();
+	return program;
 }

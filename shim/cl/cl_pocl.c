@@ -3,16 +3,21 @@
  * under one mutex, the refresh made outside it. */
 #include "shim/cl/cl_pocl.h"
 #include "shim/cl/cl_payload.h"
+#include "config/clock.h"
+#include "shim/got.h"
 #include "shim/shim.h"
 #include "store/entry.h"
 #include "store/fsutil.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,9 +29,26 @@ struct watch {
 	cl_uint ndev;
 	char **dirs;         /* each device's program directory, absolute; NULL: none */
 	size_t *files;       /* the files its binary carried in its kernels' directories */
+	uint64_t wg_cpu, wg_wall; /* PoCL's work-group compiles in them since (ns) */
+	int busy;            /* a late one being refreshed: not dropped */
+	/* One device, PoCL's cache off: the directory of the latest program
+	 * the application made of this one's binary, which jitcache named
+	 * anew (jc_pocl_dir_copied); its work-group code is this one's. */
+	char *alias;
 };
 
 static struct watch *watches;
+/* Watches of programs released with PoCL's cache off, whose directories
+ * PoCL removes only when it frees the program, after the commands still
+ * queued for its kernels: the work-group functions PoCL compiles for those
+ * are added as each is renamed into place (file_renamed).  The latest
+ * MAX_LATE; `late` counts them, for the hooks to skip the lock. */
+#define MAX_LATE 64
+static struct watch *lates;
+static int late;
+/* One refresh of a late watch at a time: two of one program at once could
+ * store the earlier reading of its directory last. */
+static pthread_mutex_t late_refresh = PTHREAD_MUTEX_INITIALIZER;
 /* Kernels of watched programs the application let go of (cl_program_map.h
  * counts them no more), with the application's references to each (one
  * retained or cloned since is not counted: the program is then refreshed
@@ -49,6 +71,7 @@ static void watch_free(struct watch *w)
 		free(w->dirs[i]);
 	free(w->dirs);
 	free(w->files);
+	free(w->alias);
 	free(w);
 }
 
@@ -71,8 +94,9 @@ static char *program_dir(const struct jc_pocl_binary *b)
 	return real;
 }
 
-static void refresh(const struct watch *w);
+static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall);
 static void refresh_at_exit(void);
+static void hook_pocl(void);
 
 /* exit() runs the handlers atexit() registers before any library's
  * destructor, PoCL's among them, which removes the directories of its
@@ -120,30 +144,47 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	} else {
 		__atomic_add_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	static pthread_once_t once = PTHREAD_ONCE_INIT, hooked = PTHREAD_ONCE_INIT;
 	pthread_once(&once, register_at_exit);
+	pthread_once(&hooked, hook_pocl);
 	w->next = watches;
 	watches = w;
 	pthread_mutex_unlock(&lock);
 	if (old && old->pid == getpid())
-		refresh(old);
+		refresh(old, old->wg_cpu, old->wg_wall);
 	watch_free(old);
 }
 
-/* Add to the entry what PoCL compiled into the program's directories since
- * the binary was made, if anything. */
-static void refresh(const struct watch *w)
+/* The files of w's alias directory added to p's binary (poclbin only), in
+ * merged[0]: whether any were. */
+static int merge_alias(const struct watch *w, struct jc_cl_payload *p, void **merged)
 {
-	int grew = 0;
+	void *out = NULL;
+	if (!w->alias || jc_pocl_is_pack(p->binaries[0], p->binary_sizes[0]) ||
+	    jc_pocl_merge(p->binaries[0], p->binary_sizes[0], w->alias, &out,
+			  &p->binary_sizes[0]) != 1)
+		return 0;
+	free(merged[0]);
+	merged[0] = out;
+	p->binaries[0] = out;
+	return 1;
+}
+
+/* Add to the entry what PoCL compiled into the program's directories since
+ * the binary was made, if anything, and wg_cpu and wg_wall (ns) to its
+ * compile times.  Returns whether the entry was replaced. */
+static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall)
+{
+	int grew = w->alias && jc_pocl_dir_files(w->alias) > w->files[0];
 	for (cl_uint i = 0; i < w->ndev && !grew; i++)
 		grew = w->dirs[i] && jc_pocl_dir_files(w->dirs[i]) > w->files[i];
 	struct jc_cache *cache = grew ? jc_runtime_cache() : NULL;
 	struct jc_entry e;
 	if (!cache || jc_cache_peek(cache, &w->key, &e) != 0)
-		return;
+		return 0;
 	struct jc_cl_payload p;
 	void **merged = calloc(w->ndev, sizeof *merged);
-	int changed = 0;
+	int changed = 0, replaced = 0;
 	if (merged && jc_cl_payload_decode(e.data, e.size, &p) == 0) {
 		for (cl_uint i = 0; p.ndev == w->ndev && !p.status && i < w->ndev; i++)
 			if (w->dirs[i] && (jc_pocl_is_pack(p.binaries[i], p.binary_sizes[i])
@@ -154,15 +195,22 @@ static void refresh(const struct watch *w)
 				p.binaries[i] = merged[i];
 				changed = 1;
 			}
+		if (p.ndev == 1 && !p.status && merge_alias(w, &p, merged))
+			changed = 1;
 		void *bytes = NULL;
 		size_t size = 0;
 		char hex[2 * JC_KEY_BYTES + 1];
 		jc_key_hex(&w->key, hex);
-		if (changed && jc_cl_payload_encode(&p, &bytes, &size) == 0 &&
-		    jc_cache_replace(cache, &w->key, bytes, size,
-				     jc_compile_word(e.compile_ns, e.wall_ns)) == 0)
+		/* A hit on the entry now saves PoCL's compiles of what was added
+		 * too: their times join the entry's. */
+		replaced = changed && jc_cl_payload_encode(&p, &bytes, &size) == 0 &&
+			   jc_cache_replace(cache, &w->key, bytes, size,
+					    jc_compile_word(e.compile_ns + wg_cpu,
+							    e.wall_ns + wg_wall)) == 0;
+		if (replaced)
 			jc_log(JC_LOG_DEBUG, "OpenCL entry %s: PoCL's work-group code added "
-			       "(%zu bytes, was %zu)", hex, size, e.size);
+			       "(%zu bytes, was %zu; compiled in %.3f s of CPU, %.3f s)", hex,
+			       size, e.size, (double)wg_cpu / 1e9, (double)wg_wall / 1e9);
 		free(bytes);
 		jc_cl_payload_free(&p);
 	}
@@ -170,6 +218,31 @@ static void refresh(const struct watch *w)
 		free(merged[i]);
 	free(merged);
 	jc_entry_free(&e);
+	return replaced;
+}
+
+/* Keep released watch w (PoCL's cache off) as a late one, the oldest
+ * beyond MAX_LATE dropped. */
+static void keep_late(struct watch *w)
+{
+	struct watch *drop = NULL;
+	pthread_mutex_lock(&lock);
+	w->next = lates;
+	lates = w;
+	int n = __atomic_add_fetch(&late, 1, __ATOMIC_RELEASE);
+	if (n > MAX_LATE) { /* the oldest not being refreshed */
+		struct watch **at = &lates, **oldest = NULL;
+		for (; *at; at = &(*at)->next)
+			if (!(*at)->busy)
+				oldest = at;
+		if (oldest) {
+			drop = *oldest;
+			*oldest = drop->next;
+			__atomic_sub_fetch(&late, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	watch_free(drop);
 }
 
 void jc_pocl_release(cl_program program)
@@ -186,9 +259,13 @@ void jc_pocl_release(cl_program program)
 		__atomic_sub_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lock);
-	if (w && w->pid == getpid())
-		refresh(w);
-	watch_free(w);
+	int ours = w && w->pid == getpid();
+	if (ours && refresh(w, w->wg_cpu, w->wg_wall))
+		w->wg_cpu = w->wg_wall = 0;
+	if (ours && !jc_pocl_cache_on())
+		keep_late(w);
+	else
+		watch_free(w);
 }
 
 void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs)
@@ -224,6 +301,40 @@ void jc_pocl_kernel_release(cl_kernel kernel)
 	pthread_mutex_unlock(&lock);
 	if (last)
 		jc_pocl_release_later(last);
+}
+
+/* The watch in list of one device whose directory's own name is `name`. */
+static struct watch *named(struct watch *list, const char *name)
+{
+	for (struct watch *w = list; w; w = w->next) {
+		const char *d = w->ndev == 1 && w->pid == getpid() ? w->dirs[0] : NULL;
+		const char *tail = d ? strrchr(d, '/') : NULL;
+		if (tail && strcmp(tail + 1, name) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+void jc_pocl_dir_copied(const unsigned char *from, const unsigned char *to, size_t size)
+{
+	struct jc_pocl_binary a, b;
+	if ((!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) &&
+	     !__atomic_load_n(&late, __ATOMIC_ACQUIRE)) ||
+	    jc_pocl_parse(from, size, &a) != 0 || jc_pocl_parse(to, size, &b) != 0)
+		return;
+	pthread_mutex_lock(&lock);
+	struct watch *w = named(watches, a.dir);
+	if (!w)
+		w = named(lates, a.dir);
+	char *alias = NULL;
+	size_t n = w ? (size_t)(strrchr(w->dirs[0], '/') - w->dirs[0]) : 0;
+	if (w && (alias = malloc(n + 1 + strlen(b.dir) + 1))) {
+		memcpy(alias, w->dirs[0], n + 1);
+		strcpy(alias + n + 1, b.dir);
+		free(w->alias);
+		w->alias = alias;
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 int jc_pocl_watched(cl_program program)
@@ -266,7 +377,220 @@ __attribute__((destructor)) static void refresh_at_exit(void)
 		struct watch *w = all;
 		all = w->next;
 		if (w->pid == getpid())
-			refresh(w);
+			refresh(w, w->wg_cpu, w->wg_wall);
 		watch_free(w);
 	}
+}
+
+/* ---- PoCL's work-group compiles, timed (cl_pocl.h) ---- */
+
+/* The compile this thread started: the KERNEL.so PoCL did not find, and
+ * the thread's clocks then, with the CPU time of the process's children
+ * waited for (PoCL links each function with ld, a child it waits for). */
+static __thread struct {
+	char path[512];
+	int64_t cpu, wall, children;
+} probe;
+
+static int64_t children_cpu_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+		return 0;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+static int wg_file(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 3 && n < sizeof probe.path && strcmp(path + n - 3, ".so") == 0;
+}
+
+/* The watch of this process whose program directory holds path (matched by
+ * the directory's last two names: PoCL may name its cache directory
+ * relative, or through a link), or NULL.  Under the lock. */
+static int in_dir(const char *d, const char *path)
+{
+	const char *tail = d ? strrchr(d, '/') : NULL;
+	while (tail && tail > d && *--tail != '/')
+		;
+	const char *at = tail && tail > d ? strstr(path, tail) : NULL;
+	return at && at[strlen(tail)] == '/';
+}
+
+static struct watch *watch_in(struct watch *list, const char *path)
+{
+	for (struct watch *w = list; w; w = w->next) {
+		if (w->pid == getpid() && in_dir(w->alias, path))
+			return w;
+		for (cl_uint i = 0; w->pid == getpid() && i < w->ndev; i++)
+			if (in_dir(w->dirs[i], path))
+				return w;
+	}
+	return NULL;
+}
+
+static struct watch *watch_of(const char *path)
+{
+	struct watch *w = watch_in(watches, path);
+	return w ? w : watch_in(lates, path);
+}
+
+/* Whether the hooks have anything to look at. */
+static int any_watch(void)
+{
+	return __atomic_load_n(&watching, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&late, __ATOMIC_ACQUIRE);
+}
+
+/* A work-group function PoCL finished, after the application released its
+ * program: added to the entry now, while the directory is still there.
+ * Its compile time is not added to the entry's: a hit credits an entry's
+ * every time, and a program of the same key built again in one run may
+ * never queue that command (pyopencl, whose warm run counted 27.1 s of CPU
+ * avoided with these times, 19.7 s saved).  The watch stays listed, marked
+ * busy (never dropped meanwhile): a function finished during the refresh
+ * refreshes again. */
+static void refresh_late(const char *path)
+{
+	pthread_mutex_lock(&late_refresh);
+	pthread_mutex_lock(&lock);
+	struct watch *w = watch_in(lates, path);
+	if (w)
+		w->busy = 1;
+	pthread_mutex_unlock(&lock);
+	if (w)
+		refresh(w, 0, 0);
+	pthread_mutex_lock(&lock);
+	if (w)
+		w->busy = 0;
+	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&late_refresh);
+}
+
+/* A late refresh this thread owes: made once PoCL has dlopen()ed the
+ * function it renamed, not in its rename(), where it would widen the time
+ * between PoCL's rename and its dlopen, in which freeing a program that
+ * shares the directory (cl_build --twin) removes the file and PoCL aborts
+ * ("dlopen() failed"), and the release that lists a late watch comes just
+ * before PoCL frees its program.  Paid at PoCL's next dlopen or rename on
+ * this thread; with no dlopen hooked, in the rename as before. */
+static __thread char owed[512];
+static int dlopen_hooked;
+
+static void pay_owed(void)
+{
+	if (!owed[0])
+		return;
+	char path[sizeof owed];
+	memcpy(path, owed, sizeof path);
+	owed[0] = '\0';
+	refresh_late(path);
+}
+
+static void file_missing(const char *path)
+{
+	if (!any_watch() || !wg_file(path) ||
+	    strcmp(probe.path, path) == 0) /* looked for again: the same compile */
+		return;
+	pthread_mutex_lock(&lock);
+	int ours = watch_of(path) != NULL;
+	pthread_mutex_unlock(&lock);
+	if (!ours)
+		return;
+	snprintf(probe.path, sizeof probe.path, "%s", path);
+	probe.cpu = jc_thread_cpu_ns();
+	probe.children = children_cpu_ns();
+	probe.wall = jc_mono_ns();
+}
+
+static void file_renamed(const char *path)
+{
+	if (!any_watch() || !wg_file(path) || !probe.path[0] || strcmp(probe.path, path) != 0)
+		return;
+	probe.path[0] = '\0';
+	uint64_t wall = (uint64_t)(jc_mono_ns() - probe.wall);
+	int64_t cpu_now = jc_thread_cpu_ns();
+	/* The thread's CPU time and its linker's (the children the process
+	 * waited for meanwhile: one another thread waited for then would count
+	 * too), never more than the wall time (as compile_once.h records a
+	 * build's); the wall time if unknown. */
+	uint64_t cpu = cpu_now && probe.cpu ? (uint64_t)(cpu_now - probe.cpu) : wall;
+	int64_t children = children_cpu_ns() - probe.children;
+	if (children > 0)
+		cpu += (uint64_t)children;
+	if (cpu > wall)
+		cpu = wall;
+	pthread_mutex_lock(&lock);
+	struct watch *w = watch_in(watches, path);
+	if (w) {
+		w->wg_cpu += cpu;
+		w->wg_wall += wall;
+	}
+	int released = !w && watch_in(lates, path);
+	pthread_mutex_unlock(&lock);
+	if (released && __atomic_load_n(&dlopen_hooked, __ATOMIC_ACQUIRE))
+		snprintf(owed, sizeof owed, "%s", path); /* wg_file(): it fits */
+	else if (released)
+		refresh_late(path);
+}
+
+/* PoCL's own calls of access() and rename(), and only those (got.h): the
+ * program's, and every other library's, are the C library's as they were;
+ * a process that never had a PoCL program watched is never hooked. */
+static int (*real_access)(const char *, int);
+static int (*real_rename)(const char *, const char *);
+static void *(*real_dlopen)(const char *, int);
+
+static int pocl_access(const char *path, int mode)
+{
+	int r = real_access(path, mode);
+	if (r != 0 && path) {
+		int saved = errno;
+		file_missing(path);
+		errno = saved;
+	}
+	return r;
+}
+
+static int pocl_rename(const char *from, const char *to)
+{
+	if (owed[0]) { /* no dlopen since the last one */
+		int saved = errno;
+		pay_owed();
+		errno = saved;
+	}
+	int r = real_rename(from, to);
+	if (r == 0 && to) {
+		int saved = errno;
+		file_renamed(to);
+		errno = saved;
+	}
+	return r;
+}
+
+/* PoCL dlopen()s the function it renamed right after; it then reads
+ * dlerror(), which a successful dlopen() leaves empty: so does a refresh
+ * made here, whatever it called. */
+static void *pocl_dlopen(const char *file, int flags)
+{
+	void *h = real_dlopen(file, flags);
+	if (h && owed[0]) {
+		int saved = errno;
+		pay_owed();
+		(void)dlerror();
+		errno = saved;
+	}
+	return h;
+}
+
+static void hook_pocl(void)
+{
+	int a = jc_got_hook("libpocl", "access", (void *)pocl_access, (void **)&real_access);
+	int r = jc_got_hook("libpocl", "rename", (void *)pocl_rename, (void **)&real_rename);
+	int d = jc_got_hook("libpocl", "dlopen", (void *)pocl_dlopen, (void **)&real_dlopen);
+	__atomic_store_n(&dlopen_hooked, d > 0, __ATOMIC_RELEASE);
+	jc_log(JC_LOG_DEBUG, "PoCL's work-group compiles timed through %d access, %d rename "
+	       "and %d dlopen slot(s) of its own", a, r, d);
 }

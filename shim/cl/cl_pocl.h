@@ -34,11 +34,16 @@
  * store counts in no statistic and stays in the cache directory (not sent
  * to a remote tier; an entry served from a read-only layer stays as it
  * is).  With PoCL's cache off a program's directory goes with the
- * program, so what PoCL compiles after the application let go of it is
- * not added: for a real build whose kernels outlive it the next run, served
- * from the entry, adds it (the shadow program lives as long as its
- * kernels); a command still queued when the program and its kernels are
- * released compiles after every such release, and is never added.
+ * program, which PoCL frees after the commands still queued for its
+ * kernels: the watch of a program so released is kept (the latest 64),
+ * and each work-group function PoCL renames into its directory after
+ * the release is added once PoCL has dlopen()ed it (its dlopen through
+ * its own table too: a refresh in the rename would widen the time in
+ * which freeing a program sharing the directory removes the file before
+ * PoCL's dlopen), on PoCL's thread, one refresh at a time
+ * (a command still queued at the release: pyopencl's scans; 12 compiles
+ * in every warm pyopencl run served by jitcache alone before), without
+ * its compile time (below).
  *
  *   jc_pocl_watch(program, &key, n, binaries, sizes);  // stored, or loaded from the entry
  *   jc_pocl_release(program);        // the application is done with it: refresh
@@ -78,6 +83,34 @@ void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs);
 void jc_pocl_kernel_release(cl_kernel kernel);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
+/* The application made a program of `to`, a copy of binary `from` that
+ * names a directory of its own (jc_pocl_app_binary()): the watch of the
+ * program whose directory `from` names, released or not, adds the
+ * work-group code PoCL compiles into `to`'s directory too (the latest
+ * such program's): the same program.bc, the same functions, as when PoCL
+ * unpacked both into one directory. */
+void jc_pocl_dir_copied(const unsigned char *from, const unsigned char *to, size_t size);
+
+/* What PoCL's work-group compiles cost, counted in the entry (issue 46):
+ * the entry's compile time is what a hit saves, and a hit on an entry
+ * with PoCL's work-group code saves those compiles too, which PoCL makes
+ * after the build, on one of its own threads.  PoCL asks access() for
+ * DIR/KERNEL/LOCALSIZE/KERNEL.so before compiling it, on the thread that
+ * compiles it, and rename()s the finished file there: with the first
+ * program watched, PoCL's own calls of both (libpocl's, through its global
+ * offset table: shim/got.h; no other library's nor the program's, and none
+ * in a process that never had a PoCL program watched) pass through here,
+ * untouched (arguments, result, errno).  That thread's CPU time and the
+ * wall time between the two are added to the watch of the program whose
+ * directory DIR is, and to its entry's compile times with the refresh that
+ * adds the files, with the CPU time of the children the process waited
+ * for meanwhile (the linker PoCL runs: ld, a child process), the sum
+ * capped at the wall time.  Not counted: a compile after the program's
+ * release with PoCL's cache off (a hit credits the entry's times each
+ * time, and a program of the same key built again in one run may never
+ * queue that command), a compile whose file another process put first, nor the work-group code an entry took from
+ * PoCL's cache as it found it: what is recorded is measured, and at most
+ * what was saved. */
 
 /* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
 
@@ -151,5 +184,41 @@ char *jc_pocl_unpack(const void *bin, size_t size);
  * program.bc and more files. */
 int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out,
 		       size_t *out_size);
+
+/* ---- directory names of their own (cl_pocl_name.c) ----
+ *
+ * PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) writes each
+ * program's files to a temporary directory, TOP/_UNCACHED_XXXXXX, removed
+ * when the program is freed, and its binary names that directory: every
+ * program created from the binary unpacks into the same one, so freeing
+ * one deletes the files of the others, and a kernel creation, build or
+ * work-group compile of another aborts the process ("Can't get stat() on
+ * .../_UNCACHED_...", 8 threads hitting one entry; "Final linking of
+ * kernel simple failed", pyopencl's test_can_build_and_run_binary).  So
+ * each program served from an entry gets a directory name of its own, as
+ * a build from source would (the six characters after "_UNCACHED_" are
+ * replaced in a copy of the binary, in its header's name alone), and so
+ * does each program the application creates from a binary naming a
+ * directory jitcache gave in this process (the latest 256 names): a
+ * program served and one made of its binary never share one, where PoCL
+ * would make the second unpack into the first one's, which releasing the
+ * first removes under the second's compile (PoCL's own race without
+ * jitcache: the `--twin` of tests/helpers/cl_build.c).  Names PoCL gave
+ * are left as they are: what PoCL does with its own binaries is PoCL's.
+ * With PoCL's cache on in this process (POCL_KERNEL_CACHE unset or 1: an
+ * entry made with it off, by a CI job or `jitcache warm`), PoCL unpacks
+ * the binary into TOP/_UNCACHED_XXXXXX and keeps it there, with the
+ * work-group functions it compiles for it: a name of its own for each hit
+ * grew that directory by one on every hit and compiled them again every
+ * time.  The stored name is kept then, so every hit finds its directory
+ * as the last one left it. */
+
+/* A copy of bin (malloc'd) naming a directory of its own, remembered as
+ * given; NULL: bin is used as it is (PoCL's cache on, or its header names
+ * no _UNCACHED_ directory). */
+unsigned char *jc_pocl_own_dir(const unsigned char *bin, size_t size);
+/* For the application's clCreateProgramWithBinary: as jc_pocl_own_dir(),
+ * only if bin names a directory jitcache gave; NULL: bin as it is. */
+unsigned char *jc_pocl_app_binary(const unsigned char *bin, size_t size);
 
 #endif

@@ -6,7 +6,7 @@
  *   cl_build [--platform NAME] (--source FILE | --il FILE | --il-khr FILE)
  *            [--options STR] [--run KERNEL [--verify]] [--dlopen] [--dlopen-name LIB]
  *            [--async] [--sleep] [--keep] [--many N] [--rewrite-during-build FILE=NEW]
- *            [--program-first]
+ *            [--program-first] [--twin]
  *
  * --program-first releases the program once --run's kernel has run, before
  * the kernel (pyopencl's order when Python ends): the kernel holds it.
@@ -28,6 +28,19 @@
  *     kernel void KERNEL(global float *out, global const float *in, uint n)
  * over 4096 items and prints a hash of the output's bytes; with --verify
  * the kernel must compute out[i] = in[i] * 2 + 1, which is checked exactly.
+ * --release-queued releases the kernel and the program while the kernel's
+ * command is still queued (held back by a user event until both are
+ * released), as pyopencl's scans do: the driver compiles for it after.
+ *
+ * --twin (PoCL, its cache off, POCL_CACHE_DIR set; with --run) makes a
+ * second program from the built one's binary, which PoCL unpacks into the
+ * first one's directory (twin_dir=shared; a new directory made in
+ * POCL_CACHE_DIR meanwhile is the second's own: twin_dir=own), and runs
+ * --run's kernel of that one; once PoCL has made a directory in the
+ * kernel's in the second's directory, for its work-group function
+ * (inotify), the first program is released, which removes a shared
+ * directory under the compile, as pyopencl's test_can_build_and_run_binary
+ * may.
  *
  * --rewrite-during-build FILE=NEW: a thread waits until FILE (a header the
  * program includes) has been read once, closed after a read-only open
@@ -45,6 +58,7 @@
 #include <CL/cl.h>
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <sys/inotify.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -62,7 +76,9 @@
 	X(clCreateCommandQueueWithProperties) X(clEnqueueNDRangeKernel)              \
 	X(clEnqueueReadBuffer) X(clFinish) X(clReleaseKernel) X(clReleaseProgram)    \
 	X(clReleaseMemObject) X(clReleaseCommandQueue) X(clReleaseContext)          \
-	X(clGetProgramInfo) X(clGetKernelInfo)
+	X(clGetProgramInfo) X(clGetKernelInfo) X(clCreateUserEvent)                  \
+	X(clSetUserEventStatus) X(clReleaseEvent) X(clCreateProgramWithBinary)      \
+	X(clFlush)
 
 static struct {
 #define X(name) __typeof__(name) *name;
@@ -167,6 +183,22 @@ static int check_affine(const float *in, const float *out, int n)
 }
 
 static int program_first; /* --program-first */
+static int release_queued; /* --release-queued */
+static cl_program twin_of; /* --twin: the program released under the compile */
+static int twin_watch = -1; /* inotify on its directory */
+
+/* --twin: once PoCL made a directory in twin_of's (its work-group
+ * function's), twin_of is released (at most 60 s of waiting). */
+static void release_twin_of(cl_command_queue q)
+{
+	cl.clFlush(q);
+	struct pollfd p = { .fd = twin_watch, .events = POLLIN };
+	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int seen = poll(&p, 1, 60000) == 1 && read(twin_watch, ev, sizeof ev) > 0;
+	cl.clReleaseProgram(twin_of);
+	printf("twin_released=%s\n", seen ? "during" : "timeout");
+	fflush(stdout); /* before PoCL may abort */
+}
 
 static int run(cl_context context, cl_device_id device, cl_program program, const char *name)
 {
@@ -189,7 +221,18 @@ static int run(cl_context context, cl_device_id device, cl_program program, cons
 	cl.clSetKernelArg(k, 0, sizeof b, &b);
 	cl.clSetKernelArg(k, 1, sizeof a, &a);
 	cl.clSetKernelArg(k, 2, sizeof n, &n);
-	err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+	cl_event gate = release_queued ? cl.clCreateUserEvent(context, &err) : NULL;
+	err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, gate ? 1 : 0,
+					gate ? &gate : NULL, NULL);
+	if (twin_of)
+		release_twin_of(q);
+	if (gate) { /* the command waits for the gate: released while queued */
+		cl.clReleaseProgram(program);
+		cl.clReleaseKernel(k);
+		k = NULL;
+		cl.clSetUserEventStatus(gate, CL_COMPLETE);
+		cl.clReleaseEvent(gate);
+	}
 	if (err == CL_SUCCESS)
 		err = cl.clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
 	printf("run=%d result=%016llx\n", err, (unsigned long long)fnv1a(out, sizeof out));
@@ -197,9 +240,10 @@ static int run(cl_context context, cl_device_id device, cl_program program, cons
 		err = CL_INVALID_VALUE;
 	cl.clReleaseMemObject(a);
 	cl.clReleaseMemObject(b);
-	if (program_first)
+	if (program_first && !release_queued)
 		cl.clReleaseProgram(program);
-	cl.clReleaseKernel(k);
+	if (k)
+		cl.clReleaseKernel(k);
 	cl.clReleaseCommandQueue(q);
 	return err == CL_SUCCESS ? 0 : -1;
 }
@@ -228,6 +272,63 @@ static cl_program create(cl_context context, cl_platform_id platform, const char
 	if (!program)
 		printf("create=%d\n", err);
 	return program;
+}
+
+/* --twin: the directory the second program unpacked into: a _UNCACHED_
+ * directory made in top since the watch `made` began, or DIR as it is. */
+static void twin_own_dir(int made, const char *top, char *dir, size_t size)
+{
+	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t len = read(made, ev, sizeof ev);
+	const char *own = NULL;
+	for (ssize_t at = 0; len > 0 && at < len && !own;) {
+		const struct inotify_event *e = (const struct inotify_event *)(ev + at);
+		if ((e->mask & IN_ISDIR) && e->len && strncmp(e->name, "_UNCACHED_", 10) == 0)
+			own = e->name;
+		at += (ssize_t)(sizeof *e + e->len);
+	}
+	if (own)
+		snprintf(dir, size, "%s/%s", top, own);
+	printf("twin_dir=%s\n", own ? "own" : "shared");
+}
+
+/* --twin: a program of program's binary, built, whose kernel NAME is run
+ * while program is released (release_twin_of). */
+static int run_twin(cl_context context, cl_device_id device, cl_program program,
+		    const char *name)
+{
+	size_t size = 0;
+	cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
+	unsigned char *bin = size > 77 ? malloc(size) : NULL;
+	const char *top = getenv("POCL_CACHE_DIR");
+	if (!bin || !top ||
+	    cl.clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS)
+		return printf("twin=no binary or POCL_CACHE_DIR\n"), -1;
+	char dir[4096]; /* PoCL's binary header names the directory at 36 */
+	snprintf(dir, sizeof dir, "%s/%.40s", top, (const char *)bin + 36);
+	const unsigned char *bins[1] = { bin };
+	cl_int err, status;
+	int made = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (made < 0 || inotify_add_watch(made, top, IN_CREATE) < 0)
+		return printf("twin=no watch on %s\n", top), -1;
+	cl_program twin = cl.clCreateProgramWithBinary(context, 1, &device, &size, bins, &status,
+						       &err);
+	free(bin);
+	if (!twin || cl.clBuildProgram(twin, 1, &device, NULL, NULL, NULL) != CL_SUCCESS)
+		return printf("twin=not built (%d)\n", err), -1;
+	twin_own_dir(made, top, dir, sizeof dir);
+	close(made);
+	/* PoCL made DIR/NAME at the build: the compile makes DIR/NAME/SIZES */
+	size_t n = strlen(dir);
+	snprintf(dir + n, sizeof dir - n, "/%s", name);
+	twin_watch = inotify_init1(IN_CLOEXEC);
+	if (twin_watch < 0 || inotify_add_watch(twin_watch, dir, IN_CREATE) < 0)
+		return printf("twin=no watch on %s\n", dir), -1;
+	twin_of = program;
+	int rc = run(context, device, twin, name);
+	cl.clReleaseProgram(twin);
+	close(twin_watch);
+	return rc;
 }
 
 /* --many: n programs of the input alive together, each with a kernel. */
@@ -323,7 +424,7 @@ int main(int argc, char **argv)
 	const char *platform_name = NULL, *kind = NULL, *path = NULL, *options = NULL;
 	const char *kernel = NULL;
 	const char *use_dlopen = NULL;
-	int async = 0, sleep_after = 0, keep = 0, many = 0;
+	int async = 0, sleep_after = 0, keep = 0, many = 0, twin = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dlopen") == 0)
 			use_dlopen = "libOpenCL.so.1";
@@ -337,6 +438,10 @@ int main(int argc, char **argv)
 			keep = 1;
 		else if (strcmp(argv[i], "--program-first") == 0)
 			program_first = 1;
+		else if (strcmp(argv[i], "--twin") == 0)
+			twin = 1;
+		else if (strcmp(argv[i], "--release-queued") == 0)
+			release_queued = program_first = 1;
 		else if (i + 1 >= argc)
 			return fprintf(stderr, "cl_build: %s needs a value\n", argv[i]), 2;
 		else if (strcmp(argv[i], "--dlopen-name") == 0)
@@ -402,7 +507,8 @@ int main(int argc, char **argv)
 	printf("status=%d/%d options=[%s] kernel_after_failure=%d\n", (int)serr, (int)status, opts,
 	       (int)kerr);
 	int rc = err == CL_SUCCESS ? 0 : 1;
-	if (rc == 0 && kernel && run(context, device, program, kernel) != 0)
+	if (rc == 0 && kernel &&
+	    (twin ? run_twin(context, device, program, kernel) : run(context, device, program, kernel)) != 0)
 		rc = 1;
 	if (rc == 0 && many > 0 && build_many(context, platform, device, kind, path, options,
 					      kernel, many) != 0)
@@ -415,7 +521,7 @@ int main(int argc, char **argv)
 	}
 	if (keep)
 		return rc;
-	if (!program_first || !kernel)
+	if ((!program_first || !kernel) && !twin_of)
 		cl.clReleaseProgram(program);
 	cl.clReleaseContext(context);
 	return rc;
