@@ -338,8 +338,11 @@ cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id 
 	free(options);
 	if (err == CL_SUCCESS && recompiled_from_ir(ndev, devices, program))
 		err = JC_CL_RECOMPILED;
-	if (err == CL_SUCCESS && watch) /* the binaries as given: a private directory's name */
+	/* the binaries as given: a private directory's name */
+	if (err == CL_SUCCESS && watch) {
 		jc_pocl_watch(program, watch, ndev, binaries, p->binary_sizes);
+		jc_pocl_watch_times(program, p);
+	}
 	for (cl_uint i = 0; i < ndev; i++)
 		free(copies[i]);
 	free(copies);

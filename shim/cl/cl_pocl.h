@@ -81,6 +81,11 @@ void jc_pocl_release_later(cl_program program);
  * (jc_pocl_release_later()). */
 void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs);
 void jc_pocl_kernel_release(cl_kernel kernel);
+/* A hit: the watch of `program` takes the times of the work-group
+ * functions its entry's payload `p` holds (below), to credit each that
+ * PoCL finds instead of compiling it. */
+struct jc_cl_payload;
+void jc_pocl_watch_times(cl_program program, const struct jc_cl_payload *p);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
 /* The application made a program of `to`, a copy of binary `from` that
