@@ -103,6 +103,7 @@ static char *program_dir(const struct jc_pocl_binary *b)
 static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall, const char *timed);
 static void refresh_at_exit(void);
 static void hook_pocl(void);
+static pthread_once_t hooked = PTHREAD_ONCE_INIT;
 
 /* exit() runs the handlers atexit() registers before any library's
  * destructor, PoCL's among them, which removes the directories of its
@@ -150,7 +151,7 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	} else {
 		__atomic_add_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
-	static pthread_once_t once = PTHREAD_ONCE_INIT, hooked = PTHREAD_ONCE_INIT;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, register_at_exit);
 	pthread_once(&hooked, hook_pocl);
 	w->next = watches;
@@ -216,30 +217,49 @@ static const char *line_of(const char *table, const char *rel)
 	return NULL;
 }
 
-/* p with the line `timed` ("REL CPU WALL\n") added to its WG_TIMES record
- * (made if none) unless REL is there: the new string in *owned (to free
- * after encoding).  Only a payload with its kernels recorded (version 3):
- * a version 1 one would claim to know every kernel's attributes. */
-static void add_timed(struct jc_cl_payload *p, const char *timed, char **owned)
+/* p with the lines `timed` ("REL CPU WALL\n" each) added to its WG_TIMES
+ * record (made if none), those whose REL is there left out: the new string
+ * in *owned (to free after encoding).  Only a payload with its kernels
+ * recorded (version 3), whose arrays have room for one more (as
+ * jc_cl_payload_decode() and jc_cl_export() leave them): a version 1 one
+ * would claim to know every kernel's attributes. */
+void jc_pocl_add_times(struct jc_cl_payload *p, const char *timed, char **owned)
 {
-	char rel[512];
-	if (!timed || !p->kernels_known || sscanf(timed, "%511s", rel) != 1)
+	*owned = NULL;
+	if (!timed || !*timed || !p->kernels_known)
 		return;
-	cl_uint i = wg_record(p); /* decode leaves room for one more (cl_payload.c) */
+	cl_uint i = wg_record(p);
+	if (i == p->nkernels && p->nkernels >= JC_CL_PAYLOAD_MAX_KERNELS)
+		return; /* no room: a reader would refuse the payload */
 	const char *old = i < p->nkernels ? p->attributes[i] : "";
-	if (line_of(old, rel) || strlen(old) > JC_POCL_MAX_BINARY)
-		return;
 	size_t n = strlen(old) + strlen(timed) + 1;
-	if (!(*owned = malloc(n)))
+	if (strlen(old) > JC_POCL_MAX_BINARY || !(*owned = malloc(n)))
 		return;
-	snprintf(*owned, n, "%s%s", old, timed);
+	char *at = *owned + strlen(old);
+	memcpy(*owned, old, at - *owned + 1);
+	for (const char *l = timed; *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) + 1 : strlen(l);
+		char rel[512];
+		if (end && sscanf(l, "%511s", rel) == 1 && !line_of(*owned, rel)) {
+			memcpy(at, l, len);
+			at[len] = '\0';
+			at += len;
+		}
+		l += len;
+	}
+	if (at == *owned + strlen(old)) { /* nothing new */
+		free(*owned);
+		*owned = NULL;
+		return;
+	}
 	if (i == p->nkernels) {
 		p->kernel_names[i] = WG_TIMES;
 		p->name_sizes[i] = sizeof WG_TIMES;
 		p->nkernels++;
 	}
 	p->attributes[i] = *owned;
-	p->attribute_sizes[i] = n;
+	p->attribute_sizes[i] = strlen(*owned) + 1;
 }
 
 void jc_pocl_watch_times(cl_program program, const struct jc_cl_payload *p)
@@ -292,7 +312,7 @@ static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall, con
 			changed = 1;
 		char *owned = NULL;
 		if (changed)
-			add_timed(&p, timed, &owned);
+			jc_pocl_add_times(&p, timed, &owned);
 		void *bytes = NULL;
 		size_t size = 0;
 		char hex[2 * JC_KEY_BYTES + 1];
@@ -595,6 +615,47 @@ static void pay_owed(void)
 	refresh_late(path, owed_cpu, owed_wall);
 }
 
+/* The work-group functions PoCL compiles on this thread while jitcache
+ * takes a program's binaries to store them (jc_pocl_time_begin()): PoCL
+ * compiles a generic one for each kernel then, which an application that
+ * takes the binary of a program built from source pays too (tinygrad),
+ * and which a program served from the entry finds ("REL CPU WALL\n"
+ * each; timing: whether on). */
+static __thread int timing;
+static __thread char *timed_here;
+
+void jc_pocl_time_begin(void)
+{
+	pthread_once(&hooked, hook_pocl);
+	free(timed_here);
+	timed_here = NULL;
+	timing = 1;
+}
+
+char *jc_pocl_time_end(void)
+{
+	char *t = timed_here;
+	timing = 0;
+	timed_here = NULL;
+	return t;
+}
+
+static void time_here(const char *path, uint64_t cpu, uint64_t wall)
+{
+	const char *rel = rel_of(path);
+	char line[600];
+	int n = rel && !strchr(rel, ' ') && !strchr(rel, '\n')
+			? snprintf(line, sizeof line, "%s %llu %llu\n", rel,
+				   (unsigned long long)cpu, (unsigned long long)wall)
+			: -1;
+	size_t had = timed_here ? strlen(timed_here) : 0;
+	char *grown = n > 0 && n < (int)sizeof line ? realloc(timed_here, had + n + 1) : NULL;
+	if (grown) {
+		memcpy(grown + had, line, n + 1);
+		timed_here = grown;
+	}
+}
+
 /* Note that PoCL looked for the function at path in w's program: whether
  * it found it or compiled it, it is credited no more.  0 if it was looked
  * for before (or cannot be noted: then never credited).  Under the lock. */
@@ -639,11 +700,23 @@ static void file_found(const char *path)
 	}
 }
 
+static void start_probe(const char *path)
+{
+	snprintf(probe.path, sizeof probe.path, "%s", path);
+	probe.cpu = jc_thread_cpu_ns();
+	probe.children = children_cpu_ns();
+	probe.wall = jc_mono_ns();
+}
+
 static void file_missing(const char *path)
 {
-	if (!any_watch() || !wg_file(path) ||
+	if ((!any_watch() && !timing) || !wg_file(path) ||
 	    strcmp(probe.path, path) == 0) /* looked for again: the same compile */
 		return;
+	if (timing) {
+		start_probe(path);
+		return;
+	}
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_of(path);
 	if (w)
@@ -651,15 +724,13 @@ static void file_missing(const char *path)
 	pthread_mutex_unlock(&lock);
 	if (!w)
 		return;
-	snprintf(probe.path, sizeof probe.path, "%s", path);
-	probe.cpu = jc_thread_cpu_ns();
-	probe.children = children_cpu_ns();
-	probe.wall = jc_mono_ns();
+	start_probe(path);
 }
 
 static void file_renamed(const char *path)
 {
-	if (!any_watch() || !wg_file(path) || !probe.path[0] || strcmp(probe.path, path) != 0)
+	if ((!any_watch() && !timing) || !wg_file(path) || !probe.path[0] ||
+	    strcmp(probe.path, path) != 0)
 		return;
 	probe.path[0] = '\0';
 	uint64_t wall = (uint64_t)(jc_mono_ns() - probe.wall);
@@ -674,6 +745,10 @@ static void file_renamed(const char *path)
 		cpu += (uint64_t)children;
 	if (cpu > wall)
 		cpu = wall;
+	if (timing) {
+		time_here(path, cpu, wall);
+		return;
+	}
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_in(watches, path);
 	if (w) {
