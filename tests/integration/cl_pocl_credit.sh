@@ -8,8 +8,9 @@
 # (cl_pocl.h).  The next run, served from the entry, has PoCL find the
 # function instead of compiling it: the exit line and `stats` count its
 # time beside the build's (issue 46, item 4: tinygrad's warm run said
-# 0.88 s of CPU avoided for 2.85 s saved).  A function PoCL compiles all
-# the same (another local size) is not counted.
+# 0.88 s of CPU avoided for 2.85 s saved), and so does the generic
+# function of a binary taken from it.  A function PoCL compiles all the
+# same (another kernel's) is not counted.
 . "$(dirname "$0")/../lib.sh"
 export POCL_KERNEL_CACHE=0 POCL_CACHE_DIR=$T/pocl-cache
 unset POCL_DEBUG POCL_MAX_WORK_GROUP_SIZE
@@ -20,10 +21,12 @@ if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
 	finish; exit
 fi
 mkdir -p "$POCL_CACHE_DIR"
-# compute.cl's kernel and a second one: a run of either compiles its own
+# compute.cl's kernel and two more: a run of any compiles its own
 # work-group function.
 cp "$ROOT/tests/integration/compute.cl" k.cl
-sed -n 's/^kernel void compute(/kernel void other(/p; /^{/,/^}/p' k.cl >>k.cl
+for k in other third; do
+	sed -n "s/^kernel void compute(/kernel void $k(/p; /^{/,/^}/p" "$ROOT/tests/integration/compute.cl" >>k.cl
+done
 KERNEL=compute
 build() { "$@" "$CLB" --platform Portable --source k.cl --options "-DSCALE=2.5f" \
 	--release-queued --run $KERNEL; }
@@ -72,4 +75,24 @@ check "... the next run of it finds it, and counts it ($a s of CPU)" \
 	awk -v a="$a" -v b="$built" 'BEGIN { exit !(b > 0 && a - b >= 0.01) }'
 check "... PoCL compiled no work-group function ($(compiles other2.err))" \
 	test "$(compiles other2.err)" = 0
+
+# Taking the binary of a program built from source makes PoCL compile a
+# generic work-group function for each kernel (tinygrad takes it; so did
+# jitcache, to store it): a program served from the entry has them, and
+# a binary taken from it costs no such compile (cl_build --twin takes it,
+# and runs a kernel of a program made of it: the third, whose function
+# PoCL compiles, and which is not counted).
+KERNEL=third
+"$JITCACHE" stats --zero >/dev/null 2>&1
+POCL_DEBUG=timing JITCACHE_LOG=debug "$JITCACHE" run -- "$CLB" --platform Portable \
+	--source k.cl --options "-DSCALE=2.5f" --twin --run third >twin.out 2>twin.err
+t=$(avoided twin.err)
+check "taking a served program's binary: a hit" grep -q 'jitcache: 1 hits, 0 misses' twin.err
+check "... the third kernel's results" grep -q '^run=0 ' twin.out
+check "... PoCL compiled its work-group function alone ($(compiles twin.err))" \
+	test "$(compiles twin.err)" = 1
+check "... the generic functions PoCL found are counted ($t s of CPU)" \
+	awk -v t="$t" -v b="$built" 'BEGIN { exit !(b > 0 && t - b >= 0.01) }'
+check "... one for each kernel" test "$(grep -c 'PoCL found work-group function .*/0-0-0/' twin.err)" = 3
+check_not "... the third's own not" grep -q 'PoCL found work-group function third/[1-9]' twin.err
 finish
