@@ -207,6 +207,19 @@ static const char *rel_of(const char *path)
 	return NULL;
 }
 
+/* The line of WG_TIMES for the function at path, in out (TIMED_MAX
+ * bytes): its length, or -1 (a name no line can hold). */
+#define TIMED_MAX 600
+static int timed_line(char *out, const char *path, uint64_t cpu, uint64_t wall)
+{
+	const char *rel = rel_of(path);
+	int n = rel && !strchr(rel, ' ') && !strchr(rel, '\n')
+			? snprintf(out, TIMED_MAX, "%s %llu %llu\n", rel, (unsigned long long)cpu,
+				   (unsigned long long)wall)
+			: -1;
+	return n > 0 && n < TIMED_MAX ? n : -1;
+}
+
 /* The line of `rel` in table ("REL ...\n" lines), or NULL. */
 static const char *line_of(const char *table, const char *rel)
 {
@@ -573,12 +586,8 @@ static int any_watch(void)
  * refresh refreshes again. */
 static void refresh_late(const char *path, uint64_t cpu, uint64_t wall)
 {
-	char timed[600];
-	const char *rel = rel_of(path);
-	if (!rel || strchr(rel, ' ') || strchr(rel, '\n') ||
-	    snprintf(timed, sizeof timed, "%s %llu %llu\n", rel, (unsigned long long)cpu,
-		     (unsigned long long)wall) >= (int)sizeof timed)
-		rel = NULL;
+	char timed[TIMED_MAX];
+	int ok = timed_line(timed, path, cpu, wall) > 0;
 	pthread_mutex_lock(&late_refresh);
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_in(lates, path);
@@ -586,7 +595,7 @@ static void refresh_late(const char *path, uint64_t cpu, uint64_t wall)
 		w->busy = 1;
 	pthread_mutex_unlock(&lock);
 	if (w)
-		refresh(w, 0, 0, rel ? timed : NULL);
+		refresh(w, 0, 0, ok ? timed : NULL);
 	pthread_mutex_lock(&lock);
 	if (w)
 		w->busy = 0;
@@ -642,14 +651,10 @@ char *jc_pocl_time_end(void)
 
 static void time_here(const char *path, uint64_t cpu, uint64_t wall)
 {
-	const char *rel = rel_of(path);
-	char line[600];
-	int n = rel && !strchr(rel, ' ') && !strchr(rel, '\n')
-			? snprintf(line, sizeof line, "%s %llu %llu\n", rel,
-				   (unsigned long long)cpu, (unsigned long long)wall)
-			: -1;
+	char line[TIMED_MAX];
+	int n = timed_line(line, path, cpu, wall);
 	size_t had = timed_here ? strlen(timed_here) : 0;
-	char *grown = n > 0 && n < (int)sizeof line ? realloc(timed_here, had + n + 1) : NULL;
+	char *grown = n > 0 ? realloc(timed_here, had + n + 1) : NULL;
 	if (grown) {
 		memcpy(grown + had, line, n + 1);
 		timed_here = grown;
