@@ -35,7 +35,7 @@ struct watch {
 	 * the application made of this one's binary, which jitcache named
 	 * anew (jc_pocl_dir_copied); its work-group code is this one's. */
 	char *alias;
-	/* The entry's work-group functions timed (wg_times()), and those
+	/* The entry's work-group functions timed (its WG_TIMES), and those
 	 * PoCL looked for in this program so far, credited or not: "REL\n"
 	 * each.  Under the lock. */
 	char *times, *seen;
