@@ -478,6 +478,13 @@ void jc_cache_hit_compiled(struct jc_cache *cache, const struct jc_entry *entry)
 		jc_cache_count(cache, delta, NULL);
 }
 
+void jc_cache_credit(struct jc_cache *cache, uint64_t cpu_ns, uint64_t wall_ns)
+{
+	uint64_t delta[JC_NCOUNTERS] = { [JC_SAVED_NS] = cpu_ns, [JC_SAVED_WALL_NS] = wall_ns };
+	if (cache)
+		jc_cache_count(cache, delta, NULL);
+}
+
 void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
 		     const struct jc_entry *entry)
 {

@@ -199,6 +199,10 @@ void jc_cache_reject(struct jc_cache *cache, const struct jc_key *key,
  * OpenCL compile that reads files, cl_link.c): it stays a hit, but the
  * compile time the entry would have saved is taken back. */
 void jc_cache_hit_compiled(struct jc_cache *cache, const struct jc_entry *entry);
+/* Compile time a hit saved after it was counted (PoCL's work-group code
+ * that an entry's binary carried and PoCL found, shim/cl/cl_pocl.h): added
+ * to the time saved, the hits as they are. */
+void jc_cache_credit(struct jc_cache *cache, uint64_t cpu_ns, uint64_t wall_ns);
 
 /* Record a miss that is final (the recheck after the lock missed too),
  * whose lookups saw cause (jc_request_cause), and the outcome of its

@@ -338,8 +338,11 @@ cl_int jc_cl_from_binaries(cl_context context, cl_uint ndev, const cl_device_id 
 	free(options);
 	if (err == CL_SUCCESS && recompiled_from_ir(ndev, devices, program))
 		err = JC_CL_RECOMPILED;
-	if (err == CL_SUCCESS && watch) /* the binaries as given: a private directory's name */
+	/* the binaries as given: a private directory's name */
+	if (err == CL_SUCCESS && watch) {
 		jc_pocl_watch(program, watch, ndev, binaries, p->binary_sizes);
+		jc_pocl_watch_times(program, p);
+	}
 	for (cl_uint i = 0; i < ndev; i++)
 		free(copies[i]);
 	free(copies);
@@ -622,6 +625,19 @@ static void collect_attributes(cl_program program, struct jc_cl_payload *p, char
 	p->kernels_known = ok;
 }
 
+/* Whether device is PoCL's (its platform's name). */
+static int on_pocl(cl_device_id device)
+{
+	const struct jc_cl_real *cl = jc_cl_real();
+	cl_platform_id platform;
+	char name[64] = "";
+	return cl->real_clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform,
+				       NULL) == CL_SUCCESS &&
+	       cl->real_clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name,
+					 NULL) == CL_SUCCESS &&
+	       strstr(name, "Portable Computing Language") != NULL;
+}
+
 int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, cl_int failed,
 		 const struct jc_key *watch, void **bytes, size_t *size)
 {
@@ -632,18 +648,28 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 	p.log_sizes = calloc(ndev, sizeof *p.log_sizes);
 	void **owned = calloc(2 * (size_t)ndev, sizeof *owned);
 	char **strings = NULL;
+	/* PoCL's work-group compiles as its binary is taken, timed */
+	int timing = watch && !failed && ndev == 1 && on_pocl(devices[0]);
+	if (timing)
+		jc_pocl_time_begin();
 	int rc = p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
 		 collect(program, ndev, devices, &p, owned) == 0 ? 0 : -1;
+	char *timed = timing ? jc_pocl_time_end() : NULL, *times = NULL;
 	if (rc == 0 && !failed)
 		collect_attributes(program, &p, &strings);
+	cl_uint nstrings = strings ? p.nkernels : 0; /* before the times' record */
+	if (rc == 0 && !failed && timed && !jc_pocl_cache_on())
+		jc_pocl_add_times(&p, timed, &times);
 	if (rc == 0 && !failed && watch)
 		jc_pocl_watch(program, watch, ndev, p.binaries, p.binary_sizes);
 	if (rc == 0)
 		rc = jc_cl_payload_encode(&p, bytes, size);
+	free(timed);
+	free(times);
 	for (size_t i = 0; owned && i < 2 * (size_t)ndev; i++)
 		free(owned[i]);
 	free(owned);
-	for (size_t i = 0; strings && i < 2 * (size_t)p.nkernels; i++)
+	for (size_t i = 0; strings && i < 2 * (size_t)nstrings; i++)
 		free(strings[i]);
 	free(strings);
 	jc_cl_payload_free(&p);

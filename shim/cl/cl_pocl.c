@@ -35,6 +35,10 @@ struct watch {
 	 * the application made of this one's binary, which jitcache named
 	 * anew (jc_pocl_dir_copied); its work-group code is this one's. */
 	char *alias;
+	/* The entry's work-group functions timed (its WG_TIMES), and those
+	 * PoCL looked for in this program so far, credited or not: "REL\n"
+	 * each.  Under the lock. */
+	char *times, *seen;
 };
 
 static struct watch *watches;
@@ -72,6 +76,8 @@ static void watch_free(struct watch *w)
 	free(w->dirs);
 	free(w->files);
 	free(w->alias);
+	free(w->times);
+	free(w->seen);
 	free(w);
 }
 
@@ -94,9 +100,10 @@ static char *program_dir(const struct jc_pocl_binary *b)
 	return real;
 }
 
-static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall);
+static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall, const char *timed);
 static void refresh_at_exit(void);
 static void hook_pocl(void);
+static pthread_once_t hooked = PTHREAD_ONCE_INIT;
 
 /* exit() runs the handlers atexit() registers before any library's
  * destructor, PoCL's among them, which removes the directories of its
@@ -144,14 +151,14 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 	} else {
 		__atomic_add_fetch(&watching, 1, __ATOMIC_RELEASE);
 	}
-	static pthread_once_t once = PTHREAD_ONCE_INIT, hooked = PTHREAD_ONCE_INIT;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, register_at_exit);
 	pthread_once(&hooked, hook_pocl);
 	w->next = watches;
 	watches = w;
 	pthread_mutex_unlock(&lock);
 	if (old && old->pid == getpid())
-		refresh(old, old->wg_cpu, old->wg_wall);
+		refresh(old, old->wg_cpu, old->wg_wall, NULL);
 	watch_free(old);
 }
 
@@ -170,10 +177,129 @@ static int merge_alias(const struct watch *w, struct jc_cl_payload *p, void **me
 	return 1;
 }
 
+/* ---- the work-group functions' times, in the entry ----
+ *
+ * Kept as one more record of the payload's kernels (version 3), named
+ * WG_TIMES, which no kernel can be (a space is no identifier's): a
+ * jitcache that does not know it answers no kernel's attributes from it
+ * and keeps it through its own refreshes.  Its string: "REL CPU WALL\n"
+ * for each function, REL its path under the program's directory
+ * (KERNEL/LOCALSIZE/KERNEL.so), CPU and WALL what PoCL's compile of it
+ * cost (ns). */
+#define WG_TIMES "jitcache wg-times"
+
+/* The index of p's WG_TIMES record, or p->nkernels. */
+static cl_uint wg_record(const struct jc_cl_payload *p)
+{
+	cl_uint i = 0;
+	while (i < p->nkernels && strcmp(p->kernel_names[i], WG_TIMES) != 0)
+		i++;
+	return i;
+}
+
+/* REL of a work-group function's path: its last three names. */
+static const char *rel_of(const char *path)
+{
+	const char *at = path + strlen(path);
+	for (int slashes = 0; at > path; at--)
+		if (at[-1] == '/' && ++slashes == 3)
+			return at;
+	return NULL;
+}
+
+/* The line of WG_TIMES for the function at path, in out (TIMED_MAX
+ * bytes): its length, or -1 (a name no line can hold). */
+#define TIMED_MAX 600
+static int timed_line(char *out, const char *path, uint64_t cpu, uint64_t wall)
+{
+	const char *rel = rel_of(path);
+	int n = rel && !strchr(rel, ' ') && !strchr(rel, '\n')
+			? snprintf(out, TIMED_MAX, "%s %llu %llu\n", rel, (unsigned long long)cpu,
+				   (unsigned long long)wall)
+			: -1;
+	return n > 0 && n < TIMED_MAX ? n : -1;
+}
+
+/* The line of `rel` in table ("REL ...\n" lines), or NULL. */
+static const char *line_of(const char *table, const char *rel)
+{
+	size_t n = strlen(rel);
+	for (const char *l = table; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, rel, n) == 0 && (l[n] == ' ' || l[n] == '\n'))
+			return l;
+	return NULL;
+}
+
+/* p with the lines `timed` ("REL CPU WALL\n" each) added to its WG_TIMES
+ * record (made if none), those whose REL is there left out: the new string
+ * in *owned (to free after encoding).  Only a payload with its kernels
+ * recorded (version 3), whose arrays have room for one more (as
+ * jc_cl_payload_decode() and jc_cl_export() leave them): a version 1 one
+ * would claim to know every kernel's attributes. */
+void jc_pocl_add_times(struct jc_cl_payload *p, const char *timed, char **owned)
+{
+	*owned = NULL;
+	if (!timed || !*timed || !p->kernels_known)
+		return;
+	cl_uint i = wg_record(p);
+	if (i == p->nkernels && p->nkernels >= JC_CL_PAYLOAD_MAX_KERNELS)
+		return; /* no room: a reader would refuse the payload */
+	const char *old = i < p->nkernels ? p->attributes[i] : "";
+	size_t n = strlen(old) + strlen(timed) + 1;
+	if (strlen(old) > JC_POCL_MAX_BINARY || !(*owned = malloc(n)))
+		return;
+	char *at = *owned + strlen(old);
+	memcpy(*owned, old, at - *owned + 1);
+	for (const char *l = timed; *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) + 1 : strlen(l);
+		char rel[512];
+		if (end && sscanf(l, "%511s", rel) == 1 && !line_of(*owned, rel)) {
+			memcpy(at, l, len);
+			at[len] = '\0';
+			at += len;
+		}
+		l += len;
+	}
+	if (at == *owned + strlen(old)) { /* nothing new */
+		free(*owned);
+		*owned = NULL;
+		return;
+	}
+	if (i == p->nkernels) {
+		p->kernel_names[i] = WG_TIMES;
+		p->name_sizes[i] = sizeof WG_TIMES;
+		p->nkernels++;
+	}
+	p->attributes[i] = *owned;
+	p->attribute_sizes[i] = strlen(*owned) + 1;
+}
+
+void jc_pocl_watch_times(cl_program program, const struct jc_cl_payload *p)
+{
+	cl_uint i = p->kernels_known ? wg_record(p) : 0;
+	char *times = i < p->nkernels ? strdup(p->attributes[i]) : NULL;
+	if (!times)
+		return;
+	pthread_mutex_lock(&lock);
+	struct watch *w = watches;
+	while (w && w->program != program)
+		w = w->next;
+	if (w && w->pid == getpid()) {
+		free(w->times);
+		w->times = times;
+		times = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	free(times);
+}
+
 /* Add to the entry what PoCL compiled into the program's directories since
  * the binary was made, if anything, and wg_cpu and wg_wall (ns) to its
- * compile times.  Returns whether the entry was replaced. */
-static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall)
+ * compile times; `timed` ("REL CPU WALL\n", or NULL): a function added
+ * after the program's release, whose time is kept apart (WG_TIMES).
+ * Returns whether the entry was replaced. */
+static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall, const char *timed)
 {
 	int grew = w->alias && jc_pocl_dir_files(w->alias) > w->files[0];
 	for (cl_uint i = 0; i < w->ndev && !grew; i++)
@@ -197,6 +323,9 @@ static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall)
 			}
 		if (p.ndev == 1 && !p.status && merge_alias(w, &p, merged))
 			changed = 1;
+		char *owned = NULL;
+		if (changed)
+			jc_pocl_add_times(&p, timed, &owned);
 		void *bytes = NULL;
 		size_t size = 0;
 		char hex[2 * JC_KEY_BYTES + 1];
@@ -212,6 +341,7 @@ static int refresh(const struct watch *w, uint64_t wg_cpu, uint64_t wg_wall)
 			       "(%zu bytes, was %zu; compiled in %.3f s of CPU, %.3f s)", hex,
 			       size, e.size, (double)wg_cpu / 1e9, (double)wg_wall / 1e9);
 		free(bytes);
+		free(owned);
 		jc_cl_payload_free(&p);
 	}
 	for (cl_uint i = 0; merged && i < w->ndev; i++)
@@ -260,7 +390,7 @@ void jc_pocl_release(cl_program program)
 	}
 	pthread_mutex_unlock(&lock);
 	int ours = w && w->pid == getpid();
-	if (ours && refresh(w, w->wg_cpu, w->wg_wall))
+	if (ours && refresh(w, w->wg_cpu, w->wg_wall, NULL))
 		w->wg_cpu = w->wg_wall = 0;
 	if (ours && !jc_pocl_cache_on())
 		keep_late(w);
@@ -377,7 +507,7 @@ __attribute__((destructor)) static void refresh_at_exit(void)
 		struct watch *w = all;
 		all = w->next;
 		if (w->pid == getpid())
-			refresh(w, w->wg_cpu, w->wg_wall);
+			refresh(w, w->wg_cpu, w->wg_wall, NULL);
 		watch_free(w);
 	}
 }
@@ -446,14 +576,18 @@ static int any_watch(void)
 
 /* A work-group function PoCL finished, after the application released its
  * program: added to the entry now, while the directory is still there.
- * Its compile time is not added to the entry's: a hit credits an entry's
- * every time, and a program of the same key built again in one run may
- * never queue that command (pyopencl, whose warm run counted 27.1 s of CPU
- * avoided with these times, 19.7 s saved).  The watch stays listed, marked
- * busy (never dropped meanwhile): a function finished during the refresh
- * refreshes again. */
-static void refresh_late(const char *path)
+ * Its compile time (cpu, wall: ns) is not added to the entry's: a hit
+ * credits an entry's every time, and a program of the same key built
+ * again in one run may never queue that command (pyopencl, whose warm run
+ * counted 27.1 s of CPU avoided with these times, 19.7 s saved).  It is
+ * kept apart (WG_TIMES), credited only when a program served from the
+ * entry has PoCL find the function (file_found).  The watch stays listed,
+ * marked busy (never dropped meanwhile): a function finished during the
+ * refresh refreshes again. */
+static void refresh_late(const char *path, uint64_t cpu, uint64_t wall)
 {
+	char timed[TIMED_MAX];
+	int ok = timed_line(timed, path, cpu, wall) > 0;
 	pthread_mutex_lock(&late_refresh);
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_in(lates, path);
@@ -461,7 +595,7 @@ static void refresh_late(const char *path)
 		w->busy = 1;
 	pthread_mutex_unlock(&lock);
 	if (w)
-		refresh(w, 0, 0);
+		refresh(w, 0, 0, ok ? timed : NULL);
 	pthread_mutex_lock(&lock);
 	if (w)
 		w->busy = 0;
@@ -477,6 +611,7 @@ static void refresh_late(const char *path)
  * before PoCL frees its program.  Paid at PoCL's next dlopen or rename on
  * this thread; with no dlopen hooked, in the rename as before. */
 static __thread char owed[512];
+static __thread uint64_t owed_cpu, owed_wall;
 static int dlopen_hooked;
 
 static void pay_owed(void)
@@ -486,28 +621,121 @@ static void pay_owed(void)
 	char path[sizeof owed];
 	memcpy(path, owed, sizeof path);
 	owed[0] = '\0';
-	refresh_late(path);
+	refresh_late(path, owed_cpu, owed_wall);
 }
 
-static void file_missing(const char *path)
+/* The work-group functions PoCL compiles on this thread while jitcache
+ * takes a program's binaries to store them (jc_pocl_time_begin()): PoCL
+ * compiles a generic one for each kernel then, which an application that
+ * takes the binary of a program built from source pays too (tinygrad),
+ * and which a program served from the entry finds ("REL CPU WALL\n"
+ * each; timing: whether on). */
+static __thread int timing;
+static __thread char *timed_here;
+
+void jc_pocl_time_begin(void)
 {
-	if (!any_watch() || !wg_file(path) ||
-	    strcmp(probe.path, path) == 0) /* looked for again: the same compile */
+	pthread_once(&hooked, hook_pocl);
+	free(timed_here);
+	timed_here = NULL;
+	timing = 1;
+}
+
+char *jc_pocl_time_end(void)
+{
+	char *t = timed_here;
+	timing = 0;
+	timed_here = NULL;
+	return t;
+}
+
+static void time_here(const char *path, uint64_t cpu, uint64_t wall)
+{
+	char line[TIMED_MAX];
+	int n = timed_line(line, path, cpu, wall);
+	size_t had = timed_here ? strlen(timed_here) : 0;
+	char *grown = n > 0 ? realloc(timed_here, had + n + 1) : NULL;
+	if (grown) {
+		memcpy(grown + had, line, n + 1);
+		timed_here = grown;
+	}
+}
+
+/* Note that PoCL looked for the function at path in w's program: whether
+ * it found it or compiled it, it is credited no more.  0 if it was looked
+ * for before (or cannot be noted: then never credited).  Under the lock. */
+static int mark_seen(struct watch *w, const char *path)
+{
+	const char *rel = rel_of(path);
+	if (!rel || line_of(w->seen, rel))
+		return 0;
+	size_t had = w->seen ? strlen(w->seen) : 0, n = strlen(rel);
+	char *grown = realloc(w->seen, had + n + 2);
+	if (!grown)
+		return 0;
+	memcpy(grown + had, rel, n);
+	memcpy(grown + had + n, "\n", 2);
+	w->seen = grown;
+	return 1;
+}
+
+/* PoCL found the work-group function at path, which it would otherwise
+ * have compiled: if the program is one served from an entry whose
+ * WG_TIMES holds the function's time, and PoCL looks for it in this
+ * program for the first time (not after compiling it here), that time
+ * joins the time saved, once per program: with PoCL's cache off alone
+ * (on, PoCL's own cache may have held the function as well). */
+static void file_found(const char *path)
+{
+	if (!any_watch() || !wg_file(path) || jc_pocl_cache_on())
 		return;
+	unsigned long long cpu = 0, wall = 0;
+	int credit = 0;
 	pthread_mutex_lock(&lock);
-	int ours = watch_of(path) != NULL;
+	struct watch *w = watch_of(path);
+	const char *rel = w ? rel_of(path) : NULL;
+	const char *l = rel && w->times ? line_of(w->times, rel) : NULL;
+	if (rel && mark_seen(w, path) && l)
+		credit = sscanf(l + strlen(rel), " %llu %llu", &cpu, &wall) == 2;
 	pthread_mutex_unlock(&lock);
-	if (!ours)
-		return;
+	if (credit && cpu <= wall) {
+		jc_cache_credit(jc_runtime_cache(), cpu, wall);
+		jc_log(JC_LOG_DEBUG, "PoCL found work-group function %s: %.3f s of CPU credited",
+		       rel, (double)cpu / 1e9);
+	}
+}
+
+static void start_probe(const char *path)
+{
 	snprintf(probe.path, sizeof probe.path, "%s", path);
 	probe.cpu = jc_thread_cpu_ns();
 	probe.children = children_cpu_ns();
 	probe.wall = jc_mono_ns();
 }
 
+static void file_missing(const char *path)
+{
+	if ((!any_watch() && !timing) || !wg_file(path) ||
+	    strcmp(probe.path, path) == 0) /* looked for again: the same compile */
+		return;
+	if (timing) {
+		start_probe(path);
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	struct watch *w = watch_of(path);
+	if (w)
+		mark_seen(w, path);
+	pthread_mutex_unlock(&lock);
+	if (!w)
+		return;
+	start_probe(path);
+}
+
 static void file_renamed(const char *path)
 {
-	if (!any_watch() || !wg_file(path) || !probe.path[0] || strcmp(probe.path, path) != 0)
+	if ((!any_watch() && !timing) || !wg_file(path) || !probe.path[0] ||
+	    strcmp(probe.path, path) != 0)
 		return;
 	probe.path[0] = '\0';
 	uint64_t wall = (uint64_t)(jc_mono_ns() - probe.wall);
@@ -522,6 +750,10 @@ static void file_renamed(const char *path)
 		cpu += (uint64_t)children;
 	if (cpu > wall)
 		cpu = wall;
+	if (timing) {
+		time_here(path, cpu, wall);
+		return;
+	}
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_in(watches, path);
 	if (w) {
@@ -530,10 +762,13 @@ static void file_renamed(const char *path)
 	}
 	int released = !w && watch_in(lates, path);
 	pthread_mutex_unlock(&lock);
-	if (released && __atomic_load_n(&dlopen_hooked, __ATOMIC_ACQUIRE))
+	if (released && __atomic_load_n(&dlopen_hooked, __ATOMIC_ACQUIRE)) {
 		snprintf(owed, sizeof owed, "%s", path); /* wg_file(): it fits */
-	else if (released)
-		refresh_late(path);
+		owed_cpu = cpu;
+		owed_wall = wall;
+	} else if (released) {
+		refresh_late(path, cpu, wall);
+	}
 }
 
 /* PoCL's own calls of access() and rename(), and only those (got.h): the
@@ -546,9 +781,12 @@ static void *(*real_dlopen)(const char *, int);
 static int pocl_access(const char *path, int mode)
 {
 	int r = real_access(path, mode);
-	if (r != 0 && path) {
+	if (path) {
 		int saved = errno;
-		file_missing(path);
+		if (r != 0)
+			file_missing(path);
+		else
+			file_found(path);
 		errno = saved;
 	}
 	return r;

@@ -81,6 +81,23 @@ void jc_pocl_release_later(cl_program program);
  * (jc_pocl_release_later()). */
 void jc_pocl_kernel_held(cl_program program, cl_kernel kernel, cl_uint refs);
 void jc_pocl_kernel_release(cl_kernel kernel);
+/* A hit: the watch of `program` takes the times of the work-group
+ * functions its entry's payload `p` holds (below), to credit each that
+ * PoCL finds instead of compiling it. */
+struct jc_cl_payload;
+void jc_pocl_watch_times(cl_program program, const struct jc_cl_payload *p);
+/* The work-group functions PoCL compiles on this thread from _begin() to
+ * _end(), as jitcache takes a program's binaries to store them (a generic
+ * one for each kernel), timed: "REL CPU WALL\n" lines (malloc'd; NULL:
+ * none), which jc_pocl_add_times() adds to the payload's, to be credited
+ * as those above when a program served from the entry has PoCL find
+ * them (an application taking its binary). */
+void jc_pocl_time_begin(void);
+char *jc_pocl_time_end(void);
+/* p (version 3, with room for one more kernel record) with the lines
+ * `timed` added to its times; *owned: the string to free once p is
+ * encoded (NULL: nothing added). */
+void jc_pocl_add_times(struct jc_cl_payload *p, const char *timed, char **owned);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
 /* The application made a program of `to`, a copy of binary `from` that
@@ -105,12 +122,18 @@ void jc_pocl_dir_copied(const unsigned char *from, const unsigned char *to, size
  * directory DIR is, and to its entry's compile times with the refresh that
  * adds the files, with the CPU time of the children the process waited
  * for meanwhile (the linker PoCL runs: ld, a child process), the sum
- * capped at the wall time.  Not counted: a compile after the program's
- * release with PoCL's cache off (a hit credits the entry's times each
- * time, and a program of the same key built again in one run may never
- * queue that command), a compile whose file another process put first, nor the work-group code an entry took from
- * PoCL's cache as it found it: what is recorded is measured, and at most
- * what was saved. */
+ * capped at the wall time.  A compile after the program's release with
+ * PoCL's cache off is kept apart instead, as its function's own time in
+ * the entry (a hit credits the entry's times each time, and a program of
+ * the same key built again in one run may never queue that command): a
+ * program served from the entry credits it when PoCL finds that
+ * function's file there instead of compiling it (its access() succeeds),
+ * the first time PoCL looks for it in that program, once per program,
+ * PoCL's cache off (with it on, PoCL's own cache may have held it).  Not
+ * counted: a compile whose file another process put first, the
+ * work-group code an entry took from PoCL's cache as it found it, nor a
+ * function PoCL looked for and compiled in the program: what is recorded
+ * is measured, and at most what was saved. */
 
 /* ---- the binary format and the program directory (cl_pocl_binary.c) ---- */
 
