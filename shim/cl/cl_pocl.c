@@ -546,6 +546,8 @@ static void *(*real_dlopen)(const char *, int);
 static int pocl_access(const char *path, int mode)
 {
 	int r = real_access(path, mode);
+	if (path)
+		jc_pocl_note_path(path); /* found or not, PoCL's directory for the build */
 	if (r != 0 && path) {
 		int saved = errno;
 		file_missing(path);
@@ -564,6 +566,7 @@ static int pocl_rename(const char *from, const char *to)
 	int r = real_rename(from, to);
 	if (r == 0 && to) {
 		int saved = errno;
+		jc_pocl_note_path(to);
 		file_renamed(to);
 		errno = saved;
 	}
