@@ -783,6 +783,7 @@ static int pocl_access(const char *path, int mode)
 	int r = real_access(path, mode);
 	if (path) {
 		int saved = errno;
+		jc_pocl_note_path(path); /* found or not, PoCL's directory for the build */
 		if (r != 0)
 			file_missing(path);
 		else
@@ -802,6 +803,7 @@ static int pocl_rename(const char *from, const char *to)
 	int r = real_rename(from, to);
 	if (r == 0 && to) {
 		int saved = errno;
+		jc_pocl_note_path(to);
 		file_renamed(to);
 		errno = saved;
 	}

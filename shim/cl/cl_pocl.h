@@ -186,10 +186,18 @@ int jc_pocl_is_pack(const void *bin, size_t size);
  * the start (which waits a few ms for the clock's tick) is earlier. */
 int64_t jc_pocl_build_starts(void);
 int64_t jc_pocl_build_ended(void);
+/* PoCL's own access() or rename() of `path` on this thread: a build's
+ * DIR/program.bc names its directory (remembered until the next
+ * jc_pocl_build_starts() on this thread; two directories, none). */
+void jc_pocl_note_path(const char *path);
 /* The name ("AB/CDE...") of the one program directory whose last_accessed
  * PoCL touched between t0 and t1 (jc_pocl_build_starts() and _ended()) and
  * whose program.bc names every kernel of program (malloc'd); NULL if none
- * or more than one (another build of the same kernels at the same time). */
+ * or more than one (another build of the same kernels at the same time).
+ * The directory PoCL named on this thread in the build (its access() or
+ * rename() of DIR/program.bc, seen by the hooks once a program is
+ * watched: jc_pocl_note_path()) is taken if it passes the same tests,
+ * without reading every directory of PoCL's cache; else they are read. */
 char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1);
 /* The mtime of dir/last_accessed (jc_wall_ns()), or -1. */
 int64_t jc_pocl_touched_ns(const char *dir);

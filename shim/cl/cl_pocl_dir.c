@@ -52,8 +52,28 @@ static int64_t coarse_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* The program directory PoCL named on this thread since the build began
+ * (its access() or rename() of DIR/program.bc, through the hooks of
+ * cl_pocl.c): "" if none, "\1" if more than one. */
+static __thread char named[512];
+
+void jc_pocl_note_path(const char *path)
+{
+	size_t n = strlen(path), tail = sizeof "/program.bc" - 1;
+	if (n <= tail || strcmp(path + n - tail, "/program.bc") != 0 || named[0] == '\1')
+		return;
+	n -= tail;
+	if (n >= sizeof named ||
+	    (named[0] && (strncmp(named, path, n) != 0 || named[n] != '\0')))
+		snprintf(named, sizeof named, "\1"); /* too long, or two: the search decides */
+	else
+		snprintf(named, sizeof named, "%.*s", (int)n, path);
+}
+
 int64_t jc_pocl_build_starts(void)
 {
+	named[0] = '\0';
+
 	/* Waiting for the coarse clock's next tick (a few ms, no CPU) leaves
 	 * every touch made before at an earlier time than any made from now. */
 	int64_t now = coarse_ns(), next = now;
@@ -181,6 +201,26 @@ static int two_letters(void *ctx, const char *name)
 	return f->n >= 2;
 }
 
+/* The directory PoCL named on this thread (jc_pocl_note_path()), if it is
+ * one of f->top's, touched in the build and holding its kernels: PoCL's
+ * own choice for this build, found without reading every directory of
+ * its cache (one build read them all: 58 directories, 15 ms of CPU per
+ * pyopencl run, and growing with PoCL's cache). */
+static int named_dir(struct finding *f)
+{
+	size_t top = strlen(f->top);
+	const char *name = named + top + 1;
+	if (strncmp(named, f->top, top) != 0 || named[top] != '/' ||
+	    !dir_name_ok(name, strlen(name)) || strlen(name) >= sizeof f->found)
+		return 0;
+	int64_t at = jc_pocl_touched_ns(named);
+	if (at < f->t0 || at > f->t1 || !holds_kernels(named, f->names))
+		return 0;
+	snprintf(f->found, sizeof f->found, "%s", name);
+	f->n = 1;
+	return 1;
+}
+
 char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
 {
 	static struct finding zero;
@@ -191,7 +231,7 @@ char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
 		f->names = names;
 		f->t0 = t0;
 		f->t1 = t1;
-		if (jc_pocl_topdir(f->top, sizeof f->top) == 0)
+		if (jc_pocl_topdir(f->top, sizeof f->top) == 0 && !named_dir(f))
 			jc_fs_each_name(f->top, two_letters, f);
 		/* Two candidates: another build of the same kernels at the same
 		 * time; which is ours cannot be told, so neither is taken. */
