@@ -209,9 +209,10 @@ static int two_letters(void *ctx, const char *name)
 static int named_dir(struct finding *f)
 {
 	size_t top = strlen(f->top);
-	const char *name = named + top + 1;
-	if (strncmp(named, f->top, top) != 0 || named[top] != '/' ||
-	    !dir_name_ok(name, strlen(name)) || strlen(name) >= sizeof f->found)
+	if (strncmp(named, f->top, top) != 0 || named[top] != '/')
+		return 0;
+	const char *name = named + top + 1; /* inside named: it begins with f->top */
+	if (!dir_name_ok(name, strlen(name)) || strlen(name) >= sizeof f->found)
 		return 0;
 	int64_t at = jc_pocl_touched_ns(named);
 	if (at < f->t0 || at > f->t1 || !holds_kernels(named, f->names))
