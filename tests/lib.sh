@@ -108,6 +108,15 @@ need_modern_driver() {
 	exit $?
 }
 
+# need_pocl: a script for PoCL (Debian's pocl-opencl-icd) skips (and ends)
+# where clinfo lists no PoCL platform.
+need_pocl() {
+	clinfo -l 2>/dev/null | grep -q "Portable Computing Language" && return 0
+	skip "PoCL is not installed (pocl-opencl-icd)"
+	finish
+	exit $?
+}
+
 # need_testbed_env WHAT VENV PROGRAM TARGET [FILE...]: a framework test on
 # Intel's 2026 driver (it skips elsewhere), whose environment `make TARGET`
 # installs into VENV (VENV/PROGRAM must run), with the library and each FILE

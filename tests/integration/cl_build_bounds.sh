@@ -28,10 +28,7 @@
 export POCL_KERNEL_CACHE=0 JITCACHE_LOG=info
 CLB=$B/tests/cl_build CCL=$B/tests/cl_compile_link
 
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$1"; }
 counts() { grep -q "jitcache: $2 hits, $3 misses, $4 stores" "$1"; }
 cl() { $JITCACHE run -- "$CLB" --platform Portable "$@"; }

@@ -14,10 +14,7 @@
 export POCL_KERNEL_CACHE=0 JITCACHE_LOG=info
 CLB=$B/tests/cl_build TOOL=$B/tests/cl_cache_tool
 
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$1"; }
 build_rc() { sed -n 's/^build=\(-*[0-9]*\) .*/\1/p' "$1"; }
 # PoCL's log names a random temporary file

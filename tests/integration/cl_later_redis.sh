@@ -17,10 +17,7 @@ need_redis
 unset JITCACHE_LOCK_TIMEOUT JITCACHE_COMPRESS JITCACHE_REMOTE_READ_ONLY
 export JITCACHE_LOG=debug POCL_KERNEL_CACHE=0
 CLB=$B/tests/cl_build
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 check "the test's driver wrapper builds" cc -shared -fPIC -O1 -Wall -Werror -pthread \
 	-o "$T/libasync.so" "$ROOT/tests/helpers/loader/cl_async_driver.c"
 check "redis-server started on a unix socket" start_redis main

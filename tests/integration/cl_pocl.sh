@@ -9,10 +9,7 @@
 export POCL_KERNEL_CACHE=0 JITCACHE_LOG=info
 CLB=$B/tests/cl_build
 
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 
 cp "$ROOT/tests/integration/compute.cl" k.cl
 OPTS="-DSCALE=1.75f -cl-mad-enable"

@@ -16,10 +16,7 @@ export POCL_KERNEL_CACHE=0 POCL_CACHE_DIR=$T/pocl-cache
 unset POCL_DEBUG POCL_MAX_WORK_GROUP_SIZE
 CLB=$B/tests/cl_build
 
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 mkdir -p "$POCL_CACHE_DIR"
 # compute.cl's kernel and two more: a run of any compiles its own
 # work-group function.

@@ -15,10 +15,7 @@ export JITCACHE_LOG=info POCL_CACHE_DIR=$T/pocl-cache POCL_DEBUG=general
 unset POCL_KERNEL_CACHE
 CLB=$B/tests/cl_build
 
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 cp "$ROOT/tests/integration/compute.cl" k.cl
 build() { "$@" "$CLB" --platform Portable --source k.cl --options "-DSCALE=1.5f" --run compute; }
 # Work-group functions PoCL compiled in a run (POCL_DEBUG=general).

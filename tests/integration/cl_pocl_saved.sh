@@ -13,10 +13,7 @@ export POCL_CACHE_DIR=$T/pocl-cache
 unset POCL_KERNEL_CACHE POCL_DEBUG
 CLB=$B/tests/cl_build
 
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 cp "$ROOT/tests/integration/compute.cl" k.cl
 build() { "$@" "$CLB" --platform Portable --source k.cl --options "-DSCALE=2.5f" --run compute; }
 # The CPU time (user + system, clock ticks) of build "$@" and its children.

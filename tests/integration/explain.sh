@@ -14,10 +14,7 @@
 export POCL_KERNEL_CACHE=0
 unset POCL_JC_TEST
 CLB=$B/tests/cl_build
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 cd "$T" || exit 1
 mkdir -p inc
 echo '#define SCALE 1.75f' >inc/scale.h

@@ -20,10 +20,7 @@ export POCL_KERNEL_CACHE=0
 CLB=$B/tests/cl_build
 result() { sed -n 's/.*result=\([0-9a-f]*\).*/\1/p' "$1"; }
 
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 
 KERNEL='kernel void k(global float *o, global const float *in, uint n) { o[get_global_id(0)] = VAL; }'
 n=0

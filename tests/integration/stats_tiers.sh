@@ -15,10 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 export POCL_KERNEL_CACHE=0
 CLB=$B/tests/cl_build
-if ! clinfo -l 2>/dev/null | grep -q "Portable Computing Language"; then
-	skip "PoCL is not installed (pocl-opencl-icd)"
-	finish; exit
-fi
+need_pocl
 cd "$T" || exit 1
 cp "$ROOT/tests/integration/compute.cl" k.cl
 build() { # NAME [cl_build args]: one build of k.cl through jitcache
