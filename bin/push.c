@@ -598,13 +598,12 @@ static void ask_gpus(struct machine *me)
 		return;
 	}
 	char copy[1024];
-	size_t used = 0;
 	me->n_gpus = 0;
+	me->ips[0] = '\0';
 	snprintf(copy, sizeof copy, "%s", me->for_list);
 	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		if (jc_warm_target_ip(t, ip) && used < sizeof me->ips && !strstr(me->ips, ip))
-			used += (size_t)snprintf(me->ips + used, sizeof me->ips - used, "%s%s",
-						 used ? "," : "", ip), me->n_gpus++;
+		if (jc_warm_target_ip(t, ip))
+			me->n_gpus += jc_warm_ip_list_add(me->ips, sizeof me->ips, ip);
 	snprintf(me->gpus, sizeof me->gpus, "--for %s", me->for_list);
 }
 

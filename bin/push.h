@@ -58,6 +58,9 @@ void jc_pull_usage(FILE *out);
 /* The warm targets' table (warm.c): the IP version of a target's name as
  * text ("12.56.5"), or NULL if none is named so. */
 const char *jc_warm_target_ip(const char *name, char buf[32]);
+/* ip added to list ("12.56.5,20.1.0", cap bytes) unless it is one of its
+ * items already or would not fit: 1 if added. */
+int jc_warm_ip_list_add(char *list, size_t cap, const char *ip);
 /* The i-th target's name, NULL past the last. */
 const char *jc_warm_target_name(size_t i);
 /* This machine's GPUs, as its driver shows them to a warm worker that

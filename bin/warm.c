@@ -493,6 +493,18 @@ static const char *ip_of_id(unsigned id, char buf[32])
 	return NULL;
 }
 
+int jc_warm_ip_list_add(char *list, size_t cap, const char *ip)
+{
+	size_t n = strlen(ip), used = strlen(list);
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+		if (strncmp(p, ip, n) == 0 && (p[n] == ',' || !p[n]))
+			return 0;
+	if (used + (used > 0) + n >= cap)
+		return 0;
+	snprintf(list + used, cap - used, "%s%s", used ? "," : "", ip);
+	return 1;
+}
+
 /* Add one device of a worker's list ("NAME (0xID, IP X.Y.Z)") to ips;
  * the position after it, or NULL at the end. */
 static const char *add_gpu(const char *at, char *ips, size_t cap, int *n)
@@ -503,9 +515,8 @@ static const char *add_gpu(const char *at, char *ips, size_t cap, int *n)
 	if (!p || sscanf(p, "(0x%x, IP %31[^)])", &id, ip) != 2)
 		return NULL;
 	const char *v = strcmp(ip, "0.0.0") != 0 ? ip : ip_of_id(id, table);
-	size_t used = strlen(ips);
-	if (v && !strstr(ips, v)) /* (each IP version once) */
-		snprintf(ips + used, cap - used, "%s%s", used ? "," : "", v);
+	if (v)
+		jc_warm_ip_list_add(ips, cap, v);
 	*n += v != NULL;
 	return p + 3;
 }
