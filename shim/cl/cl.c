@@ -427,19 +427,49 @@ static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
 	return JC_LOADED;
 }
 
+/* The application's program built by PoCL with the pack put in the
+ * directory PoCL makes for the build (cl_pocl.h): a hit if it was put
+ * there (or, PoCL's cache on, PoCL had it already) and the build
+ * succeeded, else refused, and the build is made again as a miss. */
+static enum jc_load load_pack_in_build(struct build *b, struct jc_cl_payload *p)
+{
+	jc_clmap_set_shadow(b->app, NULL); /* the driver answers: its own build */
+	jc_pocl_fill_begin(p->binaries[0], p->binary_sizes[0]);
+	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
+						  b->options, NULL, NULL);
+	char *name = jc_pocl_fill_end();
+	int loaded = err == CL_SUCCESS && name;
+	if (loaded)
+		jc_pocl_served_dir(name);
+	void *renamed = NULL;
+	size_t size = 0;
+	/* watched as a pack naming the directory it is in now */
+	if (loaded && jc_pocl_pack_renamed(p->binaries[0], p->binary_sizes[0], name, &renamed,
+					   &size) == 0) {
+		const unsigned char *bins[1] = { renamed };
+		jc_pocl_watch(b->app, &b->once.key, 1, bins, &size);
+		jc_pocl_watch_times(b->app, p);
+	}
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: %s", b->once.hex,
+	       loaded ? "hit, PoCL's directory put in the one it made for the build"
+		      : "PoCL did not look for the stored directory; compiling");
+	free(renamed);
+	free(name);
+	jc_cl_payload_free(p);
+	b->answer = err;
+	return loaded ? JC_LOADED : JC_LOAD_REJECTED;
+}
+
 /* PoCL's cache directory from the entry, put back, and the application's
  * program built by PoCL from it (cl_pocl.h): a hit if PoCL loaded that
  * directory (touched it), else refused, and the build is made again as a
- * miss.  With PoCL's cache off here, nothing reads that directory: refused. */
+ * miss.  PoCL's cache off, or a pack of a temporary directory (made with
+ * it off): load_pack_in_build(). */
 static enum jc_load load_pack(struct build *b, struct jc_cl_payload *p)
 {
 	char *dir = jc_pocl_cache_on() ? jc_pocl_unpack(p->binaries[0], p->binary_sizes[0]) : NULL;
-	if (!dir) {
-		jc_log(JC_LOG_DEBUG, "OpenCL entry %s: PoCL's cache directory, not usable here "
-		       "(PoCL's cache off, or not writable); compiling", b->once.hex);
-		jc_cl_payload_free(p);
-		return JC_LOAD_REJECTED;
-	}
+	if (!dir)
+		return load_pack_in_build(b, p);
 	int64_t t0 = jc_pocl_build_starts();
 	jc_clmap_set_shadow(b->app, NULL); /* the driver answers: its own build */
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
@@ -676,6 +706,66 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 	return rc;
 }
 
+/* The payload *bytes with the work-group functions' times `timed` added
+ * (cl_pocl.h): 0 (the same payload if there are none), or -1. */
+static int with_times(void **bytes, size_t *size, const char *timed)
+{
+	struct jc_cl_payload p;
+	char *owned = NULL;
+	void *out = NULL;
+	size_t n = 0;
+	if (!timed)
+		return 0;
+	if (jc_cl_payload_decode(*bytes, *size, &p) != 0)
+		return -1;
+	jc_pocl_add_times(&p, timed, &owned);
+	int rc = owned ? jc_cl_payload_encode(&p, &out, &n) : 0;
+	jc_cl_payload_free(&p);
+	free(owned);
+	if (rc == 0 && out) {
+		free(*bytes);
+		*bytes = out;
+		*size = n;
+	}
+	return rc;
+}
+
+void jc_cl_binaries_taken(cl_program program)
+{
+	struct jc_cache *cache = jc_runtime_cache();
+	struct jc_key key;
+	cl_context context;
+	cl_uint ndev = 0;
+	cl_device_id *devices = NULL;
+	void *bytes = NULL;
+	size_t size = 0;
+	struct jc_entry e;
+	char *taken = NULL;
+	if (!cache || jc_pocl_cache_on() || !jc_pocl_packed(program, &key, &taken) ||
+	    jc_cl_program_devices(program, &context, &ndev, &devices) != 0) {
+		free(taken);
+		return;
+	}
+	/* PoCL keeps the binary it made: taken again, nothing is compiled.
+	 * Watched from now on as that binary (the pack's watch refreshed
+	 * first: what PoCL compiled for it joins the entry's times); the
+	 * generic functions it compiled for the application's take are
+	 * credited when found, as those it compiled for jitcache's were. */
+	if (ndev == 1 && jc_cl_export(program, 1, devices, 0, &key, &bytes, &size) == 0 &&
+	    with_times(&bytes, &size, taken) == 0 && jc_cache_peek(cache, &key, &e) == 0) {
+		char hex[2 * JC_KEY_BYTES + 1];
+		jc_key_hex(&key, hex);
+		if (jc_cache_replace(cache, &key, bytes, size,
+				     jc_compile_word(e.compile_ns, e.wall_ns)) == 0)
+			jc_log(JC_LOG_DEBUG, "OpenCL entry %s: the binary the application took "
+			       "replaces PoCL's directory (%zu bytes)", hex, size);
+		jc_entry_free(&e);
+	}
+	free(taken);
+	free(bytes);
+	free(devices);
+}
+
 /* A PoCL build whose cache directory was found: that directory packed, and
  * the build log (cl_pocl.h).  No kernel attributes: a hit is PoCL's own
  * build of the application's program, which answers them itself. */
@@ -688,8 +778,10 @@ static int export_pack(const struct built *w, void **bytes, size_t *size)
 	if (log && jc_pocl_pack(w->pocl_dir, &pack, &pack_size) == 0) {
 		const unsigned char *bins[1] = { pack };
 		const char *logs[1] = { log };
+		/* no kernels but room for the work-group functions' times */
 		struct jc_cl_payload p = { .ndev = 1, .binaries = bins, .binary_sizes = &pack_size,
-					   .logs = logs, .log_sizes = &log_size };
+					   .logs = logs, .log_sizes = &log_size,
+					   .kernels_known = 1 };
 		rc = jc_cl_payload_encode(&p, bytes, size);
 		if (rc == 0)
 			jc_pocl_watch(w->program, &w->key, 1, bins, &pack_size);
@@ -947,12 +1039,12 @@ static cl_int compile_async(struct build *b, struct jc_request *request)
 	return err;
 }
 
-/* Whether the build is PoCL's with its kernel cache on, for one device:
- * its cache directory is then what is stored (cl_pocl.h). */
-static int on_pocl_cache(const struct build *b)
+/* Whether the build is PoCL's, for one device: its directory is then what
+ * is stored, PoCL's cache on or off (cl_pocl.h). */
+static int on_pocl_one(const struct build *b)
 {
 	char version[256] = "";
-	if (b->ndev != 1 || !jc_pocl_cache_on() ||
+	if (b->ndev != 1 ||
 	    jc_cl_real()->real_clGetDeviceInfo(b->devices[0], CL_DEVICE_VERSION, sizeof version - 1,
 					  version, NULL) != CL_SUCCESS)
 		return 0;
@@ -971,12 +1063,15 @@ static int compile(void *call, struct jc_request *request, enum jc_built *built)
 		*built = JC_BUILT_LATER;
 		return compile_async(b, request);
 	}
-	int pack = on_pocl_cache(b);
-	int64_t t0 = pack ? jc_pocl_build_starts() : 0;
+	int pocl = on_pocl_one(b), pocl_cache = pocl && jc_pocl_cache_on();
+	int64_t t0 = pocl_cache ? jc_pocl_build_starts() : 0;
+	if (pocl && !pocl_cache)
+		jc_pocl_uncached_starts();
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
-	if (pack && err == CL_SUCCESS)
-		b->out.pocl_dir = jc_pocl_find_dir(b->app, t0, jc_pocl_build_ended());
+	if (pocl && err == CL_SUCCESS)
+		b->out.pocl_dir = pocl_cache ? jc_pocl_find_dir(b->app, t0, jc_pocl_build_ended())
+					     : jc_pocl_find_uncached(b->app);
 	/* A compile error is a fact about the key, remembered like a result:
 	 * export then stores a failure record (only if every device failed). */
 	if (err == CL_BUILD_PROGRAM_FAILURE)

@@ -31,6 +31,12 @@
 int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, cl_int failed,
 		 const struct jc_key *watch, void **bytes, size_t *size);
 
+/* The application took the binaries of `program` (CL_PROGRAM_BINARIES):
+ * with PoCL's cache off, a program stored or served as its directory
+ * (cl_pocl.h) has its entry replaced by that binary, which PoCL made for
+ * the application and keeps; nothing else is done. */
+void jc_cl_binaries_taken(cl_program program);
+
 /* clCreateProgramWithBinary + clBuildProgram with options, as the API
  * requires even for binaries.  CL_SUCCESS with *out set, the driver's
  * error, or JC_CL_RECOMPILED.  The program, an executable loaded from the

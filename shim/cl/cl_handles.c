@@ -76,7 +76,19 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 			jc_cl_carry_out(program);
 		break;
 	}
-	return cl->real_clGetProgramInfo(target, param, size, value, size_ret);
+	/* PoCL compiles the generic work-group functions of a program whose
+	 * binary is asked for: timed, for its entry (cl_pocl.h) */
+	int taking = (param == CL_PROGRAM_BINARY_SIZES || param == CL_PROGRAM_BINARIES) &&
+		     value && target == program && !jc_pocl_cache_on() &&
+		     jc_pocl_packed(program, NULL, NULL);
+	if (taking)
+		jc_pocl_time_begin();
+	cl_int err = cl->real_clGetProgramInfo(target, param, size, value, size_ret);
+	if (taking)
+		jc_pocl_taking(program, jc_pocl_time_end());
+	if (taking && param == CL_PROGRAM_BINARIES && err == CL_SUCCESS)
+		jc_cl_binaries_taken(program);
+	return err;
 }
 
 JC_EXPORT cl_int clGetProgramInfo(cl_program program, cl_program_info param_name,

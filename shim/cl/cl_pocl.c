@@ -31,6 +31,8 @@ struct watch {
 	size_t *files;       /* the files its binary carried in its kernels' directories */
 	uint64_t wg_cpu, wg_wall; /* PoCL's work-group compiles in them since (ns) */
 	int busy;            /* a late one being refreshed: not dropped */
+	int pack;            /* one device, watched as a pack of its directory */
+	char *taken;         /* its generic functions, timed as the application took its binary */
 	/* One device, PoCL's cache off: the directory of the latest program
 	 * the application made of this one's binary, which jitcache named
 	 * anew (jc_pocl_dir_copied); its work-group code is this one's. */
@@ -76,6 +78,7 @@ static void watch_free(struct watch *w)
 	free(w->dirs);
 	free(w->files);
 	free(w->alias);
+	free(w->taken);
 	free(w->times);
 	free(w->seen);
 	free(w);
@@ -105,6 +108,11 @@ static void refresh_at_exit(void);
 static void hook_pocl(void);
 static pthread_once_t hooked = PTHREAD_ONCE_INIT;
 
+void jc_pocl_hook(void)
+{
+	pthread_once(&hooked, hook_pocl);
+}
+
 /* exit() runs the handlers atexit() registers before any library's
  * destructor, PoCL's among them, which removes the directories of its
  * programs with its cache off: the refresh at exit must come first. */
@@ -125,7 +133,8 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 		return;
 	*w = (struct watch){ .program = program, .pid = getpid(), .key = *key, .ndev = ndev,
 			     .dirs = calloc(ndev, sizeof *w->dirs),
-			     .files = calloc(ndev, sizeof *w->files) };
+			     .files = calloc(ndev, sizeof *w->files),
+			     .pack = ndev == 1 && jc_pocl_is_pack(binaries[0], sizes[0]) };
 	any = 0;
 	for (cl_uint i = 0; w->dirs && w->files && i < ndev; i++) {
 		struct jc_pocl_binary b;
@@ -479,6 +488,47 @@ int jc_pocl_watched(cl_program program)
 	return w != NULL;
 }
 
+/* The watch of program as a pack, this process's; under the lock. */
+static struct watch *packed(cl_program program)
+{
+	struct watch *w = watches;
+	while (w && w->program != program)
+		w = w->next;
+	return w && w->pack && w->pid == getpid() ? w : NULL;
+}
+
+int jc_pocl_packed(cl_program program, struct jc_key *key, char **taken)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&lock);
+	struct watch *w = packed(program);
+	if (w && key)
+		*key = w->key;
+	if (w && taken) {
+		*taken = w->taken;
+		w->taken = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	return w != NULL;
+}
+
+void jc_pocl_taking(cl_program program, char *timed)
+{
+	if (!timed)
+		return;
+	pthread_mutex_lock(&lock);
+	struct watch *w = packed(program);
+	size_t had = w && w->taken ? strlen(w->taken) : 0;
+	char *grown = w ? realloc(w->taken, had + strlen(timed) + 1) : NULL;
+	if (grown) {
+		strcpy(grown + had, timed);
+		w->taken = grown;
+	}
+	pthread_mutex_unlock(&lock);
+	free(timed);
+}
+
 void jc_pocl_release_later(cl_program program)
 {
 	/* With PoCL's cache on its directory outlives the program: the watch
@@ -780,6 +830,11 @@ static void *(*real_dlopen)(const char *, int);
 
 static int pocl_access(const char *path, int mode)
 {
+	if (path) {
+		int saved = errno;
+		jc_pocl_fill_at(path); /* a hit with PoCL's cache off (cl_pocl.h) */
+		errno = saved;
+	}
 	int r = real_access(path, mode);
 	if (path) {
 		int saved = errno;

@@ -100,6 +100,14 @@ char *jc_pocl_time_end(void);
 void jc_pocl_add_times(struct jc_cl_payload *p, const char *timed, char **owned);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
+/* Whether it is watched as a pack of its directory (below): 1, *key and
+ * (given taken) the times jc_pocl_taking() kept (malloc'd, or NULL),
+ * handed over. */
+int jc_pocl_packed(cl_program program, struct jc_key *key, char **taken);
+/* The generic work-group functions PoCL compiled as the application asked
+ * for the binary of `program`, watched as a pack (jc_pocl_time_end()'s
+ * lines, taken over): kept for the binary that will replace the pack. */
+void jc_pocl_taking(cl_program program, char *timed);
 /* The application made a program of `to`, a copy of binary `from` that
  * names a directory of its own (jc_pocl_app_binary()): the watch of the
  * program whose directory `from` names, released or not, adds the
@@ -216,6 +224,55 @@ char *jc_pocl_unpack(const void *bin, size_t size);
 int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out,
 		       size_t *out_size);
 
+/* ---- PoCL's cache off: the build's own directory as the entry ----
+ *
+ * With PoCL's kernel cache off (POCL_KERNEL_CACHE=0) a build writes its
+ * program.bc to a temporary directory, TOP/_UNCACHED_XXXXXX, that PoCL
+ * makes for it (mkdtemp()) and removes with the program, and PoCL then
+ * asks access() whether that directory holds a program.bc already: if it
+ * does, PoCL loads it instead of compiling, as from its cache (PoCL 3.1,
+ * pocl_llvm_build_program()).  Taking the binary instead, as a miss did
+ * before, had PoCL compile a generic work-group function for each kernel
+ * (pyopencl's first run: 2.36x the CPU of one without jitcache).  So a
+ * miss packs that directory as with PoCL's cache on (named by PoCL's own
+ * access() of its program.bc on the building thread), the work-group
+ * functions are added as PoCL compiles them (the watch of cl_pocl.c), and
+ * a hit lets PoCL build the application's program with the pack put into
+ * the directory PoCL made for that very build, when PoCL's access() of
+ * its program.bc comes on the building thread: each file written whole,
+ * program.bc last; a directory that is not a fresh temporary one of
+ * PoCL's cache directory, or holds a program.bc, is left alone.  The
+ * build then is PoCL's own, from its preprocessing on: a hit counted only
+ * if PoCL looked and the build succeeded, else it is compiled and stored
+ * again.  An application that takes the binary of such a program pays for
+ * the generic functions itself (tinygrad, pyopencl's own cache): that
+ * binary then replaces the pack (jc_cl_binaries_taken()), so that its
+ * next run is served the binary as before, and takes it at no cost. */
+
+/* Hook PoCL's access(), rename() and dlopen() (once; above). */
+void jc_pocl_hook(void);
+/* A build with PoCL's cache off is to begin on this thread: hooks on, the
+ * directory PoCL names forgotten. */
+void jc_pocl_uncached_starts(void);
+/* The name ("_UNCACHED_XXXXXX", malloc'd) of the temporary directory PoCL
+ * named in the build on this thread since jc_pocl_uncached_starts(), if
+ * its program.bc names every kernel of program; NULL otherwise. */
+char *jc_pocl_find_uncached(cl_program program);
+/* The build about to begin on this thread is to find the files of pack
+ * bin (which must outlive it) in its directory; _end(): the name of the
+ * directory they were put in under PoCL's cache directory (malloc'd), or
+ * NULL if none was.  With PoCL's cache on the directory is the one PoCL's
+ * hash of the build names (a pack made with its cache off names a
+ * temporary one); one PoCL had the program.bc of already counts as put. */
+void jc_pocl_fill_begin(const void *bin, size_t size);
+char *jc_pocl_fill_end(void);
+/* PoCL's own access() of path, from the hook: puts the pack in if path is
+ * the program.bc of a build that is to find it. */
+void jc_pocl_fill_at(const char *path);
+/* Pack bin naming directory `name` instead: 0 and *out (malloc'd), -1. */
+int jc_pocl_pack_renamed(const void *bin, size_t size, const char *name, void **out,
+			 size_t *out_size);
+
 /* ---- directory names of their own (cl_pocl_name.c) ----
  *
  * PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) writes each
@@ -251,5 +308,9 @@ unsigned char *jc_pocl_own_dir(const unsigned char *bin, size_t size);
 /* For the application's clCreateProgramWithBinary: as jc_pocl_own_dir(),
  * only if bin names a directory jitcache gave; NULL: bin as it is. */
 unsigned char *jc_pocl_app_binary(const unsigned char *bin, size_t size);
+/* A program served from a pack put in directory `dir` (PoCL's cache off:
+ * jc_pocl_fill_end()) is one jitcache served: its directory's name is
+ * remembered as given. */
+void jc_pocl_served_dir(const char *dir);
 
 #endif

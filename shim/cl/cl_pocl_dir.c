@@ -93,8 +93,22 @@ int64_t jc_pocl_build_ended(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + 20000000LL;
 }
 
-/* A name PoCL gives a program's directory: two letters, "/", letters. */
-static int dir_name_ok(const char *name, size_t n)
+/* The name PoCL gives a program's directory with its cache off
+ * (mkdtemp()): "_UNCACHED_" and six letters or digits. */
+static int uncached_name(const char *name, size_t n)
+{
+	if (n != 16 || strncmp(name, "_UNCACHED_", 10) != 0)
+		return 0;
+	for (size_t i = 10; i < n; i++)
+		if (!((name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= '0' && name[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* The name PoCL gives a program's directory with its cache on: two
+ * letters, "/", letters. */
+static int hash_name(const char *name, size_t n)
 {
 	if (n < 4 || n > 64 || name[2] != '/')
 		return 0;
@@ -104,6 +118,12 @@ static int dir_name_ok(const char *name, size_t n)
 				(name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
 			return 0;
 	return 1;
+}
+
+/* Either: a pack may name a directory of PoCL's cache or a temporary one. */
+static int dir_name_ok(const char *name, size_t n)
+{
+	return hash_name(name, n) || uncached_name(name, n);
 }
 
 /* Whether path's program.bc names every kernel of names (";"-separated):
@@ -212,7 +232,7 @@ static int named_dir(struct finding *f)
 	if (strncmp(named, f->top, top) != 0 || named[top] != '/')
 		return 0;
 	const char *name = named + top + 1; /* inside named: it begins with f->top */
-	if (!dir_name_ok(name, strlen(name)) || strlen(name) >= sizeof f->found)
+	if (!hash_name(name, strlen(name)) || strlen(name) >= sizeof f->found)
 		return 0;
 	int64_t at = jc_pocl_touched_ns(named);
 	if (at < f->t0 || at > f->t1 || !holds_kernels(named, f->names))
@@ -236,7 +256,7 @@ char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
 			jc_fs_each_name(f->top, two_letters, f);
 		/* Two candidates: another build of the same kernels at the same
 		 * time; which is ours cannot be told, so neither is taken. */
-		if (f->n == 1 && dir_name_ok(f->found, strlen(f->found)))
+		if (f->n == 1 && hash_name(f->found, strlen(f->found)))
 			found = strdup(f->found);
 	}
 	free(names);
@@ -435,6 +455,7 @@ char *jc_pocl_unpack(const void *bin, size_t size)
 	uint32_t files;
 	char top[PATH_MAX], dir[PATH_MAX];
 	if (jc_pocl_pack_parse(bin, size, &b) != 0 || !b.program_bc ||
+	    !hash_name(b.dir, strlen(b.dir)) || /* a temporary one PoCL's cache never reads */
 	    read_head(bin, size, &r, &b, &files) != 0 || jc_pocl_topdir(top, sizeof top) != 0 ||
 	    snprintf(dir, sizeof dir, "%s/%s", top, b.dir) >= (int)sizeof dir)
 		return NULL;
@@ -447,6 +468,8 @@ char *jc_pocl_unpack(const void *bin, size_t size)
 	return ok ? jc_fs_realpath(dir) : NULL;
 }
 
+static const char *uncached_dir(const char *dir);
+
 int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out,
 		       size_t *out_size)
 {
@@ -456,9 +479,13 @@ int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out
 	if (jc_pocl_pack_parse(bin, size, &old) != 0 || !old.program_bc)
 		return -1;
 	size_t len = strlen(dir), name_len = strlen(old.dir);
-	/* dir must be the directory the pack names (under the cache directory). */
-	if (len <= name_len || strcmp(dir + len - name_len, old.dir) != 0 ||
-	    dir[len - name_len - 1] != '/' || jc_pocl_pack(old.dir, &bytes, &n) != 0)
+	/* dir must be the directory the pack names (under the cache directory),
+	 * or, PoCL's cache off, the temporary one a hit put it in. */
+	const char *name = uncached_dir(dir) ? uncached_dir(dir) : old.dir;
+	if (name == old.dir && (len <= name_len || strcmp(dir + len - name_len, old.dir) != 0 ||
+				dir[len - name_len - 1] != '/'))
+		return -1;
+	if (jc_pocl_pack(name, &bytes, &n) != 0)
 		return -1;
 	if (jc_pocl_pack_parse(bytes, n, &now) != 0 || now.program_bc_size != old.program_bc_size ||
 	    memcmp(now.program_bc, old.program_bc, old.program_bc_size) != 0 ||
@@ -469,4 +496,140 @@ int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out
 	*out = bytes;
 	*out_size = n;
 	return 1;
+}
+
+/* ---- PoCL's cache off: the build's temporary directory ---- */
+
+/* The directory named (TOP/_UNCACHED_XXXXXX), if it is one: its name's
+ * start in dir, or NULL. */
+static const char *uncached_dir(const char *dir)
+{
+	char top[PATH_MAX];
+	size_t n = strlen(dir);
+	if (n < 17 || jc_pocl_topdir(top, sizeof top) != 0)
+		return NULL;
+	const char *name = dir + n - 16;
+	size_t t = (size_t)(name - dir) - 1;
+	if (dir[t] != '/' || !uncached_name(name, 16))
+		return NULL;
+	if (strlen(top) == t && strncmp(dir, top, t) == 0)
+		return name;
+	/* as PoCL named it, or resolved (a watch's directory) */
+	char *real = jc_fs_realpath(top);
+	int same = real && strlen(real) == t && strncmp(dir, real, t) == 0;
+	free(real);
+	return same ? name : NULL;
+}
+
+void jc_pocl_uncached_starts(void)
+{
+	jc_pocl_hook();
+	named[0] = '\0';
+}
+
+char *jc_pocl_find_uncached(cl_program program)
+{
+	const char *name = uncached_dir(named);
+	char *names = name ? kernel_names(program) : NULL, *found = NULL;
+	if (names && holds_kernels(named, names))
+		found = strdup(name);
+	free(names);
+	return found;
+}
+
+/* The name under TOP of the program directory dir, if it is one with PoCL's
+ * cache on or off (its start in dir), or NULL. */
+static const char *build_dir(const char *dir)
+{
+	const char *name = uncached_dir(dir);
+	char top[PATH_MAX];
+	size_t n = strlen(dir), t;
+	if (name || jc_pocl_topdir(top, sizeof top) != 0)
+		return name;
+	t = strlen(top);
+	return n > t + 1 && strncmp(dir, top, t) == 0 && dir[t] == '/' &&
+			       hash_name(dir + t + 1, n - t - 1)
+		       ? dir + t + 1
+		       : NULL;
+}
+
+/* The pack a build on this thread is to find in its directory, and the
+ * name of the directory it was put in (jc_pocl_fill_begin() to _end()). */
+static __thread const void *fill_bin;
+static __thread size_t fill_size;
+static __thread char filled[64];
+
+void jc_pocl_fill_begin(const void *bin, size_t size)
+{
+	jc_pocl_hook();
+	fill_bin = bin;
+	fill_size = size;
+	filled[0] = '\0';
+}
+
+char *jc_pocl_fill_end(void)
+{
+	fill_bin = NULL;
+	return filled[0] ? strdup(filled) : NULL;
+}
+
+void jc_pocl_fill_at(const char *path)
+{
+	size_t n = strlen(path), tail = sizeof "/program.bc" - 1;
+	if (!fill_bin || n <= tail || n - tail >= PATH_MAX ||
+	    strcmp(path + n - tail, "/program.bc") != 0)
+		return;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%.*s", (int)(n - tail), path);
+	const void *bin = fill_bin;
+	fill_bin = NULL; /* one directory: the build's own */
+	const char *name = build_dir(dir);
+	struct reader r;
+	struct jc_pocl_binary b, head;
+	uint32_t files;
+	if (!name || strlen(name) >= sizeof filled)
+		return;
+	/* PoCL's cache on and holding the build already: PoCL loads its own. */
+	if (jc_fs_exists(path)) {
+		snprintf(filled, sizeof filled, "%s", name);
+		return;
+	}
+	if (jc_pocl_pack_parse(bin, fill_size, &b) != 0 || !b.program_bc ||
+	    read_head(bin, fill_size, &r, &head, &files) != 0 || !jc_fs_exists(dir))
+		return;
+	const unsigned char *rel, *data;
+	uint32_t rel_len;
+	uint64_t size;
+	int ok = 1;
+	/* program.bc last: PoCL finds it only once every file is there. */
+	while (ok && next_file(&r, &rel, &rel_len, &data, &size) == 1)
+		if (!(rel_len == 10 && memcmp(rel, "program.bc", 10) == 0))
+			ok = put_file(dir, rel, rel_len, data, size) == 0;
+	if (ok && put_file(dir, (const unsigned char *)"program.bc", 10, b.program_bc,
+			   b.program_bc_size) == 0)
+		snprintf(filled, sizeof filled, "%s", name);
+}
+
+int jc_pocl_pack_renamed(const void *bin, size_t size, const char *name, void **out,
+			 size_t *out_size)
+{
+	struct reader r;
+	struct jc_pocl_binary b;
+	uint32_t files;
+	if (!dir_name_ok(name, strlen(name)) || read_head(bin, size, &r, &b, &files) != 0)
+		return -1;
+	struct jc_buf o = { .max = JC_POCL_MAX_BINARY };
+	jc_buf_put(&o, PACK_MAGIC, 8);
+	jc_buf_put_le32(&o, PACK_VERSION);
+	jc_buf_put_le32(&o, (uint32_t)strlen(name));
+	jc_buf_puts(&o, name);
+	jc_buf_put_le32(&o, files);
+	jc_buf_put(&o, r.at, (size_t)(r.end - r.at));
+	if (o.failed) {
+		free(o.s);
+		return -1;
+	}
+	*out = o.s;
+	*out_size = o.n;
+	return 0;
 }

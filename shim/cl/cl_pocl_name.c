@@ -103,3 +103,11 @@ unsigned char *jc_pocl_app_binary(const unsigned char *bin, size_t size)
 		remember(copy + at);
 	return copy;
 }
+
+void jc_pocl_served_dir(const char *dir)
+{
+	const char *name = strrchr(dir, '/');
+	name = name ? name + 1 : dir;
+	if (strlen(name) == TAG_LEN + NAME_LEN && strncmp(name, TAG, TAG_LEN) == 0)
+		remember((const unsigned char *)name + TAG_LEN);
+}
