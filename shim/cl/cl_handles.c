@@ -82,10 +82,10 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 		     value && target == program && !jc_pocl_cache_on() &&
 		     jc_pocl_packed(program, NULL, NULL);
 	if (taking)
-		jc_pocl_time_begin();
+		jc_pocl_taking(program, 1);
 	cl_int err = cl->real_clGetProgramInfo(target, param, size, value, size_ret);
 	if (taking)
-		jc_pocl_taking(program, jc_pocl_time_end());
+		jc_pocl_taking(program, 0);
 	if (taking && param == CL_PROGRAM_BINARIES && err == CL_SUCCESS)
 		jc_cl_binaries_taken(program);
 	return err;

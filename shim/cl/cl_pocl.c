@@ -32,7 +32,8 @@ struct watch {
 	uint64_t wg_cpu, wg_wall; /* PoCL's work-group compiles in them since (ns) */
 	int busy;            /* a late one being refreshed: not dropped */
 	int pack;            /* one device, watched as a pack of its directory */
-	char *taken;         /* its generic functions, timed as the application took its binary */
+	int taking;          /* the application is asking for its binary (jc_pocl_taking()) */
+	char *taken;         /* the generic functions PoCL compiled for that, timed */
 	/* One device, PoCL's cache off: the directory of the latest program
 	 * the application made of this one's binary, which jitcache named
 	 * anew (jc_pocl_dir_copied); its work-group code is this one's. */
@@ -513,20 +514,28 @@ int jc_pocl_packed(cl_program program, struct jc_key *key, char **taken)
 	return w != NULL;
 }
 
-void jc_pocl_taking(cl_program program, char *timed)
+void jc_pocl_taking(cl_program program, int taking)
 {
-	if (!timed)
-		return;
 	pthread_mutex_lock(&lock);
 	struct watch *w = packed(program);
-	size_t had = w && w->taken ? strlen(w->taken) : 0;
-	char *grown = w ? realloc(w->taken, had + strlen(timed) + 1) : NULL;
+	if (w)
+		w->taking = taking;
+	pthread_mutex_unlock(&lock);
+}
+
+/* A work-group function PoCL compiled for w's program while the
+ * application asked for its binary: its line kept (in w->taken) instead of
+ * its time joining the entry's.  Under the lock. */
+static void keep_taken(struct watch *w, const char *path, uint64_t cpu, uint64_t wall)
+{
+	char line[TIMED_MAX];
+	int n = timed_line(line, path, cpu, wall);
+	size_t had = w->taken ? strlen(w->taken) : 0;
+	char *grown = n > 0 ? realloc(w->taken, had + n + 1) : NULL;
 	if (grown) {
-		strcpy(grown + had, timed);
+		memcpy(grown + had, line, n + 1);
 		w->taken = grown;
 	}
-	pthread_mutex_unlock(&lock);
-	free(timed);
 }
 
 void jc_pocl_release_later(cl_program program)
@@ -806,7 +815,9 @@ static void file_renamed(const char *path)
 	}
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_in(watches, path);
-	if (w) {
+	if (w && w->taking) {
+		keep_taken(w, path, cpu, wall);
+	} else if (w) {
 		w->wg_cpu += cpu;
 		w->wg_wall += wall;
 	}

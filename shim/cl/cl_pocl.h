@@ -104,10 +104,12 @@ int jc_pocl_watched(cl_program program);
  * (given taken) the times jc_pocl_taking() kept (malloc'd, or NULL),
  * handed over. */
 int jc_pocl_packed(cl_program program, struct jc_key *key, char **taken);
-/* The generic work-group functions PoCL compiled as the application asked
- * for the binary of `program`, watched as a pack (jc_pocl_time_end()'s
- * lines, taken over): kept for the binary that will replace the pack. */
-void jc_pocl_taking(cl_program program, char *timed);
+/* The application is asking for the binary of `program`, watched as a
+ * pack (taking 1), or is done asking (0): the generic work-group functions
+ * PoCL compiles meanwhile are timed apart, for the binary that will
+ * replace the pack (as jc_pocl_time_begin() times them for jitcache's own
+ * take), not added to the entry's compile time. */
+void jc_pocl_taking(cl_program program, int taking);
 /* The application made a program of `to`, a copy of binary `from` that
  * names a directory of its own (jc_pocl_app_binary()): the watch of the
  * program whose directory `from` names, released or not, adds the
@@ -182,7 +184,11 @@ int jc_pocl_merge(const void *bin, size_t size, const char *dir, void **out, siz
  * PoCL chooses the directory by its own hash of the build: a pack put
  * back under a name PoCL does not compute for the build is never read
  * for it (the hit is then refused), so what the program runs is always
- * what PoCL built for it.  Packs are this module's format, not PoCL's. */
+ * what PoCL built for it.  A pack of a temporary directory (made with
+ * PoCL's cache off, below) is put in the directory PoCL's hash names as
+ * PoCL makes it in the build instead, as with PoCL's cache off; so is
+ * every pack where PoCL's cache is off.  Packs are this module's format,
+ * not PoCL's. */
 
 /* PoCL's cache directory for this process (POCL_CACHE_DIR, ...): 0, -1. */
 int jc_pocl_topdir(char *out, size_t size);

@@ -589,9 +589,11 @@ void jc_pocl_fill_at(const char *path)
 	uint32_t files;
 	if (!name || strlen(name) >= sizeof filled)
 		return;
-	/* PoCL's cache on and holding the build already: PoCL loads its own. */
+	/* PoCL's cache on and holding the build already: PoCL loads its own.
+	 * (Off, a directory PoCL just made holds none.) */
 	if (jc_fs_exists(path)) {
-		snprintf(filled, sizeof filled, "%s", name);
+		if (jc_pocl_cache_on())
+			snprintf(filled, sizeof filled, "%s", name);
 		return;
 	}
 	if (jc_pocl_pack_parse(bin, fill_size, &b) != 0 || !b.program_bc ||
