@@ -434,6 +434,7 @@ static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
 static enum jc_load load_pack_in_build(struct build *b, struct jc_cl_payload *p)
 {
 	jc_clmap_set_shadow(b->app, NULL); /* the driver answers: its own build */
+	jc_pocl_hook(); /* the pack is put in when PoCL's access() comes */
 	jc_pocl_fill_begin(p->binaries[0], p->binary_sizes[0]);
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
@@ -1065,8 +1066,10 @@ static int compile(void *call, struct jc_request *request, enum jc_built *built)
 	}
 	int pocl = on_pocl_one(b), pocl_cache = pocl && jc_pocl_cache_on();
 	int64_t t0 = pocl_cache ? jc_pocl_build_starts() : 0;
-	if (pocl && !pocl_cache)
+	if (pocl && !pocl_cache) {
+		jc_pocl_hook(); /* PoCL's access() of the build's program.bc names its directory */
 		jc_pocl_uncached_starts();
+	}
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
 	if (pocl && err == CL_SUCCESS)

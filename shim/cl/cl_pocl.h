@@ -257,19 +257,20 @@ int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out
 
 /* Hook PoCL's access(), rename() and dlopen() (once; above). */
 void jc_pocl_hook(void);
-/* A build with PoCL's cache off is to begin on this thread: hooks on, the
- * directory PoCL names forgotten. */
+/* A build with PoCL's cache off is to begin on this thread (the hooks on:
+ * jc_pocl_hook()): the directory PoCL named before forgotten. */
 void jc_pocl_uncached_starts(void);
 /* The name ("_UNCACHED_XXXXXX", malloc'd) of the temporary directory PoCL
  * named in the build on this thread since jc_pocl_uncached_starts(), if
  * its program.bc names every kernel of program; NULL otherwise. */
 char *jc_pocl_find_uncached(cl_program program);
-/* The build about to begin on this thread is to find the files of pack
- * bin (which must outlive it) in its directory; _end(): the name of the
- * directory they were put in under PoCL's cache directory (malloc'd), or
- * NULL if none was.  With PoCL's cache on the directory is the one PoCL's
- * hash of the build names (a pack made with its cache off names a
- * temporary one); one PoCL had the program.bc of already counts as put. */
+/* The build about to begin on this thread (the hooks on) is to find the
+ * files of pack bin (which must outlive it) in its directory; _end():
+ * the name of the directory they were put in under PoCL's cache
+ * directory (malloc'd), or NULL if none was.  With PoCL's cache on the
+ * directory is the one PoCL's hash of the build names (a pack made with
+ * its cache off names a temporary one), and one that holds its
+ * program.bc already counts as put (PoCL loads its own). */
 void jc_pocl_fill_begin(const void *bin, size_t size);
 char *jc_pocl_fill_end(void);
 /* PoCL's own access() of path, from the hook: puts the pack in if path is

@@ -523,7 +523,6 @@ static const char *uncached_dir(const char *dir)
 
 void jc_pocl_uncached_starts(void)
 {
-	jc_pocl_hook();
 	named[0] = '\0';
 }
 
@@ -561,7 +560,6 @@ static __thread char filled[64];
 
 void jc_pocl_fill_begin(const void *bin, size_t size)
 {
-	jc_pocl_hook();
 	fill_bin = bin;
 	fill_size = size;
 	filled[0] = '\0';

@@ -14,11 +14,7 @@
 
 #include <unistd.h>
 
-/* cl_pocl.c's and cl.c's, which this test does not need. */
-void jc_pocl_hook(void)
-{
-}
-
+/* cl.c's, which this test does not need. */
 const struct jc_cl_real *jc_cl_real(void)
 {
 	return NULL;
