@@ -685,7 +685,7 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 		jc_pocl_time_begin();
 	int rc = p.binaries && p.binary_sizes && p.logs && p.log_sizes && owned &&
 		 collect(program, ndev, devices, &p, owned) == 0 ? 0 : -1;
-	char *timed = timing ? jc_pocl_time_end() : NULL, *times = NULL;
+	char *timed = timing ? jc_pocl_time_end(program) : NULL, *times = NULL;
 	if (rc == 0 && !failed)
 		collect_attributes(program, &p, &strings);
 	cl_uint nstrings = strings ? p.nkernels : 0; /* before the times' record */
@@ -707,30 +707,6 @@ int jc_cl_export(cl_program program, cl_uint ndev, const cl_device_id *devices, 
 	return rc;
 }
 
-/* The payload *bytes with the work-group functions' times `timed` added
- * (cl_pocl.h): 0 (the same payload if there are none), or -1. */
-static int with_times(void **bytes, size_t *size, const char *timed)
-{
-	struct jc_cl_payload p;
-	char *owned = NULL;
-	void *out = NULL;
-	size_t n = 0;
-	if (!timed)
-		return 0;
-	if (jc_cl_payload_decode(*bytes, *size, &p) != 0)
-		return -1;
-	jc_pocl_add_times(&p, timed, &owned);
-	int rc = owned ? jc_cl_payload_encode(&p, &out, &n) : 0;
-	jc_cl_payload_free(&p);
-	free(owned);
-	if (rc == 0 && out) {
-		free(*bytes);
-		*bytes = out;
-		*size = n;
-	}
-	return rc;
-}
-
 void jc_cl_binaries_taken(cl_program program)
 {
 	struct jc_cache *cache = jc_runtime_cache();
@@ -741,19 +717,17 @@ void jc_cl_binaries_taken(cl_program program)
 	void *bytes = NULL;
 	size_t size = 0;
 	struct jc_entry e;
-	char *taken = NULL;
-	if (!cache || jc_pocl_cache_on() || !jc_pocl_packed(program, &key, &taken) ||
-	    jc_cl_program_devices(program, &context, &ndev, &devices) != 0) {
-		free(taken);
+	if (!cache || jc_pocl_cache_on() || !jc_pocl_packed(program, &key) ||
+	    jc_cl_program_devices(program, &context, &ndev, &devices) != 0)
 		return;
-	}
 	/* PoCL keeps the binary it made: taken again, nothing is compiled.
 	 * Watched from now on as that binary (the pack's watch refreshed
 	 * first: what PoCL compiled for it joins the entry's times); the
 	 * generic functions it compiled for the application's take are
-	 * credited when found, as those it compiled for jitcache's were. */
+	 * credited when found, as those it compiled for jitcache's were
+	 * (jc_pocl_time_end() hands their times to the export). */
 	if (ndev == 1 && jc_cl_export(program, 1, devices, 0, &key, &bytes, &size) == 0 &&
-	    with_times(&bytes, &size, taken) == 0 && jc_cache_peek(cache, &key, &e) == 0) {
+	    jc_cache_peek(cache, &key, &e) == 0) {
 		char hex[2 * JC_KEY_BYTES + 1];
 		jc_key_hex(&key, hex);
 		if (jc_cache_replace(cache, &key, bytes, size,
@@ -762,7 +736,6 @@ void jc_cl_binaries_taken(cl_program program)
 			       "replaces PoCL's directory (%zu bytes)", hex, size);
 		jc_entry_free(&e);
 	}
-	free(taken);
 	free(bytes);
 	free(devices);
 }

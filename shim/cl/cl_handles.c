@@ -80,7 +80,7 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 	 * binary is asked for: timed, for its entry (cl_pocl.h) */
 	int taking = (param == CL_PROGRAM_BINARY_SIZES || param == CL_PROGRAM_BINARIES) &&
 		     value && target == program && !jc_pocl_cache_on() &&
-		     jc_pocl_packed(program, NULL, NULL);
+		     jc_pocl_packed(program, NULL);
 	if (taking)
 		jc_pocl_taking(program, 1);
 	cl_int err = cl->real_clGetProgramInfo(target, param, size, value, size_ret);

@@ -230,6 +230,20 @@ static int timed_line(char *out, const char *path, uint64_t cpu, uint64_t wall)
 	return n > 0 && n < TIMED_MAX ? n : -1;
 }
 
+/* The line of the function at path added to *lines (malloc'd; NULL: none
+ * yet); nothing if no line can hold its name or memory runs out. */
+static void add_timed_line(char **lines, const char *path, uint64_t cpu, uint64_t wall)
+{
+	char line[TIMED_MAX];
+	int n = timed_line(line, path, cpu, wall);
+	size_t had = *lines ? strlen(*lines) : 0;
+	char *grown = n > 0 ? realloc(*lines, had + n + 1) : NULL;
+	if (grown) {
+		memcpy(grown + had, line, n + 1);
+		*lines = grown;
+	}
+}
+
 /* The line of `rel` in table ("REL ...\n" lines), or NULL. */
 static const char *line_of(const char *table, const char *rel)
 {
@@ -498,7 +512,7 @@ static struct watch *packed(cl_program program)
 	return w && w->pack && w->pid == getpid() ? w : NULL;
 }
 
-int jc_pocl_packed(cl_program program, struct jc_key *key, char **taken)
+int jc_pocl_packed(cl_program program, struct jc_key *key)
 {
 	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
 		return 0;
@@ -506,10 +520,6 @@ int jc_pocl_packed(cl_program program, struct jc_key *key, char **taken)
 	struct watch *w = packed(program);
 	if (w && key)
 		*key = w->key;
-	if (w && taken) {
-		*taken = w->taken;
-		w->taken = NULL;
-	}
 	pthread_mutex_unlock(&lock);
 	return w != NULL;
 }
@@ -521,21 +531,6 @@ void jc_pocl_taking(cl_program program, int taking)
 	if (w)
 		w->taking = taking;
 	pthread_mutex_unlock(&lock);
-}
-
-/* A work-group function PoCL compiled for w's program while the
- * application asked for its binary: its line kept (in w->taken) instead of
- * its time joining the entry's.  Under the lock. */
-static void keep_taken(struct watch *w, const char *path, uint64_t cpu, uint64_t wall)
-{
-	char line[TIMED_MAX];
-	int n = timed_line(line, path, cpu, wall);
-	size_t had = w->taken ? strlen(w->taken) : 0;
-	char *grown = n > 0 ? realloc(w->taken, had + n + 1) : NULL;
-	if (grown) {
-		memcpy(grown + had, line, n + 1);
-		w->taken = grown;
-	}
 }
 
 void jc_pocl_release_later(cl_program program)
@@ -700,24 +695,28 @@ void jc_pocl_time_begin(void)
 	timing = 1;
 }
 
-char *jc_pocl_time_end(void)
+char *jc_pocl_time_end(cl_program program)
 {
 	char *t = timed_here;
 	timing = 0;
 	timed_here = NULL;
-	return t;
-}
-
-static void time_here(const char *path, uint64_t cpu, uint64_t wall)
-{
-	char line[TIMED_MAX];
-	int n = timed_line(line, path, cpu, wall);
-	size_t had = timed_here ? strlen(timed_here) : 0;
-	char *grown = n > 0 ? realloc(timed_here, had + n + 1) : NULL;
-	if (grown) {
-		memcpy(grown + had, line, n + 1);
-		timed_here = grown;
-	}
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
+		return t;
+	pthread_mutex_lock(&lock);
+	struct watch *w = packed(program);
+	char *taken = w ? w->taken : NULL;
+	if (w)
+		w->taken = NULL;
+	pthread_mutex_unlock(&lock);
+	if (!taken)
+		return t;
+	if (!t)
+		return taken;
+	char *both = realloc(t, strlen(t) + strlen(taken) + 1);
+	if (both)
+		strcat(both, taken);
+	free(taken);
+	return both ? both : t;
 }
 
 /* Note that PoCL looked for the function at path in w's program: whether
@@ -810,13 +809,13 @@ static void file_renamed(const char *path)
 	if (cpu > wall)
 		cpu = wall;
 	if (timing) {
-		time_here(path, cpu, wall);
+		add_timed_line(&timed_here, path, cpu, wall);
 		return;
 	}
 	pthread_mutex_lock(&lock);
 	struct watch *w = watch_in(watches, path);
-	if (w && w->taking) {
-		keep_taken(w, path, cpu, wall);
+	if (w && w->taking) { /* kept apart, for the binary (jc_pocl_taking()) */
+		add_timed_line(&w->taken, path, cpu, wall);
 	} else if (w) {
 		w->wg_cpu += cpu;
 		w->wg_wall += wall;

@@ -91,24 +91,25 @@ void jc_pocl_watch_times(cl_program program, const struct jc_cl_payload *p);
  * one for each kernel), timed: "REL CPU WALL\n" lines (malloc'd; NULL:
  * none), which jc_pocl_add_times() adds to the payload's, to be credited
  * as those above when a program served from the entry has PoCL find
- * them (an application taking its binary). */
+ * them (an application taking its binary).  _end() adds, handed over,
+ * those PoCL compiled as the application took the binary of `program`
+ * (watched as a pack: jc_pocl_taking()). */
 void jc_pocl_time_begin(void);
-char *jc_pocl_time_end(void);
+char *jc_pocl_time_end(cl_program program);
 /* p (version 3, with room for one more kernel record) with the lines
  * `timed` added to its times; *owned: the string to free once p is
  * encoded (NULL: nothing added). */
 void jc_pocl_add_times(struct jc_cl_payload *p, const char *timed, char **owned);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
-/* Whether it is watched as a pack of its directory (below): 1, *key and
- * (given taken) the times jc_pocl_taking() kept (malloc'd, or NULL),
- * handed over. */
-int jc_pocl_packed(cl_program program, struct jc_key *key, char **taken);
+/* Whether it is watched as a pack of its directory (below): 1 and (given
+ * key) *key. */
+int jc_pocl_packed(cl_program program, struct jc_key *key);
 /* The application is asking for the binary of `program`, watched as a
  * pack (taking 1), or is done asking (0): the generic work-group functions
  * PoCL compiles meanwhile are timed apart, for the binary that will
- * replace the pack (as jc_pocl_time_begin() times them for jitcache's own
- * take), not added to the entry's compile time. */
+ * replace the pack (jc_pocl_time_end() hands them over, as it does those
+ * of jitcache's own take), not added to the entry's compile time. */
 void jc_pocl_taking(cl_program program, int taking);
 /* The application made a program of `to`, a copy of binary `from` that
  * names a directory of its own (jc_pocl_app_binary()): the watch of the
@@ -222,8 +223,8 @@ int jc_pocl_pack(const char *name, void **out, size_t *size);
  * files of its kernels' directories. */
 int jc_pocl_pack_parse(const void *bin, size_t size, struct jc_pocl_binary *out);
 /* The files of the pack that PoCL's cache directory lacks written there
- * (each whole, by link: never one of PoCL's replaced): the directory's
- * absolute path (malloc'd), or NULL. */
+ * (each whole, by link: never one of PoCL's replaced; program.bc last):
+ * the directory's absolute path (malloc'd), or NULL. */
 char *jc_pocl_unpack(const void *bin, size_t size);
 /* As jc_pocl_merge() for a pack: dir packed again, if it holds the same
  * program.bc and more files. */

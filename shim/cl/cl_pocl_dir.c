@@ -300,6 +300,19 @@ static void pack_one(void *ctx, const char *path, int depth, uint64_t size_now)
 	o->files++;
 }
 
+/* A pack's head naming directory `name`, with `files` files: where the
+ * count is in b->s, for a count known only later. */
+static size_t put_head(struct jc_buf *b, const char *name, uint32_t files)
+{
+	jc_buf_put(b, PACK_MAGIC, 8);
+	jc_buf_put_le32(b, PACK_VERSION);
+	jc_buf_put_le32(b, (uint32_t)strlen(name));
+	jc_buf_puts(b, name);
+	size_t count_at = b->n;
+	jc_buf_put_le32(b, files);
+	return count_at;
+}
+
 int jc_pocl_pack(const char *name, void **out, size_t *size)
 {
 	char top[PATH_MAX], dir[PATH_MAX];
@@ -307,12 +320,7 @@ int jc_pocl_pack(const char *name, void **out, size_t *size)
 	    snprintf(dir, sizeof dir, "%s/%s", top, name) >= (int)sizeof dir)
 		return -1;
 	struct pack o = { .b.max = JC_POCL_MAX_BINARY, .rel_at = strlen(dir) + 1 };
-	jc_buf_put(&o.b, PACK_MAGIC, 8);
-	jc_buf_put_le32(&o.b, PACK_VERSION);
-	jc_buf_put_le32(&o.b, (uint32_t)strlen(name));
-	jc_buf_puts(&o.b, name);
-	size_t count_at = o.b.n;
-	jc_buf_put_le32(&o.b, 0);
+	size_t count_at = put_head(&o.b, name, 0);
 	jc_fs_walk(dir, 0, MAX_DEPTH, skipped, pack_one, &o);
 	if (!o.b.failed) {
 		uint32_t v = htole32(o.files);
@@ -448,24 +456,40 @@ static int put_file(const char *dir, const unsigned char *rel, uint32_t rel_len,
 	return 0;
 }
 
-char *jc_pocl_unpack(const void *bin, size_t size)
+/* The files of pack bin (with its program.bc) put in dir, each as
+ * put_file() does, program.bc last: a build that finds it finds every
+ * file.  0, or -1. */
+static int put_files(const char *dir, const void *bin, size_t size)
 {
 	struct reader r;
-	struct jc_pocl_binary b;
+	struct jc_pocl_binary b, head;
 	uint32_t files;
-	char top[PATH_MAX], dir[PATH_MAX];
 	if (jc_pocl_pack_parse(bin, size, &b) != 0 || !b.program_bc ||
-	    !hash_name(b.dir, strlen(b.dir)) || /* a temporary one PoCL's cache never reads */
-	    read_head(bin, size, &r, &b, &files) != 0 || jc_pocl_topdir(top, sizeof top) != 0 ||
-	    snprintf(dir, sizeof dir, "%s/%s", top, b.dir) >= (int)sizeof dir)
-		return NULL;
-	const unsigned char *path, *data;
-	uint32_t path_len;
+	    read_head(bin, size, &r, &head, &files) != 0)
+		return -1;
+	const unsigned char *rel, *data;
+	uint32_t rel_len;
 	uint64_t n;
 	int ok = 1;
-	while (ok && next_file(&r, &path, &path_len, &data, &n) == 1)
-		ok = put_file(dir, path, path_len, data, n) == 0;
-	return ok ? jc_fs_realpath(dir) : NULL;
+	while (ok && next_file(&r, &rel, &rel_len, &data, &n) == 1)
+		if (!(rel_len == 10 && memcmp(rel, "program.bc", 10) == 0))
+			ok = put_file(dir, rel, rel_len, data, n) == 0;
+	return ok && put_file(dir, (const unsigned char *)"program.bc", 10, b.program_bc,
+			      b.program_bc_size) == 0
+		       ? 0
+		       : -1;
+}
+
+char *jc_pocl_unpack(const void *bin, size_t size)
+{
+	struct jc_pocl_binary b;
+	char top[PATH_MAX], dir[PATH_MAX];
+	if (jc_pocl_pack_parse(bin, size, &b) != 0 ||
+	    !hash_name(b.dir, strlen(b.dir)) || /* a temporary one PoCL's cache never reads */
+	    jc_pocl_topdir(top, sizeof top) != 0 ||
+	    snprintf(dir, sizeof dir, "%s/%s", top, b.dir) >= (int)sizeof dir)
+		return NULL;
+	return put_files(dir, bin, size) == 0 ? jc_fs_realpath(dir) : NULL;
 }
 
 static const char *uncached_dir(const char *dir);
@@ -481,7 +505,9 @@ int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out
 	size_t len = strlen(dir), name_len = strlen(old.dir);
 	/* dir must be the directory the pack names (under the cache directory),
 	 * or, PoCL's cache off, the temporary one a hit put it in. */
-	const char *name = uncached_dir(dir) ? uncached_dir(dir) : old.dir;
+	const char *name = uncached_dir(dir);
+	if (!name)
+		name = old.dir;
 	if (name == old.dir && (len <= name_len || strcmp(dir + len - name_len, old.dir) != 0 ||
 				dir[len - name_len - 1] != '/'))
 		return -1;
@@ -582,9 +608,6 @@ void jc_pocl_fill_at(const char *path)
 	const void *bin = fill_bin;
 	fill_bin = NULL; /* one directory: the build's own */
 	const char *name = build_dir(dir);
-	struct reader r;
-	struct jc_pocl_binary b, head;
-	uint32_t files;
 	if (!name || strlen(name) >= sizeof filled)
 		return;
 	/* PoCL's cache on and holding the build already: PoCL loads its own.
@@ -594,19 +617,7 @@ void jc_pocl_fill_at(const char *path)
 			snprintf(filled, sizeof filled, "%s", name);
 		return;
 	}
-	if (jc_pocl_pack_parse(bin, fill_size, &b) != 0 || !b.program_bc ||
-	    read_head(bin, fill_size, &r, &head, &files) != 0 || !jc_fs_exists(dir))
-		return;
-	const unsigned char *rel, *data;
-	uint32_t rel_len;
-	uint64_t size;
-	int ok = 1;
-	/* program.bc last: PoCL finds it only once every file is there. */
-	while (ok && next_file(&r, &rel, &rel_len, &data, &size) == 1)
-		if (!(rel_len == 10 && memcmp(rel, "program.bc", 10) == 0))
-			ok = put_file(dir, rel, rel_len, data, size) == 0;
-	if (ok && put_file(dir, (const unsigned char *)"program.bc", 10, b.program_bc,
-			   b.program_bc_size) == 0)
+	if (jc_fs_exists(dir) && put_files(dir, bin, fill_size) == 0)
 		snprintf(filled, sizeof filled, "%s", name);
 }
 
@@ -619,11 +630,7 @@ int jc_pocl_pack_renamed(const void *bin, size_t size, const char *name, void **
 	if (!dir_name_ok(name, strlen(name)) || read_head(bin, size, &r, &b, &files) != 0)
 		return -1;
 	struct jc_buf o = { .max = JC_POCL_MAX_BINARY };
-	jc_buf_put(&o, PACK_MAGIC, 8);
-	jc_buf_put_le32(&o, PACK_VERSION);
-	jc_buf_put_le32(&o, (uint32_t)strlen(name));
-	jc_buf_puts(&o, name);
-	jc_buf_put_le32(&o, files);
+	put_head(&o, name, files);
 	jc_buf_put(&o, r.at, (size_t)(r.end - r.at));
 	if (o.failed) {
 		free(o.s);
