@@ -137,8 +137,11 @@ static struct jc_cache_lock *give_up(struct jc_store *store, struct jc_cache_loc
 	return NULL;
 }
 
+/* The key's byte of DIR/locks, waited for until deadline.  *unheld: 1 when
+ * nobody held it (taken at the first try: no wait for another's compile,
+ * however long a busy machine made opening the file take). */
 static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_key *key,
-					int64_t deadline)
+					int64_t deadline, int *unheld)
 {
 	char said[PATH_MAX];
 	if (!cache->store) {
@@ -165,8 +168,10 @@ static struct jc_cache_lock *lock_local(struct jc_cache *cache, const struct jc_
 	}
 	if (lock->fd < 0)
 		return give_up(cache->store, lock, said, err);
-	if (jc_fs_lock_range(lock->fd, type, lock->at, 1,
-			     (double)(deadline - jc_wall_ns()) / 1e9) != 0)
+	*unheld = jc_fs_lock_range(lock->fd, type, lock->at, 1, 0) == 0;
+	if (!*unheld && (errno != ETIMEDOUT ||
+			 jc_fs_lock_range(lock->fd, type, lock->at, 1,
+					  (double)(deadline - jc_wall_ns()) / 1e9) != 0))
 		return give_up(cache->store, lock, said, errno); /* closing the descriptor unlocks */
 	return lock;
 }
@@ -201,16 +206,20 @@ static int64_t wait_remote(struct jc_cache *c, struct jc_remote_request *q,
 }
 
 /* The local lock, then the remote lease of request q (NULL: one of the
- * lock's own), until lock_timeout.  *asking: the time the remote took
- * without waiting for another machine (wait_remote). */
+ * lock's own), until lock_timeout.  *asking: the time taken without
+ * waiting for another process or machine (a local lock nobody held, the
+ * remote's requests: wait_remote). */
 static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_key *key,
 				      struct jc_remote_request *q, int64_t *asking)
 {
 	double timeout = cache->lock_timeout > 0 ? cache->lock_timeout : 0; /* also NaN */
 	if (timeout > 1e6)
 		timeout = 1e6;
-	int64_t deadline = jc_wall_ns() + (int64_t)(timeout * 1e9);
-	struct jc_cache_lock *lock = lock_local(cache, key, deadline);
+	int64_t deadline = jc_wall_ns() + (int64_t)(timeout * 1e9), began = jc_mono_ns();
+	int unheld = 0;
+	struct jc_cache_lock *lock = lock_local(cache, key, deadline, &unheld);
+	if (unheld)
+		*asking = jc_mono_ns() - began;
 	/* (EBADF: the directory cannot be used, nor then the remotes, cache.c) */
 	if (!lock && errno != ETIMEDOUT && errno != EBADF && cache->remote &&
 	    (lock = malloc(sizeof *lock)))
@@ -218,7 +227,7 @@ static struct jc_cache_lock *lock_key(struct jc_cache *cache, const struct jc_ke
 	if (lock && cache->remote) {
 		lock->own_remote = !q;
 		lock->remote = q ? q : jc_remote_request(cache->remote, key);
-		*asking = wait_remote(cache, lock->remote, key, deadline);
+		*asking += wait_remote(cache, lock->remote, key, deadline);
 	} else { /* a lease the request's first look took */
 		jc_remote_drop_look(q);
 	}
@@ -230,8 +239,8 @@ struct jc_cache_lock *jc_cache_lock_for(struct jc_cache *cache, const struct jc_
 {
 	int64_t asked = jc_mono_ns(), asking = 0;
 	struct jc_cache_lock *lock = lock_key(cache, key, q, &asking);
-	/* What the program waited here for another's compile (a lock nobody
-	 * held costs microseconds: not worth a write of the statistics). */
+	/* What the program waited here for another's compile (under a
+	 * millisecond, or none: not worth a write of the statistics). */
 	int64_t waited = jc_mono_ns() - asked - asking;
 	uint64_t delta[JC_NCOUNTERS] = { [JC_LOCK_WAIT_NS] = waited > 0 ? (uint64_t)waited : 0 };
 	if (delta[JC_LOCK_WAIT_NS] >= 1000000)

@@ -45,6 +45,16 @@ jc "$CLIENT" link "$T/slow.spv" >"$T/alone.out" 2>&1
 alone=$(since "$start")
 check "alone, cold: the module is created" grep -q "result 0x0 kernels 18" "$T/alone.out"
 check "alone, cold: compiled and stored" test "$(count "miss, compiled" "$T/alone.out")" -eq 1
+# A process slow to reach the lock (a busy machine: here strace delays its
+# lock call on DIR/locks by 50 ms) waited for nobody's compile, and says so.
+rm -rf "$JITCACHE_DIR"
+mkdir -p "$JITCACHE_DIR"
+: >"$JITCACHE_DIR/locks"
+jc strace -f -qq -o /dev/null -P "$JITCACHE_DIR/locks" -e trace=fcntl \
+	-e inject=fcntl:delay_enter=50000 "$CLIENT" link "$T/mid.spv" >"$T/slowlock.out" 2>&1
+check "slow to its lock: compiled and stored" test "$(count "miss, compiled" "$T/slowlock.out")" -eq 1
+check_not "slow to its lock: says it waited for nobody" \
+	grep -q "waited .* for other processes' compiles" "$T/slowlock.out"
 
 rm -rf "$JITCACHE_DIR"
 start=$(now)

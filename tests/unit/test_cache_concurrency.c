@@ -216,6 +216,15 @@ static void test_lock_processes(void)
 	t = now_s() - t;
 	CHECK(l != NULL && t > 0.1 && t < 0.5, "a waiter gets it when released (after %.3f s)", t);
 	jc_cache_unlock(l);
+	struct jc_cache_stats st;
+	jc_cache_process_stats(c, &st);
+	CHECK(st.lock_wait_ns > 50000000 && st.lock_wait_ns <= (uint64_t)(t * 1e9),
+	      "the wait is counted as one for another's compile (%.3f s)", st.lock_wait_ns / 1e9);
+	l = jc_cache_lock_key(c, &k); /* nobody holds it now: no wait */
+	jc_cache_unlock(l);
+	jc_cache_process_stats(c, &st);
+	CHECK(l != NULL && st.lock_wait_ns <= (uint64_t)(t * 1e9),
+	      "a lock nobody held adds no wait (%.3f s)", st.lock_wait_ns / 1e9);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(p[0]);
