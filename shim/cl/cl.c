@@ -427,6 +427,19 @@ static enum jc_load load_failure(struct build *b, struct jc_cl_payload *p)
 	return JC_LOADED;
 }
 
+/* A PoCL build is to begin on this thread: 0 where PoCL's own access()
+ * and rename() of the build's program.bc will name its directory (the
+ * hooks, cl_pocl.h), else the time it starts as file times go, after a
+ * wait of a few milliseconds for the clock's tick (its directory is then
+ * the one PoCL touched since). */
+static int64_t pocl_build_starts(void)
+{
+	if (!jc_pocl_hook())
+		return jc_pocl_build_starts();
+	jc_pocl_named_starts();
+	return 0;
+}
+
 /* The application's program built by PoCL with the pack put in the
  * directory PoCL makes for the build (cl_pocl.h): a hit if it was put
  * there (or, PoCL's cache on, PoCL had it already) and the build
@@ -471,11 +484,12 @@ static enum jc_load load_pack(struct build *b, struct jc_cl_payload *p)
 	char *dir = jc_pocl_cache_on() ? jc_pocl_unpack(p->binaries[0], p->binary_sizes[0]) : NULL;
 	if (!dir)
 		return load_pack_in_build(b, p);
-	int64_t t0 = jc_pocl_build_starts();
+	int64_t t0 = pocl_build_starts();
 	jc_clmap_set_shadow(b->app, NULL); /* the driver answers: its own build */
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);
-	int loaded = err == CL_SUCCESS && jc_pocl_touched_ns(dir) >= t0;
+	int loaded = err == CL_SUCCESS &&
+		     (t0 ? jc_pocl_touched_ns(dir) >= t0 : jc_pocl_named_found(dir));
 	if (loaded)
 		jc_pocl_watch(b->app, &b->once.key, 1, (const unsigned char *const *)p->binaries,
 			      p->binary_sizes);
@@ -1038,10 +1052,10 @@ static int compile(void *call, struct jc_request *request, enum jc_built *built)
 		return compile_async(b, request);
 	}
 	int pocl = on_pocl_one(b), pocl_cache = pocl && jc_pocl_cache_on();
-	int64_t t0 = pocl_cache ? jc_pocl_build_starts() : 0;
+	int64_t t0 = pocl_cache ? pocl_build_starts() : 0;
 	if (pocl && !pocl_cache) {
 		jc_pocl_hook(); /* PoCL's access() of the build's program.bc names its directory */
-		jc_pocl_uncached_starts();
+		jc_pocl_named_starts();
 	}
 	cl_int err = jc_cl_real()->real_clBuildProgram(b->app, b->req_ndev, b->req_devices,
 						  b->options, NULL, NULL);

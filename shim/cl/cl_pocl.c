@@ -109,9 +109,12 @@ static void refresh_at_exit(void);
 static void hook_pocl(void);
 static pthread_once_t hooked = PTHREAD_ONCE_INIT;
 
-void jc_pocl_hook(void)
+static int access_hooked; /* PoCL's access() passes through pocl_access() */
+
+int jc_pocl_hook(void)
 {
 	pthread_once(&hooked, hook_pocl);
+	return __atomic_load_n(&access_hooked, __ATOMIC_ACQUIRE);
 }
 
 /* exit() runs the handlers atexit() registers before any library's
@@ -833,7 +836,7 @@ static void file_renamed(const char *path)
 
 /* PoCL's own calls of access() and rename(), and only those (got.h): the
  * program's, and every other library's, are the C library's as they were;
- * a process that never had a PoCL program watched is never hooked. */
+ * a process that never built a program on PoCL is never hooked. */
 static int (*real_access)(const char *, int);
 static int (*real_rename)(const char *, const char *);
 static void *(*real_dlopen)(const char *, int);
@@ -848,7 +851,7 @@ static int pocl_access(const char *path, int mode)
 	int r = real_access(path, mode);
 	if (path) {
 		int saved = errno;
-		jc_pocl_note_path(path); /* found or not, PoCL's directory for the build */
+		jc_pocl_note_path(path, r == 0); /* found or not, PoCL's directory for the build */
 		if (r != 0)
 			file_missing(path);
 		else
@@ -868,7 +871,7 @@ static int pocl_rename(const char *from, const char *to)
 	int r = real_rename(from, to);
 	if (r == 0 && to) {
 		int saved = errno;
-		jc_pocl_note_path(to);
+		jc_pocl_note_path(to, 0);
 		file_renamed(to);
 		errno = saved;
 	}
@@ -896,6 +899,7 @@ static void hook_pocl(void)
 	int r = jc_got_hook("libpocl", "rename", (void *)pocl_rename, (void **)&real_rename);
 	int d = jc_got_hook("libpocl", "dlopen", (void *)pocl_dlopen, (void **)&real_dlopen);
 	__atomic_store_n(&dlopen_hooked, d > 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&access_hooked, a > 0 && r > 0, __ATOMIC_RELEASE);
 	jc_log(JC_LOG_DEBUG, "PoCL's work-group compiles timed through %d access, %d rename "
 	       "and %d dlopen slot(s) of its own", a, r, d);
 }

@@ -124,10 +124,10 @@ void jc_pocl_dir_copied(const unsigned char *from, const unsigned char *to, size
  * with PoCL's work-group code saves those compiles too, which PoCL makes
  * after the build, on one of its own threads.  PoCL asks access() for
  * DIR/KERNEL/LOCALSIZE/KERNEL.so before compiling it, on the thread that
- * compiles it, and rename()s the finished file there: with the first
- * program watched, PoCL's own calls of both (libpocl's, through its global
+ * compiles it, and rename()s the finished file there: from the first
+ * build on PoCL, PoCL's own calls of both (libpocl's, through its global
  * offset table: shim/got.h; no other library's nor the program's, and none
- * in a process that never had a PoCL program watched) pass through here,
+ * in a process that never built a program on PoCL) pass through here,
  * untouched (arguments, result, errno).  That thread's CPU time and the
  * wall time between the two are added to the watch of the program whose
  * directory DIR is, and to its entry's compile times with the refresh that
@@ -198,21 +198,32 @@ int jc_pocl_cache_on(void);
 /* Whether bin is a pack. */
 int jc_pocl_is_pack(const void *bin, size_t size);
 /* The times a build starts and ends, as file times go: a touch made before
- * the start (which waits a few ms for the clock's tick) is earlier. */
+ * the start (which waits a few ms for the clock's tick) is earlier.  Only
+ * where PoCL's hooks could not be put on (jc_pocl_hook() 0): with them, a
+ * build starts with jc_pocl_named_starts() and no wait (on a warm PoCL
+ * cache the wait was most of the wall time jitcache added to a hit). */
 int64_t jc_pocl_build_starts(void);
 int64_t jc_pocl_build_ended(void);
-/* PoCL's own access() or rename() of `path` on this thread: a build's
- * DIR/program.bc names its directory (remembered until the next
+/* PoCL's own access() (found: whether it found the file) or rename()
+ * (found 0) of `path` on this thread: a build's DIR/program.bc names its
+ * directory (remembered until the next jc_pocl_named_starts() or
  * jc_pocl_build_starts() on this thread; two directories, none). */
-void jc_pocl_note_path(const char *path);
+void jc_pocl_note_path(const char *path, int found);
+/* Whether PoCL's last access() of DIR/program.bc on this thread since the
+ * build began found it, DIR being dir (absolute, resolved) and the only
+ * directory named: PoCL then loads that program.bc (PoCL 3.1,
+ * pocl_llvm_build_program()), as it does from its cache. */
+int jc_pocl_named_found(const char *dir);
 /* The name ("AB/CDE...") of the one program directory whose last_accessed
  * PoCL touched between t0 and t1 (jc_pocl_build_starts() and _ended()) and
  * whose program.bc names every kernel of program (malloc'd); NULL if none
  * or more than one (another build of the same kernels at the same time).
  * The directory PoCL named on this thread in the build (its access() or
- * rename() of DIR/program.bc, seen by the hooks once a program is
- * watched: jc_pocl_note_path()) is taken if it passes the same tests,
- * without reading every directory of PoCL's cache; else they are read. */
+ * rename() of DIR/program.bc, seen by the hooks: jc_pocl_note_path()) is
+ * taken if it passes the same tests, without reading every directory of
+ * PoCL's cache; else they are read.  t0 0 (the build started with
+ * jc_pocl_named_starts(), the hooks on): that directory, whenever it was
+ * touched, or none. */
 char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1);
 /* The mtime of dir/last_accessed (jc_wall_ns()), or -1. */
 int64_t jc_pocl_touched_ns(const char *dir);
@@ -256,13 +267,14 @@ int jc_pocl_pack_merge(const void *bin, size_t size, const char *dir, void **out
  * binary then replaces the pack (jc_cl_binaries_taken()), so that its
  * next run is served the binary as before, and takes it at no cost. */
 
-/* Hook PoCL's access(), rename() and dlopen() (once; above). */
-void jc_pocl_hook(void);
-/* A build with PoCL's cache off is to begin on this thread (the hooks on:
- * jc_pocl_hook()): the directory PoCL named before forgotten. */
-void jc_pocl_uncached_starts(void);
+/* Hook PoCL's access(), rename() and dlopen() (once; above): whether its
+ * access() and rename() pass through the hooks. */
+int jc_pocl_hook(void);
+/* A build is to begin on this thread (the hooks on: jc_pocl_hook()): the
+ * directory PoCL named before forgotten. */
+void jc_pocl_named_starts(void);
 /* The name ("_UNCACHED_XXXXXX", malloc'd) of the temporary directory PoCL
- * named in the build on this thread since jc_pocl_uncached_starts(), if
+ * named in the build on this thread since jc_pocl_named_starts(), if
  * its program.bc names every kernel of program; NULL otherwise. */
 char *jc_pocl_find_uncached(cl_program program);
 /* The build about to begin on this thread (the hooks on) is to find the

@@ -56,8 +56,11 @@ static int64_t coarse_ns(void)
  * (its access() or rename() of DIR/program.bc, through the hooks of
  * cl_pocl.c): "" if none, "\1" if more than one. */
 static __thread char named[512];
+/* Whether PoCL's last access() of named/program.bc found it (PoCL loads
+ * it then, as from its cache): 1, or 0 (missing, or written: a rename). */
+static __thread int named_found;
 
-void jc_pocl_note_path(const char *path)
+void jc_pocl_note_path(const char *path, int found)
 {
 	size_t n = strlen(path), tail = sizeof "/program.bc" - 1;
 	if (n <= tail || strcmp(path + n - tail, "/program.bc") != 0 || named[0] == '\1')
@@ -68,11 +71,13 @@ void jc_pocl_note_path(const char *path)
 		snprintf(named, sizeof named, "\1"); /* too long, or two: the search decides */
 	else
 		snprintf(named, sizeof named, "%.*s", (int)n, path);
+	named_found = found;
 }
 
 int64_t jc_pocl_build_starts(void)
 {
 	named[0] = '\0';
+	named_found = 0;
 
 	/* Waiting for the coarse clock's next tick (a few ms, no CPU) leaves
 	 * every touch made before at an earlier time than any made from now. */
@@ -234,7 +239,7 @@ static int named_dir(struct finding *f)
 	const char *name = named + top + 1; /* inside named: it begins with f->top */
 	if (!hash_name(name, strlen(name)) || strlen(name) >= sizeof f->found)
 		return 0;
-	int64_t at = jc_pocl_touched_ns(named);
+	int64_t at = f->t0 ? jc_pocl_touched_ns(named) : 0; /* t0 0: named in the build */
 	if (at < f->t0 || at > f->t1 || !holds_kernels(named, f->names))
 		return 0;
 	snprintf(f->found, sizeof f->found, "%s", name);
@@ -252,7 +257,8 @@ char *jc_pocl_find_dir(cl_program program, int64_t t0, int64_t t1)
 		f->names = names;
 		f->t0 = t0;
 		f->t1 = t1;
-		if (jc_pocl_topdir(f->top, sizeof f->top) == 0 && !named_dir(f))
+		/* (no start time, the hooks on: the directory PoCL named, or none) */
+		if (jc_pocl_topdir(f->top, sizeof f->top) == 0 && !named_dir(f) && t0)
 			jc_fs_each_name(f->top, two_letters, f);
 		/* Two candidates: another build of the same kernels at the same
 		 * time; which is ours cannot be told, so neither is taken. */
@@ -547,9 +553,23 @@ static const char *uncached_dir(const char *dir)
 	return same ? name : NULL;
 }
 
-void jc_pocl_uncached_starts(void)
+void jc_pocl_named_starts(void)
 {
 	named[0] = '\0';
+	named_found = 0;
+}
+
+int jc_pocl_named_found(const char *dir)
+{
+	size_t n = strlen(named);
+	if (!named_found || !n || named[0] == '\1')
+		return 0;
+	if (strcmp(named, dir) == 0)
+		return 1;
+	char *real = jc_fs_realpath(named); /* as PoCL named it: dir is resolved */
+	int same = real && strcmp(real, dir) == 0;
+	free(real);
+	return same;
 }
 
 char *jc_pocl_find_uncached(cl_program program)
