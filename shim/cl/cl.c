@@ -502,6 +502,75 @@ static enum jc_load load_pack(struct build *b, struct jc_cl_payload *p)
 	return loaded ? JC_LOADED : JC_LOAD_REJECTED;
 }
 
+/* An entry of one PoCL binary, PoCL's cache off: the build is pending
+ * (cl_program_map.h), its program made when something needs it. */
+static int pending_fits(const struct jc_cl_payload *p)
+{
+	struct jc_pocl_binary parsed;
+	return p->ndev == 1 && !p->status && !jc_pocl_cache_on() &&
+	       jc_pocl_parse(p->binaries[0], p->binary_sizes[0], &parsed) == 0;
+}
+
+static enum jc_load load_pending(struct build *b, const struct jc_entry *e,
+				 struct jc_cl_payload *p)
+{
+	struct jc_cl_shadow *s = jc_cl_shadow_new(b->ndev, b->devices, NULL, p);
+	if (s) {
+		s->context = b->context;
+		s->key = b->once.key;
+		s->options = strdup(b->options ? b->options : "");
+		s->pending = malloc(e->size);
+		s->given = jc_pocl_own_dir(p->binaries[0], p->binary_sizes[0]);
+		if (!s->given && (s->given = malloc(p->binary_sizes[0])))
+			memcpy(s->given, p->binaries[0], p->binary_sizes[0]);
+		s->given_size = p->binary_sizes[0];
+	}
+	if (!s || !s->options || !s->pending || !s->given) {
+		jc_cl_shadow_free(s);
+		jc_cl_payload_free(p);
+		return JC_LOAD_FAILED;
+	}
+	memcpy(s->pending, e->data, e->size);
+	s->pending_size = e->size;
+	jc_pocl_watch_given(b->app, &b->once.key, s->given, s->given_size);
+	jc_pocl_watch_times(b->app, p);
+	jc_cl_payload_free(p);
+	jc_clmap_set_shadow(b->app, s);
+	jc_log(JC_LOG_DEBUG, "OpenCL build %s: hit, its program made when needed", b->once.hex);
+	return JC_LOADED;
+}
+
+cl_int jc_cl_make_pending(cl_program app, struct jc_cl_shadow *d)
+{
+	struct jc_cl_payload p;
+	cl_program program = NULL;
+	struct jc_cl_shadow *shadow = NULL;
+	cl_int err = CL_OUT_OF_HOST_MEMORY;
+	if (jc_cl_payload_decode(d->pending, d->pending_size, &p) == 0) {
+		err = jc_cl_from_binaries(d->context, d->ndev, d->devices, &p, d->options, &d->key,
+					  &program);
+		if (err == CL_SUCCESS && !(shadow = jc_cl_shadow_new(d->ndev, d->devices, program,
+								    &p))) {
+			jc_cl_real()->real_clReleaseProgram(program);
+			err = CL_OUT_OF_HOST_MEMORY;
+		}
+		jc_cl_payload_free(&p);
+	}
+	if (shadow) {
+		jc_clmap_set_shadow(app, shadow);
+	} else { /* the driver's own build, as without jitcache */
+		char hex[2 * JC_KEY_BYTES + 1];
+		jc_key_hex(&d->key, hex);
+		jc_cl_say_rejected(hex, err);
+		err = jc_cl_real()->real_clBuildProgram(app, d->ndev, d->devices, d->options, NULL,
+						   NULL);
+	}
+	jc_log(JC_LOG_DEBUG, "OpenCL build answered from the cache: its program made now (%d)",
+	       (int)err);
+	jc_cl_shadow_free(d);
+	return err;
+}
+
 /* A shadow program from the entry.  Running out of memory or resources says
  * nothing about the entry, which stays; anything else rejects it. */
 static enum jc_load load_shadow(void *call, const struct jc_entry *e)
@@ -514,6 +583,8 @@ static enum jc_load load_shadow(void *call, const struct jc_entry *e)
 		return load_failure(b, &p);
 	if (readable && p.ndev == 1 && jc_pocl_is_pack(p.binaries[0], p.binary_sizes[0]))
 		return load_pack(b, &p);
+	if (readable && pending_fits(&p))
+		return load_pending(b, e, &p);
 	cl_int err = readable ? build_shadow(b, &p, &shadow) : CL_SUCCESS;
 	jc_cl_payload_free(&p);
 	if (!shadow) {

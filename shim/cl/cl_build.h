@@ -63,8 +63,14 @@ int jc_cl_program_devices(cl_program program, cl_context *context, cl_uint *ndev
 int jc_cl_covers(cl_uint n, const cl_device_id *list, cl_uint ndev, const cl_device_id *devices);
 
 /* A deferred compile (cl_program_map.h) of `app`, carried out now by the
- * driver: its status (CL_SUCCESS when none was deferred). */
+ * driver, or its pending build's program made now: its status (CL_SUCCESS
+ * when none was deferred). */
 cl_int jc_cl_carry_out(cl_program app);
+/* The program of pending build d, taken out of the map for `app`, made
+ * from its entry and given to the map as app's shadow; if the driver
+ * refuses the entry, app is built by the driver from its own source, as
+ * without jitcache.  d is freed.  The build's status. */
+cl_int jc_cl_make_pending(cl_program app, struct jc_cl_shadow *d);
 
 /* Whether the key of a build of `in` made now is still `key` (cl.c): made
  * again once the driver's compile is over, so that a file it covers that

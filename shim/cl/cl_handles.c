@@ -28,6 +28,8 @@ JC_EXPORT cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
 	}
 	if (!jc_enter())
 		return cl->real_clCreateKernel(program, kernel_name, errcode_ret);
+	if (jc_clmap_deferred(program))
+		jc_cl_carry_out(program);
 	cl_kernel kernel = cl->real_clCreateKernel(jc_clmap_target(program), kernel_name, errcode_ret);
 	jc_clmap_kernels_made(program, &kernel, kernel ? 1 : 0);
 	jc_leave();
@@ -43,6 +45,8 @@ JC_EXPORT cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernel
 	if (!jc_enter())
 		return cl->real_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
 	cl_uint made = 0;
+	if (jc_clmap_deferred(program))
+		jc_cl_carry_out(program);
 	cl_int err = cl->real_clCreateKernelsInProgram(jc_clmap_target(program), num_kernels, kernels,
 						  &made);
 	if (err == CL_SUCCESS && kernels)
@@ -57,8 +61,18 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 			   void *value, size_t *size_ret)
 {
 	const struct jc_cl_real *cl = jc_cl_real();
-	cl_program target = jc_clmap_target(program);
 	cl_uint refs;
+	cl_int answer;
+	if (jc_clmap_pending_binaries(program, param, size, value, size_ret, &answer)) {
+		if (param == CL_PROGRAM_BINARIES && value && answer == CL_SUCCESS)
+			jc_pocl_binary_given(program);
+		return answer; /* a pending build's binary, its program not made */
+	}
+	if (param != CL_PROGRAM_REFERENCE_COUNT && param != CL_PROGRAM_CONTEXT &&
+	    param != CL_PROGRAM_NUM_DEVICES && param != CL_PROGRAM_DEVICES &&
+	    param != CL_PROGRAM_SOURCE && param != CL_PROGRAM_IL && jc_clmap_deferred(program))
+		jc_cl_carry_out(program); /* what the build produced: kernels, binaries, globals */
+	cl_program target = jc_clmap_target(program);
 	switch (param) {
 	case CL_PROGRAM_REFERENCE_COUNT:
 		if (jc_clmap_ref_count(program, &refs))
@@ -71,9 +85,7 @@ static cl_int program_info(cl_program program, cl_program_info param, size_t siz
 	case CL_PROGRAM_IL:
 		target = program;
 		break;
-	default: /* what the build produced: kernels, binaries, globals */
-		if (jc_clmap_deferred(program))
-			jc_cl_carry_out(program);
+	default: /* what the build produced: its program's (made above) */
 		break;
 	}
 	/* PoCL compiles the generic work-group functions of a program whose

@@ -76,6 +76,8 @@ cl_int jc_cl_carry_out(cl_program app)
 	struct jc_cl_shadow *d = jc_clmap_take_deferred(app);
 	if (!d)
 		return CL_SUCCESS;
+	if (d->pending)
+		return jc_cl_make_pending(app, d);
 	const char **names = NULL;
 	if (d->nheaders && !(names = malloc(d->nheaders * sizeof *names))) {
 		jc_cl_shadow_free(d);

@@ -89,12 +89,19 @@ static void watch_free(struct watch *w)
  * cache directory may be given relative to the current one, which the
  * application may change later), if it holds a program.bc of the binary's
  * size; NULL otherwise. */
-static char *program_dir(const struct jc_pocl_binary *b)
+static char *program_dir(const struct jc_pocl_binary *b, int unmade)
 {
 	char top[PATH_MAX], dir[PATH_MAX], bc[PATH_MAX + 16];
 	if (jc_pocl_topdir(top, sizeof top) != 0 ||
 	    snprintf(dir, sizeof dir, "%s/%s", top, b->dir) >= (int)sizeof dir)
 		return NULL;
+	if (unmade) { /* where PoCL will unpack it: the top directory resolved */
+		char *real_top = jc_fs_realpath(top);
+		int fits = real_top && snprintf(dir, sizeof dir, "%s/%s", real_top, b->dir) <
+					       (int)sizeof dir;
+		free(real_top);
+		return fits ? strdup(dir) : NULL;
+	}
 	char *real = jc_fs_realpath(dir);
 	if (real && (snprintf(bc, sizeof bc, "%s/program.bc", real) >= (int)sizeof bc ||
 		     jc_fs_file_size(bc) != (int64_t)b->program_bc_size)) {
@@ -125,8 +132,23 @@ static void register_at_exit(void)
 	atexit(refresh_at_exit);
 }
 
+static void watch(cl_program program, const struct jc_key *key, cl_uint ndev,
+		  const unsigned char *const *binaries, const size_t *sizes, int unmade);
+
 void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 		   const unsigned char *const *binaries, const size_t *sizes)
+{
+	watch(program, key, ndev, binaries, sizes, 0);
+}
+
+void jc_pocl_watch_given(cl_program program, const struct jc_key *key,
+			 const unsigned char *binary, size_t size)
+{
+	watch(program, key, 1, &binary, &size, 1);
+}
+
+static void watch(cl_program program, const struct jc_key *key, cl_uint ndev,
+		  const unsigned char *const *binaries, const size_t *sizes, int unmade)
 {
 	int any = 0;
 	for (cl_uint i = 0; i < ndev && !any; i++)
@@ -147,7 +169,7 @@ void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 				     ? jc_pocl_pack_parse(binaries[i], sizes[i], &b)
 				     : jc_pocl_parse(binaries[i], sizes[i], &b);
 		if (parsed == 0 &&
-		    (w->dirs[i] = program_dir(&b)))
+		    (w->dirs[i] = program_dir(&b, unmade)))
 			w->files[i] = b.files, any = 1;
 	}
 	if (!any) {
@@ -763,6 +785,38 @@ static void file_found(const char *path)
 		jc_cache_credit(jc_runtime_cache(), cpu, wall);
 		jc_log(JC_LOG_DEBUG, "PoCL found work-group function %s: %.3f s of CPU credited",
 		       rel, (double)cpu / 1e9);
+	}
+}
+
+void jc_pocl_binary_given(cl_program program)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE) || jc_pocl_cache_on())
+		return;
+	unsigned long long cpu = 0, wall = 0, c, t;
+	int n = 0;
+	char path[PATH_MAX];
+	pthread_mutex_lock(&lock);
+	struct watch *w = watches;
+	while (w && w->program != program)
+		w = w->next;
+	const char *d = w && w->pid == getpid() && w->ndev == 1 ? w->dirs[0] : NULL;
+	for (const char *l = d ? w->times : NULL; l && *l;
+	     l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *end = strchr(l, ' ');
+		if (!end || !memmem(l, (size_t)(end - l), "/0-0-0/", 7) ||
+		    snprintf(path, sizeof path, "%s/%.*s", d, (int)(end - l), l) >= (int)sizeof path ||
+		    sscanf(end, " %llu %llu", &c, &t) != 2 || c > t || !mark_seen(w, path))
+			continue;
+		cpu += c;
+		wall += t;
+		n++;
+	}
+	pthread_mutex_unlock(&lock);
+	if (n) {
+		jc_cache_credit(jc_runtime_cache(), cpu, wall);
+		jc_log(JC_LOG_DEBUG, "PoCL's binary answered with %d generic work-group "
+		       "function(s) PoCL did not compile: %.3f s of CPU credited", n,
+		       (double)cpu / 1e9);
 	}
 }
 

@@ -67,6 +67,11 @@
  * watched from now on with these. */
 void jc_pocl_watch(cl_program program, const struct jc_key *key, cl_uint ndev,
 		   const unsigned char *const *binaries, const size_t *sizes);
+/* Watch `program` as the program of `binary` (as stored under `key`),
+ * whose directory PoCL has not made: a pending build's, whose binary the
+ * application may take (cl_program_map.h). */
+void jc_pocl_watch_given(cl_program program, const struct jc_key *key,
+			 const unsigned char *binary, size_t size);
 /* If `program` is watched: refresh its entry now and stop watching it. */
 void jc_pocl_release(cl_program program);
 /* The application is done with `program`, whose kernels may still have
@@ -100,6 +105,11 @@ char *jc_pocl_time_end(cl_program program);
  * `timed` added to its times; *owned: the string to free once p is
  * encoded (NULL: nothing added). */
 void jc_pocl_add_times(struct jc_cl_payload *p, const char *timed, char **owned);
+/* The application was answered the binary of `program` (watched), a
+ * pending build's (cl_program_map.h), without PoCL: the generic
+ * work-group functions it carries, which PoCL compiles for a binary taken
+ * from a build, are credited as found (above), once per program. */
+void jc_pocl_binary_given(cl_program program);
 /* Whether `program` is watched. */
 int jc_pocl_watched(cl_program program);
 /* Whether it is watched as a pack of its directory (below): 1 and (given

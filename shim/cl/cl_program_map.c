@@ -221,6 +221,8 @@ void jc_cl_shadow_free(struct jc_cl_shadow *shadow)
 		jc_pocl_release_later(shadow->program);
 		jc_cl_real()->real_clReleaseProgram(shadow->program);
 	}
+	free(shadow->pending);
+	free(shadow->given);
 	for (cl_uint i = 0; shadow->logs && i < shadow->ndev; i++)
 		free(shadow->logs[i]);
 	free(shadow->logs);
@@ -514,7 +516,7 @@ int jc_clmap_deferred(cl_program app)
 		return 0;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	int deferred = rec && rec->shadow && rec->shadow->deferred;
+	int deferred = rec && rec->shadow && (rec->shadow->deferred || rec->shadow->pending);
 	pthread_mutex_unlock(&lock);
 	return deferred;
 }
@@ -525,7 +527,8 @@ struct jc_cl_shadow *jc_clmap_take_deferred(cl_program app)
 		return NULL;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	struct jc_cl_shadow *d = rec && rec->shadow && rec->shadow->deferred ? rec->shadow : NULL;
+	struct jc_cl_shadow *d = rec && rec->shadow && (rec->shadow->deferred || rec->shadow->pending)
+					 ? rec->shadow : NULL;
 	if (d)
 		rec->shadow = NULL; /* a shadow without a program is not in by_shadow */
 	pthread_mutex_unlock(&lock);
@@ -541,26 +544,56 @@ int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
 	int answered = 0;
 	pthread_mutex_lock(&lock);
 	struct jc_cl_program *rec = find_app(app);
-	struct jc_cl_shadow *f = rec && rec->shadow && (rec->shadow->failed || rec->shadow->deferred)
+	struct jc_cl_shadow *f = rec && rec->shadow && (rec->shadow->failed || rec->shadow->deferred ||
+							 rec->shadow->pending)
 					 ? rec->shadow : NULL;
 	for (cl_uint i = 0; f && i < f->ndev && !answered; i++) {
 		if (f->devices[i] != device)
 			continue;
-		cl_build_status status = f->deferred ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-		cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+		cl_build_status status = f->failed ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
+		cl_program_binary_type type = f->pending ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+							 : CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
 		answered = 1;
 		if (param == CL_PROGRAM_BUILD_STATUS)
 			*err = jc_cl_answer(&status, sizeof status, value_size, value, size_ret);
 		else if (param == CL_PROGRAM_BUILD_OPTIONS)
 			*err = jc_cl_answer(f->options, strlen(f->options) + 1, value_size, value,
 					    size_ret);
-		else if (param == CL_PROGRAM_BINARY_TYPE && f->deferred)
+		else if (param == CL_PROGRAM_BINARY_TYPE && !f->failed)
 			*err = jc_cl_answer(&type, sizeof type, value_size, value, size_ret);
 		else
 			answered = 0;
 	}
 	pthread_mutex_unlock(&lock);
 	return answered;
+}
+
+int jc_clmap_pending_binaries(cl_program app, cl_program_info param, size_t value_size,
+			      void *value, size_t *size_ret, cl_int *err)
+{
+	if (none() || (param != CL_PROGRAM_BINARY_SIZES && param != CL_PROGRAM_BINARIES))
+		return 0;
+	pthread_mutex_lock(&lock);
+	struct jc_cl_program *rec = find_app(app);
+	struct jc_cl_shadow *s = rec && rec->shadow && rec->shadow->pending && rec->shadow->given &&
+					 rec->shadow->ndev == 1
+				 ? rec->shadow : NULL;
+	if (s && param == CL_PROGRAM_BINARY_SIZES) {
+		*err = jc_cl_answer(&s->given_size, sizeof s->given_size, value_size, value, size_ret);
+	} else if (s) { /* an array of one pointer, to memory the application gave */
+		unsigned char *to = NULL;
+		*err = CL_SUCCESS;
+		if (value && value_size < sizeof to)
+			*err = CL_INVALID_VALUE;
+		else if (value)
+			memcpy(&to, value, sizeof to);
+		if (to)
+			memcpy(to, s->given, s->given_size);
+		if (size_ret && *err == CL_SUCCESS)
+			*size_ret = sizeof to;
+	}
+	pthread_mutex_unlock(&lock);
+	return s != NULL;
 }
 
 int jc_clmap_kernel_attributes(cl_kernel kernel, const char *name, size_t value_size,

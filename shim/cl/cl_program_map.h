@@ -67,6 +67,22 @@ struct jc_cl_shadow {
 	 * NULL.  Until then the map answers the build status, log, options
 	 * and binary type. */
 	int deferred;
+	/* A build answered from an entry of one PoCL binary with PoCL's cache
+	 * off is pending: its program is made from the entry only when
+	 * something needs it (a kernel, a question of the build other than
+	 * its binary; jc_cl_carry_out).  An application that takes the binary
+	 * and makes its own program of it (tinygrad) is answered `given`, the
+	 * entry's binary naming a directory of its own (cl_pocl.h), watched as
+	 * the program's: PoCL loads the binary once, not twice.  The entry's
+	 * payload (malloc'd) and what the program is made with are kept;
+	 * program is NULL; the map answers the build status, log, options
+	 * and binary type. */
+	void *pending;
+	size_t pending_size;
+	cl_context context;
+	struct jc_key key;
+	unsigned char *given;
+	size_t given_size;
 	/* Each kernel's attributes as the driver answered on the miss
 	 * (cl_payload.h version 3), when kernels_known. */
 	int kernels_known;
@@ -133,8 +149,8 @@ int jc_clmap_compiled(cl_program app, struct jc_key *key);
  * 0 and *bytes (malloc'd), or -1 (none, or no memory). */
 void jc_clmap_set_compile_recipe(cl_program app, void *bytes, size_t size);
 int jc_clmap_compile_recipe(cl_program app, void **bytes, size_t *size);
-/* Whether `app` has a deferred compile; take it out of the map (NULL:
- * none), for the caller to carry out and free. */
+/* Whether `app` has a deferred compile or a pending build; take it out of
+ * the map (NULL: none), for the caller to carry out and free. */
 int jc_clmap_deferred(cl_program app);
 struct jc_cl_shadow *jc_clmap_take_deferred(cl_program app);
 
@@ -148,6 +164,10 @@ int jc_clmap_ref_count(cl_program app, cl_uint *count);
  * (a driver may lose them when it loads a binary); same convention. */
 int jc_clmap_kernel_attributes(cl_kernel kernel, const char *name, size_t value_size,
 			       void *value, size_t *size_ret, cl_int *err);
+/* CL_PROGRAM_BINARY_SIZES and CL_PROGRAM_BINARIES of a pending build
+ * (its `given` binary); same convention. */
+int jc_clmap_pending_binaries(cl_program app, cl_program_info param, size_t value_size,
+			      void *value, size_t *size_ret, cl_int *err);
 /* A replayed failed build's or a deferred compile's status and options
  * (CL_PROGRAM_BUILD_STATUS, CL_PROGRAM_BUILD_OPTIONS; a deferred compile's
  * CL_PROGRAM_BINARY_TYPE too); same convention.  Any other question of a

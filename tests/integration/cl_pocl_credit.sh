@@ -99,5 +99,29 @@ check "... PoCL compiled no work-group function ($(compiles twin.err))" \
 	test "$(compiles twin.err)" = 0
 check "... the generic functions PoCL found are counted ($t s of CPU)" \
 	awk -v t="$t" -v b="$built" 'BEGIN { exit !(b > 0 && t - b >= 0.01) }'
-check "... one for each kernel" test "$(grep -c 'PoCL found work-group function .*/0-0-0/' twin.err)" = 3
+# (answered with the binary, PoCL's cache off: its program is made only
+# for a kernel, and PoCL then finds them no more: cl_program_map.h)
+check "... one for each kernel" sh -c "test \"\$(grep -c 'PoCL found work-group function .*/0-0-0/' twin.err)\" = 3 ||
+	grep -q 'answered with 3 generic work-group function' twin.err"
+# A served binary's program is made only when something needs it (PoCL's
+# cache off: cl_program_map.h): an application that takes the binary and
+# makes its own program of it has PoCL load it once, into one directory
+# (it loaded it twice before, into two), and one that runs a kernel of
+# the program served has it made then, with the same results.
+made_dirs() { grep -cE 'mkdir(at)?\(.*/_UNCACHED_[A-Za-z0-9]{6}", [0-9]+\) = 0' "$1"; }
+POCL_DEBUG=timing JITCACHE_LOG=debug strace -f -qq -o twin.st -e trace=mkdir,mkdirat \
+	"$JITCACHE" run -- "$CLB" --platform Portable --source k.cl --options "-DSCALE=2.5f" \
+	--twin --run third >twin2.out 2>twin2.err
+check "taking the binary again: a hit, the same results" \
+	sh -c "grep -q 'jitcache: 1 hits, 0 misses' twin2.err &&
+		test \"\$(grep '^run=0 ' twin2.out)\" = \"\$(grep '^run=0 ' twin.out)\""
+check "... PoCL made one program directory, the application's ($(made_dirs twin.st))" \
+	test "$(made_dirs twin.st)" = 1
+JITCACHE_LOG=debug "$JITCACHE" run -- "$CLB" --platform Portable --source k.cl \
+	--options "-DSCALE=2.5f" --run third >served.out 2>served.err
+check "a kernel of the program served: a hit" grep -q 'jitcache: 1 hits, 0 misses' served.err
+check "... its program made from the entry when the kernel needed it" \
+	grep -q 'its program made now (0)' served.err
+check "... the third kernel's results, as the binary's" \
+	test "$(grep '^run=0 ' served.out)" = "$(grep '^run=0 ' twin.out)"
 finish
