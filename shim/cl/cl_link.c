@@ -45,6 +45,7 @@
 #include "shim/shim.h"
 
 #include <stdint.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +72,22 @@ static int passed(struct jc_cache *cache, const char *what, const char *why)
 	return jc_strict_passed(what, why);
 }
 
+/* One carry-out at a time: a thread that finds one under way waits for it
+ * (two threads making kernels of one pending build: the second must not
+ * reach the driver with the application's unbuilt handle meanwhile). */
+static pthread_mutex_t carrying = PTHREAD_MUTEX_INITIALIZER;
+
+static cl_int carry_out(cl_program app);
+
 cl_int jc_cl_carry_out(cl_program app)
+{
+	pthread_mutex_lock(&carrying);
+	cl_int err = carry_out(app);
+	pthread_mutex_unlock(&carrying);
+	return err;
+}
+
+static cl_int carry_out(cl_program app)
 {
 	struct jc_cl_shadow *d = jc_clmap_take_deferred(app);
 	if (!d)
