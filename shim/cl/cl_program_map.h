@@ -168,10 +168,11 @@ int jc_clmap_kernel_attributes(cl_kernel kernel, const char *name, size_t value_
  * (its `given` binary); same convention. */
 int jc_clmap_pending_binaries(cl_program app, cl_program_info param, size_t value_size,
 			      void *value, size_t *size_ret, cl_int *err);
-/* A replayed failed build's or a deferred compile's status and options
- * (CL_PROGRAM_BUILD_STATUS, CL_PROGRAM_BUILD_OPTIONS; a deferred compile's
- * CL_PROGRAM_BINARY_TYPE too); same convention.  Any other question of a
- * deferred compile needs the driver's compile first (jc_cl_carry_out). */
+/* A replayed failed build's, a deferred compile's or a pending build's
+ * status and options (CL_PROGRAM_BUILD_STATUS, CL_PROGRAM_BUILD_OPTIONS;
+ * the other two's CL_PROGRAM_BINARY_TYPE too); same convention.  Any other
+ * question of those two needs the driver's compile, or the program made
+ * from the entry, first (jc_cl_carry_out). */
 int jc_clmap_failed_build_info(cl_program app, cl_device_id device,
 			       cl_program_build_info param, size_t value_size, void *value,
 			       size_t *size_ret, cl_int *err);
