@@ -324,6 +324,16 @@ void jc_pocl_add_times(struct jc_cl_payload *p, const char *timed, char **owned)
 	p->attribute_sizes[i] = strlen(*owned) + 1;
 }
 
+/* The watch of `program` in `watches` (any process's), or NULL.  Under
+ * the lock. */
+static struct watch *listed(cl_program program)
+{
+	struct watch *w = watches;
+	while (w && w->program != program)
+		w = w->next;
+	return w;
+}
+
 void jc_pocl_watch_times(cl_program program, const struct jc_cl_payload *p)
 {
 	cl_uint i = p->kernels_known ? wg_record(p) : 0;
@@ -331,9 +341,7 @@ void jc_pocl_watch_times(cl_program program, const struct jc_cl_payload *p)
 	if (!times)
 		return;
 	pthread_mutex_lock(&lock);
-	struct watch *w = watches;
-	while (w && w->program != program)
-		w = w->next;
+	struct watch *w = listed(program);
 	if (w && w->pid == getpid()) {
 		free(w->times);
 		w->times = times;
@@ -521,19 +529,15 @@ int jc_pocl_watched(cl_program program)
 	if (!__atomic_load_n(&watching, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&lock);
-	const struct watch *w = watches;
-	while (w && w->program != program)
-		w = w->next;
+	int found = listed(program) != NULL;
 	pthread_mutex_unlock(&lock);
-	return w != NULL;
+	return found;
 }
 
 /* The watch of program as a pack, this process's; under the lock. */
 static struct watch *packed(cl_program program)
 {
-	struct watch *w = watches;
-	while (w && w->program != program)
-		w = w->next;
+	struct watch *w = listed(program);
 	return w && w->pack && w->pid == getpid() ? w : NULL;
 }
 
@@ -796,9 +800,7 @@ void jc_pocl_binary_given(cl_program program)
 	int n = 0;
 	char path[PATH_MAX];
 	pthread_mutex_lock(&lock);
-	struct watch *w = watches;
-	while (w && w->program != program)
-		w = w->next;
+	struct watch *w = listed(program);
 	const char *d = w && w->pid == getpid() && w->ndev == 1 ? w->dirs[0] : NULL;
 	for (const char *l = d ? w->times : NULL; l && *l;
 	     l = strchr(l, '\n'), l = l ? l + 1 : NULL) {

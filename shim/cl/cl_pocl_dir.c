@@ -76,8 +76,7 @@ void jc_pocl_note_path(const char *path, int found)
 
 int64_t jc_pocl_build_starts(void)
 {
-	named[0] = '\0';
-	named_found = 0;
+	jc_pocl_named_starts();
 
 	/* Waiting for the coarse clock's next tick (a few ms, no CPU) leaves
 	 * every touch made before at an earlier time than any made from now. */
