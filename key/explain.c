@@ -39,34 +39,59 @@ static void add(struct fields *fs, const char *name, const char *value)
 	jc_escape_text(f->value, sizeof f->value, value, strlen(value));
 }
 
+/* One field of a trace: its label, kind (key/fingerprint.h) and value. */
+struct raw_field {
+	char label[256];
+	int kind;
+	const uint8_t *v;
+	size_t vn;
+};
+
+/* The field of trace t (len bytes) at *at, which is moved past it.  0, or
+ * -1 at the end. */
+static int next_field(const uint8_t *t, size_t len, size_t *at, struct raw_field *f)
+{
+	size_t i = *at;
+	if (i + 1 > len)
+		return -1;
+	size_t ln = t[i];
+	if (i + 1 + ln + 3 > len)
+		return -1;
+	f->kind = t[i + 1 + ln];
+	f->vn = t[i + 2 + ln] | (size_t)t[i + 3 + ln] << 8;
+	f->v = t + i + 4 + ln;
+	if (i + 4 + ln + f->vn > len)
+		return -1;
+	memcpy(f->label, t + i + 1, ln);
+	f->label[ln] = '\0';
+	*at = i + 4 + ln + f->vn;
+	return 0;
+}
+
+/* Its value as text, not yet escaped. */
+static void value_text(const struct raw_field *f, char value[JC_FP_TEXT_MAX + 1])
+{
+	if (f->kind == JC_FP_TEXT)
+		snprintf(value, JC_FP_TEXT_MAX + 1, "%.*s",
+			 (int)(f->vn < JC_FP_TEXT_MAX ? f->vn : JC_FP_TEXT_MAX), (const char *)f->v);
+	else if (f->kind == JC_FP_HASH && f->vn == 16) {
+		unsigned long long h, n;
+		memcpy(&h, f->v, 8);
+		memcpy(&n, f->v + 8, 8);
+		snprintf(value, JC_FP_TEXT_MAX + 1, "%016llx (%llu bytes)", h, n);
+	} else
+		snprintf(value, JC_FP_TEXT_MAX + 1, "(none)");
+}
+
 static void parse(const uint8_t *t, size_t len, struct fields *fs)
 {
 	char lib[128] = "", inc[160] = "", spec[24] = "", name[200], value[JC_FP_TEXT_MAX + 1];
+	struct raw_field f;
+	const char *label = f.label;
 	int inputs = 0, flags = 0;
 	fs->n = 0;
-	for (size_t at = 0; at + 1 <= len;) {
-		size_t ln = t[at];
-		if (at + 1 + ln + 3 > len)
-			break;
-		char label[256];
-		memcpy(label, t + at + 1, ln);
-		label[ln] = '\0';
-		int kind = t[at + 1 + ln];
-		size_t vn = t[at + 2 + ln] | (size_t)t[at + 3 + ln] << 8;
-		const uint8_t *v = t + at + 4 + ln;
-		if (at + 4 + ln + vn > len)
-			break;
-		at += 4 + ln + vn;
-		if (kind == JC_FP_TEXT)
-			snprintf(value, sizeof value, "%.*s", (int)(vn < JC_FP_TEXT_MAX ? vn : JC_FP_TEXT_MAX),
-				 (const char *)v);
-		else if (kind == JC_FP_HASH && vn == 16) {
-			unsigned long long h, n;
-			memcpy(&h, v, 8);
-			memcpy(&n, v + 8, 8);
-			snprintf(value, sizeof value, "%016llx (%llu bytes)", h, n);
-		} else
-			snprintf(value, sizeof value, "(none)");
+	for (size_t at = 0; next_field(t, len, &at, &f) == 0;) {
+		value_text(&f, value);
 		if (!strcmp(label, "lib") || !strcmp(label, "lib.absent")) {
 			snprintf(lib, sizeof lib, "%s", value);
 			snprintf(name, sizeof name, "lib %s", lib);
@@ -107,6 +132,38 @@ static void parse(const uint8_t *t, size_t len, struct fields *fs)
 		} else if (strcmp(label, "env.count") && strcmp(label, "spec.count") &&
 			   strcmp(label, "!")) {
 			add(fs, label, value);
+		}
+	}
+}
+
+/* What the search for the nearest earlier request compares first: the
+ * values parse() names "api", "input 0" and "semantic", not yet escaped
+ * (escaping never maps two texts to one, so these compare as those do).
+ * Found without parsing every field: a miss is compared with a whole
+ * ring of records, of which few are for its input. */
+struct ids {
+	char api[JC_FP_TEXT_MAX + 1], input[JC_FP_TEXT_MAX + 1], semantic[JC_FP_TEXT_MAX + 1];
+	int has_api, has_input, has_semantic;
+};
+
+static void ids_of(const uint8_t *t, size_t len, struct ids *id)
+{
+	struct raw_field f;
+	const char *label = f.label;
+	id->has_api = id->has_input = id->has_semantic = 0;
+	for (size_t at = 0; next_field(t, len, &at, &f) == 0;) {
+		char *to = NULL;
+		int *has = NULL;
+		if (!strcmp(label, "api"))
+			to = id->api, has = &id->has_api;
+		else if (!strcmp(label, "spirv") || !strcmp(label, "input") || !strcmp(label, "il") ||
+			 !strcmp(label, "source"))
+			to = id->input, has = &id->has_input;
+		else if (!strcmp(label, "spirv.semantic") || !strcmp(label, "input.semantic"))
+			to = id->semantic, has = &id->has_semantic;
+		if (has && !*has) {
+			value_text(&f, to);
+			*has = 1;
 		}
 	}
 }
@@ -270,8 +327,9 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 		return names[m->cause];
 	}
 	struct fields *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+	struct ids *mine = malloc(sizeof *mine), *its = malloc(sizeof *its);
 	const char *what = "unknown";
-	if (!a || !b) {
+	if (!a || !b || !mine || !its) {
 		snprintf(out, size, "found nowhere%s", failed);
 		goto done;
 	}
@@ -279,16 +337,17 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 	/* The nearest earlier request for the same program input: of those
 	 * recorded before it, the one that differs in the fewest fields (the
 	 * most recent of them on a tie). */
-	const char *api = value_of(b, "api"), *input = value_of(b, "input 0");
+	ids_of(m->trace, m->trace_len, mine);
 	const struct jc_miss *e = NULL;
 	size_t best = SIZE_MAX, more = 0;
-	for (size_t i = n; i-- > 0;) {
+	for (size_t i = n; mine->has_api && mine->has_input && i-- > 0;) {
 		if ((m->seq && seen[i].seq >= m->seq) || !seen[i].trace_len)
 			continue;
-		parse(seen[i].trace, seen[i].trace_len, a);
-		const char *ea = value_of(a, "api"), *ei = value_of(a, "input 0");
-		if (!api || !input || !ea || !ei || strcmp(api, ea) || strcmp(input, ei))
+		ids_of(seen[i].trace, seen[i].trace_len, its);
+		if (!its->has_api || !its->has_input || strcmp(mine->api, its->api) ||
+		    strcmp(mine->input, its->input))
 			continue;
+		parse(seen[i].trace, seen[i].trace_len, a);
 		size_t d = count_differences(a, b);
 		if (d < best) {
 			best = d;
@@ -297,14 +356,13 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 	}
 	/* None for this input: one whose input differs only in debug
 	 * information (the same semantic hash), if any. */
-	const char *sem = value_of(b, "semantic");
 	const struct jc_miss *d = NULL;
-	for (size_t i = n; !e && sem && i-- > 0;) {
+	for (size_t i = n; !e && mine->has_semantic && mine->has_api && i-- > 0;) {
 		if ((m->seq && seen[i].seq >= m->seq) || !seen[i].trace_len)
 			continue;
-		parse(seen[i].trace, seen[i].trace_len, a);
-		const char *ea = value_of(a, "api"), *es = value_of(a, "semantic");
-		if (api && ea && es && !strcmp(api, ea) && !strcmp(sem, es)) {
+		ids_of(seen[i].trace, seen[i].trace_len, its);
+		if (its->has_api && its->has_semantic && !strcmp(mine->api, its->api) &&
+		    !strcmp(mine->semantic, its->semantic)) {
 			d = &seen[i];
 			break;
 		}
@@ -341,5 +399,7 @@ const char *jc_explain(const struct jc_miss *m, const struct jc_miss *seen, size
 done:
 	free(a);
 	free(b);
+	free(mine);
+	free(its);
 	return what;
 }
