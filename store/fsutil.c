@@ -20,7 +20,12 @@ int jc_fs_mkdir_p(const char *path, mode_t mode)
 	if (len == 0 || len >= sizeof buf)
 		return errno = ENAMETOOLONG, -1;
 	memcpy(buf, path, len + 1);
-	/* Each prefix ending before a '/', then the whole path. */
+	/* Most often only the last component is missing (a subdirectory of
+	 * the cache directory, reached through /proc/self/fd: each prefix
+	 * tried there is a lookup in procfs).  Else each prefix ending before
+	 * a '/', then the whole path. */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		len = 0;
 	for (size_t i = 1; i <= len; i++) {
 		if (buf[i] != '/' && buf[i] != '\0')
 			continue;
