@@ -11,10 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /* ---- the directives of a text -------------------------------------------- */
 
@@ -212,7 +215,25 @@ struct scan {
 	void *ctx;
 	int pastes, pragma_op;
 	struct jc_paste paste; /* the pieces of __has_include's name seen */
+	struct jc_buf calls;   /* every call of add(), kept (texts scanned before, below) */
 };
+
+/* add(), kept in sc->calls: its kind, the name's length, the name, a NUL.
+ * Inline: a call adds no frame to the nested scans of included files,
+ * which may run on a small stack. */
+static inline int call(struct scan *sc, char kind, const char *name, size_t len)
+{
+	jc_buf_put(&sc->calls, &kind, 1);
+	jc_buf_put(&sc->calls, &len, sizeof len);
+	jc_buf_put(&sc->calls, name, len);
+	jc_buf_put(&sc->calls, "", 1);
+	return sc->add(sc->ctx, kind, name, len);
+}
+
+static int call_back(void *ctx, char kind, const char *name, size_t len)
+{
+	return call(ctx, kind, name, len);
+}
 
 /* `__has_include` at s (in line [line, end)): add() its operand as an
  * include, or '!' when it is not a literal name.  *next: where to go on. */
@@ -232,7 +253,7 @@ static int has_include(struct scan *sc, const char *line, const char *s, const c
 	while (p < end && blank(*p))
 		p++;
 	if (p == end || *p != '(')
-		return sc->add(sc->ctx, '!', "__has_include without a literal name", 36);
+		return call(sc, '!', "__has_include without a literal name", 36);
 	for (p++; p < end && blank(*p); p++)
 		;
 	char close = p < end && *p == '"' ? '"' : p < end && *p == '<' ? '>' : 0;
@@ -241,9 +262,9 @@ static int has_include(struct scan *sc, const char *line, const char *s, const c
 	while (q && q < end && blank(*q))
 		q++;
 	if (!q || q == end || *q != ')')
-		return sc->add(sc->ctx, '!', "__has_include without a literal name", 36);
+		return call(sc, '!', "__has_include without a literal name", 36);
 	*next = q + 1;
-	return sc->add(sc->ctx, *p, p + 1, (size_t)(stop - p - 1));
+	return call(sc, *p, p + 1, (size_t)(stop - p - 1));
 }
 
 /* The identifiers and operators of one line that can make the compiler
@@ -265,11 +286,11 @@ static int scan_words(struct scan *sc, const char *line, const char *end, int in
 		const char *next = w;
 		jc_paste_piece(&sc->paste, p, n);
 		if (is_word(p, n, "__has_embed"))
-			rc = sc->add(sc->ctx, '!', "__has_embed", 11);
+			rc = call(sc, '!', "__has_embed", 11);
 		else if (has_word(p, n) && !in_ifdef)
 			rc = has_include(sc, line, p, w, end, &next);
 		else if (has_prefix(p, n))
-			rc = sc->add(sc->ctx, '!', "a part of __has_include's name", 30);
+			rc = call(sc, '!', "a part of __has_include's name", 30);
 		else if (is_word(p, n, "_Pragma") || is_word(p, n, "__pragma"))
 			sc->pragma_op = 1;
 		if (rc != 0)
@@ -332,15 +353,15 @@ static int scan_line(struct scan *sc, const char *line, const char *end)
 		const char *e = name;
 		while (e < end && ident_char(*e))
 			e++;
-		int rc = e > name ? sc->add(sc->ctx, 'd', name, (size_t)(e - name)) : 0;
+		int rc = e > name ? call(sc, 'd', name, (size_t)(e - name)) : 0;
 		if (rc == 0 && e > name && directive(p, end, "define") && body_matters(e, end))
-			rc = sc->add(sc->ctx, 'm', name, (size_t)(end - name));
+			rc = call(sc, 'm', name, (size_t)(end - name));
 		return rc ? rc : scan_words(sc, e, end, 0);
 	}
 	if (directive(p, end, "embed"))
-		return sc->add(sc->ctx, '!', "an #embed directive", 19);
+		return call(sc, '!', "an #embed directive", 19);
 	if ((name = directive(p, end, "pragma")) && pragma_reads(name, end))
-		return sc->add(sc->ctx, '!', "a #pragma that may read a file", 30);
+		return call(sc, '!', "a #pragma that may read a file", 30);
 	const char *rest = NULL;
 	static const char *const words[] = { "include", "include_next", "import", "__include_macros" };
 	for (size_t i = 0; !rest && i < sizeof words / sizeof *words; i++)
@@ -350,45 +371,143 @@ static int scan_line(struct scan *sc, const char *line, const char *end)
 		const char *expr = directive(p, end, "if");
 		if (!expr)
 			expr = directive(p, end, "elif");
-		int rc = expr ? sc->add(sc->ctx, 'f', expr, (size_t)(end - expr)) : 0;
+		int rc = expr ? call(sc, 'f', expr, (size_t)(end - expr)) : 0;
 		return rc ? rc : scan_words(sc, p, end, ifdef);
 	}
 	p = rest;
 	char close = p < end && *p == '"' ? '"' : p < end && *p == '<' ? '>' : 0;
 	const char *stop = close ? memchr(p + 1, close, (size_t)(end - p - 1)) : NULL;
 	if (stop)
-		return sc->add(sc->ctx, *p, p + 1, (size_t)(stop - p - 1));
+		return call(sc, *p, p + 1, (size_t)(stop - p - 1));
 	const char *e = end; /* the macro's tokens, without trailing blanks */
 	while (e > p && isspace((unsigned char)e[-1]))
 		e--;
-	return sc->add(sc->ctx, '?', p, (size_t)(e - p));
+	return call(sc, '?', p, (size_t)(e - p));
 }
 
-int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
+/* The scan itself, with every call kept in sc->calls; *whole cleared
+ * when it could not read the text (no memory), which says nothing about
+ * the text. */
+static __attribute__((noinline)) int scan_text(struct scan *sc, const char *text, size_t size,
+					       int *whole)
 {
 	if (has_trigraph(text, size))
-		return add(ctx, '!', "a trigraph", 10);
+		return call(sc, '!', "a trigraph", 10);
 	size_t n1 = 0, n = 0;
 	char *spliced = join_lines(text, size, &n1);
 	char *t = spliced ? clean(spliced, n1, &n) : NULL;
 	free(spliced);
-	if (!t)
-		return add(ctx, '!', "no memory to scan the source", 28);
-	struct scan sc = { .add = add, .ctx = ctx };
+	if (!t) {
+		*whole = 0;
+		return call(sc, '!', "no memory to scan the source", 28);
+	}
 	int rc = 0;
 	for (const char *p = t, *end = t + n; rc == 0 && p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		rc = scan_line(&sc, p, eol ? eol : end);
+		rc = scan_line(sc, p, eol ? eol : end);
 		p = eol ? eol + 1 : end;
 	}
-	if (rc == 0 && sc.pastes)
-		rc = add(ctx, '#', "##", 2);
+	if (rc == 0 && sc->pastes)
+		rc = call(sc, '#', "##", 2);
 	if (rc == 0)
-		rc = jc_paste_each_piece(&sc.paste, add, ctx);
-	if (rc == 0 && sc.pragma_op &&
+		rc = jc_paste_each_piece(&sc->paste, call_back, sc);
+	if (rc == 0 && sc->pragma_op &&
 	    (memmem(t, n, "dependency", 10) || memmem(t, n, "include_alias", 13)))
-		rc = add(ctx, '!', "a _Pragma that may read a file", 30);
+		rc = call(sc, '!', "a _Pragma that may read a file", 30);
 	free(t);
+	return rc;
+}
+
+/* ---- texts scanned before ------------------------------------------------ */
+
+/* What add() is given depends on the text's bytes alone, and a process
+ * scans the same texts again and again: a build's key reads every header
+ * the program may include, the key is made again once the compile is over,
+ * and the recipe reads the headers once more; pyopencl builds 49 programs
+ * that include the same few headers.  So the calls of a scan that reached
+ * the text's end are kept, by the text's 128-bit hash and size (the latest
+ * SCANNED_MAX texts, each's calls in at most SCANNED_BYTES), and made again
+ * in the same order for the same text.  Every caller still reads and
+ * hashes the text itself: only the scan is saved. */
+#define SCANNED_MAX 256
+#define SCANNED_BYTES (32u << 10)
+
+struct scanned {
+	XXH128_hash_t hash;
+	size_t size;
+	int used;
+	char *calls; /* each: kind, the name's length (size_t), the name, a NUL */
+	size_t n;
+};
+
+static struct scanned scanned[SCANNED_MAX];
+static size_t scanned_next;
+static pthread_mutex_t scanned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A copy of the calls kept for the text (*n bytes; none is an empty
+ * copy), or NULL. */
+static char *scanned_before(XXH128_hash_t hash, size_t size, size_t *n)
+{
+	char *copy = NULL;
+	pthread_mutex_lock(&scanned_lock);
+	for (size_t i = 0; i < SCANNED_MAX; i++) {
+		const struct scanned *s = &scanned[i];
+		if (s->used && s->size == size && XXH128_isEqual(s->hash, hash)) {
+			if ((copy = malloc(s->n ? s->n : 1)) && s->n)
+				memcpy(copy, s->calls, s->n);
+			*n = s->n;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&scanned_lock);
+	return copy;
+}
+
+/* Keep calls (n bytes, malloc'd: taken) for the text. */
+static void keep_scanned(XXH128_hash_t hash, size_t size, char *calls, size_t n)
+{
+	pthread_mutex_lock(&scanned_lock);
+	struct scanned *s = &scanned[scanned_next++ % SCANNED_MAX];
+	char *old = s->calls;
+	*s = (struct scanned){ .hash = hash, .size = size, .used = 1, .calls = calls, .n = n };
+	pthread_mutex_unlock(&scanned_lock);
+	free(old);
+}
+
+static int replay(const char *calls, size_t n, jc_include_fn add, void *ctx)
+{
+	int rc = 0;
+	for (size_t at = 0; rc == 0 && at < n;) {
+		size_t len;
+		memcpy(&len, calls + at + 1, sizeof len);
+		rc = add(ctx, calls[at], calls + at + 1 + sizeof len, len);
+		at += 1 + sizeof len + len + 1;
+	}
+	return rc;
+}
+
+int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
+{
+	XXH128_hash_t hash = XXH3_128bits(text, size);
+	size_t n = 0;
+	char *calls = scanned_before(hash, size, &n);
+	if (calls) {
+		int rc = replay(calls, n, add, ctx);
+		free(calls);
+		return rc;
+	}
+	struct scan *sc = calloc(1, sizeof *sc); /* on the heap: the stack may be small */
+	if (!sc)
+		return add(ctx, '!', "no memory to scan the source", 28);
+	*sc = (struct scan){ .add = add, .ctx = ctx, .calls = { .max = SCANNED_BYTES } };
+	int whole = 1;
+	int rc = scan_text(sc, text, size, &whole);
+	if (rc == 0 && whole && !sc->calls.failed)
+		keep_scanned(hash, size, sc->calls.s, sc->calls.n);
+	else
+		free(sc->calls.s);
+	jc_paste_free(&sc->paste);
+	free(sc);
 	return rc;
 }
 

@@ -88,6 +88,40 @@ static void test_scan(void)
 	      s.got[0][0] == '?', "an unclosed name counts as unknown");
 }
 
+/* The same text scanned again: its calls are kept from the first scan
+ * that reached its end, and made again in the same order. */
+static int stop_at(void *ctx, char kind, const char *name, size_t len)
+{
+	int *left = ctx;
+	(void)kind, (void)name, (void)len;
+	return --*left == 0 ? 7 : 0;
+}
+
+static void test_scan_again(void)
+{
+	const char *text = "#define A 1\n#include \"one.h\"\n#include <two.h>\n#undef A\n";
+	int left = 2;
+	CHECK(jc_include_scan(text, strlen(text), stop_at, &left) == 7 && left == 0,
+	      "a scan stops at the first nonzero answer, and returns it");
+	struct seen a = { .n = 0 }, b = { .n = 0 };
+	CHECK(jc_include_scan(text, strlen(text), collect, &a) == 0 && a.n == 4 &&
+		      strcmp(a.got[0], "dA") == 0 && strcmp(a.got[1], "\"one.h") == 0 &&
+		      strcmp(a.got[2], "<two.h") == 0 && strcmp(a.got[3], "dA") == 0,
+	      "after a scan that stopped early, the next sees every directive (%d)", a.n);
+	CHECK(jc_include_scan(text, strlen(text), collect, &b) == 0 && b.n == a.n &&
+		      memcmp(a.got, b.got, sizeof a.got) == 0,
+	      "scanned again: the same calls, in the same order (%d)", b.n);
+	left = 3;
+	CHECK(jc_include_scan(text, strlen(text), stop_at, &left) == 7 && left == 0,
+	      "scanned again, it still stops at the first nonzero answer");
+	const char *other = "#define A 1\n#include \"own.h\"\n#include <two.h>\n#undef A\n";
+	struct seen c = { .n = 0 };
+	CHECK(strlen(other) == strlen(text) &&
+		      jc_include_scan(other, strlen(other), collect, &c) == 0 && c.n == 4 &&
+		      strcmp(c.got[1], "\"own.h") == 0,
+	      "a text of the same size with other bytes: its own directives (%s)", c.got[1]);
+}
+
 /* ---- resolving ------------------------------------------------------------ */
 
 static void test_resolve(void)
@@ -101,6 +135,24 @@ static void test_resolve(void)
 	write_file("a.h", "#define A 2\n");
 	CHECK(key_of("#include \"a.h\"\nkernel void k(){}", NULL, &k3) == 0 && !same(&k1, &k3),
 	      "a changed header changes the key");
+	/* A header scanned before (its calls kept, include.c) that now
+	 * includes another file of the same name's length: that one is
+	 * followed, and its own changes key. */
+	write_file("x.h", "#define X 1\n");
+	write_file("y.h", "#define Y 1\n");
+	write_file("a.h", "#include \"x.h\"\n");
+	CHECK(key_of("#include \"a.h\"\n", NULL, &k1) == 0 && key_of("#include \"a.h\"\n", NULL,
+										&k2) == 0 && same(&k1, &k2),
+	      "a header that includes another: the same key twice");
+	write_file("a.h", "#include \"y.h\"\n");
+	CHECK(key_of("#include \"a.h\"\n", NULL, &k2) == 0 && !same(&k1, &k2),
+	      "the header now includes another file: another key");
+	write_file("y.h", "#define Y 2\n");
+	CHECK(key_of("#include \"a.h\"\n", NULL, &k3) == 0 && !same(&k2, &k3),
+	      "and a change of that file changes the key");
+	write_file("x.h", "#define X 2\n");
+	CHECK(key_of("#include \"a.h\"\n", NULL, &k1) == 0 && same(&k1, &k3),
+	      "the file it no longer includes does not");
 
 	mkdir("inc", 0700);
 	mkdir("inc dir", 0700);
@@ -469,6 +521,7 @@ int main(void)
 		return 1;
 	}
 	test_scan();
+	test_scan_again();
 	test_resolve();
 	test_limits();
 	test_small_stack();
