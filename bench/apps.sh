@@ -35,7 +35,12 @@
 # against driver_warm.  Figures: wall and user+system CPU seconds, the CPU ratios to
 # none, to driver_warm and to own_warm, and jitcache's exit line.  Writes OUTDIR/apps.md and OUTDIR/apps.txt
 # ("apps APP WAY WALL CPU SAME HITS MISSES STORES").
-# Knobs: APPS_BENCH (default "hashcat ffmpeg"), APPS_BENCH_WAYS.
+# Then APPS_ROUNDS rounds (default 3; 0: none) of driver_warm, driver_added
+# and driver_both again, one after the other, each round's two ratios to its
+# own driver_warm, and their medians (OUTDIR/rounds.txt, the second table of
+# apps.md): what jitcache added to a warm PoCL cache costs, measured against
+# the run beside it (one run of each way moves by 10-15% on a busy machine).
+# Knobs: APPS_BENCH (default "hashcat ffmpeg"), APPS_BENCH_WAYS, APPS_ROUNDS.
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +56,7 @@ clinfo -l 2>/dev/null | grep -q "Portable Computing Language" ||
 cd "$W" || exit 1
 echo -n 123 | md5sum | cut -d' ' -f1 >hash.txt
 : >"$OUT/apps.txt"
+: >"$OUT/rounds.txt"
 
 hashcat_run() { # OWN(0/1) -> stdout: the cracked line
 	[ "$1" = 1 ] || rm -rf "$XDG_CACHE_HOME/hashcat" "$HOME/.local/share/hashcat"
@@ -112,7 +118,7 @@ one() { # APP WAY
 	cmp -s "$log.out" "$W/$app.expected" && [ -s "$log.out" ] || same=DIFFERENT
 	counts=$(sed -n 's/.*jitcache: \([0-9]*\) hits, \([0-9]*\) misses, \([0-9]*\) stores.*/\1 \2 \3/p' "$log.err" | tail -n 1)
 	printf 'apps %s %s %.2f %.2f %s %s\n' "$app" "$way" "$wall" "$cpu" "$same" "${counts:-- - -}" |
-		tee -a "$OUT/apps.txt"
+		tee -a "${ROWS:-$OUT/apps.txt}"
 }
 
 for app in $APPS; do
@@ -123,6 +129,9 @@ for app in $APPS; do
 	*) command -v "$app" >/dev/null ;;
 	esac || { echo "apps bench: $app not installed, skipped" >&2; continue; }
 	for way in $WAYS; do one "$app" "$way"; done
+	for _ in $(seq "${APPS_ROUNDS:-3}"); do
+		for way in driver_warm driver_added driver_both; do ROWS=$OUT/rounds.txt one "$app" "$way"; done
+	done
 done
 
 {
@@ -137,5 +146,19 @@ done
 	       ow = own[f[2]] > 0 ? sprintf("%.2fx", f[5] / own[f[2]]) : "-"
 	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[2], f[3], f[4],
 		      f[5], ratio, wr, ow, f[6], f[7], f[8], f[9] } }' "$OUT/apps.txt"
+	[ -s "$OUT/rounds.txt" ] && echo
+	[ -s "$OUT/rounds.txt" ] && echo "| program | rounds | driver_added / driver_warm, median (each round) | driver_both / driver_warm, median (each round) | outputs |"
+	[ -s "$OUT/rounds.txt" ] && echo "|---|---|---|---|---|"
+	awk 'function median(list, n,   i, j, t, v) { n = split(list, v, " ")
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+	     $3 == "driver_warm" { warm = $5 }
+	     $3 == "driver_added" && warm > 0 { added[$2] = added[$2] sprintf(" %.3f", $5 / warm) }
+	     $3 == "driver_both" && warm > 0 { both[$2] = both[$2] sprintf(" %.3f", $5 / warm); n[$2]++ }
+	     $6 != "same" { diff[$2] = 1 }
+	     !($2 in n) { n[$2] = 0; order[++apps] = $2 }
+	     END { for (i = 1; i <= apps; i++) { a = order[i]
+		printf "| %s | %d | %.3fx (%s) | %.3fx (%s) | %s |\n", a, n[a], median(added[a]), substr(added[a], 2),
+		       median(both[a]), substr(both[a], 2), diff[a] ? "DIFFERENT" : "same" } }' "$OUT/rounds.txt"
 } >"$OUT/apps.md"
 cat "$OUT/apps.md"
