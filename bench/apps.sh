@@ -39,7 +39,7 @@
 # and driver_both again, one after the other, each round's two ratios to its
 # own driver_warm, and their medians (OUTDIR/rounds.txt, the second table of
 # apps.md): what jitcache added to a warm PoCL cache costs, measured against
-# the run beside it (one run of each way moves by 10-15% on a busy machine).
+# the run beside it (one run of each way moved by 10-25% on a busy machine).
 # Knobs: APPS_BENCH (default "hashcat ffmpeg"), APPS_BENCH_WAYS, APPS_ROUNDS.
 set -u
 # shellcheck source=bench/lib.sh
@@ -146,19 +146,21 @@ done
 	       ow = own[f[2]] > 0 ? sprintf("%.2fx", f[5] / own[f[2]]) : "-"
 	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[2], f[3], f[4],
 		      f[5], ratio, wr, ow, f[6], f[7], f[8], f[9] } }' "$OUT/apps.txt"
-	[ -s "$OUT/rounds.txt" ] && echo
-	[ -s "$OUT/rounds.txt" ] && echo "| program | rounds | driver_added / driver_warm, median (each round) | driver_both / driver_warm, median (each round) | outputs |"
-	[ -s "$OUT/rounds.txt" ] && echo "|---|---|---|---|---|"
-	awk 'function median(list, n,   i, j, t, v) { n = split(list, v, " ")
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-	     $3 == "driver_warm" { warm = $5 }
-	     $3 == "driver_added" && warm > 0 { added[$2] = added[$2] sprintf(" %.3f", $5 / warm) }
-	     $3 == "driver_both" && warm > 0 { both[$2] = both[$2] sprintf(" %.3f", $5 / warm); n[$2]++ }
-	     $6 != "same" { diff[$2] = 1 }
-	     !($2 in n) { n[$2] = 0; order[++apps] = $2 }
-	     END { for (i = 1; i <= apps; i++) { a = order[i]
-		printf "| %s | %d | %.3fx (%s) | %.3fx (%s) | %s |\n", a, n[a], median(added[a]), substr(added[a], 2),
-		       median(both[a]), substr(both[a], 2), diff[a] ? "DIFFERENT" : "same" } }' "$OUT/rounds.txt"
+	if [ -s "$OUT/rounds.txt" ]; then
+		echo
+		echo "| program | rounds | driver_added / driver_warm, median (each round) | driver_both / driver_warm, median (each round) | outputs |"
+		echo "|---|---|---|---|---|"
+		awk 'function median(list, n,   i, j, t, v) { n = split(list, v, " ")
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+		     $3 == "driver_warm" { warm = $5 }
+		     $3 == "driver_added" && warm > 0 { added[$2] = added[$2] sprintf(" %.3f", $5 / warm) }
+		     $3 == "driver_both" && warm > 0 { both[$2] = both[$2] sprintf(" %.3f", $5 / warm); n[$2]++ }
+		     $6 != "same" { diff[$2] = 1 }
+		     !($2 in n) { n[$2] = 0; order[++apps] = $2 }
+		     END { for (i = 1; i <= apps; i++) { a = order[i]
+			printf "| %s | %d | %.3fx (%s) | %.3fx (%s) | %s |\n", a, n[a], median(added[a]), substr(added[a], 2),
+			       median(both[a]), substr(both[a], 2), diff[a] ? "DIFFERENT" : "same" } }' "$OUT/rounds.txt"
+	fi
 } >"$OUT/apps.md"
 cat "$OUT/apps.md"

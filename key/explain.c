@@ -83,6 +83,19 @@ static void value_text(const struct raw_field *f, char value[JC_FP_TEXT_MAX + 1]
 		snprintf(value, JC_FP_TEXT_MAX + 1, "(none)");
 }
 
+/* The labels of a program's input ("input N") and of its hash without
+ * debug information ("semantic"), as the keys write them. */
+static int input_label(const char *label)
+{
+	return !strcmp(label, "spirv") || !strcmp(label, "input") || !strcmp(label, "il") ||
+	       !strcmp(label, "source");
+}
+
+static int semantic_label(const char *label)
+{
+	return !strcmp(label, "spirv.semantic") || !strcmp(label, "input.semantic");
+}
+
 static void parse(const uint8_t *t, size_t len, struct fields *fs)
 {
 	char lib[128] = "", inc[160] = "", spec[24] = "", name[200], value[JC_FP_TEXT_MAX + 1];
@@ -120,11 +133,10 @@ static void parse(const uint8_t *t, size_t len, struct fields *fs)
 		} else if (!strncmp(label, "include.", 8)) {
 			snprintf(name, sizeof name, "include %s", value);
 			add(fs, name, label + 8);
-		} else if (!strcmp(label, "spirv") || !strcmp(label, "input") || !strcmp(label, "il") ||
-			   !strcmp(label, "source")) {
+		} else if (input_label(label)) {
 			snprintf(name, sizeof name, "input %d", inputs++);
 			add(fs, name, value);
-		} else if (!strcmp(label, "spirv.semantic") || !strcmp(label, "input.semantic")) {
+		} else if (semantic_label(label)) {
 			add(fs, "semantic", value); /* of the first input */
 		} else if (!strcmp(label, "flags")) {
 			snprintf(name, sizeof name, "flags %d", flags++);
@@ -156,10 +168,9 @@ static void ids_of(const uint8_t *t, size_t len, struct ids *id)
 		int *has = NULL;
 		if (!strcmp(label, "api"))
 			to = id->api, has = &id->has_api;
-		else if (!strcmp(label, "spirv") || !strcmp(label, "input") || !strcmp(label, "il") ||
-			 !strcmp(label, "source"))
+		else if (input_label(label))
 			to = id->input, has = &id->has_input;
-		else if (!strcmp(label, "spirv.semantic") || !strcmp(label, "input.semantic"))
+		else if (semantic_label(label))
 			to = id->semantic, has = &id->has_semantic;
 		if (has && !*has) {
 			value_text(&f, to);

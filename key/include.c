@@ -499,7 +499,9 @@ int jc_include_scan(const char *text, size_t size, jc_include_fn add, void *ctx)
 	struct scan *sc = calloc(1, sizeof *sc); /* on the heap: the stack may be small */
 	if (!sc)
 		return add(ctx, '!', "no memory to scan the source", 28);
-	*sc = (struct scan){ .add = add, .ctx = ctx, .calls = { .max = SCANNED_BYTES } };
+	sc->add = add;
+	sc->ctx = ctx;
+	sc->calls.max = SCANNED_BYTES;
 	int whole = 1;
 	int rc = scan_text(sc, text, size, &whole);
 	if (rc == 0 && whole && !sc->calls.failed)
