@@ -139,13 +139,24 @@ int jc_misses_read(const char *dir, struct jc_miss **out, size_t *n)
 	int fd = open_checked(dir, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	uint8_t *buf = malloc(FILE_SIZE);
-	struct jc_miss *v = calloc(JC_MISS_RING, sizeof *v);
-	int rc = buf && v && jc_fs_lock_range(fd, F_RDLCK, 0, PAGE, WAIT) == 0 &&
-		 pread(fd, buf, FILE_SIZE, 0) == FILE_SIZE ? 0 : -1;
+	/* Only the slots written so far: a ring not yet full (a new cache
+	 * directory, as in a first run) is read as far as it goes, not 260 KiB
+	 * on every miss that says its cause. */
+	uint8_t head[8], *buf = NULL;
+	struct jc_miss *v = NULL;
+	size_t slots = 0;
+	int rc = jc_fs_lock_range(fd, F_RDLCK, 0, PAGE, WAIT) == 0 && pread(fd, head, 8, 16) == 8 ? 0 : -1;
+	if (rc == 0) {
+		uint64_t written = jc_get_le64(head);
+		slots = written < JC_MISS_RING ? (size_t)written : JC_MISS_RING;
+		buf = malloc(slots * JC_MISS_RECORD + 1);
+		v = calloc(slots + 1, sizeof *v);
+		rc = buf && v && pread(fd, buf, slots * JC_MISS_RECORD, RECORDS_AT) ==
+					 (ssize_t)(slots * JC_MISS_RECORD) ? 0 : -1;
+	}
 	done(fd);
-	for (int i = 0; rc == 0 && i < JC_MISS_RING; i++)
-		if (decode(buf + RECORDS_AT + i * JC_MISS_RECORD, &v[*n]) == 0)
+	for (size_t i = 0; rc == 0 && i < slots; i++)
+		if (decode(buf + i * JC_MISS_RECORD, &v[*n]) == 0)
 			(*n)++;
 	free(buf);
 	if (rc != 0) {

@@ -68,6 +68,11 @@ static void test_ring(void)
 		struct jc_miss m = make(&r, 0, JC_CAUSE_NOT_FOUND);
 		m.pid = (uint32_t)i;
 		ok &= jc_misses_add(dir, 0600, &m) == 0 && m.seq == (uint64_t)i + 1;
+		if (i == 2) { /* a ring not full yet: the slots written so far */
+			CHECK(jc_misses_read(dir, &v, &n) == 0 && n == 3 && v[0].seq == 1 &&
+			      v[2].seq == 3 && v[2].pid == 2, "3 misses are read back, oldest first (%zu)", n);
+			free(v);
+		}
 	}
 	CHECK(ok, "200 misses recorded, numbered 1..200");
 	CHECK(jc_misses_read(dir, &v, &n) == 0 && n == JC_MISS_RING && v[0].seq == 200 - JC_MISS_RING + 1 &&
