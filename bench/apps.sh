@@ -40,7 +40,12 @@
 # own driver_warm, and their medians (OUTDIR/rounds.txt, the second table of
 # apps.md): what jitcache added to a warm PoCL cache costs, measured against
 # the run beside it (one run of each way moved by 10-25% on a busy machine).
-# Knobs: APPS_BENCH (default "hashcat ffmpeg"), APPS_BENCH_WAYS, APPS_ROUNDS.
+# Then, where `perf record` works (APPS_PERF=0: not), one more driver_added
+# and driver_both each under `perf record --call-graph dwarf`: jitcache's own
+# share of the run's CPU samples and where in jitcache they fell
+# (bench/own_share.py; OUTDIR/share.txt, the third table), a figure that
+# does not move with the machine's load as the ratios do.
+# Knobs: APPS_BENCH (default: all five), APPS_BENCH_WAYS, APPS_ROUNDS, APPS_PERF.
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -57,15 +62,20 @@ cd "$W" || exit 1
 echo -n 123 | md5sum | cut -d' ' -f1 >hash.txt
 : >"$OUT/apps.txt"
 : >"$OUT/rounds.txt"
+: >"$OUT/share.txt"
+WRAP=()
+PERF_OK=0
+[ "${APPS_PERF:-1}" = 1 ] && perf record -q -o "$W/probe.data" -- true >/dev/null 2>&1 && PERF_OK=1
+rm -f "$W/probe.data"
 
 hashcat_run() { # OWN(0/1) -> stdout: the cracked line
 	[ "$1" = 1 ] || rm -rf "$XDG_CACHE_HOME/hashcat" "$HOME/.local/share/hashcat"
-	hashcat -m 0 -a 3 hash.txt '?d?d?d' --potfile-disable -D 1 --quiet
+	"${WRAP[@]}" hashcat -m 0 -a 3 hash.txt '?d?d?d' --potfile-disable -D 1 --quiet
 }
 
 ffmpeg_run() { # OWN(0/1) -> stdout: the frames' hashes
 	[ "$1" = 1 ] && export POCL_KERNEL_CACHE=1
-	ffmpeg -hide_banner -loglevel error -f lavfi -i testsrc=size=320x240:rate=10 -frames:v 20 \
+	"${WRAP[@]}" ffmpeg -hide_banner -loglevel error -f lavfi -i testsrc=size=320x240:rate=10 -frames:v 20 \
 		-init_hw_device opencl=ocl:0.0 -filter_hw_device ocl -vf \
 		"format=yuv420p,hwupload,avgblur_opencl=sizeX=3,unsharp_opencl,sobel_opencl,hwdownload,format=yuv420p" \
 		-f framemd5 -
@@ -73,18 +83,18 @@ ffmpeg_run() { # OWN(0/1) -> stdout: the frames' hashes
 
 pyopencl_run() { # OWN(0/1) -> stdout: the results' hash
 	if [ "$1" = 1 ]; then unset PYOPENCL_NO_CACHE; else export PYOPENCL_NO_CACHE=1; fi
-	/usr/bin/python3 "$ROOT/bench/pyopencl_apps.py"
+	"${WRAP[@]}" /usr/bin/python3 "$ROOT/bench/pyopencl_apps.py"
 }
 
 tinygrad_run() { # OWN(0/1) -> stdout: the results' hash
 	if [ "$1" = 1 ]; then unset CACHELEVEL; else export CACHELEVEL=0; fi
-	DEV=CL "$TINYGRAD_PYTHON" "$ROOT/bench/tinygrad_apps.py"
+	DEV=CL "${WRAP[@]}" "$TINYGRAD_PYTHON" "$ROOT/bench/tinygrad_apps.py"
 }
 
 opencv_run() { # OWN(0/1) -> stdout: the results' hash
 	export OPENCV_OPENCL_DEVICE=:CPU: OPENCV_OPENCL_CACHE_ENABLE=$1 \
 		OPENCV_OPENCL_CACHE_DIR=$XDG_CACHE_HOME/opencv-cl
-	/usr/bin/python3 "$ROOT/bench/opencv_apps.py"
+	"${WRAP[@]}" /usr/bin/python3 "$ROOT/bench/opencv_apps.py"
 }
 
 one() { # APP WAY
@@ -132,6 +142,14 @@ for app in $APPS; do
 	for _ in $(seq "${APPS_ROUNDS:-3}"); do
 		for way in driver_warm driver_added driver_both; do ROWS=$OUT/rounds.txt one "$app" "$way"; done
 	done
+	[ "$PERF_OK" = 1 ] || continue
+	for way in driver_added driver_both; do
+		WRAP=(perf record -q -F 1999 --call-graph dwarf,16384 -o "$W/perf.data" --)
+		ROWS=$W/perf-rows.txt one "$app" "$way"
+		WRAP=()
+		echo "share $app $way $(python3 "$ROOT/bench/own_share.py" "$W/perf.data")" >>"$OUT/share.txt"
+		rm -f "$W/perf.data"
+	done
 done
 
 {
@@ -161,6 +179,13 @@ done
 		     END { for (i = 1; i <= apps; i++) { a = order[i]
 			printf "| %s | %d | %.3fx (%s) | %.3fx (%s) | %s |\n", a, n[a], median(added[a]), substr(added[a], 2),
 			       median(both[a]), substr(both[a], 2), diff[a] ? "DIFFERENT" : "same" } }' "$OUT/rounds.txt"
+	fi
+	if [ -s "$OUT/share.txt" ]; then
+		echo
+		echo "| program | way | CPU samples | jitcache's own | share | where |"
+		echo "|---|---|---|---|---|---|"
+		awk '{ where = ""; for (i = 6; i <= NF; i++) where = where (i > 6 ? ", " : "") $i
+		       printf "| %s | %s | %d | %d | %.2f%% | %s |\n", $2, $3, $4, $5, $4 ? 100 * $5 / $4 : 0, where }' "$OUT/share.txt"
 	fi
 } >"$OUT/apps.md"
 cat "$OUT/apps.md"
