@@ -24,12 +24,13 @@
  * twentieth of the lease (0.5 s by default, 1 s at most), and at the lease
  * (a HEAD) every fifth of the lease or of lease_wait, whichever is shorter
  * (0.1 s at least); a lease found gone has the value looked at once more
- * before the waiter creates the lease itself.  A lease that is not, its holder dead, is stale once
- * either clock says so: the server's (its Date less the lease's
- * Last-Modified is more than `lease` + 2 s) or the waiter's (the ETag not
- * seen changing for `lease_wait` seconds); it is taken over with
- * `If-Match: <the stale ETag>`, so one waiter wins.  So a dead holder's
- * lease is taken over within about one lease time.
+ * before the waiter creates the lease itself.  A lease that is not
+ * renewed, its holder dead, is stale once either clock says so: the
+ * server's (its Date less the lease's Last-Modified is more than `lease`
+ * + 2 s) or the waiter's (the ETag not seen changing for `lease_wait`
+ * seconds); it is taken over with `If-Match: <the stale ETag>`, so one
+ * waiter wins.  So a dead holder's lease is taken over within about one
+ * lease time.
  *
  * HOST/PID/NONCE is the engine's token (lease.h), signed with a signing
  * key; with trust_required (trusted_keys) a waiter reads the lease (a GET
