@@ -147,7 +147,8 @@ for app in $APPS; do
 		WRAP=(perf record -q -F 1999 --call-graph dwarf,16384 -o "$W/perf.data" --)
 		ROWS=$W/perf-rows.txt one "$app" "$way"
 		WRAP=()
-		echo "share $app $way $(python3 "$ROOT/bench/own_share.py" "$W/perf.data")" >>"$OUT/share.txt"
+		share=$(python3 "$ROOT/bench/own_share.py" "$W/perf.data") &&
+			echo "share $app $way $share" >>"$OUT/share.txt"
 		rm -f "$W/perf.data"
 	done
 done

@@ -46,8 +46,11 @@ def frames(text):
 
 
 def main():
-    text = subprocess.run(["perf", "script", "-i", sys.argv[1], "-F", "ip,sym,dso", "--no-inline"],
-                          capture_output=True, text=True, check=True).stdout
+    try:
+        text = subprocess.run(["perf", "script", "-i", sys.argv[1], "-F", "ip,sym,dso", "--no-inline"],
+                              capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"own_share: perf script could not read {sys.argv[1]}: {e}")
     total = own = 0
     parts = collections.Counter()
     for sample in frames(text):
@@ -60,6 +63,8 @@ def main():
         names = [s for s, d in sample if "libjitcache" in d]
         part = next((p for p, fns in PARTS if any(f in n for n in names for f in fns)), "other")
         parts[part] += 1
+    if not total:
+        sys.exit(f"own_share: no samples in {sys.argv[1]}")
     print(total, own, " ".join(f"{p}={n}" for p, n in parts.most_common()))
 
 
