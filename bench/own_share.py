@@ -9,8 +9,8 @@
 # access(), rename() and dlopen() pass: there the time is PoCL's call.
 # The driver's work on a call jitcache makes itself (a query of a program's
 # binary, say) is counted as the driver's: the profile cannot tell it from
-# the application's.  PART says where in jitcache the sample was, by the
-# first of these functions on its stack.
+# the application's.  PART says where in jitcache the sample was: the
+# first of PARTS, in their order, with one of its functions on the stack.
 import collections
 import re
 import subprocess
