@@ -149,8 +149,8 @@ int jc_misses_read(const char *dir, struct jc_miss **out, size_t *n)
 	if (rc == 0) {
 		uint64_t written = jc_get_le64(head);
 		slots = written < JC_MISS_RING ? (size_t)written : JC_MISS_RING;
-		buf = malloc(slots * JC_MISS_RECORD + 1);
-		v = calloc(slots + 1, sizeof *v);
+		buf = malloc(slots * JC_MISS_RECORD + 1); /* + 1: never a request for */
+		v = calloc(slots + 1, sizeof *v);         /* nothing, which may be NULL */
 		rc = buf && v && pread(fd, buf, slots * JC_MISS_RECORD, RECORDS_AT) ==
 					 (ssize_t)(slots * JC_MISS_RECORD) ? 0 : -1;
 	}
